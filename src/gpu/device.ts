@@ -1,0 +1,84 @@
+// Opens a WebGPU device with the adapter's higher limits and the optional features we use,
+// and reports what it got. Shared by browser, worker and Node (the GPU object is passed in).
+// Exercised by tests/unit/gpu-runtime.test.ts and the GPU panel.
+import { WebGpuUnavailableError } from './errors';
+import { ENABLE_WEBGPU_HELP } from './browser-gpu';
+
+/** Optional features we use when the adapter has them. */
+export const OPTIONAL_FEATURES: GPUFeatureName[] = ['shader-f16', 'subgroups', 'timestamp-query'];
+
+/** Limits we raise to the adapter's maximum (the spec defaults are far too small for LLMs). */
+export const RAISED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupsPerDimension',
+] as const;
+
+export type RaisedLimit = (typeof RAISED_LIMITS)[number];
+
+export interface AdapterReport {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  isFallback: boolean;
+  features: string[];
+  limits: Record<RaisedLimit, number>;
+  subgroupMinSize?: number;
+  subgroupMaxSize?: number;
+}
+
+export interface OpenedDevice {
+  device: GPUDevice;
+  adapter: GPUAdapter;
+  report: AdapterReport;
+}
+
+export interface OpenDeviceOptions {
+  powerPreference?: GPUPowerPreference;
+  /** Features to leave off even when present (to test fallbacks). */
+  disableFeatures?: GPUFeatureName[];
+}
+
+/** Requests an adapter and a device with raised limits; throws a user-facing error when none. */
+export async function openDevice(gpu: GPU, opts: OpenDeviceOptions = {}): Promise<OpenedDevice> {
+  const adapter = await gpu.requestAdapter({ powerPreference: opts.powerPreference ?? 'high-performance' });
+  if (!adapter) {
+    throw new WebGpuUnavailableError('WebGPU is present but no GPU adapter is available.', ENABLE_WEBGPU_HELP);
+  }
+  const features = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f) && !opts.disableFeatures?.includes(f));
+  const requiredLimits: Record<string, number> = {};
+  for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
+  const device = await adapter.requestDevice({
+    label: 'rl-studio device',
+    requiredFeatures: features,
+    requiredLimits,
+  });
+  const info = adapter.info;
+  const limits = {} as Record<RaisedLimit, number>;
+  for (const name of RAISED_LIMITS) limits[name] = device.limits[name];
+  const sub = info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number; isFallbackAdapter?: boolean };
+  const report: AdapterReport = {
+    vendor: info.vendor || 'unknown',
+    architecture: info.architecture || 'unknown',
+    device: info.device || '',
+    description: info.description || '',
+    isFallback: Boolean(sub.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter),
+    features: [...device.features].sort(),
+    limits,
+    subgroupMinSize: sub.subgroupMinSize,
+    subgroupMaxSize: sub.subgroupMaxSize,
+  };
+  return { device, adapter, report };
+}
+
+/** A stable key for remembering per-adapter choices (kernel variants). */
+export function adapterKey(r: AdapterReport): string {
+  return [r.vendor, r.architecture, r.device, r.description].join('|');
+}

@@ -1,0 +1,89 @@
+// WebGPU for Node (CLI, vitest, benchmarks) through the `webgpu` npm package (Dawn).
+// Finds a Vulkan driver by itself: a real GPU's ICD if one is installed, else the SwiftShader
+// ICD that ships inside Chromium. Override with RL_STUDIO_VK_ICD (or VK_ICD_FILENAMES).
+// Exercised by every Node test that touches the GPU (tests/unit/gpu-*.test.ts).
+import { existsSync, readdirSync } from 'node:fs';
+import { WebGpuUnavailableError } from './errors';
+
+const SWIFTSHADER_DIRS = ['/usr/lib/chromium', '/usr/lib/chromium-browser', '/opt/google/chrome', '/snap/chromium/current/usr/lib/chromium-browser'];
+const SYSTEM_ICD_DIRS = ['/etc/vulkan/icd.d', '/usr/share/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
+const SYSTEM_LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu'];
+
+export const NODE_GPU_HELP = [
+  'Install a Vulkan driver for your GPU, or Chromium, whose SwiftShader CPU driver we use when no GPU exists (Debian/Ubuntu: apt-get install chromium).',
+  'Or point RL_STUDIO_VK_ICD at a Vulkan ICD json file (for example /usr/lib/chromium/vk_swiftshader_icd.json).',
+];
+
+export interface NodeGpuSetup {
+  /** The ICD file in use, or 'system' when the Vulkan loader chooses. */
+  icd: string;
+  /** Where libvulkan.so.1 came from. */
+  loader: string;
+}
+
+let cached: { gpu: GPU; setup: NodeGpuSetup } | undefined;
+
+function swiftShaderIcd(): string | undefined {
+  for (const dir of SWIFTSHADER_DIRS) {
+    const p = `${dir}/vk_swiftshader_icd.json`;
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/** True when some non-software Vulkan ICD (a real GPU driver) is installed system-wide. */
+function hasHardwareIcd(): boolean {
+  for (const dir of SYSTEM_ICD_DIRS) {
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir)) {
+      // lavapipe (lvp) is Mesa's CPU driver: too old on Debian 12 for Dawn; prefer SwiftShader.
+      if (f.endsWith('.json') && !/lvp|swiftshader/i.test(f)) return true;
+    }
+  }
+  return false;
+}
+
+function chooseIcd(): string {
+  const override = process.env.RL_STUDIO_VK_ICD ?? process.env.VK_ICD_FILENAMES;
+  if (override) {
+    if (!existsSync(override)) {
+      throw new WebGpuUnavailableError(`The Vulkan ICD file ${override} (from RL_STUDIO_VK_ICD / VK_ICD_FILENAMES) does not exist.`, NODE_GPU_HELP);
+    }
+    process.env.VK_ICD_FILENAMES = override;
+    return override;
+  }
+  if (hasHardwareIcd()) return 'system';
+  const ss = swiftShaderIcd();
+  if (!ss) throw new WebGpuUnavailableError('No Vulkan driver found for WebGPU in Node.', NODE_GPU_HELP);
+  process.env.VK_ICD_FILENAMES = ss;
+  return ss;
+}
+
+/** Makes libvulkan.so.1 loadable: the system's, or the copy that ships beside Chromium. */
+function ensureVulkanLoader(icd: string): string {
+  for (const dir of SYSTEM_LIB_DIRS) if (existsSync(`${dir}/libvulkan.so.1`)) return `${dir}/libvulkan.so.1`;
+  const candidates = [icd !== 'system' ? icd.replace(/[^/]+$/, 'libvulkan.so.1') : '', ...SWIFTSHADER_DIRS.map((d) => `${d}/libvulkan.so.1`)];
+  for (const lib of candidates) {
+    if (!lib || !existsSync(lib)) continue;
+    // Load it once, globally and never unloaded (RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE), so
+    // Dawn's own dlopen("libvulkan.so.1") finds it by soname. process.dlopen then complains that
+    // it is not a Node addon, which is expected.
+    try {
+      process.dlopen({ exports: {} } as NodeJS.Module, lib, 0x2 | 0x100 | 0x1000);
+    } catch { /* "did not self-register": the library stays loaded */ }
+    return lib;
+  }
+  throw new WebGpuUnavailableError('The Vulkan loader (libvulkan.so.1) is missing.', ['Debian/Ubuntu: apt-get install libvulkan1 (or chromium, which ships one).', ...NODE_GPU_HELP]);
+}
+
+/** Returns Dawn's GPU object for this process (created once), with WebGPU globals installed. */
+export async function getNodeGpu(): Promise<{ gpu: GPU; setup: NodeGpuSetup }> {
+  if (cached) return cached;
+  const icd = process.platform === 'linux' ? chooseIcd() : 'system';
+  const loader = process.platform === 'linux' ? ensureVulkanLoader(icd) : 'system';
+  const dawn = await import('webgpu');
+  Object.assign(globalThis, dawn.globals);
+  const gpu = dawn.create([]);
+  cached = { gpu, setup: { icd, loader } };
+  return cached;
+}

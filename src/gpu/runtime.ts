@@ -1,0 +1,217 @@
+// The one WebGPU runtime used by the browser, workers and Node: device with raised limits,
+// pipeline cache, buffer pool with byte counters, one command encoder per step, uploads and
+// scalar readbacks, device-loss and uncaptured-error reporting.
+// Exercised by tests/unit/gpu-runtime.test.ts, the kernels' tests and the GPU panel.
+import { openDevice, type AdapterReport, type OpenDeviceOptions } from './device';
+import { BufferPool, type PoolStats } from './pool';
+import { PipelineCache, type KernelSpec } from './pipelines';
+import { GpuDeviceLostError, GpuError } from './errors';
+
+
+export type ErrorListener = (err: GpuError) => void;
+
+export interface Workgroups {
+  x: number;
+  y?: number;
+  z?: number;
+}
+
+export class GpuRuntime {
+  readonly pool: BufferPool;
+  readonly pipelines: PipelineCache;
+  /** Set once the device is lost; every later call throws it. */
+  lost: GpuDeviceLostError | null = null;
+  /** Dispatches recorded since creation (for dispatches-per-token figures). */
+  dispatchCount = 0;
+  private encoder: GPUCommandEncoder | null = null;
+  private pass: GPUComputePassEncoder | null = null;
+  private frameUniforms: GPUBuffer[] = [];
+  private readonly listeners = new Set<ErrorListener>();
+
+  private constructor(readonly device: GPUDevice, readonly report: AdapterReport) {
+    this.pool = new BufferPool(device);
+    this.pipelines = new PipelineCache(device);
+    device.lost.then((info) => {
+      if (info.reason === 'destroyed') return;
+      this.lost = new GpuDeviceLostError(info.reason, info.message);
+      this.emit(this.lost);
+    });
+    device.addEventListener('uncapturederror', (ev) => {
+      const e = (ev as GPUUncapturedErrorEvent).error;
+      this.emit(new GpuError(`GPU error (${e.constructor.name}): ${e.message}`));
+    });
+  }
+
+  /** Opens a device on `gpu` (navigator.gpu, or getNodeGpu() in Node). */
+  static async create(gpu: GPU, opts?: OpenDeviceOptions): Promise<GpuRuntime> {
+    const { device, report } = await openDevice(gpu, opts);
+    return new GpuRuntime(device, report);
+  }
+
+  get usage(): GPUBufferUsage {
+    return (globalThis as unknown as { GPUBufferUsage: GPUBufferUsage }).GPUBufferUsage;
+  }
+
+  hasFeature(f: GPUFeatureName): boolean {
+    return this.device.features.has(f);
+  }
+
+  onError(listener: ErrorListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  memory(): PoolStats {
+    return this.pool.snapshot();
+  }
+
+  kernel(spec: KernelSpec): Promise<GPUComputePipeline> {
+    this.checkAlive();
+    return this.pipelines.get(spec);
+  }
+
+  /** A storage buffer from the pool (STORAGE | COPY_SRC | COPY_DST). */
+  storage(bytes: number, label: string): GPUBuffer {
+    const u = this.usage;
+    return this.pool.acquire(bytes, u.STORAGE | u.COPY_SRC | u.COPY_DST, label);
+  }
+
+  /** A storage buffer holding `data`. */
+  upload(data: ArrayBufferView, label: string): GPUBuffer {
+    const buf = this.storage(data.byteLength, label);
+    this.write(buf, data);
+    return buf;
+  }
+
+  write(buf: GPUBuffer, data: ArrayBufferView, offsetBytes = 0): void {
+    this.checkAlive();
+    // writeBuffer needs a multiple of 4 bytes.
+    const bytes = new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
+    if (bytes.byteLength % 4 === 0) {
+      this.device.queue.writeBuffer(buf, offsetBytes, bytes);
+    } else {
+      const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4);
+      padded.set(bytes);
+      this.device.queue.writeBuffer(buf, offsetBytes, padded);
+    }
+  }
+
+  release(...bufs: GPUBuffer[]): void {
+    for (const b of bufs) this.pool.release(b);
+  }
+
+  /**
+   * Records one dispatch in the current step's encoder. `buffers` are bound at 0..n-1 in the
+   * kernel's order (inputs, outputs); `uniforms`, when given, is bound next.
+   */
+  dispatch(pipeline: GPUComputePipeline, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
+    this.checkAlive();
+    const all = buffers.slice();
+    if (uniforms) {
+      const u = this.usage;
+      const ub = this.pool.acquire(Math.max(16, uniforms.byteLength), u.UNIFORM | u.COPY_DST, `${pipeline.label} uniforms`);
+      this.write(ub, uniforms);
+      this.frameUniforms.push(ub);
+      all.push(ub);
+    }
+    const max = this.device.limits.maxComputeWorkgroupsPerDimension;
+    const y = wg.y ?? 1, z = wg.z ?? 1;
+    if (wg.x > max || y > max || z > max) {
+      throw new GpuError(`${pipeline.label}: ${wg.x}x${y}x${z} workgroups exceed the device limit ${max} per dimension`);
+    }
+    const pass = this.computePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, this.pipelines.bindGroup(pipeline, all));
+    pass.dispatchWorkgroups(wg.x, y, z);
+    this.dispatchCount++;
+  }
+
+  /** Records a buffer copy in the current step. */
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
+    this.endPass();
+    this.getEncoder().copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
+  }
+
+  /** Submits the current step's commands (no-op when nothing was recorded). */
+  submit(): void {
+    this.endPass();
+    if (this.encoder) {
+      this.device.queue.submit([this.encoder.finish()]);
+      this.encoder = null;
+    }
+    // Queue order makes the uniform buffers safe to rewrite for the next step. Release in
+    // reverse so the next step, recording the same dispatches, gets the same buffers back
+    // (and so hits the bind-group cache).
+    for (let i = this.frameUniforms.length - 1; i >= 0; i--) this.pool.release(this.frameUniforms[i]);
+    this.frameUniforms = [];
+  }
+
+  /** Submits and waits until the GPU has finished everything submitted so far. */
+  async sync(): Promise<void> {
+    this.submit();
+    await this.device.queue.onSubmittedWorkDone();
+    this.checkAlive();
+  }
+
+  /** Submits pending work and reads `bytes` (default: all) of `buf` back. */
+  async read(buf: GPUBuffer, bytes = buf.size, offset = 0): Promise<ArrayBuffer> {
+    const size = Math.ceil(bytes / 4) * 4;
+    const u = this.usage;
+    const staging = this.pool.acquire(size, u.MAP_READ | u.COPY_DST, 'readback staging');
+    this.copy(buf, offset, staging, 0, size);
+    this.submit();
+    try {
+      await staging.mapAsync(GPUMapModeConst().READ, 0, size);
+      this.checkAlive();
+      return staging.getMappedRange(0, size).slice(0, bytes);
+    } finally {
+      if (staging.mapState === 'mapped') staging.unmap();
+      this.pool.release(staging);
+    }
+  }
+
+  async readF32(buf: GPUBuffer, count?: number, offsetElems = 0): Promise<Float32Array> {
+    const n = count ?? buf.size / 4 - offsetElems;
+    return new Float32Array(await this.read(buf, n * 4, offsetElems * 4));
+  }
+
+  async readU32(buf: GPUBuffer, count?: number, offsetElems = 0): Promise<Uint32Array> {
+    const n = count ?? buf.size / 4 - offsetElems;
+    return new Uint32Array(await this.read(buf, n * 4, offsetElems * 4));
+  }
+
+  destroy(): void {
+    this.pool.trim();
+    this.device.destroy();
+  }
+
+  private getEncoder(): GPUCommandEncoder {
+    if (!this.encoder) this.encoder = this.device.createCommandEncoder({ label: 'step' });
+    return this.encoder;
+  }
+
+  private computePass(): GPUComputePassEncoder {
+    if (!this.pass) this.pass = this.getEncoder().beginComputePass({ label: 'step compute' });
+    return this.pass;
+  }
+
+  private endPass(): void {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+  }
+
+  private checkAlive(): void {
+    if (this.lost) throw this.lost;
+  }
+
+  private emit(err: GpuError): void {
+    if (this.listeners.size === 0) console.error(err.message);
+    for (const l of this.listeners) l(err);
+  }
+}
+
+function GPUMapModeConst(): GPUMapMode {
+  return (globalThis as unknown as { GPUMapMode: GPUMapMode }).GPUMapMode;
+}
