@@ -1,0 +1,17 @@
+// CPU reference for the token embedding lookup: plain loops, the twin of the WGSL gather kernel.
+// Exercised by tests/unit/reference-ops.test.ts and, through model_forward, reference-model.test.ts.
+
+// V = vocab size, C = channels, N = number of tokens
+// wte [V, C], ids [N] -> out [N, C]
+/** out[n] = wte[ids[n]]. Throws on an id outside [0, V). */
+export function embedding_forward(wte: Float32Array, ids: ArrayLike<number>, C: number): Float32Array {
+  const V = wte.length / C;
+  const N = ids.length;
+  const out = new Float32Array(N * C);
+  for (let n = 0; n < N; n++) {
+    const id = ids[n];
+    if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`embedding_forward: token id ${id} outside [0, ${V})`);
+    for (let c = 0; c < C; c++) out[n * C + c] = wte[id * C + c];
+  }
+  return out;
+}
