@@ -5,6 +5,10 @@ import { defineConfig } from '@playwright/test';
 import { findChrome, chromeFlags } from './scripts/find-chrome.mjs';
 
 const chrome = findChrome();
+// A port of our own, so several runs on one machine do not collide; set in the main process and
+// inherited by the workers, which evaluate this file again.
+process.env.PW_PORT ??= String(4200 + Math.floor(Math.random() * 700));
+const port = Number(process.env.PW_PORT);
 if (!chrome) throw new Error('No Chrome/Chromium found: install chromium or set CHROME_PATH (see README).');
 
 export default defineConfig({
@@ -16,13 +20,13 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
   outputDir: 'test-results/e2e',
   use: {
-    baseURL: 'http://localhost:4173',
+    baseURL: `http://localhost:${port}`,
     screenshot: 'on',
     launchOptions: { executablePath: chrome, args: chromeFlags },
   },
   webServer: {
-    command: 'npx vite preview --port 4173 --strictPort',
-    url: 'http://localhost:4173',
+    command: `npx vite preview --port ${port} --strictPort`,
+    url: `http://localhost:${port}`,
     reuseExistingServer: false,
     timeout: 60_000,
   },
