@@ -52,7 +52,7 @@ export function GpuPanel() {
               <li key={f} className={report.features.includes(f) ? 'tag on' : 'tag off'}>{f} {report.features.includes(f) ? 'yes' : 'no'}</li>
             ))}
           </ul>
-          <details><summary>All {report.features.length} features</summary><p className="small">{report.features.join(', ')}</p></details>
+          <details><summary>All {report.features.length} features enabled on the device</summary><p className="small">{report.features.join(', ')}</p></details>
         </div>
         <div className="card">
           <h2>Limits obtained</h2>
