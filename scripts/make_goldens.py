@@ -74,16 +74,21 @@ def build_lora(g):
 
 
 def nf4_roundtrip(t, block=64):
-    """Quantise to NF4 and back: per block of 64 consecutive row-major elements, absmax scale,
-    nearest of the 16 levels (f32 arithmetic, as bitsandbytes without double quantisation)."""
+    """Quantise to NF4 and back as bitsandbytes does without double quantisation: per block of 64
+    consecutive row-major elements, scale = absmax; x * (1 / absmax) in f32 is compared with the
+    15 f32 midpoints of adjacent levels (strict >, so a tie goes to the lower level); the value
+    comes back as level * absmax in f32."""
     flat = t.reshape(-1).to(torch.float32)
     assert flat.numel() % block == 0
     blocks = flat.reshape(-1, block)
     absmax = blocks.abs().max(dim=1, keepdim=True).values
-    safe = torch.where(absmax > 0, absmax, torch.ones_like(absmax))
-    normed = blocks / safe
+    inv = torch.where(absmax > 0, 1.0 / absmax, torch.zeros_like(absmax))
+    normed = blocks * inv
     levels = torch.tensor(NF4_LEVELS, dtype=torch.float32)
-    idx = (normed.unsqueeze(-1) - levels).abs().argmin(dim=-1)
+    mids = torch.tensor([(a + b) / 2 for a, b in zip(NF4_LEVELS, NF4_LEVELS[1:])], dtype=torch.float32)
+    idx = (normed.unsqueeze(-1) > mids).sum(dim=-1)
+    nearest = (normed.unsqueeze(-1) - levels).abs().argmin(dim=-1)
+    assert int((idx != nearest).sum()) == 0, 'a value sits on an NF4 midpoint: change the seed'
     deq = levels[idx] * absmax
     return deq.reshape(t.shape)
 
