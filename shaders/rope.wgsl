@@ -1,0 +1,71 @@
+// Fused QKV split + rotary embedding + KV-cache write: ONE dispatch per layer and step.
+//   QKV [M, (NH + 2*KVH) * HS]  (q heads, then k heads, then v heads along the feature axis;
+//                                biases already added by the linear kernel)
+//   rows [M, 2] u32             (sequence s, absolute position p) of each packed row
+//   -> Q [M, NH, HS] rotated;  Kc/Vc [B, KVH, Tmax, HS] at (s, :, p, :), K rotated, V copied.
+// RoPE: Hugging Face rotate_half (dimension i pairs with i + HS/2); cos/sin come from a table
+// [Tmax, HS/2] built on the host (so positions of any size stay exact and rope scalings are a
+// table change). CPU twin: src/reference/rope.ts (rope_forward) + a scatter, composed in
+// tests/unit/kernels-b-rope.test.ts. Launcher: src/gpu/kernels/rope.ts.
+// Write contract: Q overwritten (=); Kc/Vc overwritten (=) at the rows' (s, p) slots only,
+// rows with s >= B or p >= Tmax are skipped (the launcher's KvCache forbids them).
+
+struct Params {
+  M: u32,     // rows
+  NH: u32,    // query heads
+  KVH: u32,   // kv heads
+  HS: u32,    // head size (even)
+  Tmax: u32,  // cache capacity per sequence
+  B: u32,     // cache sequence slots
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> QKV: array<f32>;          // [M, (NH + 2*KVH) * HS]
+@group(0) @binding(1) var<storage, read> rows: array<u32>;         // [M, 2] (sequence, position)
+@group(0) @binding(2) var<storage, read> rope: array<vec2<f32>>;   // [Tmax, HS/2] (cos, sin)
+@group(0) @binding(3) var<storage, read_write> Q: array<f32>;      // [M, NH, HS]
+@group(0) @binding(4) var<storage, read_write> Kc: array<f32>;     // [B, KVH, Tmax, HS]
+@group(0) @binding(5) var<storage, read_write> Vc: array<f32>;     // [B, KVH, Tmax, HS]
+@group(0) @binding(6) var<uniform> p: Params;
+
+// Invocations per workgroup; the grid may wrap into y when x would exceed the device limit.
+override WG: u32 = 64;
+
+// One invocation per (row, head among NH + 2*KVH, pair i < HS/2): it moves elements i and i + HS/2.
+@compute @workgroup_size(WG)
+fn qkv_rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let half = p.HS / 2u;
+  let H = p.NH + 2u * p.KVH;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * H * half) { return; }
+  let i = idx % half;
+  let h = (idx / half) % H;
+  let m = idx / (half * H);
+  let seq = rows[2u * m];
+  let pos = rows[2u * m + 1u];
+  let src = (m * H + h) * p.HS;
+  let a = QKV[src + i];
+  let b = QKV[src + i + half];
+  let cs = rope[min(pos, p.Tmax - 1u) * half + i];
+  let ra = a * cs.x - b * cs.y;
+  let rb = b * cs.x + a * cs.y;
+  if (h < p.NH) {
+    let dst = (m * p.NH + h) * p.HS;
+    Q[dst + i] = ra;
+    Q[dst + i + half] = rb;
+    return;
+  }
+  if (seq >= p.B || pos >= p.Tmax) { return; }
+  if (h < p.NH + p.KVH) {
+    let kh = h - p.NH;
+    let dst = ((seq * p.KVH + kh) * p.Tmax + pos) * p.HS;
+    Kc[dst + i] = ra;
+    Kc[dst + i + half] = rb;
+  } else {
+    let kh = h - p.NH - p.KVH;
+    let dst = ((seq * p.KVH + kh) * p.Tmax + pos) * p.HS;
+    Vc[dst + i] = a;
+    Vc[dst + i + half] = b;
+  }
+}
