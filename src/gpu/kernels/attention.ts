@@ -1,0 +1,74 @@
+// Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
+// O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
+// alike. CPU twin: src/reference/attention.ts. Tested by tests/unit/kernels-b-attention.test.ts.
+import type { GpuRuntime } from '../runtime';
+import type { KvCache } from '../kv-cache';
+import { ShapeError } from '../errors';
+
+/** 'thread': one invocation per (row, head), no workgroup memory (CPU adapters such as
+ * SwiftShader); 'wg': one workgroup per (row, head), keys split across it (real GPUs). */
+export type AttentionVariant = 'thread' | 'wg';
+export const ATTENTION_VARIANTS: AttentionVariant[] = ['thread', 'wg'];
+
+export interface AttentionOptions {
+  NH: number;
+  KVH: number;
+  HS: number;
+  variant: AttentionVariant;
+  /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
+  wg?: number;
+}
+
+/** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
+export const ATTENTION_MAX_HS = 128;
+
+export class Attention {
+  private readonly uniforms = new ArrayBuffer(32);
+  private readonly u32 = new Uint32Array(this.uniforms);
+  private readonly f32 = new Float32Array(this.uniforms);
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    private readonly pipeline: GPUComputePipeline,
+    readonly opts: Required<AttentionOptions>,
+  ) {}
+
+  static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
+    const o: Required<AttentionOptions> = { wg: 64, ...opts };
+    const { NH, KVH, HS, wg } = o;
+    if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
+    if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
+    if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
+      throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
+    }
+    const pipeline = await rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? 'attn_thread' : 'attn_wg', overrides: { WG: wg } });
+    return new Attention(rt, pipeline, o);
+  }
+
+  /** Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`. */
+  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number): void {
+    const { NH, KVH, HS, wg, variant } = this.opts;
+    const c = cache.cfg;
+    if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
+    if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError('attention', `layer in [0, ${c.numLayers})`, `${layer}`);
+    const bytes = M * NH * HS * 4;
+    if (Q.size < bytes) throw new ShapeError('attention', `Q of [${M}, ${NH}, ${HS}] f32 (${bytes} bytes)`, `${Q.size} bytes (${Q.label})`);
+    if (rows.size < M * 8) throw new ShapeError('attention', `rows of [${M}, 2] u32 (${M * 8} bytes)`, `${rows.size} bytes (${rows.label})`);
+    if (O.size < bytes) throw new ShapeError('attention', `O of [${M}, ${NH * HS}] f32 (${bytes} bytes)`, `${O.size} bytes (${O.label})`);
+    if (M === 0) return;
+    this.u32.set([M, NH, KVH, HS, c.Tmax, c.B]);
+    this.f32[6] = 1 / Math.sqrt(HS);
+    this.u32[7] = 0;
+    const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
+    let wgs: { x: number; y: number };
+    if (variant === 'wg') {
+      if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
+      wgs = { x: NH, y: M };
+    } else {
+      const groups = Math.ceil((M * NH) / wg);
+      const x = Math.min(groups, max);
+      wgs = { x, y: Math.ceil(groups / x) };
+    }
+    this.rt.dispatch(this.pipeline, [Q, rows, cache.k[layer], cache.v[layer], O], new Uint8Array(this.uniforms), wgs);
+  }
+}
