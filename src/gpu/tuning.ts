@@ -22,3 +22,25 @@ export function setTuning(report: AdapterReport, family: string, choice: string)
     storage()?.setItem(key, choice);
   } catch { /* storage full or blocked: the in-memory choice still holds */ }
 }
+
+/**
+ * The remembered choice for `family` if it is one of `candidates`; otherwise times every
+ * candidate once with `time` (milliseconds; Infinity or a throw disqualifies it), remembers the
+ * fastest and returns it. Used by the kernel launchers on first use (src/gpu/kernels/linear-tune.ts).
+ */
+export async function pickFastest<T extends string>(report: AdapterReport, family: string, candidates: readonly T[],
+  time: (candidate: T) => Promise<number>): Promise<T> {
+  const known = getTuning(report, family);
+  const hit = candidates.find((c) => c === known);
+  if (hit) return hit;
+  let best = candidates[0], bestMs = Infinity;
+  for (const c of candidates) {
+    let ms = Infinity;
+    try {
+      ms = await time(c);
+    } catch { /* a candidate that fails to build or run is simply not chosen */ }
+    if (ms < bestMs) { best = c; bestMs = ms; }
+  }
+  if (bestMs < Infinity) setTuning(report, family, best);
+  return best;
+}

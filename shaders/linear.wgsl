@@ -1,0 +1,193 @@
+// Linear layer with f32 weights and a fused epilogue (bias, LoRA, accumulate, SwiGLU):
+//   Y[M, N] (=|+=) X[M, K] . W[N, K]^T + bias[N] + scale * XA[M, R] . LB[N, R]^T
+// M = rows (B*T tokens), K = in features (a multiple of 4), N = out features, R = LoRA rank.
+// The NF4-weight sibling is shaders/matmul_nf4.wgsl: same Params, same epilogue, same flags and
+// SWIGLU layout (read its header); the bindings here are the same without absmax.
+// CPU twin: linear_forward + lora_forward (+ swiglu_forward) in src/reference. Launcher:
+// src/gpu/kernels/linear.ts. Tested by tests/unit/linear.test.ts.
+// Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
+// Entry points: lin_rb (register-blocked, no workgroup memory), lin_tiled (workgroup-memory
+// tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8).
+
+struct Params {
+  M: u32,
+  N: u32,         // output columns (I when SWIGLU)
+  K: u32,
+  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate
+  R: u32,         // LoRA rank
+  xaStride: u32,  // columns of XA (segments * R)
+  seg1: u32,      // first W row of LoRA segment 1
+  seg2: u32,      // first W row of LoRA segment 2
+  scale: f32,     // LoRA scale
+  _p0: u32,
+  _p1: u32,
+  _p2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> X: array<vec4<f32>>;     // [M, K/4]
+@group(0) @binding(1) var<storage, read> W: array<vec4<f32>>;     // [NW, K/4]
+@group(0) @binding(2) var<storage, read> bias: array<f32>;        // [NW] (unused unless bit 0)
+@group(0) @binding(3) var<storage, read> XA: array<f32>;          // [M, xaStride] (unless bit 1)
+@group(0) @binding(4) var<storage, read> LB: array<f32>;          // [NW, R] LoRA B (unless bit 1)
+@group(0) @binding(5) var<storage, read_write> Y: array<f32>;     // [M, N]
+@group(0) @binding(6) var<uniform> p: Params;
+
+override WG_X: u32 = 8;
+override WG_Y: u32 = 8;
+override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
+override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
+override SWIGLU: bool = false;
+
+// ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
+fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
+
+fn w_row(g: u32, j: u32, width: u32) -> u32 {
+  if (!SWIGLU) { return g * width + j; }
+  let half = width / 2u;
+  return g * half + (j % half) + select(0u, p.N, j >= half);
+}
+
+fn out_col(g: u32, j: u32, width: u32) -> u32 {
+  if (!SWIGLU) { return g * width + j; }
+  return g * (width / 2u) + j;
+}
+
+fn nw() -> u32 { return select(p.N, 2u * p.N, SWIGLU); }
+
+fn epi(r: u32, n: u32, base: f32) -> f32 {
+  var v = base;
+  if ((p.flags & 1u) != 0u) { v += bias[n]; }
+  if ((p.flags & 2u) != 0u) {
+    let s = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
+    let xa = r * p.xaStride + s * p.R;
+    let lb = n * p.R;
+    var d = 0.0;
+    for (var q = 0u; q < p.R; q++) { d += XA[xa + q] * LB[lb + q]; }
+    v += p.scale * d;
+  }
+  return v;
+}
+
+fn silu(x: f32) -> f32 { return x / (1.0 + exp(-x)); }
+
+fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
+  let c = out_col(g, j, width);
+  if (c >= p.N) { return; }
+  var v = epi(r, w_row(g, j, width), a);
+  if (SWIGLU) { v = silu(v) * epi(r, c + p.N, u); }
+  let idx = r * p.N + c;
+  if ((p.flags & 4u) != 0u) { Y[idx] += v; } else { Y[idx] = v; }
+}
+
+// ---- register-blocked ---------------------------------------------------------------------
+@compute @workgroup_size(WG_X, WG_Y)
+fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * TM;
+  let g = gid.x;
+  if (row0 >= p.M || out_col(g, 0u, TN) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let NWr = nw();
+  var acc: array<array<f32, 8>, 8>;
+  var xr: array<u32, 8>;
+  var wr: array<u32, 8>;
+  for (var i = 0u; i < TM; i++) { xr[i] = min(row0 + i, p.M - 1u) * K4; }
+  for (var j = 0u; j < TN; j++) { wr[j] = min(w_row(g, j, TN), NWr - 1u) * K4; }
+  for (var k = 0u; k < K4; k++) {
+    var w: array<vec4<f32>, 8>;
+    for (var j = 0u; j < TN; j++) { w[j] = W[wr[j] + k]; }
+    for (var i = 0u; i < TM; i++) {
+      let x = X[xr[i] + k];
+      for (var j = 0u; j < TN; j++) { acc[i][j] += dot(x, w[j]); }
+    }
+  }
+  let oc = out_cols(TN);
+  for (var i = 0u; i < TM; i++) {
+    let r = row0 + i;
+    if (r >= p.M) { break; }
+    for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
+  }
+}
+
+// ---- workgroup-tiled ----------------------------------------------------------------------
+const TK4: u32 = 4u;
+var<workgroup> xs: array<vec4<f32>, WG_Y * TM * TK4>;
+var<workgroup> ws: array<vec4<f32>, WG_X * TN * TK4>;
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn lin_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+             @builtin(local_invocation_index) li: u32) {
+  let tileM = WG_Y * TM;
+  let tileN = WG_X * TN;
+  let rowBase = wid.y * tileM;
+  let K4 = p.K / 4u;
+  let NWr = nw();
+  let threads = WG_X * WG_Y;
+  let g = wid.x * WG_X + lid.x;
+  var acc: array<array<f32, 8>, 8>;
+  for (var k0 = 0u; k0 < K4; k0 += TK4) {
+    for (var e = li; e < tileM * TK4; e += threads) {
+      let gr = rowBase + e / TK4;
+      let kk = k0 + e % TK4;
+      xs[e] = select(vec4<f32>(0.0), X[min(gr, p.M - 1u) * K4 + min(kk, K4 - 1u)], gr < p.M && kk < K4);
+    }
+    for (var e = li; e < tileN * TK4; e += threads) {
+      let t = e / TK4;
+      let kk = k0 + e % TK4;
+      let n = w_row(wid.x * WG_X + t / TN, t % TN, TN);
+      ws[e] = select(vec4<f32>(0.0), W[min(n, NWr - 1u) * K4 + min(kk, K4 - 1u)], n < NWr && kk < K4);
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TK4; kk++) {
+      var w: array<vec4<f32>, 8>;
+      for (var j = 0u; j < TN; j++) { w[j] = ws[(lid.x * TN + j) * TK4 + kk]; }
+      for (var i = 0u; i < TM; i++) {
+        let x = xs[(lid.y * TM + i) * TK4 + kk];
+        for (var j = 0u; j < TN; j++) { acc[i][j] += dot(x, w[j]); }
+      }
+    }
+    workgroupBarrier();
+  }
+  let oc = out_cols(TN);
+  for (var i = 0u; i < TM; i++) {
+    let r = rowBase + lid.y * TM + i;
+    if (r >= p.M) { break; }
+    for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
+  }
+}
+
+// ---- small M (decode) ----------------------------------------------------------------------
+const MAXM: u32 = 8u;
+var<workgroup> red: array<f32, MAXM * WG_X * WG_Y>;
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn lin_gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let K4 = p.K / 4u;
+  let g = wid.x;
+  let n = min(w_row(g, lid.y, WG_Y), nw() - 1u);
+  var acc: array<f32, MAXM>;
+  for (var k = lid.x; k < K4; k += WG_X) {
+    let w = W[n * K4 + k];
+    for (var m = 0u; m < MAXM; m++) {
+      if (m >= p.M) { break; }
+      acc[m] += dot(X[m * K4 + k], w);
+    }
+  }
+  let base = lid.y * WG_X + lid.x;
+  for (var m = 0u; m < MAXM; m++) { red[m * WG_X * WG_Y + base] = acc[m]; }
+  workgroupBarrier();
+  for (var s = WG_X / 2u; s > 0u; s >>= 1u) {
+    if (lid.x < s) {
+      for (var m = 0u; m < MAXM; m++) {
+        red[m * WG_X * WG_Y + base] += red[m * WG_X * WG_Y + base + s];
+      }
+    }
+    workgroupBarrier();
+  }
+  let oc = out_cols(WG_Y);
+  if (lid.y < oc && lid.x < p.M) {
+    let m = lid.x;
+    let a = red[m * WG_X * WG_Y + lid.y * WG_X];
+    let u = red[m * WG_X * WG_Y + ((lid.y + oc) % WG_Y) * WG_X];
+    store(m, g, lid.y, WG_Y, a, u);
+  }
+}

@@ -1,0 +1,257 @@
+// Linear layer reading NF4 weights directly (dequantized in registers, never a full-precision copy):
+//   Y[M, N] (=|+=) X[M, K] . deq(Wq)[N, K]^T + bias[N] + scale * XA[M, R] . LB[N, R]^T
+// M = rows (B*T tokens), K = in features (a multiple of 64), N = out features, R = LoRA rank.
+// Wq is packed by shaders/nf4.wgsl: [N, K/8] u32 (8 codes per word, low nibble first), absmax
+// [N, K/64] f32; deq(w) = NF4[code] * absmax. CPU twin: matmul_forward(X, nf4_roundtrip(W)) plus
+// linear_forward / lora_forward / swiglu_forward (src/reference). Launcher: src/gpu/kernels/linear.ts.
+// Sibling for f32 weights: shaders/linear.wgsl (same bindings without absmax, same epilogue).
+//
+// Epilogue, per output (r, n), chosen at run time by p.flags (no recompiling to toggle LoRA):
+//   bit 0  + bias[n]
+//   bit 1  + scale * sum_q XA[r, s(n)*R + q] * LB[n, q]   (LoRA; s(n) = LoRA segment of row n:
+//          0, 1 if n >= seg1, 2 if n >= seg2, for fused projections such as q|k|v or gate|up)
+//   bit 2  accumulate: Y += value (residual add fused into o_proj / down_proj); else Y = value.
+// SWIGLU (override): W holds gate rows [0, N) then up rows [N, 2N) (plain concatenation along
+//   out); each output is silu(gate_n + epi) * (up_n + epi), Y is [M, N] with N = I.
+// Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
+// Entry points (variant chosen per adapter by timing, src/gpu/kernels/linear-tune.ts):
+//   nf4_rb     register-blocked TM x TN outputs per invocation, no workgroup memory (CPU adapters);
+//   nf4_tiled  X and dequantized W tiles staged through workgroup memory (real GPUs, large M);
+//   nf4_gemv   small M (decode, M <= 8): WG_X invocations split K per column, reduced in
+//              workgroup memory; WG_Y columns per workgroup.
+
+struct Params {
+  M: u32,
+  N: u32,         // output columns (I when SWIGLU)
+  K: u32,
+  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate
+  R: u32,         // LoRA rank
+  xaStride: u32,  // columns of XA (segments * R)
+  seg1: u32,      // first W row of LoRA segment 1
+  seg2: u32,      // first W row of LoRA segment 2
+  scale: f32,     // LoRA scale (alpha / r, or alpha / sqrt(r))
+  _p0: u32,
+  _p1: u32,
+  _p2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> X: array<vec4<f32>>;     // [M, K/4]
+@group(0) @binding(1) var<storage, read> Wq: array<u32>;          // [NW, K/8] packed codes
+@group(0) @binding(2) var<storage, read> absmax: array<f32>;      // [NW, K/64]
+@group(0) @binding(3) var<storage, read> bias: array<f32>;        // [NW] (unused unless bit 0)
+@group(0) @binding(4) var<storage, read> XA: array<f32>;          // [M, xaStride] (unless bit 1)
+@group(0) @binding(5) var<storage, read> LB: array<f32>;          // [NW, R] LoRA B (unless bit 1)
+@group(0) @binding(6) var<storage, read_write> Y: array<f32>;     // [M, N]
+@group(0) @binding(7) var<uniform> p: Params;
+
+override WG_X: u32 = 8;
+override WG_Y: u32 = 8;
+override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
+override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
+override SWIGLU: bool = false;
+
+const NF4 = array<f32, 16>(
+  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
+var<private> lut: array<f32, 16> = NF4;
+
+// ---- shared helpers ---------------------------------------------------------------------
+fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
+
+// W row of virtual column j of column group g (g groups `width` virtual columns). In SWIGLU
+// mode the first half of a group are gate rows, the second half the matching up rows.
+fn w_row(g: u32, j: u32, width: u32) -> u32 {
+  if (!SWIGLU) { return g * width + j; }
+  let half = width / 2u;
+  return g * half + (j % half) + select(0u, p.N, j >= half);
+}
+
+// Output column of virtual column j of group g.
+fn out_col(g: u32, j: u32, width: u32) -> u32 {
+  if (!SWIGLU) { return g * width + j; }
+  return g * (width / 2u) + j;
+}
+
+fn nw() -> u32 { return select(p.N, 2u * p.N, SWIGLU); }
+
+fn unpack_lo(q: u32) -> vec4<f32> {
+  return vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]);
+}
+fn unpack_hi(q: u32) -> vec4<f32> {
+  return vec4<f32>(lut[(q >> 16u) & 15u], lut[(q >> 20u) & 15u], lut[(q >> 24u) & 15u], lut[q >> 28u]);
+}
+
+// Base value plus bias and LoRA for W row n.
+fn epi(r: u32, n: u32, base: f32) -> f32 {
+  var v = base;
+  if ((p.flags & 1u) != 0u) { v += bias[n]; }
+  if ((p.flags & 2u) != 0u) {
+    let s = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
+    let xa = r * p.xaStride + s * p.R;
+    let lb = n * p.R;
+    var d = 0.0;
+    for (var q = 0u; q < p.R; q++) { d += XA[xa + q] * LB[lb + q]; }
+    v += p.scale * d;
+  }
+  return v;
+}
+
+fn silu(x: f32) -> f32 { return x / (1.0 + exp(-x)); }
+
+// Writes output (r, c) of column group g, virtual column j, given the accumulators of that
+// virtual column (a) and, in SWIGLU mode, of its up partner (u).
+fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
+  let c = out_col(g, j, width);
+  if (c >= p.N) { return; }
+  var v = epi(r, w_row(g, j, width), a);
+  if (SWIGLU) { v = silu(v) * epi(r, c + p.N, u); }
+  let idx = r * p.N + c;
+  if ((p.flags & 4u) != 0u) { Y[idx] += v; } else { Y[idx] = v; }
+}
+
+// ---- register-blocked ---------------------------------------------------------------------
+@compute @workgroup_size(WG_X, WG_Y)
+fn nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * TM;
+  let g = gid.x;
+  if (row0 >= p.M || out_col(g, 0u, TN) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let NWr = nw();
+  var acc: array<array<f32, 8>, 8>;
+  var xr: array<u32, 8>;
+  var wr: array<u32, 8>;
+  for (var i = 0u; i < TM; i++) { xr[i] = min(row0 + i, p.M - 1u) * K4; }
+  for (var j = 0u; j < TN; j++) { wr[j] = min(w_row(g, j, TN), NWr - 1u); }
+  for (var kb = 0u; kb < KB; kb++) {
+    // Explicitly zeroed each block (SwiftShader keeps an uninitialised loop-local var's value).
+    var part = array<array<f32, 8>, 8>();
+    for (var w = 0u; w < 8u; w++) {
+      let kw = kb * 8u + w;
+      var wa: array<vec4<f32>, 8>;
+      var wb: array<vec4<f32>, 8>;
+      for (var j = 0u; j < TN; j++) {
+        let q = Wq[wr[j] * K8 + kw];
+        wa[j] = unpack_lo(q);
+        wb[j] = unpack_hi(q);
+      }
+      for (var i = 0u; i < TM; i++) {
+        let x0 = X[xr[i] + 2u * kw];
+        let x1 = X[xr[i] + 2u * kw + 1u];
+        for (var j = 0u; j < TN; j++) { part[i][j] += dot(x0, wa[j]) + dot(x1, wb[j]); }
+      }
+    }
+    for (var j = 0u; j < TN; j++) {
+      let s = absmax[wr[j] * KB + kb];
+      for (var i = 0u; i < TM; i++) { acc[i][j] += part[i][j] * s; }
+    }
+  }
+  let oc = out_cols(TN);
+  for (var i = 0u; i < TM; i++) {
+    let r = row0 + i;
+    if (r >= p.M) { break; }
+    for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
+  }
+}
+
+// ---- workgroup-tiled ----------------------------------------------------------------------
+// A (WG_Y*TM) x (WG_X*TN) tile of virtual outputs per workgroup; K steps of 16 (two words).
+const TK4: u32 = 4u;
+var<workgroup> xs: array<vec4<f32>, WG_Y * TM * TK4>;
+var<workgroup> ws: array<vec4<f32>, WG_X * TN * TK4>;
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+             @builtin(local_invocation_index) li: u32) {
+  let tileM = WG_Y * TM;
+  let tileN = WG_X * TN;
+  let rowBase = wid.y * tileM;
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let NWr = nw();
+  let threads = WG_X * WG_Y;
+  let g = wid.x * WG_X + lid.x;
+  var acc: array<array<f32, 8>, 8>;
+  for (var k0 = 0u; k0 < K4; k0 += TK4) {
+    for (var e = li; e < tileM * TK4; e += threads) {
+      let gr = rowBase + e / TK4;
+      xs[e] = select(vec4<f32>(0.0), X[min(gr, p.M - 1u) * K4 + k0 + e % TK4], gr < p.M);
+    }
+    for (var e = li; e < tileN * TK4; e += threads) {
+      let t = e / TK4;
+      let k4 = k0 + e % TK4;
+      let gg = wid.x * WG_X + t / TN;
+      let n = w_row(gg, t % TN, TN);
+      let ok = n < NWr;
+      let nr = min(n, NWr - 1u);
+      let q = Wq[nr * K8 + k4 / 2u];
+      let v = select(unpack_lo(q), unpack_hi(q), (k4 & 1u) == 1u) * absmax[nr * KB + k4 / 16u];
+      ws[e] = select(vec4<f32>(0.0), v, ok);
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TK4; kk++) {
+      var w: array<vec4<f32>, 8>;
+      for (var j = 0u; j < TN; j++) { w[j] = ws[(lid.x * TN + j) * TK4 + kk]; }
+      for (var i = 0u; i < TM; i++) {
+        let x = xs[(lid.y * TM + i) * TK4 + kk];
+        for (var j = 0u; j < TN; j++) { acc[i][j] += dot(x, w[j]); }
+      }
+    }
+    workgroupBarrier();
+  }
+  let oc = out_cols(TN);
+  for (var i = 0u; i < TM; i++) {
+    let r = rowBase + lid.y * TM + i;
+    if (r >= p.M) { break; }
+    for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
+  }
+}
+
+// ---- small M (decode) ----------------------------------------------------------------------
+// Workgroup (WG_X, WG_Y): WG_Y virtual columns; the WG_X invocations of a column split its K
+// words and reduce through workgroup memory. M <= 8. WG_X must be a power of two.
+const MAXM: u32 = 8u;
+var<workgroup> red: array<f32, MAXM * WG_X * WG_Y>;
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn nf4_gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let g = wid.x;
+  let n = min(w_row(g, lid.y, WG_Y), nw() - 1u);
+  var acc: array<f32, MAXM>;
+  for (var kw = lid.x; kw < K8; kw += WG_X) {
+    let q = Wq[n * K8 + kw];
+    let s = absmax[n * KB + kw / 8u];
+    let w0 = unpack_lo(q) * s;
+    let w1 = unpack_hi(q) * s;
+    for (var m = 0u; m < MAXM; m++) {
+      if (m >= p.M) { break; }
+      acc[m] += dot(X[m * K4 + 2u * kw], w0) + dot(X[m * K4 + 2u * kw + 1u], w1);
+    }
+  }
+  let base = lid.y * WG_X + lid.x;
+  for (var m = 0u; m < MAXM; m++) { red[m * WG_X * WG_Y + base] = acc[m]; }
+  workgroupBarrier();
+  for (var s = WG_X / 2u; s > 0u; s >>= 1u) {
+    if (lid.x < s) {
+      for (var m = 0u; m < MAXM; m++) {
+        red[m * WG_X * WG_Y + base] += red[m * WG_X * WG_Y + base + s];
+      }
+    }
+    workgroupBarrier();
+  }
+  // Invocation x of column y writes row x (so up to WG_X rows; the launcher keeps M <= 8).
+  let oc = out_cols(WG_Y);
+  if (lid.y < oc && lid.x < p.M) {
+    let m = lid.x;
+    let a = red[m * WG_X * WG_Y + lid.y * WG_X];
+    let u = red[m * WG_X * WG_Y + ((lid.y + oc) % WG_Y) * WG_X];
+    store(m, g, lid.y, WG_Y, a, u);
+  }
+}

@@ -1,0 +1,209 @@
+// Launcher for every projection of the model: Y (=|+=) X W^T + bias + scale * (X A^T) B^T, with
+// W in f32 (shaders/linear.wgsl) or NF4 (shaders/matmul_nf4.wgsl), optional fused SwiGLU, LoRA
+// switchable at run time (Linear.loraEnabled; disabled = the reference policy for RL).
+// At most two dispatches: X A^T into a small [M, S*R] scratch, then one fused kernel.
+// CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/linear*.test.ts.
+import type { GpuRuntime } from '../runtime';
+import { ShapeError } from '../errors';
+import type { Nf4Weight } from './nf4';
+
+/** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv (M <= 8). */
+export type LinearVariant = 'rb' | 'rb8' | 'rb1' | 'tiled' | 'gemv';
+export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb1', 'tiled', 'gemv'];
+export const DECODE_CANDIDATES: readonly LinearVariant[] = ['rb1', 'gemv', 'rb'];
+export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'tiled'];
+/** Rows at or below which the decode variant is used (gemv handles at most 8). */
+export const DECODE_MAX_M = 8;
+
+interface VariantShape { kind: 'rb' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
+const SHAPES: Record<LinearVariant, VariantShape> = {
+  rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
+  rb8: { kind: 'rb', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
+  rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 32, WG_Y: 2 },
+  tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
+  gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
+};
+
+export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
+
+export interface LinearLora {
+  /** [S*R, K]: the A matrices of the S segments stacked (S = 1 unless the projection is fused). */
+  A: GPUBuffer;
+  /** [NW, R]: B of each segment, stacked along out like W. */
+  B: GPUBuffer;
+  R: number;
+  /** alpha / r, or alpha / sqrt(r) with rsLoRA (model/types.ts loraScale). */
+  scale: number;
+  /** W rows where LoRA segments 1 and 2 start (fused q|k|v: [NQ, NQ + NKV]). Default: one segment. */
+  segmentStarts?: number[];
+}
+
+export interface LinearSpec {
+  label: string;
+  /** In features. */
+  K: number;
+  /** Output columns (I when swiglu). W has NW = N rows, or 2N (gate rows then up rows) with swiglu. */
+  N: number;
+  weight: LinearWeight;
+  /** [NW] f32, or null. */
+  bias?: GPUBuffer | null;
+  /** Y = silu(X Wg^T + ...) * (X Wu^T + ...), with W = [Wg; Wu] concatenated along out. */
+  swiglu?: boolean;
+  lora?: LinearLora | null;
+}
+
+export interface LinearRunOptions {
+  /** Y += result (residual add fused into o_proj / down_proj). Default: Y = result. */
+  accumulate?: boolean;
+  /** Overrides the variant chosen for this M. */
+  variant?: LinearVariant;
+  /** [M, S*R] scratch for X A^T; default: one owned by this Linear, grown as needed. */
+  xa?: GPUBuffer;
+}
+
+export interface LinearVariantChoice { decode: LinearVariant; prefill: LinearVariant }
+
+function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
+  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind}` };
+}
+
+/** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
+export function defaultVariants(rt: GpuRuntime): LinearVariantChoice {
+  const cpu = rt.report.isFallback || /swiftshader|llvmpipe|lavapipe/i.test(rt.report.architecture + rt.report.description);
+  return cpu ? { decode: 'rb1', prefill: 'rb8' } : { decode: 'gemv', prefill: 'tiled' };
+}
+
+export class Linear {
+  /** LoRA on or off for the next runs; no recompiling or reallocation either way. */
+  loraEnabled: boolean;
+  readonly NW: number;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private readonly uniforms = new Uint32Array(12);
+  private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
+  private readonly xaUniforms = new Uint32Array(12);
+  private readonly dummy: GPUBuffer;
+  private xaScratch: GPUBuffer | null = null;
+
+  private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, public variants: LinearVariantChoice) {
+    this.NW = spec.swiglu ? 2 * spec.N : spec.N;
+    this.loraEnabled = Boolean(spec.lora);
+    this.dummy = rt.storage(16, `${spec.label} unused binding`);
+  }
+
+  /** Builds the layer and compiles the pipelines of the chosen (or default) variants. */
+  static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice): Promise<Linear> {
+    const lin = new Linear(rt, spec, variants ?? defaultVariants(rt));
+    lin.checkSpec();
+    await lin.prepare(lin.variants.decode);
+    await lin.prepare(lin.variants.prefill);
+    if (spec.lora) await Promise.all([lin.preparePlain('rb'), lin.preparePlain('gemv')]);
+    return lin;
+  }
+
+  get format(): 'f32' | 'nf4' {
+    return this.spec.weight.format;
+  }
+
+  /** Compiles a variant's pipeline (needed before run uses it). */
+  async prepare(variant: LinearVariant): Promise<void> {
+    const key = `main:${variant}`;
+    if (this.pipelines.has(key)) return;
+    const s = SHAPES[variant];
+    const e = entry(this.format, s.kind);
+    this.pipelines.set(key, await this.rt.kernel({ ...e, overrides: { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+  }
+
+  private async preparePlain(variant: 'rb' | 'gemv'): Promise<void> {
+    const s = SHAPES[variant];
+    this.pipelines.set(`xa:${variant}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, SWIGLU: 0 } }));
+  }
+
+  variantFor(M: number): LinearVariant {
+    return M <= DECODE_MAX_M ? this.variants.decode : this.variants.prefill;
+  }
+
+  /** Records Y[M, N] (=|+=) X[M, K] W^T (+ bias) (+ LoRA) into the runtime's current step. */
+  run(X: GPUBuffer, Y: GPUBuffer, M: number, opts: LinearRunOptions = {}): void {
+    const { K, N, label } = this.spec;
+    const op = `linear ${label}`;
+    if (X.size < M * K * 4) throw new ShapeError(op, `X of [${M}, ${K}] f32 (${M * K * 4} bytes)`, `${X.size} bytes (${X.label})`);
+    if (Y.size < M * N * 4) throw new ShapeError(op, `Y of [${M}, ${N}] f32 (${M * N * 4} bytes)`, `${Y.size} bytes (${Y.label})`);
+    const variant = opts.variant ?? this.variantFor(M);
+    if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
+    const pipeline = this.pipelines.get(`main:${variant}`);
+    if (!pipeline) throw new Error(`${op}: variant ${variant} is not compiled; await linear.prepare('${variant}') first`);
+    const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
+    let xa = this.dummy;
+    if (lora) xa = this.recordXA(X, M, lora, opts.xa);
+    const bias = this.spec.bias ?? null;
+    const S = lora ? this.segments(lora) : 1;
+    const starts = lora?.segmentStarts ?? [];
+    const flags = (bias ? 1 : 0) | (lora ? 2 : 0) | (opts.accumulate ? 4 : 0);
+    this.uniforms.set([M, N, K, flags, lora?.R ?? 0, S * (lora?.R ?? 0), starts[0] ?? this.NW, starts[1] ?? this.NW, 0, 0, 0, 0]);
+    this.uniformsF32[8] = lora?.scale ?? 0;
+    const w = this.spec.weight;
+    const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
+    const buffers = [X, ...weights, bias ?? this.dummy, xa, lora?.B ?? this.dummy, Y];
+    this.rt.dispatch(pipeline, buffers, this.uniforms, this.grid(variant, M, N, Boolean(this.spec.swiglu)));
+  }
+
+  /** Releases the buffers this Linear owns (not the weights, bias or LoRA it was given). */
+  dispose(): void {
+    this.rt.release(this.dummy);
+    if (this.xaScratch) this.rt.release(this.xaScratch);
+    this.xaScratch = null;
+  }
+
+  private segments(lora: LinearLora): number {
+    return 1 + (lora.segmentStarts?.length ?? 0);
+  }
+
+  private recordXA(X: GPUBuffer, M: number, lora: LinearLora, given: GPUBuffer | undefined): GPUBuffer {
+    const SR = this.segments(lora) * lora.R;
+    const bytes = M * SR * 4;
+    let xa = given;
+    if (xa) {
+      if (xa.size < bytes) throw new ShapeError(`linear ${this.spec.label}`, `xa scratch of [${M}, ${SR}] f32 (${bytes} bytes)`, `${xa.size} bytes (${xa.label})`);
+    } else {
+      if (!this.xaScratch || this.xaScratch.size < bytes) {
+        if (this.xaScratch) this.rt.release(this.xaScratch);
+        this.xaScratch = this.rt.storage(Math.max(bytes, 16), `${this.spec.label} lora XA`);
+      }
+      xa = this.xaScratch;
+    }
+    const variant = M <= DECODE_MAX_M ? 'gemv' : 'rb';
+    const pipeline = this.pipelines.get(`xa:${variant}`);
+    if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipelines missing (the Linear was created without lora)`);
+    this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
+    this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(variant, M, SR, false));
+    return xa;
+  }
+
+  private grid(variant: LinearVariant, M: number, N: number, swiglu: boolean): { x: number; y: number } {
+    const s = SHAPES[variant];
+    if (s.kind === 'gemv') return { x: Math.ceil(N / (swiglu ? s.WG_Y / 2 : s.WG_Y)), y: 1 };
+    const groups = Math.ceil(N / (swiglu ? s.TN / 2 : s.TN));
+    return { x: Math.ceil(groups / s.WG_X), y: Math.ceil(M / (s.TM * s.WG_Y)) };
+  }
+
+  private checkSpec(): void {
+    const { K, label, weight, bias, lora } = this.spec;
+    const op = `linear ${label}`;
+    const NW = this.NW;
+    if (weight.format === 'nf4') {
+      if (K % 64 !== 0) throw new ShapeError(op, 'K (in features) a multiple of 64 for NF4 weights (one absmax per 64 inputs of a row)', `K=${K}`);
+      if (weight.q.rows !== NW || weight.q.cols !== K) throw new ShapeError(op, `NF4 weight of [${NW}, ${K}]`, `[${weight.q.rows}, ${weight.q.cols}]`);
+      if (weight.q.codes.size < NW * K / 2) throw new ShapeError(op, `NF4 codes of ${NW * K / 2} bytes`, `${weight.q.codes.size} bytes`);
+    } else {
+      if (K % 4 !== 0) throw new ShapeError(op, 'K (in features) a multiple of 4', `K=${K}`);
+      if (weight.W.size < NW * K * 4) throw new ShapeError(op, `W of [${NW}, ${K}] f32 (${NW * K * 4} bytes)`, `${weight.W.size} bytes (${weight.W.label})`);
+    }
+    if (bias && bias.size < NW * 4) throw new ShapeError(op, `bias of [${NW}] f32`, `${bias.size} bytes (${bias.label})`);
+    if (lora) {
+      const S = this.segments(lora);
+      if (lora.A.size < S * lora.R * K * 4) throw new ShapeError(op, `LoRA A of [${S * lora.R}, ${K}] f32`, `${lora.A.size} bytes (${lora.A.label})`);
+      if (lora.B.size < NW * lora.R * 4) throw new ShapeError(op, `LoRA B of [${NW}, ${lora.R}] f32`, `${lora.B.size} bytes (${lora.B.label})`);
+      if (S > 3) throw new ShapeError(op, 'at most 3 LoRA segments (2 segment starts)', `${S}`);
+    }
+  }
+}
