@@ -1,0 +1,81 @@
+// Row-wise log-softmax reductions over one chunk of logits: log p(target) and entropy per row.
+//   logits [N, V] (the chunk: rows r0..r0+N-1 of the batch), targets [M] u32
+//   -> logp [M], entropy [M], written at rows r0..r0+N-1.
+// With z = logits * invT (invT = 1 / temperature; 1 for plain log-probs):
+//   logZ = logsumexp(z), logp = z[target] - logZ, entropy = -sum softmax(z) log softmax(z).
+// One workgroup per row; every invocation walks V with stride WG keeping an online triple
+// (max m, sum e^(z-m), sum e^(z-m) (z-m)), so the chunk is read once; the triples are merged
+// by a workgroup-memory tree. Any V (no multiple-of-4 requirement). A target >= V gives logp = +1
+// (impossible for a log-prob; WGSL has no portable NaN).
+// CPU twin: src/reference/logprobs.ts (logprobs_forward). Launcher: src/gpu/kernels/logprobs.ts.
+// Write contract: logp and entropy overwritten (=) at rows r0..r0+N-1, other rows untouched.
+
+struct Params {
+  N: u32,      // rows in this chunk
+  V: u32,      // vocabulary size
+  r0: u32,     // first batch row of the chunk
+  invT: f32,   // 1 / temperature
+}
+
+@group(0) @binding(0) var<storage, read> logits: array<f32>;          // [N, V]
+@group(0) @binding(1) var<storage, read> targets: array<u32>;         // [M]
+@group(0) @binding(2) var<storage, read_write> logp: array<f32>;      // [M]
+@group(0) @binding(3) var<storage, read_write> entropy: array<f32>;   // [M]
+@group(0) @binding(4) var<uniform> p: Params;
+
+// Invocations per workgroup, a power of two.
+override WG: u32 = 256;
+const NEG_BIG: f32 = -3.0e38;
+
+var<workgroup> rm: array<f32, WG>;   // running max
+var<workgroup> rs: array<f32, WG>;   // sum of e^(z - m)
+var<workgroup> rt: array<f32, WG>;   // sum of e^(z - m) (z - m)
+
+@compute @workgroup_size(WG)
+fn logprobs_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row = wid.x;
+  if (row >= p.N) { return; }
+  let o = row * p.V;
+  var m = NEG_BIG;
+  var s = 0.0;
+  var t = 0.0;
+  for (var i = lid; i < p.V; i += WG) {
+    let z = logits[o + i] * p.invT;
+    if (z > m) {
+      // Re-centre on the new max: t' = (t + (m - z) s) e^(m - z), s' = s e^(m - z).
+      let a = exp(m - z);
+      t = (t + (m - z) * s) * a;
+      s = s * a + 1.0;
+      m = z;
+    } else {
+      let e = exp(z - m);
+      s += e;
+      t += e * (z - m);
+    }
+  }
+  rm[lid] = m;
+  rs[lid] = s;
+  rt[lid] = t;
+  for (var k = WG / 2u; k > 0u; k >>= 1u) {
+    workgroupBarrier();
+    if (lid < k) {
+      let m1 = rm[lid];
+      let m2 = rm[lid + k];
+      let mm = max(m1, m2);
+      let a1 = exp(m1 - mm);
+      let a2 = exp(m2 - mm);
+      rt[lid] = (rt[lid] + (m1 - mm) * rs[lid]) * a1 + (rt[lid + k] + (m2 - mm) * rs[lid + k]) * a2;
+      rs[lid] = rs[lid] * a1 + rs[lid + k] * a2;
+      rm[lid] = mm;
+    }
+  }
+  if (lid == 0u) {
+    let logS = log(rs[0]);
+    let r = p.r0 + row;
+    let tg = targets[r];
+    var lp = 1.0;   // impossible log-prob: marks an out-of-range target
+    if (tg < p.V) { lp = logits[o + tg] * p.invT - rm[0] - logS; }
+    logp[r] = lp;
+    entropy[r] = logS - rt[0] / rs[0];
+  }
+}
