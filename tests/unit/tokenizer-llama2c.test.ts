@@ -7,13 +7,9 @@ import { parseLlama2cTokenizer, llama2cTokenizerJson, llama2cTokenizerConfig } f
 import { llama2c_decode, llama2c_encode } from '../../src/model/tokenizer/llama2c-reference';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { ModelLoadError } from '../../src/model/io/errors';
+import { greedySample, STORIES_DIR } from '../fixtures/io/stories260k';
 
-const DIR = '/work/shared/models/stories260K';
-export const GREEDY_SAMPLE = (): string => {
-  const md = readFileSync(`${DIR}/stories260K.md`, 'utf8');
-  const block = md.split('```')[3]; // the output of `./run ... -t 0.0`
-  return block.slice(block.indexOf('\n', block.indexOf('-t 0.0')) + 1).replace(/\n$/, '');
-};
+const DIR = STORIES_DIR;
 
 describe.skipIf(!existsSync(DIR))('llama2.c tokenizer -> tokenizer.json', () => {
   const vocab = parseLlama2cTokenizer(new Uint8Array(readFileSync(`${DIR}/tok512.bin`)), 'tok512.bin');
@@ -44,7 +40,7 @@ describe.skipIf(!existsSync(DIR))('llama2.c tokenizer -> tokenizer.json', () => 
   });
 
   it('round-trips the documented greedy sample', () => {
-    const text = GREEDY_SAMPLE();
+    const text = greedySample();
     expect(text.startsWith('Once upon a time')).toBe(true);
     const ids = tok.encode(text);
     expect(ids).toEqual(llama2c_encode(vocab, text, true, false));

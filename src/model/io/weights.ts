@@ -18,6 +18,8 @@ export class WeightStore {
     readonly source: FileSource,
     /** Every tensor of the checkpoint, by name, in file order. */
     readonly tensors: Map<string, TensorInfo>,
+    /** Progress callback used when stream/readAll are not given one. */
+    private readonly defaultProgress?: ProgressFn,
   ) {
     let n = 0;
     for (const t of tensors.values()) n += t.end - t.begin;
@@ -43,7 +45,7 @@ export class WeightStore {
    * Yield tensors one at a time (default: all, in file order). Only the tensor being yielded is
    * held here; progress counts stored bytes over all requested tensors.
    */
-  async *stream(names: string[] = this.names(), onProgress?: ProgressFn): AsyncGenerator<[string, HostTensor]> {
+  async *stream(names: string[] = this.names(), onProgress = this.defaultProgress): AsyncGenerator<[string, HostTensor]> {
     const infos = names.map((n) => this.info(n));
     infos.forEach(checkDtype); // fail before reading anything
     const total = infos.reduce((a, t) => a + t.end - t.begin, 0);
@@ -57,7 +59,7 @@ export class WeightStore {
   }
 
   /** Every tensor in one map: for small models only (holds them all). */
-  async readAll(onProgress?: ProgressFn): Promise<TensorMap> {
+  async readAll(onProgress = this.defaultProgress): Promise<TensorMap> {
     const out: TensorMap = new Map();
     for await (const [name, t] of this.stream(this.names(), onProgress)) out.set(name, t);
     return out;
@@ -80,7 +82,7 @@ export async function openWeights(src: FileSource, onProgress?: ProgressFn): Pro
   onProgress?.({ file: single, loadedBytes: 0, totalBytes: 1, stage: 'header' });
   const h = await readSafetensorsHeader(src, single);
   onProgress?.({ file: single, loadedBytes: 1, totalBytes: 1, stage: 'header' });
-  return new WeightStore(src, h.tensors);
+  return new WeightStore(src, h.tensors, onProgress);
 }
 
 async function openSharded(src: FileSource, onProgress?: ProgressFn): Promise<WeightStore> {
@@ -104,5 +106,5 @@ async function openSharded(src: FileSource, onProgress?: ProgressFn): Promise<We
     const t = tensors.get(name);
     if (!t || t.file !== shard) throw new ModelLoadError(String(shard), `tensor "${name}" is listed in ${INDEX_FILE} for this shard but the shard does not hold it; re-download the shard`, name);
   }
-  return new WeightStore(src, tensors);
+  return new WeightStore(src, tensors, onProgress);
 }
