@@ -1,0 +1,59 @@
+// Token embedding gather: out[n, c] = wte[ids[n], c] for N token ids, from an f32 table or an
+// NF4-quantized one (--quant-embeddings; packed by shaders/nf4.wgsl over the flat [V, C] table).
+// V = vocab, C = channels, N = tokens. Ids >= V produce a row of zeros (the launcher cannot see
+// ids on the GPU; the CPU twin throws instead).
+// CPU twin: embedding_forward (src/reference/embedding.ts), with nf4_roundtrip(wte) for NF4.
+// Launcher: src/gpu/kernels/embedding.ts. Tested by tests/unit/kernels-a-embedding.test.ts.
+// Write contract: out is overwritten (=). One invocation per 4 consecutive channels (C % 4 == 0).
+
+struct Params {
+  N: u32,
+  C: u32,
+  V: u32,
+  _pad: u32,
+}
+
+override WG: u32 = 64;
+
+const NF4 = array<f32, 16>(
+  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
+var<private> lut: array<f32, 16> = NF4;
+
+// ---- f32 table ------------------------------------------------------------------------------
+@group(0) @binding(0) var<storage, read> ids: array<u32>;            // [N]
+@group(0) @binding(1) var<storage, read> wte: array<vec4<f32>>;      // [V, C/4]
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>; // [N, C/4]
+@group(0) @binding(3) var<uniform> p: Params;
+
+@compute @workgroup_size(WG)
+fn embed_f32(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let C4 = p.C / 4u;
+  let n = gid.y;
+  let c4 = gid.x;
+  if (n >= p.N || c4 >= C4) { return; }
+  let id = ids[n];
+  out[n * C4 + c4] = select(vec4<f32>(0.0), wte[min(id, p.V - 1u) * C4 + c4], id < p.V);
+}
+
+// ---- NF4 table --------------------------------------------------------------------------------
+@group(0) @binding(0) var<storage, read> ids_q: array<u32>;            // [N]
+@group(0) @binding(1) var<storage, read> codes: array<u32>;            // [V*C/8] packed codes
+@group(0) @binding(2) var<storage, read> absmax: array<f32>;           // [V*C/64]
+@group(0) @binding(3) var<storage, read_write> out_q: array<vec4<f32>>; // [N, C/4]
+@group(0) @binding(4) var<uniform> pq: Params;
+
+@compute @workgroup_size(WG)
+fn embed_nf4(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let C4 = pq.C / 4u;
+  let n = gid.y;
+  let c4 = gid.x;
+  if (n >= pq.N || c4 >= C4) { return; }
+  let id = ids_q[n];
+  let e = min(id, pq.V - 1u) * pq.C + c4 * 4u;   // flat element index, a multiple of 4
+  let q = codes[e / 8u] >> (4u * (e % 8u));
+  let v = vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]) * absmax[e / 64u];
+  out_q[n * C4 + c4] = select(vec4<f32>(0.0), v, id < pq.V);
+}

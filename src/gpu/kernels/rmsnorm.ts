@@ -1,0 +1,55 @@
+// Launcher for shaders/rmsnorm.wgsl: RMSNorm over [N, C] rows, and the fused residual + RMSNorm
+// (x += delta; y = rmsnorm(x) * w) that saves a dispatch per layer.
+// CPU twin: src/reference/rmsnorm.ts. Tested by tests/unit/kernels-a-rmsnorm.test.ts.
+import type { GpuRuntime } from '../runtime';
+import { ShapeError } from '../errors';
+
+const WG = 64;
+const MAX_X = 65535;
+
+export class RmsNorm {
+  private readonly uniforms = new Uint32Array(4);
+  private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
+
+  private constructor(private readonly rt: GpuRuntime, private readonly plain: GPUComputePipeline,
+    private readonly fused: GPUComputePipeline, readonly C: number, readonly eps: number) {}
+
+  static async create(rt: GpuRuntime, C: number, eps: number): Promise<RmsNorm> {
+    if (C % 4 !== 0) throw new ShapeError('rmsnorm', 'C (channels) a multiple of 4', `C=${C}`);
+    const [plain, fused] = await Promise.all([
+      rt.kernel({ shader: 'rmsnorm', entry: 'rmsnorm', overrides: { WG } }),
+      rt.kernel({ shader: 'rmsnorm', entry: 'residual_rmsnorm', overrides: { WG } }),
+    ]);
+    return new RmsNorm(rt, plain, fused, C, eps);
+  }
+
+  /** Records y[N, C] = rmsnorm(x) * w. */
+  run(x: GPUBuffer, w: GPUBuffer, y: GPUBuffer, N: number): void {
+    this.check('rmsnorm', N, { x, w, y });
+    this.rt.dispatch(this.plain, [x, w, y], this.params(N), this.grid(N));
+  }
+
+  /** Records x += delta (x is the residual stream, updated in place); y = rmsnorm(x) * w. */
+  runResidual(delta: GPUBuffer, w: GPUBuffer, x: GPUBuffer, y: GPUBuffer, N: number): void {
+    this.check('residual_rmsnorm', N, { delta, w, x, y });
+    this.rt.dispatch(this.fused, [delta, w, x, y], this.params(N), this.grid(N));
+  }
+
+  private params(N: number): Uint32Array {
+    this.uniforms.set([N, this.C, 0, 0]);
+    this.uniformsF32[2] = this.eps;
+    return this.uniforms;
+  }
+
+  private grid(N: number): { x: number; y: number } {
+    return { x: Math.min(N, MAX_X), y: Math.ceil(N / MAX_X) };
+  }
+
+  private check(op: string, N: number, bufs: Record<string, GPUBuffer>): void {
+    const C = this.C;
+    for (const [name, b] of Object.entries(bufs)) {
+      const need = name === 'w' ? C * 4 : N * C * 4;
+      if (b.size < need) throw new ShapeError(op, `${name} of ${name === 'w' ? `[${C}]` : `[${N}, ${C}]`} f32 (${need} bytes)`, `${b.size} bytes (${b.label})`);
+    }
+  }
+}
