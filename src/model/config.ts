@@ -120,7 +120,7 @@ export function modelConfigToJson(c: ModelConfig): Json {
     rms_norm_eps: c.rmsNormEps,
     max_position_embeddings: c.maxPositions,
     tie_word_embeddings: c.tieWordEmbeddings,
-    attention_bias: false,
+    ...(c.architecture === 'llama' ? { attention_bias: false } : {}),
     bos_token_id: c.bosTokenId ?? null,
     eos_token_id: c.eosTokenIds.length === 1 ? c.eosTokenIds[0] : c.eosTokenIds,
     torch_dtype: 'float32',
