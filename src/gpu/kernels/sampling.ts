@@ -1,0 +1,74 @@
+// Launcher for shaders/sampling.wgsl: one token per row of logits [B, V] on the GPU (greedy,
+// temperature, top-k, top-p, seeded), so only [B] ids and [B] log-probs are read back, in one
+// readback. CPU twin: src/reference/sampling.ts. Tested by tests/unit/kernels-b-sampling.test.ts.
+import type { GpuRuntime } from '../runtime';
+import { ShapeError } from '../errors';
+import type { SamplingParams } from '../../reference/sampling';
+
+export type { SamplingParams } from '../../reference/sampling';
+
+export interface SamplerOptions {
+  /** V */
+  V: number;
+  /** Invocations per workgroup, a power of two (default 64: barriers dominate on SwiftShader). */
+  wg?: number;
+}
+
+export interface SampledTokens {
+  ids: Uint32Array;
+  /** log softmax(logits / T)[id] over the full vocabulary (T = 1 when greedy). */
+  logprobs: Float32Array;
+}
+
+/** Bytes of the output buffer for B rows: [B] u32 ids then [B] f32 log-probs. */
+export function samplerOutBytes(B: number): number {
+  return 8 * B;
+}
+
+export class Sampler {
+  private readonly uniforms = new ArrayBuffer(32);
+  private readonly u32 = new Uint32Array(this.uniforms);
+  private readonly f32 = new Float32Array(this.uniforms);
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    private readonly pipeline: GPUComputePipeline,
+    readonly opts: Required<SamplerOptions>,
+  ) {}
+
+  static async create(rt: GpuRuntime, opts: SamplerOptions): Promise<Sampler> {
+    const o: Required<SamplerOptions> = { wg: 64, ...opts };
+    if (!Number.isInteger(o.V) || o.V <= 0) throw new ShapeError('sample', 'V a positive integer', `V=${o.V}`);
+    if ((o.wg & (o.wg - 1)) !== 0 || o.wg <= 0) throw new ShapeError('sample', 'a power-of-two workgroup size', `wg=${o.wg}`);
+    const pipeline = await rt.kernel({ shader: 'sampling', entry: 'sample_rows', overrides: { WG: o.wg } });
+    return new Sampler(rt, pipeline, o);
+  }
+
+  /** Records: out [2B] = sampled ids of logits [B, V], then their log-probs as f32 bits. */
+  run(logits: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams): void {
+    const { V } = this.opts;
+    if (logits.size < B * V * 4) throw new ShapeError('sample', `logits of [${B}, ${V}] f32 (${B * V * 4} bytes)`, `${logits.size} bytes (${logits.label})`);
+    if (out.size < samplerOutBytes(B)) throw new ShapeError('sample', `out of [2 * ${B}] u32 (${samplerOutBytes(B)} bytes)`, `${out.size} bytes (${out.label})`);
+    const { temperature, topK, topP, seed, step } = params;
+    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new ShapeError('sample', 'temperature >= 0 (0: greedy)', `${temperature}`);
+    if (!Number.isInteger(topK) || topK < 0) throw new ShapeError('sample', 'topK an integer >= 0 (0: off)', `${topK}`);
+    if (!(topP > 0 && topP <= 1)) throw new ShapeError('sample', 'topP in (0, 1] (1: off)', `${topP}`);
+    for (const [k, v] of [['seed', seed], ['step', step]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ShapeError('sample', `${k} a u32`, `${v}`);
+    }
+    if (B === 0) return;
+    const greedy = temperature === 0;
+    this.u32.set([B, V, topK, greedy ? 1 : 0, seed, step]);
+    this.f32[6] = greedy ? 1 : 1 / temperature;
+    this.f32[7] = topP;
+    const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
+    if (B > max) throw new ShapeError('sample', `at most ${max} rows per dispatch`, `B=${B}`);
+    this.rt.dispatch(this.pipeline, [logits, out], new Uint8Array(this.uniforms), { x: B });
+  }
+
+  /** Submits pending work and reads the B sampled ids and log-probs (one readback). */
+  async read(out: GPUBuffer, B: number): Promise<SampledTokens> {
+    const bytes = await this.rt.read(out, samplerOutBytes(B));
+    return { ids: new Uint32Array(bytes, 0, B).slice(), logprobs: new Float32Array(bytes, 4 * B, B).slice() };
+  }
+}
