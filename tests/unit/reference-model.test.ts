@@ -9,8 +9,8 @@ import { parseModelConfig } from '../../src/model/config';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
-import { readTensor, readSafetensorsHeader } from '../../src/model/io/safetensors';
-import { PROJECTIONS, hfNames, loraKey, type LoraPair, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../../src/model/types';
+import { readPeftAdapter } from '../../src/model/io/peft';
+import { PROJECTIONS, hfNames, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../../src/model/types';
 import { nf4_roundtrip } from '../../src/reference/nf4';
 import { greedy_generate, model_forward, model_logprobs } from '../../src/reference/model';
 import { maxAbsDiff } from '../../src/reference/matmul';
@@ -39,27 +39,6 @@ interface Goldens {
 
 const goldens = JSON.parse(readFileSync(join(DIR, 'goldens.json'), 'utf8')) as Goldens;
 
-// Minimal PEFT adapter reader, local to this test until src/model/io has readPeftAdapter.
-async function readAdapter(dir: string, cfg: ModelConfig): Promise<LoraWeights> {
-  const src = new NodeDirSource(dir);
-  const ac = (await readJson(src, 'adapter_config.json')) as { r: number; lora_alpha: number; use_rslora?: boolean; target_modules: string[] };
-  const targets = PROJECTIONS.filter((p) => ac.target_modules.includes(`${p}_proj`));
-  const h = await readSafetensorsHeader(src, 'adapter_model.safetensors');
-  const pairs = new Map<string, LoraPair>();
-  for (let l = 0; l < cfg.numLayers; l++) {
-    for (const p of targets) {
-      const base = `base_model.model.${hfNames.proj(l, p).replace(/\.weight$/, '')}`;
-      const get = async (ab: 'A' | 'B') => {
-        const info = h.tensors.get(`${base}.lora_${ab}.weight`);
-        if (!info) throw new Error(`adapter: missing ${base}.lora_${ab}.weight`);
-        return (await readTensor(src, info)).data;
-      };
-      pairs.set(loraKey(l, p), { A: await get('A'), B: await get('B') });
-    }
-  }
-  return { config: { rank: ac.r, alpha: ac.lora_alpha, useRslora: ac.use_rslora ?? false, targets }, pairs };
-}
-
 /** Every projection weight replaced by its NF4 round trip; embeddings and norms unchanged. */
 function nf4Weights(cfg: ModelConfig, w: TensorMap): TensorMap {
   const out: TensorMap = new Map(w);
@@ -84,7 +63,7 @@ describe('CPU reference model vs PyTorch goldens (tiny Qwen2)', () => {
     cfg = parseModelConfig(await readJson(src, 'config.json'));
     const f32 = await (await openWeights(src)).readAll();
     weights = { f32, nf4: nf4Weights(cfg, f32) };
-    lora = await readAdapter(join(DIR, 'tiny-qwen2-lora'), cfg);
+    lora = await readPeftAdapter(new NodeDirSource(join(DIR, 'tiny-qwen2-lora')), cfg);
   });
 
   it('the fixture carries its magic, version and how to regenerate it', () => {
