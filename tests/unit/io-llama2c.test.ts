@@ -87,7 +87,7 @@ describe.skipIf(!existsSync(DIR))('stories260K.bin', () => {
     const ids = greedy_generate(m.config, w, [1], 256, []); // run.c: steps 256 = positions 0..255, one new token each
     const got = m.tokenizer.decode([1, ...ids], { skipSpecialTokens: true });
     const same = [...text].findIndex((c, i) => c !== got[i]);
-    console.log(`stories260K greedy: ${ids.length} tokens, first difference at char ${same} of ${text.length}`);
+    console.log(`stories260K greedy: ${ids.length} tokens, ${same < 0 ? `all ${text.length} chars match the model card` : `first difference at char ${same} of ${text.length}`}`);
     expect(got).toBe(text);
   });
 

@@ -77,7 +77,7 @@ export interface OpenModelOptions {
  */
 export async function openNodeModelSource(path: string, opts: OpenModelOptions = {}): Promise<FileSource> {
   const st = await stat(path).catch(() => undefined);
-  if (!st) throw missingFile({ name: `folder ${dirname(path)}` } as FileSource, basename(path));
+  if (!st) throw new ModelLoadError(basename(path), `not found at ${path}; pass a model folder or a llama2.c .bin checkpoint`);
   if (st.isDirectory()) return new NodeDirSource(path);
   const files: Record<string, Uint8Array> = { [basename(path)]: new Uint8Array(await readFile(path)) };
   const tokPath = opts.tokenizer ?? (await findLlama2cTokenizer(dirname(path), basename(path)));
