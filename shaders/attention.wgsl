@@ -18,7 +18,7 @@ struct Params {
   M: u32,       // rows
   NH: u32,      // query heads
   KVH: u32,     // kv heads
-  HS: u32,      // head size
+  _hs: u32,     // (HS is an override)
   Tmax: u32,    // cache capacity per sequence
   B: u32,       // cache sequence slots
   scale: f32,   // softmax scale, 1/sqrt(HS)
@@ -37,10 +37,12 @@ const NEG_BIG: f32 = -3.0e38;  // stands for -inf (exp of it minus anything is 0
 
 // Invocations per workgroup (attn_thread: any; attn_wg: a power of two >= HS/4).
 override WG: u32 = 64;
+// Head size, a multiple of 4 and <= 4 * HS4_MAX: a constant so the loops over it unroll.
+override HS: u32 = 64;
 
 // First vec4 of the cache line (sequence, kv head, key 0).
 fn cache_base(seq: u32, kh: u32) -> u32 {
-  return (seq * p.KVH + kh) * p.Tmax * (p.HS / 4u);
+  return (seq * p.KVH + kh) * p.Tmax * (HS / 4u);
 }
 
 // ---- one invocation per (row, head) -------------------------------------------------------
@@ -50,7 +52,7 @@ fn attn_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
   if (idx >= p.M * p.NH) { return; }
   let m = idx / p.NH;
   let h = idx % p.NH;
-  let HS4 = p.HS / 4u;
+  let HS4 = HS / 4u;
   let seq = min(rows[2u * m], p.B - 1u);
   let last = min(rows[2u * m + 1u], p.Tmax - 1u);
   let kh = h / (p.NH / p.KVH);
@@ -109,7 +111,7 @@ fn wg_sum(lid: u32, v: f32) -> f32 {
 fn attn_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let h = wid.x;
   let m = wid.y;
-  let HS4 = p.HS / 4u;
+  let HS4 = HS / 4u;
   let seq = min(rows[2u * m], p.B - 1u);
   let last = min(rows[2u * m + 1u], p.Tmax - 1u);
   let kh = h / (p.NH / p.KVH);

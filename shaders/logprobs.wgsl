@@ -24,7 +24,7 @@ struct Params {
 @group(0) @binding(4) var<uniform> p: Params;
 
 // Invocations per workgroup, a power of two.
-override WG: u32 = 256;
+override WG: u32 = 64;
 const NEG_BIG: f32 = -3.0e38;
 
 var<workgroup> rm: array<f32, WG>;   // running max

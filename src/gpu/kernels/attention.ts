@@ -41,7 +41,7 @@ export class Attention {
     if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
       throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
     }
-    const pipeline = await rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? 'attn_thread' : 'attn_wg', overrides: { WG: wg } });
+    const pipeline = await rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? 'attn_thread' : 'attn_wg', overrides: { WG: wg, HS } });
     return new Attention(rt, pipeline, o);
   }
 

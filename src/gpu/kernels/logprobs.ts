@@ -22,7 +22,7 @@ export interface ChunkedLogprobsOptions {
   C: number;
   /** Rows per chunk: the logits scratch is [chunkRows, V] (default 16). */
   chunkRows?: number;
-  /** Invocations per workgroup, a power of two (default 256). */
+  /** Invocations per workgroup, a power of two (default 64: barriers dominate on SwiftShader). */
   wg?: number;
 }
 
@@ -45,7 +45,7 @@ export class ChunkedLogprobs {
   }
 
   static async create(rt: GpuRuntime, opts: ChunkedLogprobsOptions): Promise<ChunkedLogprobs> {
-    const o: Required<ChunkedLogprobsOptions> = { chunkRows: 16, wg: 256, ...opts };
+    const o: Required<ChunkedLogprobsOptions> = { chunkRows: 16, wg: 64, ...opts };
     for (const k of ['V', 'C', 'chunkRows', 'wg'] as const) {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ShapeError('logprobs', `${k} a positive integer`, `${k}=${o[k]}`);
     }
