@@ -63,19 +63,37 @@ fn attn_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
   for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * p.scale; }
   var mx = NEG_BIG;
   var l = 0.0;
-  for (var j = 0u; j <= last; j++) {
+  // Keys four at a time: one max update and one rescale per block.
+  var j = 0u;
+  for (; j + 3u <= last; j += 4u) {
+    let k0 = base + j * HS4;
+    let k1 = k0 + HS4;
+    let k2 = k1 + HS4;
+    let k3 = k2 + HS4;
+    var s4 = vec4<f32>(0.0);
+    for (var d = 0u; d < HS4; d++) {
+      let qd = q[d];
+      s4 += vec4<f32>(dot(qd, Kc[k0 + d]), dot(qd, Kc[k1 + d]), dot(qd, Kc[k2 + d]), dot(qd, Kc[k3 + d]));
+    }
+    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+    let a = exp(mx - mnew);
+    let e = exp(s4 - vec4<f32>(mnew));
+    l = l * a + (e.x + e.y) + (e.z + e.w);
+    for (var d = 0u; d < HS4; d++) {
+      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];
+    }
+    mx = mnew;
+  }
+  for (; j <= last; j++) {
     let ko = base + j * HS4;
     var s = 0.0;
     for (var d = 0u; d < HS4; d++) { s += dot(q[d], Kc[ko + d]); }
-    if (s > mx) {
-      let a = exp(mx - s);
-      l *= a;
-      for (var d = 0u; d < HS4; d++) { acc[d] *= a; }
-      mx = s;
-    }
-    let e = exp(s - mx);
-    l += e;
-    for (var d = 0u; d < HS4; d++) { acc[d] += e * Vc[ko + d]; }
+    let mnew = max(mx, s);
+    let a = exp(mx - mnew);
+    let e = exp(s - mnew);
+    l = l * a + e;
+    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }
+    mx = mnew;
   }
   let inv = 1.0 / l;
   for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }

@@ -20,6 +20,8 @@ interface Scenario {
   HS: number;
   /** Per step, tokens appended by each sequence slot. */
   steps: number[][];
+  /** Slots emptied (KvCache.reset) before the step of that index. */
+  resets?: Record<number, number[]>;
 }
 
 const THETA = 10000;
@@ -31,6 +33,7 @@ const scenarios: Scenario[] = [
   { name: 'MHA NH=KVH, decode', NH: 2, KVH: 2, HS: 8, steps: [[4, 1], [1, 1], [1, 1]] },
   { name: 'GQA 14/2 HS=64 (Qwen heads)', NH: 14, KVH: 2, HS: 64, steps: [[5, 2], [1, 1]] },
   { name: 'long sequence over several key chunks', NH: 2, KVH: 1, HS: 8, steps: [[150], [1]] },
+  { name: 'slot reset and reused', NH: 4, KVH: 1, HS: 12, steps: [[6, 4], [1, 1], [3, 1], [1, 1]], resets: { 2: [0] } },
 ];
 
 /** Columns [c0, c0 + w) of each row of a row-major [M, F] matrix. */
@@ -62,6 +65,11 @@ describe('attention over the KV cache', () => {
         const vHist: Float32Array[][] = Array.from({ length: B }, () => []);
         let worst = 0;
         for (const [si, newTokens] of sc.steps.entries()) {
+          for (const slot of sc.resets?.[si] ?? []) {
+            cache.reset(slot);
+            kHist[slot] = [];
+            vHist[slot] = [];
+          }
           const step = cache.append(newTokens);
           const M = step.M;
           const QKV = randomArray(M * F, 100 * si + 17);

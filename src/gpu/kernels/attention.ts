@@ -4,11 +4,22 @@
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
+import { getTuning } from '../tuning';
 
 /** 'thread': one invocation per (row, head), no workgroup memory (CPU adapters such as
  * SwiftShader); 'wg': one workgroup per (row, head), keys split across it (real GPUs). */
 export type AttentionVariant = 'thread' | 'wg';
 export const ATTENTION_VARIANTS: AttentionVariant[] = ['thread', 'wg'];
+
+/**
+ * The variant to use on this adapter: a measured choice (tuning family 'attention') when one
+ * was stored, else 'thread' on CPU adapters (SwiftShader, fallback) and 'wg' on real GPUs.
+ */
+export function defaultAttentionVariant(rt: GpuRuntime): AttentionVariant {
+  const tuned = getTuning(rt.report, 'attention');
+  if (tuned === 'thread' || tuned === 'wg') return tuned;
+  return rt.report.isFallback || rt.report.architecture === 'swiftshader' ? 'thread' : 'wg';
+}
 
 export interface AttentionOptions {
   NH: number;
