@@ -1,0 +1,429 @@
+// PythonPool: N warm Pyodide workers behind one queue. Runs get a clean namespace, or their
+// episode's persistent one (an episode sticks to one worker); timeouts interrupt through the
+// SharedArrayBuffer and then terminate + respawn the worker, without touching other runs.
+// Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools-python*.test.ts.
+import type { InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest } from './protocol';
+import {
+  resolvePoolConfig,
+  type AssertResult,
+  type PoolConfig,
+  type RunOptions,
+  type RunResult,
+  type TestsResult,
+} from './types';
+
+type JobRequest = Extract<SandboxRequest, { kind: 'run' } | { kind: 'tests' }>;
+
+interface Job {
+  request: JobRequest;
+  episode?: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+  stdout: string;
+  stderr: string;
+  outBytes: number;
+  truncated: boolean;
+  asserts: Map<number, AssertResult>;
+  solutionOk: boolean;
+  startedAt: number;
+  stopReason?: 'Timeout' | 'Aborted';
+  timers: ReturnType<typeof setTimeout>[];
+  namespaceLost: boolean;
+  resolve(r: JobResult): void;
+}
+
+interface JobResult {
+  run: RunResult;
+  asserts: Map<number, AssertResult>;
+  solutionOk: boolean;
+}
+
+interface Slot {
+  index: number;
+  generation: number;
+  state: 'starting' | 'idle' | 'busy' | 'dead';
+  port?: SandboxPort;
+  interrupt?: Int32Array;
+  job?: Job;
+  info?: InitInfo;
+  /** Replies awaited for control requests (init, endEpisode). */
+  control: Map<number, () => void>;
+  started: Promise<void>;
+}
+
+export interface PoolStats {
+  workers: number;
+  idle: number;
+  busy: number;
+  starting: number;
+  dead: number;
+  queued: number;
+  runs: number;
+  respawns: number;
+}
+
+export class PythonPool {
+  readonly config: PoolConfig;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  /** episode -> slot index and the worker generation that holds its namespace. */
+  private readonly episodes = new Map<string, { slot: number; generation: number }>();
+  private nextId = 1;
+  private runs = 0;
+  private respawns = 0;
+  private lastStartError = '';
+  private closed = false;
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly factory: SandboxPortFactory,
+    private readonly indexURL: string,
+    config: Partial<PoolConfig> = {},
+  ) {
+    this.config = resolvePoolConfig(config);
+    for (let i = 0; i < this.config.workers; i++) {
+      const slot: Slot = { index: i, generation: 0, state: 'dead', control: new Map(), started: Promise.resolve() };
+      this.slots.push(slot);
+      this.spawn(slot);
+    }
+  }
+
+  /** Resolves when every worker has started (or failed to); returns the started ones' info. */
+  async ready(): Promise<InitInfo[]> {
+    await Promise.all(this.slots.map((s) => s.started));
+    const infos = this.slots.flatMap((s) => (s.info ? [s.info] : []));
+    if (!infos.length) throw new Error(`no Python worker could start: ${this.lastStartError}`);
+    return infos;
+  }
+
+  run(code: string, opts: RunOptions = {}): Promise<RunResult> {
+    const request: JobRequest = { kind: 'run', id: 0, code, maxOutputBytes: this.outputCap(opts) };
+    if (opts.stdin !== undefined) request.stdin = opts.stdin;
+    if (opts.episode !== undefined) request.episode = opts.episode;
+    return this.submit(request, opts).then((r) => r.run);
+  }
+
+  /** Runs a candidate solution, then each assert statement (MBPP shape) in its namespace. */
+  async runTests(code: string, tests: string[], opts: RunOptions & { setup?: string } = {}): Promise<TestsResult> {
+    const request: JobRequest = { kind: 'tests', id: 0, code, tests, maxOutputBytes: this.outputCap(opts) };
+    if (opts.setup) request.setup = opts.setup;
+    const { run, asserts, solutionOk } = await this.submit(request, { ...opts, episode: undefined });
+    const list = tests.map((test, i): AssertResult => {
+      const a = asserts.get(i);
+      if (a) return a;
+      const why = solutionOk ? `${run.errorType ?? 'NotRun'}: ${run.errorMessage ?? 'stopped before this assert'}` : `solution failed: ${run.errorType}: ${run.errorMessage}`;
+      return { test, passed: false, error: why };
+    });
+    const passed = list.filter((a) => a.passed).length;
+    return { solutionOk, run, asserts: list, passed, total: tests.length };
+  }
+
+  /** Drops the episode's namespace and working directory. */
+  endEpisode(episode: string): Promise<void> {
+    const bound = this.episodes.get(episode);
+    this.episodes.delete(episode);
+    if (!bound) return Promise.resolve();
+    const slot = this.slots[bound.slot];
+    if (slot.generation !== bound.generation || !slot.port || slot.state === 'dead' || slot.state === 'starting') {
+      return Promise.resolve();
+    }
+    return this.control(slot, { kind: 'endEpisode', id: this.nextId++, episode });
+  }
+
+  private control(slot: Slot, req: Extract<SandboxRequest, { kind: 'endEpisode' }>): Promise<void> {
+    return new Promise((resolve) => {
+      slot.control.set(req.id, resolve);
+      slot.port?.post(req);
+    });
+  }
+
+  stats(): PoolStats {
+    const count = (st: Slot['state']) => this.slots.filter((s) => s.state === st).length;
+    return {
+      workers: this.slots.length, idle: count('idle'), busy: count('busy'), starting: count('starting'),
+      dead: count('dead'), queued: this.queue.length, runs: this.runs, respawns: this.respawns,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.finish(job, failure('SandboxUnavailable', 'the Python pool was closed'));
+    for (const slot of this.slots) {
+      if (slot.job) this.finish(slot.job, failure('SandboxUnavailable', 'the Python pool was closed'));
+      slot.port?.terminate();
+      slot.port = undefined;
+      slot.state = 'dead';
+      for (const done of slot.control.values()) done();
+      slot.control.clear();
+    }
+  }
+
+  private outputCap(opts: RunOptions): number {
+    return opts.maxOutputBytes ?? this.config.maxOutputBytes;
+  }
+
+  private submit(request: JobRequest, opts: RunOptions): Promise<JobResult> {
+    return new Promise((resolve) => {
+      const job: Job = {
+        request, timeoutMs: opts.timeoutMs ?? this.config.timeoutMs, maxOutputBytes: request.maxOutputBytes,
+        stdout: '', stderr: '', outBytes: 0, truncated: false, asserts: new Map(), solutionOk: false, startedAt: 0,
+        timers: [], namespaceLost: false, resolve,
+      };
+      if (opts.episode !== undefined) job.episode = opts.episode;
+      if (this.closed) return this.finish(job, failure('SandboxUnavailable', 'the Python pool was closed'));
+      if (opts.signal) {
+        if (opts.signal.aborted) return this.finish(job, failure('Aborted', 'the run was aborted before it started'));
+        job.signal = opts.signal;
+        job.onAbort = () => this.abort(job);
+        opts.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      for (const slot of this.slots) if (slot.state === 'dead' && !this.closed) this.spawn(slot);
+      this.pump();
+    });
+  }
+
+  private spawn(slot: Slot): void {
+    slot.generation++;
+    slot.state = 'starting';
+    slot.info = undefined;
+    const port = this.factory();
+    slot.port = port;
+    const sab = typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
+    slot.interrupt = sab ? new Int32Array(sab) : undefined;
+    const generation = slot.generation;
+    const alive = () => slot.port === port && slot.generation === generation;
+    port.listen(
+      (msg) => alive() && this.onReply(slot, msg),
+      (reason) => alive() && this.onExit(slot, reason),
+    );
+    const id = this.nextId++;
+    slot.started = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        if (!alive() || slot.state !== 'starting') return resolve();
+        this.startFailed(slot, `Pyodide did not start within ${this.config.startTimeoutMs} ms (check the worker's CSP allows 'wasm-unsafe-eval')`);
+        resolve();
+      }, this.config.startTimeoutMs);
+      slot.control.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    const init: SandboxRequest = {
+      kind: 'init', id, indexURL: this.indexURL,
+      maxMemoryBytes: this.config.maxMemoryBytes, maxRecursionLimit: this.config.maxRecursionLimit,
+    };
+    if (sab) init.interrupt = sab;
+    port.post(init);
+  }
+
+  private startFailed(slot: Slot, reason: string): void {
+    this.lastStartError = reason;
+    slot.port?.terminate();
+    slot.port = undefined;
+    slot.state = 'dead';
+    for (const done of slot.control.values()) done();
+    slot.control.clear();
+    // Nothing can serve the queue: fail it rather than hang.
+    if (this.slots.every((s) => s.state === 'dead')) {
+      for (const job of this.queue.splice(0)) this.finish(job, failure('SandboxUnavailable', `no Python worker could start: ${reason}`));
+    }
+  }
+
+  private onReply(slot: Slot, msg: SandboxReply): void {
+    const job = slot.job;
+    switch (msg.kind) {
+      case 'output': {
+        if (!job || msg.id !== job.request.id) return;
+        this.appendOutput(job, msg.stream, msg.text);
+        if (msg.cut) job.truncated = true;
+        return;
+      }
+      case 'assert': {
+        if (!job || msg.id !== job.request.id || job.request.kind !== 'tests') return;
+        const test = job.request.tests[msg.index];
+        if (test === undefined) return;
+        job.asserts.set(msg.index, { test, passed: msg.passed, ...(msg.error ? { error: msg.error } : {}) });
+        return;
+      }
+      case 'solution': {
+        if (job && msg.id === job.request.id) job.solutionOk = msg.ok;
+        return;
+      }
+      case 'result': {
+        if (msg.for === 'init') {
+          slot.info = msg.info;
+          slot.state = 'idle';
+          slot.control.get(msg.id)?.();
+          slot.control.delete(msg.id);
+          this.pump();
+          return;
+        }
+        if (msg.for === 'endEpisode') {
+          slot.control.get(msg.id)?.();
+          slot.control.delete(msg.id);
+          return;
+        }
+        if (!job || msg.id !== job.request.id) return;
+        this.complete(slot, job, msg.outcome);
+        return;
+      }
+      case 'error': {
+        if (slot.control.has(msg.id)) {
+          if (slot.state === 'starting') return this.startFailed(slot, msg.message);
+          slot.control.get(msg.id)?.();
+          slot.control.delete(msg.id);
+          return;
+        }
+        if (!job || msg.id !== job.request.id) return;
+        // An internal failure of the worker: report it and replace the worker to be safe.
+        this.complete(slot, job, { errorType: 'SandboxCrash', errorMessage: msg.message, truncated: job.truncated, fatal: true });
+      }
+    }
+  }
+
+  private onExit(slot: Slot, reason: string): void {
+    if (slot.state === 'starting') return this.startFailed(slot, reason);
+    const job = slot.job;
+    slot.port = undefined;
+    if (job) this.complete(slot, job, { errorType: 'SandboxCrash', errorMessage: `the Python worker exited: ${reason}`, truncated: job.truncated, fatal: true });
+    else this.respawn(slot);
+  }
+
+  private appendOutput(job: Job, stream: 'stdout' | 'stderr', text: string): void {
+    const room = job.maxOutputBytes - job.outBytes;
+    if (room <= 0) {
+      job.truncated = true;
+      return;
+    }
+    const bytes = this.encoder.encode(text);
+    let kept = text;
+    if (bytes.length > room) {
+      kept = new TextDecoder().decode(bytes.subarray(0, room));
+      job.truncated = true;
+    }
+    job.outBytes += Math.min(bytes.length, room);
+    if (stream === 'stdout') job.stdout += kept;
+    else job.stderr += kept;
+  }
+
+  /** Picks the next runnable job for each idle worker; episodes stay on their worker. */
+  private pump(): void {
+    for (let qi = 0; qi < this.queue.length; qi++) {
+      const job = this.queue[qi];
+      const slot = this.pickSlot(job);
+      if (!slot) continue;
+      this.queue.splice(qi--, 1);
+      this.dispatch(slot, job);
+    }
+  }
+
+  private pickSlot(job: Job): Slot | undefined {
+    if (job.episode !== undefined) {
+      const bound = this.episodes.get(job.episode);
+      if (bound) {
+        const slot = this.slots[bound.slot];
+        if (slot.state !== 'dead') {
+          if (slot.state !== 'idle') return undefined;
+          if (slot.generation !== bound.generation) {
+            job.namespaceLost = true;
+            bound.generation = slot.generation;
+          }
+          return slot;
+        }
+        job.namespaceLost = true; // its worker is gone for good: start over elsewhere
+        this.episodes.delete(job.episode);
+      }
+    }
+    const idle = this.slots.filter((s) => s.state === 'idle');
+    if (!idle.length) return undefined;
+    if (job.episode === undefined) return idle[0];
+    const load = (s: Slot) => [...this.episodes.values()].filter((b) => b.slot === s.index).length;
+    const slot = idle.reduce((a, b) => (load(b) < load(a) ? b : a));
+    this.episodes.set(job.episode, { slot: slot.index, generation: slot.generation });
+    return slot;
+  }
+
+  private dispatch(slot: Slot, job: Job): void {
+    job.request.id = this.nextId++;
+    job.startedAt = performance.now();
+    slot.state = 'busy';
+    slot.job = job;
+    this.runs++;
+    job.timers.push(setTimeout(() => this.stop(slot, job, 'Timeout'), job.timeoutMs));
+    slot.port?.post(job.request);
+  }
+
+  private abort(job: Job): void {
+    const qi = this.queue.indexOf(job);
+    if (qi >= 0) {
+      this.queue.splice(qi, 1);
+      return this.finish(job, failure('Aborted', 'the run was aborted before it started'));
+    }
+    const slot = this.slots.find((s) => s.job === job);
+    if (slot) this.stop(slot, job, 'Aborted');
+  }
+
+  /** Interrupt through the shared buffer; terminate the worker if Python does not stop in time. */
+  private stop(slot: Slot, job: Job, reason: 'Timeout' | 'Aborted'): void {
+    if (slot.job !== job || job.stopReason) return;
+    job.stopReason = reason;
+    const kill = () => {
+      if (slot.job !== job) return;
+      const message = reason === 'Timeout' ? `execution exceeded ${job.timeoutMs} ms; the worker was restarted` : 'the run was aborted; the worker was restarted';
+      this.complete(slot, job, { errorType: reason, errorMessage: message, truncated: job.truncated, fatal: true });
+    };
+    if (slot.interrupt && this.config.interruptGraceMs > 0) {
+      Atomics.store(slot.interrupt, 0, 2);
+      job.timers.push(setTimeout(kill, this.config.interruptGraceMs));
+    } else {
+      kill();
+    }
+  }
+
+  private complete(slot: Slot, job: Job, outcome: RunOutcome): void {
+    slot.job = undefined;
+    let { errorType, errorMessage } = outcome;
+    if (job.stopReason && (errorType === 'KeyboardInterrupt' || outcome.fatal)) {
+      errorType = job.stopReason;
+      errorMessage = job.stopReason === 'Timeout'
+        ? (outcome.fatal ? errorMessage : `execution exceeded ${job.timeoutMs} ms (interrupted)`)
+        : 'the run was aborted';
+    }
+    const result: RunResult = {
+      stdout: job.stdout, stderr: job.stderr, errorType, errorMessage,
+      durationMs: performance.now() - job.startedAt,
+      truncated: job.truncated || outcome.truncated,
+      timedOut: errorType === 'Timeout',
+    };
+    if (job.namespaceLost) result.namespaceLost = true;
+    this.finish(job, result);
+    if (outcome.fatal) this.respawn(slot);
+    else slot.state = 'idle';
+    this.pump();
+  }
+
+  private respawn(slot: Slot): void {
+    slot.port?.terminate();
+    slot.port = undefined;
+    for (const done of slot.control.values()) done();
+    slot.control.clear();
+    slot.state = 'dead';
+    if (this.closed) return;
+    this.respawns++;
+    this.spawn(slot);
+  }
+
+  private finish(job: Job, run: RunResult): void {
+    for (const t of job.timers) clearTimeout(t);
+    job.timers = [];
+    if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
+    job.resolve({ run, asserts: job.asserts, solutionOk: job.solutionOk });
+  }
+}
+
+function failure(errorType: string, errorMessage: string): RunResult {
+  return { stdout: '', stderr: '', errorType, errorMessage, durationMs: 0, truncated: false, timedOut: false };
+}

@@ -1,0 +1,58 @@
+// The message protocol between the sandbox pool and one Python worker (browser Web Worker or
+// Node worker_threads): one discriminated union each way. Every request {kind, id} gets exactly
+// one `result` or `error`; streamed output and per-assert results are their own kinds.
+
+/** Pool -> worker. */
+export type SandboxRequest =
+  | {
+      kind: 'init';
+      id: number;
+      /** URL (browser) or directory (Node) holding pyodide.mjs, the wasm and the stdlib. */
+      indexURL: string;
+      /** Int32 SharedArrayBuffer the pool writes 2 into to interrupt Python; absent without isolation. */
+      interrupt?: SharedArrayBuffer;
+      maxMemoryBytes: number;
+      maxRecursionLimit: number;
+    }
+  | { kind: 'run'; id: number; code: string; stdin?: string; episode?: string; maxOutputBytes: number }
+  | { kind: 'tests'; id: number; code: string; setup?: string; tests: string[]; maxOutputBytes: number }
+  | { kind: 'endEpisode'; id: number; episode: string };
+
+/** What a run reports back; output itself arrives as `output` messages before it. */
+export interface RunOutcome {
+  errorType: string | null;
+  errorMessage: string | null;
+  /** Output went past maxOutputBytes and was cut. */
+  truncated: boolean;
+  /** The interpreter is unusable (fatal error, JS stack overflow): replace the worker. */
+  fatal: boolean;
+}
+
+export interface InitInfo {
+  pyodideVersion: string;
+  pythonVersion: string;
+  startMs: number;
+  heapBytes: number;
+  interruptible: boolean;
+}
+
+/** Worker -> pool. */
+export type SandboxReply =
+  | { kind: 'result'; id: number; for: 'init'; info: InitInfo }
+  | { kind: 'result'; id: number; for: 'run'; outcome: RunOutcome }
+  | { kind: 'result'; id: number; for: 'endEpisode' }
+  | { kind: 'error'; id: number; message: string }
+  /** A chunk of output; `cut` when the worker reached maxOutputBytes with it. */
+  | { kind: 'output'; id: number; stream: 'stdout' | 'stderr'; text: string; cut?: boolean }
+  | { kind: 'solution'; id: number; ok: boolean }
+  | { kind: 'assert'; id: number; index: number; passed: boolean; error?: string };
+
+/** Anything that carries the protocol: a Web Worker or a worker_threads Worker, wrapped. */
+export interface SandboxPort {
+  post(msg: SandboxRequest): void;
+  /** Called for every reply; `onExit` when the worker dies or fails to load. */
+  listen(onReply: (msg: SandboxReply) => void, onExit: (reason: string) => void): void;
+  terminate(): void;
+}
+
+export type SandboxPortFactory = () => SandboxPort;

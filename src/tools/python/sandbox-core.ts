@@ -1,0 +1,256 @@
+// The worker side of the Python sandbox, shared by the browser Web Worker and the Node
+// worker_threads entry (src/workers/python-*.ts): loads Pyodide once, runs each request in a
+// clean (or the episode's) namespace, streams capped output, and reports one result per request.
+// Exercised through the pool by tests/unit/tools-python*.test.ts and tests/e2e/tools.spec.ts.
+import type { PyodideInterface } from 'pyodide';
+import type { PyProxy } from 'pyodide/ffi';
+import type { InitInfo, RunOutcome, SandboxReply, SandboxRequest } from './protocol';
+import { PRELUDE_PY } from './prelude';
+import { capWasmMemory } from './js-hygiene';
+
+export interface LoadOptions {
+  indexURL: string;
+  jsglobals: object;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+export interface CoreEnv {
+  post(msg: SandboxReply): void;
+  loadPyodide(opts: LoadOptions): Promise<PyodideInterface>;
+  /** Remove network and script-loading globals once Pyodide has loaded (defence in depth). */
+  scrubGlobals(): void;
+}
+
+/** The Python functions made by PRELUDE_PY's _make_sandbox. */
+interface SandboxPy {
+  run(code: string, ns: PyProxy, key: string, done: () => void): PyProxy | undefined;
+  check(test: string, ns: PyProxy): string | undefined;
+  reset(): void;
+  new_namespace(key: string): PyProxy;
+  drop_workdir(key: string): void;
+}
+
+interface Capture {
+  id: number;
+  room: number;
+  truncated: boolean;
+  flood: boolean;
+  /** The user's code has returned or raised: no more flood interrupts. */
+  userDone: boolean;
+}
+
+export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
+  let py: PyodideInterface | undefined;
+  let sb: SandboxPy | undefined;
+  let interrupt: Int32Array<ArrayBufferLike> = new Int32Array(new ArrayBuffer(4));
+  let stdinText: string | null = null;
+  let capture: Capture | undefined;
+  const episodes = new Map<string, PyProxy>();
+  let chain: Promise<void> = Promise.resolve();
+
+  const writer = (stream: 'stdout' | 'stderr') => {
+    const decoder = new TextDecoder();
+    return (bytes: Uint8Array): number => {
+      const c = capture;
+      if (!c) return bytes.length;
+      if (c.flood) {
+        if (!c.userDone) interrupt[0] = 2; // keep interrupting code that catches KeyboardInterrupt and prints on
+        return bytes.length;
+      }
+      let chunk = bytes;
+      if (bytes.length > c.room) {
+        chunk = bytes.subarray(0, c.room);
+        c.truncated = c.flood = true;
+        interrupt[0] = 2;
+      }
+      c.room -= chunk.length;
+      const text = decoder.decode(chunk, { stream: !c.flood });
+      if (text || c.flood) env.post({ kind: 'output', id: c.id, stream, text, ...(c.flood ? { cut: true } : {}) });
+      return bytes.length;
+    };
+  };
+
+  async function init(req: Extract<SandboxRequest, { kind: 'init' }>): Promise<InitInfo> {
+    const t0 = performance.now();
+    capWasmMemory(req.maxMemoryBytes);
+    if (req.interrupt) interrupt = new Int32Array(req.interrupt);
+    const silent = () => {};
+    const jsglobals = { setTimeout: setTimeout.bind(globalThis), clearTimeout: clearTimeout.bind(globalThis) };
+    py = await env.loadPyodide({ indexURL: req.indexURL, jsglobals, stdout: silent, stderr: silent });
+    py.setInterruptBuffer(interrupt);
+    py.setStdout({ write: writer('stdout'), isatty: false });
+    py.setStderr({ write: writer('stderr'), isatty: false });
+    py.setStdin({
+      stdin: () => {
+        const s = stdinText;
+        stdinText = null;
+        return s ?? undefined;
+      },
+      isatty: false,
+    });
+    const make = py.runPython(`${PRELUDE_PY}\n_make_sandbox`) as PyProxy & ((n: number) => PyProxy);
+    sb = make(req.maxRecursionLimit) as unknown as SandboxPy;
+    env.scrubGlobals();
+    const heap = (py as unknown as { _module: { HEAPU8: Uint8Array } })._module.HEAPU8.length;
+    const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
+    return {
+      pyodideVersion: py.version,
+      pythonVersion,
+      startMs: performance.now() - t0,
+      heapBytes: heap,
+      interruptible: req.interrupt !== undefined,
+    };
+  }
+
+  function ready(): SandboxPy {
+    if (!sb) throw new Error('the sandbox worker was not initialised');
+    return sb;
+  }
+
+  /** Runs `code` in `ns` with output captured; the outcome maps interrupts and crashes. */
+  async function execute(c: Capture, code: string, ns: PyProxy, key: string, maxOutputBytes: number): Promise<RunOutcome> {
+    const s = ready();
+    capture = c;
+    interrupt[0] = 0;
+    c.userDone = false;
+    const done = () => {
+      c.userDone = true;
+      interrupt[0] = 0;
+    };
+    try {
+      const r = s.run(code, ns, key, done);
+      const err = r ? (r.toJs() as [string, string]) : null;
+      r?.destroy();
+      if (err && c.flood) {
+        return { errorType: 'OutputLimitExceeded', errorMessage: `output exceeded ${maxOutputBytes} bytes`, truncated: true, fatal: false };
+      }
+      return { errorType: err?.[0] ?? null, errorMessage: err?.[1] ?? null, truncated: c.truncated, fatal: false };
+    } catch (e) {
+      // An interrupt that landed after the user's code, while reporting its result.
+      const type = (e as { type?: unknown }).type;
+      if (type === 'KeyboardInterrupt') {
+        return c.flood
+          ? { errorType: 'OutputLimitExceeded', errorMessage: `output exceeded ${maxOutputBytes} bytes`, truncated: true, fatal: false }
+          : { errorType: 'KeyboardInterrupt', errorMessage: '', truncated: c.truncated, fatal: false };
+      }
+      // Not a Python exception: the interpreter itself broke (fatal error, JS stack overflow).
+      return { errorType: 'SandboxCrash', errorMessage: `the Python interpreter crashed: ${(e as Error).message}`, truncated: c.truncated, fatal: true };
+    }
+  }
+
+  function cleanup(outcome: RunOutcome): void {
+    capture = undefined;
+    stdinText = null;
+    if (outcome.fatal) return;
+    interrupt[0] = 0;
+    try {
+      ready().reset();
+    } catch {
+      interrupt[0] = 0; // a late interrupt landed inside reset: run it again
+      ready().reset();
+    }
+  }
+
+  async function run(req: Extract<SandboxRequest, { kind: 'run' }>): Promise<RunOutcome> {
+    const s = ready();
+    const key = req.episode !== undefined ? episodeKey(req.episode) : `run-${req.id}`;
+    let ns = req.episode !== undefined ? episodes.get(req.episode) : undefined;
+    if (!ns) {
+      ns = s.new_namespace(key);
+      if (req.episode !== undefined) episodes.set(req.episode, ns);
+    }
+    stdinText = req.stdin ?? null;
+    const c: Capture = { id: req.id, room: req.maxOutputBytes, truncated: false, flood: false, userDone: false };
+    const outcome = await execute(c, req.code, ns, key, req.maxOutputBytes);
+    cleanup(outcome);
+    if (req.episode === undefined && !outcome.fatal) {
+      ns.destroy();
+      s.drop_workdir(key);
+    }
+    return outcome;
+  }
+
+  async function tests(req: Extract<SandboxRequest, { kind: 'tests' }>): Promise<RunOutcome> {
+    const s = ready();
+    const key = `run-${req.id}`;
+    const ns = s.new_namespace(key);
+    const source = req.setup ? `${req.setup}\n${req.code}` : req.code;
+    const c: Capture = { id: req.id, room: req.maxOutputBytes, truncated: false, flood: false, userDone: false };
+    const outcome = await execute(c, source, ns, key, req.maxOutputBytes);
+    env.post({ kind: 'solution', id: req.id, ok: !outcome.errorType });
+    if (!outcome.errorType) {
+      capture = c;
+      c.userDone = false;
+      for (let i = 0; i < req.tests.length; i++) {
+        interrupt[0] = 0;
+        let error: string | undefined;
+        try {
+          error = s.check(req.tests[i], ns);
+        } catch {
+          error = 'KeyboardInterrupt'; // landed while the assert's failure was being described
+        }
+        env.post({ kind: 'assert', id: req.id, index: i, passed: error === undefined, ...(error !== undefined ? { error } : {}) });
+        if (error?.startsWith('KeyboardInterrupt')) {
+          // The pool timed us out (or output flooded): stop, and say so in the outcome.
+          Object.assign(outcome, { errorType: 'KeyboardInterrupt', errorMessage: '' });
+          break;
+        }
+      }
+      c.userDone = true;
+      outcome.truncated ||= c.truncated;
+      if (c.flood) Object.assign(outcome, { errorType: 'OutputLimitExceeded', errorMessage: `output exceeded ${req.maxOutputBytes} bytes` });
+    }
+    cleanup(outcome);
+    if (!outcome.fatal) {
+      ns.destroy();
+      s.drop_workdir(key);
+    }
+    return outcome;
+  }
+
+  function endEpisode(episode: string): void {
+    const ns = episodes.get(episode);
+    episodes.delete(episode);
+    if (ns) {
+      ns.destroy();
+      ready().drop_workdir(episodeKey(episode));
+    }
+  }
+
+  async function handle(req: SandboxRequest): Promise<void> {
+    try {
+      switch (req.kind) {
+        case 'init':
+          env.post({ kind: 'result', id: req.id, for: 'init', info: await init(req) });
+          break;
+        case 'run':
+          env.post({ kind: 'result', id: req.id, for: 'run', outcome: await run(req) });
+          break;
+        case 'tests':
+          env.post({ kind: 'result', id: req.id, for: 'run', outcome: await tests(req) });
+          break;
+        case 'endEpisode':
+          endEpisode(req.episode);
+          env.post({ kind: 'result', id: req.id, for: 'endEpisode' });
+          break;
+      }
+    } catch (e) {
+      env.post({ kind: 'error', id: req.id, message: (e as Error).message ?? String(e) });
+    }
+  }
+
+  return (req) => {
+    chain = chain.then(() => handle(req));
+  };
+}
+
+function episodeKey(episode: string): string {
+  return `ep-${episode.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${hash(episode)}`;
+}
+
+function hash(s: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(36);
+}
