@@ -96,6 +96,18 @@ describe('GPU sampling', () => {
     expect(seenP.size).toBe(nucleus.size);
   });
 
+  it('top-k 1, a tiny top-p and a tiny temperature (top-2 gap 1e-3 here) all reduce to greedy', async () => {
+    const rt = await nodeRuntime();
+    const B = 16, V = 411;
+    const logits = randomArray(B * V, 12).map((x) => 4 * x);
+    const greedy = await gpuSample(rt, logits, B, V, { ...base, temperature: 0 });
+    for (const extra of [{ topK: 1 }, { topP: 1e-6 }, { temperature: 1e-5 }]) {
+      const got = await gpuSample(rt, logits, B, V, { ...base, ...extra, step: 9 });
+      expect(Array.from(got.ids)).toEqual(Array.from(greedy.ids));
+    }
+    console.log(`sample: top-k 1, top-p 1e-6 and T=1e-5 give the greedy ids ${Array.from(greedy.ids).slice(0, 6)}...`);
+  });
+
   it('keeps ties at the top-k boundary', async () => {
     const rt = await nodeRuntime();
     const B = 128, V = 9;
