@@ -1,12 +1,13 @@
 // The Qwen2.5 tokenizer built from vocab.json + merges.txt + tokenizer_config.json
-// (/work/shared/models/qwen2.5-tokenizer): known ids, special tokens, round trips, and the
+// (../shared/models/qwen2.5-tokenizer): known ids, special tokens, round trips, and the
 // chat template read from chat_template.jinja.
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../src/model/tokenizer';
+import { sharedPath } from '../fixtures/shared';
 
-const DIR = '/work/shared/models/qwen2.5-tokenizer';
+const DIR = sharedPath('models/qwen2.5-tokenizer');
 let tok: Promise<Tokenizer> | undefined;
 const qwen = () => (tok ??= loadTokenizer(new NodeDirSource(DIR)));
 

@@ -8,8 +8,9 @@ import { loadTokenizer, Tokenizer } from '../../src/model/tokenizer';
 import { StreamDecoder } from '../../src/model/tokenizer/stream';
 import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from '../../src/model/tokenizer/llama2c';
 import { greedySample, STORIES_DIR } from '../fixtures/io/stories260k';
+import { sharedPath } from '../fixtures/shared';
 
-const QWEN = '/work/shared/models/qwen2.5-tokenizer';
+const QWEN = sharedPath('models/qwen2.5-tokenizer');
 const texts = ['Hello world', 'naïve café — 東京タワー 🚀🍮 done', 'a\n\n  b\tc', '€€€ 😀😀'];
 
 function streamAll(tok: Tokenizer, ids: number[], skip: boolean): { text: string; chunks: string[] } {
