@@ -19,7 +19,7 @@ interface VariantShape { kind: 'rb' | 'tiled' | 'gemv'; TM: number; TN: number; 
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
   rb8: { kind: 'rb', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
-  rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 32, WG_Y: 2 },
+  rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
 };

@@ -1,0 +1,57 @@
+// `npx tsx scripts/bench-matmul.ts [--m 1,8,64] [--budget-ms 400] [--variants rb,rb8,...]`:
+// GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at Qwen2.5-0.5B projection
+// shapes (C=896, q 896, kv 128, I=4864) for a few row counts M, printed as a table. Quick (~1 min
+// on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
+import { getNodeGpu } from '../src/gpu/node-gpu';
+import { GpuRuntime } from '../src/gpu/runtime';
+import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
+import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
+import { timeRuns } from '../src/gpu/kernels/linear-tune';
+import { randomArray } from '../src/gpu/selftest';
+import { getString, getNumber, parseArgs } from '../src/cli/args';
+
+const args = parseArgs(process.argv.slice(2));
+const Ms = getString(args, 'm', '1,8,64').split(',').map(Number);
+const budget = getNumber(args, 'budget-ms', 400);
+const variants = getString(args, 'variants', LINEAR_VARIANTS.join(',')).split(',') as LinearVariant[];
+const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = [
+  { name: 'q/o 896x896', N: 896, K: 896 },
+  { name: 'k/v 128x896', N: 128, K: 896 },
+  { name: 'gate|up+silu 2x4864x896', N: 4864, K: 896, swiglu: true },
+  { name: 'down 896x4864', N: 896, K: 4864 },
+];
+
+const { gpu } = await getNodeGpu();
+const rt = await GpuRuntime.create(gpu);
+console.log(`adapter: ${rt.report.vendor} ${rt.report.architecture}; budget ${budget} ms per cell; GFLOPS (2*M*N_w*K / time)`);
+const quant = await Nf4Quantizer.create(rt);
+const header = ['format', 'shape', 'M', ...variants];
+const rows: string[][] = [];
+const maxM = Math.max(...Ms);
+for (const shape of shapes) {
+  const NW = shape.swiglu ? 2 * shape.N : shape.N;
+  const Wb = rt.upload(randomArray(NW * shape.K, 7), 'bench W');
+  const { weight: q } = await quant.quantize(Wb, NW, shape.K, 'bench W');
+  const X = rt.upload(randomArray(maxM * shape.K, 8), 'bench X');
+  const Y = rt.storage(maxM * shape.N * 4, 'bench Y');
+  for (const w of [{ format: 'f32', W: Wb }, { format: 'nf4', q }] as LinearWeight[]) {
+    const lin = await Linear.create(rt, { label: 'bench', K: shape.K, N: shape.N, weight: w, swiglu: shape.swiglu });
+    for (const M of Ms) {
+      const row = [w.format, shape.name, String(M)];
+      for (const v of variants) {
+        if (v === 'gemv' && M > DECODE_MAX_M) { row.push('-'); continue; }
+        await lin.prepare(v);
+        const ms = await timeRuns(rt, () => lin.run(X, Y, M, { variant: v }), budget);
+        row.push(((2 * M * NW * shape.K) / (ms * 1e6)).toFixed(2));
+      }
+      rows.push(row);
+      console.log(row.join('\t'));
+    }
+    lin.dispose();
+  }
+  rt.release(Wb, q.codes, q.absmax, X, Y);
+}
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+console.log(`\n${fmt(header)}\n${rows.map(fmt).join('\n')}`);
+process.exit(0);
