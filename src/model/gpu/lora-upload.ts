@@ -1,0 +1,38 @@
+// Packs a host LoRA adapter into the GPU layout the fused Linear layers expect: for q|k|v and
+// gate|up the per-projection A matrices stacked along rows ([S*R, K]) and the B matrices stacked
+// along out like the fused weight ([NW, R]), zeros for projections the adapter does not target.
+// Used by GpuModel; tested through tests/unit/model-gpu.test.ts (adapter on vs the CPU reference).
+import type { GpuRuntime } from '../../gpu/runtime';
+import type { LinearLora } from '../../gpu/kernels/linear';
+import { loraKey, loraScale, projShape, type LoraWeights, type ModelConfig, type Projection } from '../types';
+
+export type LinearGroup = 'qkv' | 'o' | 'gateUp' | 'down';
+export const GROUPS: Record<LinearGroup, Projection[]> = { qkv: ['q', 'k', 'v'], o: ['o'], gateUp: ['gate', 'up'], down: ['down'] };
+
+/** GPU LoRA for one fused group of one layer, or null when the adapter targets none of it. */
+export function uploadLoraGroup(rt: GpuRuntime, cfg: ModelConfig, lora: LoraWeights, layer: number, group: LinearGroup, buffers: GPUBuffer[]): LinearLora | null {
+  const projs = GROUPS[group];
+  const pairs = projs.map((p) => lora.pairs.get(loraKey(layer, p)) ?? null);
+  if (pairs.every((p) => p === null)) return null;
+  const R = lora.config.rank;
+  const K = projShape(cfg, projs[0])[1];
+  const outs = projs.map((p) => projShape(cfg, p)[0]);
+  const NW = outs.reduce((a, b) => a + b, 0);
+  const A = new Float32Array(projs.length * R * K);
+  const B = new Float32Array(NW * R);
+  let row = 0;
+  const segmentStarts: number[] = [];
+  projs.forEach((_p, s) => {
+    const pair = pairs[s];
+    if (s > 0) segmentStarts.push(row);
+    if (pair) {
+      A.set(pair.A, s * R * K);
+      B.set(pair.B, row * R);
+    }
+    row += outs[s];
+  });
+  const label = `layers.${layer}.${group} lora`;
+  const a = rt.upload(A, `${label} A`), b = rt.upload(B, `${label} B`);
+  buffers.push(a, b);
+  return { A: a, B: b, R, scale: loraScale(lora.config), segmentStarts: segmentStarts.length ? segmentStarts : undefined };
+}

@@ -1,0 +1,241 @@
+// The decoder on the GPU (the engine's spine for inference): weights (f32 or NF4), LoRA
+// switchable at run time, and the forward pass of one step's packed rows over a KV cache:
+// per layer qkv(+bias,+LoRA) -> rope + cache write -> attention -> o (+= residual) -> norm ->
+// gate|up + SiLU -> down (+= residual) -> norm: 8 dispatches per layer without LoRA.
+// Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
+// CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
+import type { GpuRuntime } from '../../gpu/runtime';
+import { Linear } from '../../gpu/kernels/linear';
+import { Embedding } from '../../gpu/kernels/embedding';
+import { RmsNorm } from '../../gpu/kernels/rmsnorm';
+import { QkvRope } from '../../gpu/kernels/rope';
+import { Attention, defaultAttentionVariant } from '../../gpu/kernels/attention';
+import { ChunkedLogprobs, type LogitsFn } from '../../gpu/kernels/logprobs';
+import { Sampler } from '../../gpu/kernels/sampling';
+import { KvCache, type StepRows } from '../../gpu/kv-cache';
+import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
+import { GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
+import type { LoraWeights, ModelConfig } from '../types';
+
+export interface GpuModelOptions extends QuantOptions {
+  lora?: LoraWeights | null;
+  /** Rows of the logits scratch for log-probs ([chunkRows, V]); default 16. */
+  chunkRows?: number;
+  /** Most rows (tokens) one forward step processes; longer batches are split. Default 512. */
+  maxRows?: number;
+  onProgress?: UploadProgress;
+}
+
+interface LayerOps {
+  qkv: Linear;
+  o: Linear;
+  gateUp: Linear;
+  down: Linear;
+}
+
+/** Activations of one step, sized for `rows` rows. */
+interface Activations {
+  rows: number;
+  ids: GPUBuffer;   // [M] u32
+  table: GPUBuffer; // [M, 2] u32 (sequence slot, position)
+  x: GPUBuffer;     // [M, C] residual stream
+  h: GPUBuffer;     // [M, C] normed
+  qkv: GPUBuffer;   // [M, (NH + 2 KVH) HS]
+  q: GPUBuffer;     // [M, NH, HS]
+  o: GPUBuffer;     // [M, NH HS]
+  g: GPUBuffer;     // [M, I]
+}
+
+export class GpuModel {
+  readonly sampler: Sampler;
+  readonly logprobsOp: ChunkedLogprobs;
+  readonly lmHeadFn: LogitsFn;
+  readonly maxRows: number;
+  private acts: Activations | null = null;
+  private readonly loraBuffers: GPUBuffer[] = [];
+  private loraOn: boolean;
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    readonly cfg: ModelConfig,
+    readonly weights: GpuWeights,
+    private readonly layers: LayerOps[],
+    private readonly embedding: Embedding,
+    private readonly norm: RmsNorm,
+    private readonly rope: QkvRope,
+    private readonly attention: Attention,
+    private readonly lmHead: Linear,
+    logprobsOp: ChunkedLogprobs,
+    sampler: Sampler,
+    readonly hasLora: boolean,
+    maxRows: number,
+  ) {
+    this.logprobsOp = logprobsOp;
+    this.sampler = sampler;
+    this.maxRows = maxRows;
+    this.loraOn = hasLora;
+    this.lmHeadFn = (X, rows, logits) => this.lmHead.run(X, logits, rows);
+  }
+
+  static async load(rt: GpuRuntime, cfg: ModelConfig, src: TensorReader, opts: GpuModelOptions): Promise<GpuModel> {
+    const w = await uploadWeights(rt, cfg, src, opts, opts.onProgress);
+    const loraBuffers: GPUBuffer[] = [];
+    try {
+      const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
+      const lora = (i: number, g: LinearGroup) => (opts.lora ? uploadLoraGroup(rt, cfg, opts.lora, i, g, loraBuffers) : null);
+      const layers: LayerOps[] = [];
+      for (let i = 0; i < cfg.numLayers; i++) {
+        const lw = w.layers[i];
+        layers.push({
+          qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }),
+          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }),
+          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }),
+          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }),
+        });
+      }
+      const embedding = await Embedding.create(rt, w.embed, cfg.vocabSize, C);
+      const norm = await RmsNorm.create(rt, C, cfg.rmsNormEps);
+      const rope = await QkvRope.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, theta: cfg.ropeTheta, Tmax: cfg.maxPositions });
+      const attention = await Attention.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, variant: defaultAttentionVariant(rt) });
+      const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead });
+      const lp = await ChunkedLogprobs.create(rt, { V: cfg.vocabSize, C, chunkRows: opts.chunkRows ?? 16 });
+      const sampler = await Sampler.create(rt, { V: cfg.vocabSize });
+      const model = new GpuModel(rt, cfg, w, layers, embedding, norm, rope, attention, lmHead, lp, sampler, loraBuffers.length > 0, opts.maxRows ?? 512);
+      model.loraBuffers.push(...loraBuffers);
+      return model;
+    } catch (e) {
+      rt.release(...w.buffers, ...loraBuffers);
+      throw e;
+    }
+  }
+
+  /** LoRA on (the policy) or off (the base model = the reference policy for RL). */
+  get loraEnabled(): boolean {
+    return this.loraOn;
+  }
+
+  set loraEnabled(on: boolean) {
+    this.loraOn = on && this.hasLora;
+    for (const l of this.layers) for (const g of Object.keys(GROUPS) as LinearGroup[]) l[g].loraEnabled = this.loraOn;
+  }
+
+  /** A KV cache with B sequence slots of Tmax positions for this model. */
+  newCache(B: number, Tmax: number): KvCache {
+    if (Tmax > this.cfg.maxPositions) {
+      throw new Error(`A sequence of ${Tmax} tokens is longer than this model's max_position_embeddings (${this.cfg.maxPositions}).`);
+    }
+    return new KvCache(this.rt, { numLayers: this.cfg.numLayers, B, KVH: this.cfg.numKvHeads, HS: this.cfg.headDim, Tmax });
+  }
+
+  /**
+   * Records the forward pass of one step: `ids` [M] are the new tokens at the rows planned by
+   * cache.append. Returns the final-normed hidden states [M, C] (valid until the next step).
+   */
+  forward(ids: ArrayLike<number>, step: StepRows, cache: KvCache): GPUBuffer {
+    const M = step.M;
+    if (ids.length !== M) throw new Error(`GpuModel.forward: ${ids.length} ids for ${M} planned rows`);
+    if (M > this.maxRows) throw new Error(`GpuModel.forward: ${M} rows exceed maxRows ${this.maxRows}; split the step`);
+    const a = this.activations(M);
+    this.rt.write(a.ids, Uint32Array.from(ids));
+    this.rt.write(a.table, step.rows);
+    this.embedding.run(a.ids, a.x, M);
+    const L = this.cfg.numLayers;
+    this.norm.run(a.x, this.weights.layers[0].inputNorm, a.h, M);
+    for (let l = 0; l < L; l++) {
+      const op = this.layers[l], w = this.weights.layers[l];
+      op.qkv.run(a.h, a.qkv, M);
+      this.rope.run(a.qkv, a.table, a.q, cache, l, M);
+      this.attention.run(a.q, a.table, cache, l, a.o, M);
+      op.o.run(a.o, a.x, M, { accumulate: true });
+      this.norm.run(a.x, w.postAttnNorm, a.h, M);
+      op.gateUp.run(a.h, a.g, M);
+      op.down.run(a.g, a.x, M, { accumulate: true });
+      this.norm.run(a.x, l + 1 < L ? this.weights.layers[l + 1].inputNorm : this.weights.finalNorm, a.h, M);
+    }
+    return a.h;
+  }
+
+  /**
+   * log p(seq[t+1] | seq[..t]) and the entropy of that distribution for every t < len - 1 of
+   * every sequence, batched; chunked over rows so the logits never exist in full.
+   */
+  async logprobs(seqs: number[][]): Promise<{ logprobs: Float32Array[]; entropy: Float32Array[] }> {
+    const out = { logprobs: [] as Float32Array[], entropy: [] as Float32Array[] };
+    for (const [i, s] of seqs.entries()) {
+      if (s.length > this.maxRows) throw new Error(`logprobs: sequence ${i} has ${s.length} tokens; the most one step handles is ${this.maxRows} (maxRows)`);
+    }
+    let start = 0;
+    while (start < seqs.length) {
+      let end = start, rows = 0;
+      while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
+      const group = seqs.slice(start, end);
+      const r = await this.logprobsGroup(group);
+      out.logprobs.push(...r.logprobs);
+      out.entropy.push(...r.entropy);
+      start = end;
+    }
+    return out;
+  }
+
+  private async logprobsGroup(seqs: number[][]): Promise<{ logprobs: Float32Array[]; entropy: Float32Array[] }> {
+    const lens = seqs.map((s) => s.length);
+    const cache = this.newCache(seqs.length, Math.max(1, ...lens));
+    const rt = this.rt;
+    try {
+      const step = cache.append(lens);
+      const ids = seqs.flat();
+      const targets = new Uint32Array(step.M);
+      let r = 0;
+      for (const s of seqs) for (let t = 0; t < s.length; t++, r++) targets[r] = t + 1 < s.length ? s[t + 1] : 0;
+      const h = this.forward(ids, step, cache);
+      const tBuf = rt.upload(targets, 'logprobs targets');
+      const lpBuf = rt.storage(step.M * 4, 'logprobs out'), entBuf = rt.storage(step.M * 4, 'entropy out');
+      this.logprobsOp.run(h, tBuf, step.M, lpBuf, entBuf, this.lmHeadFn);
+      const lp = await rt.readF32(lpBuf, step.M), ent = await rt.readF32(entBuf, step.M);
+      rt.release(tBuf, lpBuf, entBuf);
+      const res = { logprobs: [] as Float32Array[], entropy: [] as Float32Array[] };
+      let o = 0;
+      for (const n of lens) {
+        res.logprobs.push(lp.slice(o, o + Math.max(0, n - 1)));
+        res.entropy.push(ent.slice(o, o + Math.max(0, n - 1)));
+        o += n;
+      }
+      return res;
+    } finally {
+      cache.free();
+    }
+  }
+
+  /** Bytes held by the weights (and adapter). */
+  get weightBytes(): number {
+    return [...this.weights.buffers, ...this.loraBuffers].reduce((n, b) => n + b.size, 0);
+  }
+
+  dispose(): void {
+    for (const l of this.layers) for (const g of Object.keys(GROUPS) as LinearGroup[]) l[g].dispose();
+    this.lmHead.dispose();
+    this.logprobsOp.destroy();
+    this.rope.destroy();
+    if (this.acts) this.releaseActs(this.acts);
+    this.acts = null;
+    this.rt.release(...this.weights.buffers, ...this.loraBuffers);
+  }
+
+  private activations(M: number): Activations {
+    if (this.acts && this.acts.rows >= M) return this.acts;
+    if (this.acts) this.releaseActs(this.acts);
+    const rows = Math.min(this.maxRows, Math.max(M, this.acts ? this.acts.rows * 2 : 8));
+    const { hiddenSize: C, numHeads: NH, numKvHeads: KVH, headDim: HS, intermediateSize: I } = this.cfg;
+    const s = (n: number, label: string) => this.rt.storage(rows * n * 4, `${label} [${rows}, ${n}]`);
+    this.acts = {
+      rows,
+      ids: s(1, 'ids'), table: s(2, 'row table'), x: s(C, 'residual'), h: s(C, 'normed'),
+      qkv: s((NH + 2 * KVH) * HS, 'qkv'), q: s(NH * HS, 'q'), o: s(NH * HS, 'attn out'), g: s(I, 'swiglu'),
+    };
+    return this.acts;
+  }
+
+  private releaseActs(a: Activations): void {
+    this.rt.release(a.ids, a.table, a.x, a.h, a.qkv, a.q, a.o, a.g);
+  }
+}
