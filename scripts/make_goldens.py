@@ -1,8 +1,10 @@
 # Builds the PyTorch goldens the CPU reference and the WGSL engine are checked against: a tiny
 # random Qwen2 model (Hugging Face folder), a PEFT LoRA adapter, and logits / log probabilities /
-# entropies for three sequences with f32 and NF4 weights, adapter off and on.
+# entropies for three sequences with f32 and NF4 weights, adapter off and on (goldens.json); and
+# training goldens (grads.json): masked cross-entropy, LoRA and full-mode gradients, 3 AdamW steps.
 # Run: /usr/bin/python3 scripts/make_goldens.py   (Debian's python3-torch 1.13, CPU; deterministic)
-# Consumed by tests/unit/reference-model.test.ts; the test suite itself never needs PyTorch.
+# Consumed by tests/unit/reference-model.test.ts and reference-bwd-goldens.test.ts; the test
+# suite itself never needs PyTorch.
 import json
 import math
 import os
@@ -259,6 +261,104 @@ def main():
     print('nf4 effect (max |logits nf4 - f32|, T=16):',
           float((forward(w_nf4, None, seqs[2], torch.float32) - forward(w, None, seqs[2], torch.float32)).abs().max()))
     print('greedy:', goldens['greedy'])
+    make_grad_goldens(w, w_nf4, lora, seqs)
+
+
+
+# ---- training goldens (grads.json). Added after everything above and drawing no random numbers,
+# so goldens.json and the model/adapter files stay byte-identical.
+
+# Loss mask per logprob row (row t predicts ids[t+1]); 0 = prompt or tool output, not trained.
+MASKS = [
+    [0, 1, 1, 1],
+    [0, 0, 0, 1, 1, 0, 1, 1],
+    [0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1],
+]
+TRAIN = {'lr': 1e-2, 'betas': [0.9, 0.999], 'eps': 1e-8, 'weight_decay': 0.01, 'max_grad_norm': 12.0, 'steps': 3}
+# Full-mode gradients written out value by value (every other tensor: its L2 norm and sum).
+FULL_SAMPLES = [
+    'model.embed_tokens.weight', 'model.norm.weight', 'model.layers.0.input_layernorm.weight',
+    'model.layers.0.self_attn.q_proj.bias', 'model.layers.0.self_attn.k_proj.weight',
+    'model.layers.1.post_attention_layernorm.weight', 'model.layers.1.self_attn.o_proj.weight',
+]
+
+
+def masked_ce(weights, lora, seqs, dtype):
+    """-sum(mask * logp) / sum(mask) over the whole batch (the SFT loss of src/reference/loss.ts)."""
+    n = sum(sum(m) for m in MASKS)
+    total = 0
+    for ids, m in zip(seqs, MASKS):
+        lp, _ = logprobs_entropy(forward(weights, lora, ids, dtype), ids)
+        total = total - (torch.tensor(m, dtype=dtype) * lp).sum()
+    return total / n
+
+
+def lora_leaves(lora, dtype):
+    return {k: (A.to(dtype).clone().requires_grad_(True), B.to(dtype).clone().requires_grad_(True)) for k, (A, B) in lora.items()}
+
+
+def lora_case(weights, lora, seqs):
+    """Loss and LoRA gradients (f64), the same in f32 for a rounding figure, and 3 AdamW steps."""
+    leaves = lora_leaves(lora, torch.float64)
+    loss = masked_ce(weights, leaves, seqs, torch.float64)
+    loss.backward()
+    leaves32 = lora_leaves(lora, torch.float32)
+    masked_ce(weights, leaves32, seqs, torch.float32).backward()
+    f32_vs_f64 = max(float(((a32.grad.double() - a.grad).abs().max() / a.grad.abs().max())) for (a, _), (a32, _) in
+                     zip(leaves.values(), leaves32.values()))
+    f32_vs_f64 = max(f32_vs_f64, max(float(((b32.grad.double() - b.grad).abs().max() / b.grad.abs().max())) for (_, b), (_, b32) in
+                                     zip(leaves.values(), leaves32.values())))
+    grads = {f'{l}.{p}': {'dA': rounded(A.grad), 'dB': rounded(B.grad)} for (l, p), (A, B) in leaves.items()}
+
+    train = lora_leaves(lora, torch.float64)
+    params = [t for pair in train.values() for t in pair]
+    opt = torch.optim.AdamW(params, lr=TRAIN['lr'], betas=tuple(TRAIN['betas']), eps=TRAIN['eps'], weight_decay=TRAIN['weight_decay'])
+    steps = []
+    for _ in range(TRAIN['steps']):
+        opt.zero_grad()
+        step_loss = masked_ce(weights, train, seqs, torch.float64)
+        step_loss.backward()
+        norm = float(torch.nn.utils.clip_grad_norm_(params, TRAIN['max_grad_norm']))
+        opt.step()
+        steps.append({'loss': float(step_loss), 'grad_norm': norm})
+    # clipping must really clip the first step; a later step below the threshold exercises both branches
+    assert steps[0]['grad_norm'] > TRAIN['max_grad_norm'], 'lower max_grad_norm: step 1 must be clipped'
+    after = {f'{l}.{p}': {'A': rounded(A.detach()), 'B': rounded(B.detach())} for (l, p), (A, B) in train.items()}
+    return {'loss': float(loss), 'f32_vs_f64_maxrel': f32_vs_f64, 'grads': grads, 'steps': steps, 'after': after}
+
+
+def full_case(weights, seqs):
+    """Every weight trainable (f64), no adapter; the tied embedding gets both contributions."""
+    leaves = {k: v.double().clone().requires_grad_(True) for k, v in weights.items()}
+    loss = masked_ce(leaves, None, seqs, torch.float64)
+    loss.backward()
+    return {
+        'weights': 'f32', 'adapter': False, 'loss': float(loss),
+        'norms': {k: float(t.grad.norm()) for k, t in leaves.items()},
+        'sums': {k: float(t.grad.sum()) for k, t in leaves.items()},
+        'grads': {k: rounded(leaves[k].grad) for k in FULL_SAMPLES},
+    }
+
+
+def make_grad_goldens(w, w_nf4, lora, seqs):
+    for ids, m in zip(seqs, MASKS):
+        assert len(m) == len(ids) - 1
+    out = {
+        'magic': 'rlstudio-grads', 'version': 1, 'regenerate': '/usr/bin/python3 scripts/make_goldens.py',
+        'torch': torch.__version__, 'seed': SEED, 'model': 'tiny-qwen2', 'adapter': 'tiny-qwen2-lora',
+        'dtype': 'float64 (the engine runs f32; compare relative to each tensor\'s scale)',
+        'batch': {'ids': seqs, 'masks': MASKS, 'n_tokens': sum(sum(m) for m in MASKS)},
+        'train': TRAIN,
+        'lora': {'f32': lora_case(w, lora, seqs), 'nf4': lora_case(w_nf4, lora, seqs)},
+        'full': full_case(w, seqs),
+    }
+    with open(os.path.join(ROOT, 'grads.json'), 'w') as f:
+        json.dump(out, f, separators=(',', ':'))
+    for kind in ('f32', 'nf4'):
+        c = out['lora'][kind]
+        print(f'grads {kind}: loss {c["loss"]:.5f}, f32 vs f64 grads (rel) {c["f32_vs_f64_maxrel"]:.2e}, steps',
+              [(round(s['loss'], 5), round(s['grad_norm'], 4)) for s in c['steps']])
+    print(f'grads full: loss {out["full"]["loss"]:.5f}, embed grad norm {out["full"]["norms"]["model.embed_tokens.weight"]:.4f}')
 
 
 if __name__ == '__main__':
