@@ -24,7 +24,7 @@ export function masked_ce(
     const d = new Float32Array(lp.length);
     for (let t = 0; t < lp.length; t++) {
       sum += mask[t] * lp[t];
-      d[t] = -mask[t] / n;
+      d[t] = mask[t] === 0 ? 0 : -mask[t] / n;
     }
     return d;
   });

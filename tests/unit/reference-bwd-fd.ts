@@ -1,6 +1,9 @@
-// Finite-difference helpers for the reference-backward tests (reference-bwd-*.test.ts): a
-// fourth-order central difference of a scalar loss with respect to every value of an array,
-// and the relative error figure the tests print. Not a test file itself.
+// Helpers for the reference-backward tests (reference-bwd-*.test.ts): a fourth-order central
+// difference of a scalar loss with respect to every value of an array, the relative error figure
+// the tests print, and tiny random decoders. Not a test file itself.
+import { randomArray } from '../../src/gpu/selftest';
+import { hfNames, type ModelConfig, type TensorMap } from '../../src/model/types';
+import { trainableShapes } from '../../src/reference/model_backward';
 
 /**
  * d loss / d x[i] for every i (or the indices given), by the 4-point stencil
@@ -50,3 +53,29 @@ export const maxAbs = (a: ArrayLike<number>): number => {
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
   return m;
 };
+
+/** A tiny Qwen2-like config (tied head, q/k/v biases, GQA 2/1); `over` changes what differs. */
+export function tinyConfig(over: Partial<ModelConfig>): ModelConfig {
+  return {
+    architecture: 'qwen2', vocabSize: 11, hiddenSize: 8, intermediateSize: 12, numLayers: 2, numHeads: 2, numKvHeads: 1,
+    headDim: 4, ropeTheta: 10000, rmsNormEps: 1e-6, maxPositions: 32, tieWordEmbeddings: true, attentionBias: true,
+    eosTokenIds: [], ...over,
+  };
+}
+
+/** Random weights for every tensor the forward reads (norm weights near 1), plus lm_head when untied. */
+export function randomWeights(cfg: ModelConfig, seed: number): TensorMap {
+  const w: TensorMap = new Map();
+  const names = trainableShapes(cfg, new Map([[hfNames.lmHead, { shape: [], data: new Float32Array(0) }]]));
+  let s = seed;
+  for (const [name, shape] of names) {
+    if (name === hfNames.lmHead && cfg.tieWordEmbeddings) continue;
+    const n = shape.reduce((a, b) => a * b, 1);
+    const r = randomArray(n, s++);
+    const isNorm = name.endsWith('norm.weight');
+    const scale = isNorm ? 0.2 : name.endsWith('.bias') ? 0.3 : 1.5 / Math.sqrt(shape[shape.length - 1]);
+    w.set(name, { shape, data: r.map((v) => (isNorm ? 1 : 0) + scale * v) });
+  }
+  return w;
+}
+

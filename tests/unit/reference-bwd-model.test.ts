@@ -7,33 +7,9 @@ import { randomArray } from '../../src/gpu/selftest';
 import { PROJECTIONS, hfNames, loraKey, projShape, type LoraWeights, type ModelConfig, type TensorMap } from '../../src/model/types';
 import { model_logprobs } from '../../src/reference/model';
 import { model_backward, trainableShapes } from '../../src/reference/model_backward';
-import { dot, fdGrad, maxAbs, relErr } from './reference-bwd-fd';
+import { dot, fdGrad, maxAbs, randomWeights, relErr, tinyConfig } from './reference-bwd-fd';
 
 const TOL = 1e-3;
-
-function tinyConfig(over: Partial<ModelConfig>): ModelConfig {
-  return {
-    architecture: 'qwen2', vocabSize: 11, hiddenSize: 8, intermediateSize: 12, numLayers: 2, numHeads: 2, numKvHeads: 1,
-    headDim: 4, ropeTheta: 10000, rmsNormEps: 1e-6, maxPositions: 32, tieWordEmbeddings: true, attentionBias: true,
-    eosTokenIds: [], ...over,
-  };
-}
-
-/** Random weights for every tensor the forward reads (norm weights near 1), plus lm_head when untied. */
-function randomWeights(cfg: ModelConfig, seed: number): TensorMap {
-  const w: TensorMap = new Map();
-  const names = trainableShapes(cfg, new Map([[hfNames.lmHead, { shape: [], data: new Float32Array(0) }]]));
-  let s = seed;
-  for (const [name, shape] of names) {
-    if (name === hfNames.lmHead && cfg.tieWordEmbeddings) continue;
-    const n = shape.reduce((a, b) => a * b, 1);
-    const r = randomArray(n, s++);
-    const isNorm = name.endsWith('norm.weight');
-    const scale = isNorm ? 0.2 : name.endsWith('.bias') ? 0.3 : 1.5 / Math.sqrt(shape[shape.length - 1]);
-    w.set(name, { shape, data: r.map((v) => (isNorm ? 1 : 0) + scale * v) });
-  }
-  return w;
-}
 
 function randomLora(cfg: ModelConfig, R: number, seed: number): LoraWeights {
   const pairs = new Map<string, { A: Float32Array; B: Float32Array }>();
