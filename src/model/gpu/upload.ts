@@ -69,7 +69,7 @@ export async function uploadWeights(rt: GpuRuntime, cfg: ModelConfig, src: Tenso
   const buffers: GPUBuffer[] = [];
   const report: QuantReportRow[] = [];
   const quantizer = q.quant === 'nf4' || q.quantEmbeddings ? await Nf4Quantizer.create(rt) : null;
-  const total = 3 + cfg.numLayers * 7;
+  const total = 3 + cfg.numLayers * 9;
   let done = 0;
   const tick = (name: string) => onProgress?.(++done, total, name);
 
