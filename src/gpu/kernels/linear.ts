@@ -96,7 +96,6 @@ export class Linear {
     lin.checkSpec();
     await lin.prepare(lin.variants.decode);
     await lin.prepare(lin.variants.prefill);
-    if (spec.lora) await Promise.all([lin.preparePlain('rb'), lin.preparePlain('gemv')]);
     return lin;
   }
 
@@ -104,18 +103,17 @@ export class Linear {
     return this.spec.weight.format;
   }
 
-  /** Compiles a variant's pipeline (needed before run uses it). */
+  /** Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
+   * plain f32 one that computes X A^T with the same variant. */
   async prepare(variant: LinearVariant): Promise<void> {
-    const key = `main:${variant}`;
-    if (this.pipelines.has(key)) return;
     const s = SHAPES[variant];
-    const e = entry(this.format, s.kind);
-    this.pipelines.set(key, await this.rt.kernel({ ...e, overrides: { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
-  }
-
-  private async preparePlain(variant: 'rb' | 'gemv'): Promise<void> {
-    const s = SHAPES[variant];
-    this.pipelines.set(`xa:${variant}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, SWIGLU: 0 } }));
+    const o = { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN };
+    if (!this.pipelines.has(`main:${variant}`)) {
+      this.pipelines.set(`main:${variant}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+    }
+    if (this.spec.lora && !this.pipelines.has(`xa:${variant}`)) {
+      this.pipelines.set(`xa:${variant}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o, SWIGLU: 0 } }));
+    }
   }
 
   variantFor(M: number): LinearVariant {
@@ -134,7 +132,7 @@ export class Linear {
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not compiled; await linear.prepare('${variant}') first`);
     const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
     let xa = this.dummy;
-    if (lora) xa = this.recordXA(X, M, lora, opts.xa);
+    if (lora) xa = this.recordXA(X, M, lora, opts.xa, variant);
     const bias = this.spec.bias ?? null;
     const S = lora ? this.segments(lora) : 1;
     const starts = lora?.segmentStarts ?? [];
@@ -158,7 +156,7 @@ export class Linear {
     return 1 + (lora.segmentStarts?.length ?? 0);
   }
 
-  private recordXA(X: GPUBuffer, M: number, lora: LinearLora, given: GPUBuffer | undefined): GPUBuffer {
+  private recordXA(X: GPUBuffer, M: number, lora: LinearLora, given: GPUBuffer | undefined, variant: LinearVariant): GPUBuffer {
     const SR = this.segments(lora) * lora.R;
     const bytes = M * SR * 4;
     let xa = given;
@@ -171,9 +169,8 @@ export class Linear {
       }
       xa = this.xaScratch;
     }
-    const variant = M <= DECODE_MAX_M ? 'gemv' : 'rb';
     const pipeline = this.pipelines.get(`xa:${variant}`);
-    if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipelines missing (the Linear was created without lora)`);
+    if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
     this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(variant, M, SR, false));
     return xa;
