@@ -44,6 +44,8 @@ export interface OpenDeviceOptions {
   powerPreference?: GPUPowerPreference;
   /** Features to leave off even when present (to test fallbacks). */
   disableFeatures?: GPUFeatureName[];
+  /** Caps below the adapter's maximum (values under the WebGPU defaults get the defaults). */
+  capLimits?: Partial<Record<RaisedLimit, number>>;
 }
 
 /** Requests an adapter and a device with raised limits; throws a user-facing error when none. */
@@ -54,7 +56,7 @@ export async function openDevice(gpu: GPU, opts: OpenDeviceOptions = {}): Promis
   }
   const features = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f) && !opts.disableFeatures?.includes(f));
   const requiredLimits: Record<string, number> = {};
-  for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
+  for (const name of RAISED_LIMITS) requiredLimits[name] = Math.min(adapter.limits[name], opts.capLimits?.[name] ?? Infinity);
   const device = await adapter.requestDevice({
     label: 'rl-studio device',
     requiredFeatures: features,

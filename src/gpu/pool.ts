@@ -23,6 +23,12 @@ export class BufferPool {
   private readonly held = new Set<GPUBuffer>();
   private stats: PoolStats = { inUse: 0, allocated: 0, peak: 0, created: 0, reused: 0 };
 
+  /**
+   * Most bytes the pool may allocate (default: no budget). WebGPU reports no VRAM size, so a
+   * budget is how a user keeps the studio inside the memory they want it to use.
+   */
+  budgetBytes = Infinity;
+
   constructor(private readonly device: GPUDevice) {}
 
   /** Rounds a byte size the way the pool allocates it (keys and counters use this size). */
@@ -106,6 +112,13 @@ export class BufferPool {
   }
 
   private checkLimits(size: number, label: string): void {
+    if (this.stats.allocated + size > this.budgetBytes) {
+      this.trim();
+      if (this.stats.allocated + size > this.budgetBytes) {
+        throw new GpuOutOfMemoryError(label, size,
+          `over the GPU memory budget (${formatBytes(this.stats.allocated)} of ${formatBytes(this.budgetBytes)} already allocated)`);
+      }
+    }
     const max = this.device.limits.maxBufferSize;
     if (size > max) {
       throw new GpuOutOfMemoryError(label, size,

@@ -43,9 +43,11 @@ export class GpuRuntime {
   }
 
   /** Opens a device on `gpu` (navigator.gpu, or getNodeGpu() in Node). */
-  static async create(gpu: GPU, opts?: OpenDeviceOptions): Promise<GpuRuntime> {
+  static async create(gpu: GPU, opts?: OpenDeviceOptions & { memoryBudget?: number }): Promise<GpuRuntime> {
     const { device, report } = await openDevice(gpu, opts);
-    return new GpuRuntime(device, report);
+    const rt = new GpuRuntime(device, report);
+    if (opts?.memoryBudget) rt.pool.budgetBytes = opts.memoryBudget;
+    return rt;
   }
 
   get usage(): GPUBufferUsage {

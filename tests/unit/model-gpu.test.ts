@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from './gpu-helpers';
-import type { GpuRuntime } from '../../src/gpu/runtime';
+import { GpuRuntime } from '../../src/gpu/runtime';
+import { getNodeGpu } from '../../src/gpu/node-gpu';
+import { GpuOutOfMemoryError } from '../../src/gpu/errors';
 import { NodeDirSource, openNodeModelSource } from '../../src/model/io/node-source';
 import { loadModelFiles } from '../../src/model/io/loader';
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
@@ -115,6 +117,19 @@ describe('GpuModel (tiny Qwen2)', () => {
     });
     expect(res.map((r) => r.tokens)).not.toEqual(base.map((r) => r.tokens)); // the adapter matters
     model.dispose();
+  });
+
+  it('a model too big for the device is refused by name, and nothing stays allocated', async () => {
+    const { gpu } = await getNodeGpu();
+    const small = await GpuRuntime.create(gpu, { memoryBudget: 24 * 1024 });
+    const before = small.memory();
+    const err = await GpuModel.load(small, loaded.config, reader(loaded), { quant: 'none', quantEmbeddings: false }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(GpuOutOfMemoryError);
+    console.log(`too-big model: ${(err as Error).message}`);
+    expect((err as Error).message).toContain('model.embed_tokens.weight');
+    expect((err as Error).message).toContain('--quant nf4');
+    expect(small.memory().inUse).toBe(before.inUse);
+    small.destroy();
   });
 
   it('seeded sampling is reproducible and sequences stop at their own budget / stop ids', async () => {

@@ -6,6 +6,7 @@ import type { GpuRuntime } from '../../gpu/runtime';
 import { Nf4Quantizer, NF4_BLOCK, type Nf4Weight } from '../../gpu/kernels/nf4';
 import type { LinearWeight } from '../../gpu/kernels/linear';
 import { hfNames, type HostTensor, type ModelConfig } from '../types';
+import { GpuOutOfMemoryError } from '../../gpu/errors';
 
 export type QuantMode = 'nf4' | 'none';
 
@@ -65,8 +66,30 @@ function concatRows(parts: Float32Array[]): Float32Array {
   return out;
 }
 
+/**
+ * Uploads every weight. On any failure (a tensor larger than the device allows, the device out of
+ * memory, a read error) it releases what it had taken and throws an error naming the tensor.
+ */
 export async function uploadWeights(rt: GpuRuntime, cfg: ModelConfig, src: TensorReader, q: QuantOptions, onProgress?: UploadProgress): Promise<GpuWeights> {
   const buffers: GPUBuffer[] = [];
+  const advice = q.quant === 'none' ? 'try --quant nf4' : q.quantEmbeddings ? 'use a smaller model' : 'try --quant-embeddings';
+  rt.device.pushErrorScope('out-of-memory');
+  let scoped = true;
+  try {
+    const w = await uploadAll(rt, cfg, src, q, buffers, onProgress);
+    scoped = false;
+    const oom = await rt.device.popErrorScope();
+    if (oom) throw new GpuOutOfMemoryError('model weights', w.buffers.reduce((n, b) => n + b.size, 0), `${oom.message}; ${advice}, or close other GPU work`);
+    return w;
+  } catch (e) {
+    if (scoped) await rt.device.popErrorScope();
+    for (const b of buffers) rt.pool.destroy(b);
+    if (e instanceof GpuOutOfMemoryError && !e.message.includes(advice)) e.message += `; ${advice}`;
+    throw e;
+  }
+}
+
+async function uploadAll(rt: GpuRuntime, cfg: ModelConfig, src: TensorReader, q: QuantOptions, buffers: GPUBuffer[], onProgress?: UploadProgress): Promise<GpuWeights> {
   const report: QuantReportRow[] = [];
   const quantizer = q.quant === 'nf4' || q.quantEmbeddings ? await Nf4Quantizer.create(rt) : null;
   const total = 3 + cfg.numLayers * 9;
@@ -82,17 +105,18 @@ export async function uploadWeights(rt: GpuRuntime, cfg: ModelConfig, src: Tenso
 
   /** Uploads [rows, cols] and quantizes it when asked and possible; the f32 copy is released. */
   const linear = async (label: string, data: Float32Array, rows: number, cols: number, wantNf4: boolean): Promise<LinearWeight> => {
-    const W = rt.upload(data, label);
+    const W = keep(rt.upload(data, label));
     if (!wantNf4 || !quantizer) {
       report.push({ tensor: label, format: 'f32' });
-      return { format: 'f32', W: keep(W) };
+      return { format: 'f32', W };
     }
     if (cols % NF4_BLOCK !== 0) {
       report.push({ tensor: label, format: 'f32', note: `in features ${cols} not a multiple of ${NF4_BLOCK}: kept in f32` });
-      return { format: 'f32', W: keep(W) };
+      return { format: 'f32', W };
     }
     const { weight, error } = await quantizer.quantize(W, rows, cols, label);
-    rt.release(W);
+    buffers.splice(buffers.indexOf(W), 1);
+    rt.pool.destroy(W); // not pooled: the f32 copy of a big weight must not linger
     keep(weight.codes);
     keep(weight.absmax);
     report.push({ tensor: label, format: 'nf4', meanAbs: error.meanAbs, maxAbs: error.maxAbs });
