@@ -41,7 +41,7 @@ export function formatRun(r: RunResult): string {
   const parts: string[] = [];
   if (r.stdout) parts.push(r.stdout.replace(/\n$/, ''));
   if (r.stderr) parts.push(r.stderr.replace(/\n$/, ''));
-  if (r.errorType === 'Timeout') parts.push(`TimeoutError: ${r.errorMessage}`);
+  if (r.errorType === 'Timeout' && !r.stderr.includes('TimeoutError')) parts.push(`TimeoutError: ${r.errorMessage}`);
   else if (r.errorType === 'OutputLimitExceeded' || r.errorType === 'SandboxCrash' || r.errorType === 'SandboxUnavailable' || r.errorType === 'Aborted') {
     parts.push(`${r.errorType}: ${r.errorMessage}`);
   }

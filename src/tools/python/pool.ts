@@ -392,8 +392,12 @@ export class PythonPool {
         ? (outcome.fatal ? errorMessage : `execution exceeded ${job.timeoutMs} ms (interrupted)`)
         : 'the run was aborted';
     }
+    let stderr = job.stderr;
+    if (errorType === 'Timeout' && stderr.endsWith('KeyboardInterrupt\n')) {
+      stderr = `${stderr.slice(0, -'KeyboardInterrupt\n'.length)}TimeoutError: ${errorMessage}\n`;
+    }
     const result: RunResult = {
-      stdout: job.stdout, stderr: job.stderr, errorType, errorMessage,
+      stdout: job.stdout, stderr, errorType, errorMessage,
       durationMs: performance.now() - job.startedAt,
       truncated: job.truncated || outcome.truncated,
       timedOut: errorType === 'Timeout',

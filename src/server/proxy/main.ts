@@ -1,0 +1,20 @@
+// `npm run proxy`: the search proxy as a standalone Node server (the studio can also use the
+// copy mounted into the Vite server under /api/). Options: --config F (YAML/JSON, default
+// configs/search.yaml or $SEARCH_CONFIG when present), --port N (8787), --host H (127.0.0.1).
+// Keys come only from the environment variables the settings name.
+import { loadSearchConfig } from '../search/config';
+import { getNumber, getString, parseArgs } from '../../cli/args';
+import { defaultConfigPath, startProxyServer } from './server';
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const path = getString(args, 'config') ?? defaultConfigPath();
+  const config = loadSearchConfig(path);
+  const { url } = await startProxyServer(config, getNumber(args, 'port', 8787), getString(args, 'host', '127.0.0.1'));
+  console.log(`search proxy on ${url}/api (provider ${config.provider}${path ? `, settings ${path}` : ', default settings'}; allowed origins: ${config.allowed_origins.join(', ')})`);
+}
+
+main().catch((e: Error) => {
+  console.error(`proxy: ${e.message}`);
+  process.exit(1);
+});
