@@ -3,6 +3,7 @@
 // build` and `npm run test:unit`.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
 
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -10,7 +11,9 @@ const isolation = {
 };
 
 export default defineConfig({
-  plugins: [react()],
+  // pythonSandboxPlugin: Pyodide served under /pyodide/ + the strict CSP of the Python worker;
+  // searchProxyPlugin: the search proxy under /api/ (keys stay on the server).
+  plugins: [react(), pythonSandboxPlugin(), searchProxyPlugin()],
   server: { headers: isolation, port: 5173, host: 'localhost' },
   preview: { headers: isolation, port: 4173, host: 'localhost' },
   worker: { format: 'es' },

@@ -1,0 +1,30 @@
+// The Python pool in the browser: each sandbox worker is a dedicated module Web Worker
+// (src/workers/python-sandbox.worker.ts, served with a strict CSP) loading Pyodide from
+// <base>pyodide/. Interrupts need the page to be cross-origin isolated (COOP/COEP).
+// Used by the studio and src/harness/tools.harness.ts (tests/e2e/tools.spec.ts).
+import type { SandboxPort, SandboxReply } from './protocol';
+import { PythonPool } from './pool';
+import type { PoolConfig } from './types';
+
+export function browserSandboxPort(): SandboxPort {
+  const worker = new Worker(new URL('../../workers/python-sandbox.worker.ts', import.meta.url), { type: 'module', name: 'python-sandbox' });
+  return {
+    post: (msg) => worker.postMessage(msg),
+    listen(onReply, onExit) {
+      worker.onmessage = (ev: MessageEvent<SandboxReply>) => onReply(ev.data);
+      worker.onerror = (ev) => {
+        ev.preventDefault();
+        onExit(`worker error: ${ev.message || 'failed to load (check the worker script and its CSP)'}`);
+      };
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
+export function pyodideBaseUrl(): string {
+  return new URL(`${import.meta.env.BASE_URL}pyodide/`, location.href).href;
+}
+
+export function createBrowserPythonPool(config: Partial<PoolConfig> = {}): PythonPool {
+  return new PythonPool(browserSandboxPort, pyodideBaseUrl(), config);
+}

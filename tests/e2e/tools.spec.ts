@@ -1,0 +1,149 @@
+// Browser tests of the agent's tools in headless Chromium against the built app: the Pyodide
+// sandbox in Web Workers (normal runs, episodes, every failure mode ending in a structured error,
+// the pool serving on), the worker's CSP holding against every escape tried (no request leaves
+// the sandbox), the BM25 corpus shipped with the build, the registry, and the proxy's /api.
+import { expect, test, type Page } from '@playwright/test';
+
+type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
+interface Run { stdout: string; stderr: string; errorType: string | null; errorMessage: string | null; durationMs: number; truncated: boolean; timedOut: boolean }
+
+async function harness(page: Page): Promise<void> {
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('ready');
+}
+
+const call = <T>(page: Page, fn: string, ...args: unknown[]) =>
+  page.evaluate(([f, a]) => (window as unknown as { __harness: H }).__harness[f as string](...(a as unknown[])), [fn, args] as const) as Promise<T>;
+
+const py = (page: Page, code: string, opts: Record<string, unknown> = {}) => call<Run>(page, 'toolsPythonRun', code, opts);
+
+// Each probe tries to reach the network from Python by one route; success would be a request to
+// /canary/<name> (or a WebSocket). They print what happened; the test looks at the wire.
+const ESCAPES: Record<string, string> = {
+  'import-js': `import js\njs.fetch('/canary/import-js')`,
+  'pyodide-http': `import pyodide.http\npyodide.http.open_url('/canary/pyodide-http')`,
+  'run-js': `from pyodide.code import run_js\nrun_js("fetch('/canary/run-js')")`,
+  'pyodide-js': `import pyodide_js\npyodide_js.runPython('import js; js.fetch("/canary/pyodide-js")')`,
+  'sys-modules': `import sys, importlib\nfor n in list(sys.modules):\n    m = sys.modules[n]\n    for a in ('fetch', 'XMLHttpRequest'):\n        f = getattr(m, a, None)\n        if f is not None:\n            print('found', n, a)\n            f('/canary/sys-modules')`,
+  'gc-jsproxy': [
+    'import gc',
+    'hits = 0',
+    'for o in gc.get_objects():',
+    '    if type(o).__name__ not in ("JsProxy", "JsCallable", "JsDoubleProxy", "JsMutableMap", "JsMap") and not type(o).__name__.startswith("Js"):',
+    '        continue',
+    '    hits += 1',
+    '    for attempt in (lambda: o.fetch("/canary/gc-fetch"),',
+    '                    lambda: o.self.fetch("/canary/gc-self"),',
+    '                    lambda: o.globalThis.fetch("/canary/gc-global"),',
+    '                    lambda: o.constructor.constructor("return fetch(\'/canary/gc-function\')")(),',
+    '                    lambda: o.constructor.constructor("return import(\'/canary/gc-import.js\')")(),',
+    '                    lambda: o.constructor.constructor("importScripts(\'/canary/gc-importscripts.js\')")(),',
+    '                    lambda: o.constructor.constructor("var x = new XMLHttpRequest(); x.open(\'GET\', \'/canary/gc-xhr\', false); x.send()")(),',
+    '                    lambda: o.constructor.constructor("new WebSocket(\'ws://\' + location.host + \'/canary-ws\')")()):',
+    '        try:',
+    '            attempt()',
+    '        except BaseException as e:',
+    '            pass',
+    'print("js objects reached:", hits)',
+  ].join('\n'),
+  'event-loop': `import asyncio\nloop = asyncio.get_event_loop()\nfor name in dir(loop):\n    try:\n        v = getattr(loop, name)\n        if hasattr(v, 'fetch'):\n            v.fetch('/canary/event-loop')\n    except BaseException:\n        pass`,
+  'socket': `import _socket\ns = _socket.socket()\ns.connect(('localhost', 80))\ns.send(b'GET /canary/socket HTTP/1.0\\r\\n\\r\\n')`,
+  'setTimeout-string': `import gc\nfor o in gc.get_objects():\n    if type(o).__name__.startswith('Js') and 'setTimeout' in str(o):\n        try:\n            o("fetch('/canary/settimeout')", 0)\n        except BaseException:\n            pass`,
+};
+
+test.describe('python sandbox in Web Workers', () => {
+  test.describe.configure({ mode: 'serial' });
+  let page: Page;
+  const wire: string[] = [];
+  let workerCsp: string | null = null;
+
+  test.beforeAll(async ({ browser }) => {
+    page = await browser.newPage();
+    page.on('request', (r) => wire.push(r.url()));
+    page.on('websocket', (ws) => wire.push(ws.url()));
+    page.on('response', async (r) => {
+      if (/python-sandbox\.worker/.test(r.url())) workerCsp = (await r.allHeaders())['content-security-policy'] ?? '';
+    });
+    await harness(page);
+    const t0 = Date.now();
+    const ready = await call<{ info: { startMs: number; interruptible: boolean; pythonVersion: string }[]; isolated: boolean }>(page, 'toolsPythonReady');
+    console.log(`2 workers ready in ${Date.now() - t0} ms (Pyodide start ${ready.info.map((i) => i.startMs.toFixed(0)).join('/')} ms, Python ${ready.info[0].pythonVersion}), crossOriginIsolated ${ready.isolated}`);
+    expect(ready.isolated).toBe(true);
+    expect(ready.info[0].interruptible).toBe(true);
+  });
+
+  test.afterAll(async () => {
+    await page.close();
+  });
+
+  test('the worker script is served with the strict CSP', async () => {
+    console.log(`worker CSP: ${workerCsp}`);
+    expect(workerCsp).toMatch(/connect-src http:\/\/localhost:\d+\/pyodide\/;/);
+    expect(workerCsp).toContain("'wasm-unsafe-eval'");
+    expect(workerCsp).not.toContain("'unsafe-eval'");
+  });
+
+  test('runs code and keeps an episode namespace within, not across, episodes', async () => {
+    expect(await py(page, 'print(sum(range(101)))')).toMatchObject({ stdout: '5050\n', errorType: null });
+    await py(page, 'secret = 7', { episode: 'a' });
+    expect((await py(page, 'print(secret * 6)', { episode: 'a' })).stdout).toBe('42\n');
+    expect((await py(page, 'print(secret)', { episode: 'b' })).errorType).toBe('NameError');
+    await call(page, 'toolsPythonEndEpisode', 'a');
+    expect((await py(page, 'print(secret)', { episode: 'a' })).errorType).toBe('NameError');
+  });
+
+  test('every escape attempt fails: no request leaves the sandbox', async () => {
+    const outcomes: string[] = [];
+    for (const [name, code] of Object.entries(ESCAPES)) {
+      const r = await py(page, code, { timeoutMs: 5000 });
+      outcomes.push(`${name}: ${r.errorType ?? 'ran'}${r.stdout ? ` (${r.stdout.trim().split('\n').pop()})` : ''}`);
+    }
+    await page.waitForTimeout(1500); // let any asynchronous request surface
+    console.log(`escape probes -> ${outcomes.join('; ')}`);
+    const leaked = wire.filter((u) => /canary/.test(u));
+    expect(leaked).toEqual([]);
+    // Positive controls: the workers' own Pyodide downloads, and a request from the page, are seen.
+    expect(wire.some((u) => u.endsWith('/pyodide/python_stdlib.zip'))).toBe(true);
+    await call(page, 'toolsPageFetch', '/canary/control');
+    await expect.poll(() => wire.some((u) => u.endsWith('/canary/control'))).toBe(true);
+  });
+
+  test('loop, sleep, memory bomb, output flood, recursion and syntax error end with clear errors', async () => {
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['infinite loop', 'while True:\n    pass', { timeoutMs: 1000 }, 'Timeout'],
+      ['time.sleep', 'import time\ntime.sleep(10**6)', { timeoutMs: 1000 }, 'Timeout'],
+      ['memory bomb', 'x = []\nwhile True:\n    x.append(bytearray(10**6))', { timeoutMs: 20000 }, 'MemoryError'],
+      ['output flood', 'while True:\n    print("z" * 100)', { maxOutputBytes: 2000 }, 'OutputLimitExceeded'],
+      ['deep recursion', 'import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)', { timeoutMs: 20000 }, 'RecursionError'],
+      ['syntax error', 'def (:', {}, 'SyntaxError'],
+    ];
+    for (const [label, code, opts, expected] of cases) {
+      const r = await py(page, code, opts);
+      console.log(`${label}: ${r.errorType} in ${r.durationMs.toFixed(0)} ms${r.truncated ? ' (truncated)' : ''}: ${r.errorMessage}`);
+      expect(r.errorType).toBe(expected);
+      expect((await py(page, 'print("still serving")')).stdout).toBe('still serving\n');
+    }
+    const stats = await call<{ respawns: number; dead: number }>(page, 'toolsPythonStats');
+    console.log(`pool after failures: ${JSON.stringify(stats)}`);
+    expect(stats.dead).toBe(0);
+  });
+
+  test('MBPP-style asserts report pass/fail per assert', async () => {
+    const r = await call<{ passed: number; total: number; asserts: { passed: boolean; error?: string }[] }>(page, 'toolsPythonTests', 'def sq(x):\n    return x * x', ['assert sq(3) == 9', 'assert sq(2) == 5']);
+    expect(r.asserts.map((a) => a.passed)).toEqual([true, false]);
+    expect(r.asserts[1].error).toBe('AssertionError');
+  });
+
+  test('registry, corpus search and the proxy route work in the page', async () => {
+    const reg = await call<{ prompt: string; second: { text: string; ok: boolean }; search: { text: string } }>(page, 'toolsRegistry', 'ep-reg');
+    expect(reg.prompt).toContain('<tools>\n{"type": "function", "function": {"name": "search"');
+    expect(reg.second).toMatchObject({ text: '42', ok: true });
+    expect(reg.search.text).toContain('[Super Bowl 50]');
+    const hits = await call<{ url: string }[]>(page, 'toolsCorpusSearch', 'Which NFL team represented the AFC at Super Bowl 50?', 5);
+    expect(hits.map((h) => h.url)).toContain('corpus://Super_Bowl_50#0');
+    const proxied = await call<{ ok: boolean; error?: string }>(page, 'toolsProxySearch', 'anything');
+    console.log(`proxy from the page (no provider configured here): ${JSON.stringify(proxied)}`);
+    expect(proxied.ok).toBe(false);
+    expect(proxied.error).toMatch(/endpoint|API key/); // reached the proxy, got a token, and the proxy explained
+  });
+});
