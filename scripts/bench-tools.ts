@@ -1,0 +1,60 @@
+// `npm run bench:tools`: figures for the agent's tools in Node. Pyodide cold start (a new
+// worker_threads worker), warm run latency (median of small runs), pool throughput in runs/s with
+// 1, 2 and 4 workers, and BM25 recall@1/@5 of the gold paragraph on SQuAD dev questions.
+// Options: --runs N (throughput runs per pool size, 40), --questions N (every Nth question, 10).
+import { readFileSync } from 'node:fs';
+import { getNumber, parseArgs } from '../src/cli/args';
+import { createNodePythonPool } from '../src/tools/python/node-pool';
+import { CorpusSearch, parseCorpusJsonl } from '../src/tools/search/corpus';
+
+const args = parseArgs(process.argv.slice(2));
+const RUNS = getNumber(args, 'runs', 40);
+const EVERY = getNumber(args, 'questions', 10);
+// A small CPU-bound task, like a model's arithmetic check.
+const TASK = 'total = 0\nfor i in range(20000):\n    total += i * i\nprint(total)';
+
+async function python(): Promise<void> {
+  const cold = createNodePythonPool({ workers: 1 });
+  const t0 = performance.now();
+  const [info] = await cold.ready();
+  console.log(`pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) cold start: ${(performance.now() - t0).toFixed(0)} ms to a ready worker (loadPyodide + prelude ${info.startMs.toFixed(0)} ms), heap ${(info.heapBytes / 2 ** 20).toFixed(0)} MiB`);
+  const lat: number[] = [];
+  for (let i = 0; i < 30; i++) lat.push((await cold.run('print(1 + 1)')).durationMs);
+  lat.sort((a, b) => a - b);
+  const task: number[] = [];
+  for (let i = 0; i < 10; i++) task.push((await cold.run(TASK)).durationMs);
+  task.sort((a, b) => a - b);
+  console.log(`warm run latency: print(1+1) median ${lat[15].toFixed(1)} ms (p90 ${lat[27].toFixed(1)}); 20k-iteration loop median ${task[5].toFixed(1)} ms`);
+  await cold.close();
+
+  for (const workers of [1, 2, 4]) {
+    const pool = createNodePythonPool({ workers });
+    await pool.ready();
+    const t = performance.now();
+    const results = await Promise.all(Array.from({ length: RUNS }, () => pool.run(TASK)));
+    const s = (performance.now() - t) / 1000;
+    const bad = results.filter((r) => r.errorType !== null).length;
+    console.log(`pool throughput, ${workers} worker(s): ${(RUNS / s).toFixed(1)} runs/s (${RUNS} runs in ${s.toFixed(2)} s${bad ? `, ${bad} failed` : ''})`);
+    await pool.close();
+  }
+}
+
+function corpus(): void {
+  const cs = new CorpusSearch(parseCorpusJsonl(readFileSync('datasets/squad_corpus.jsonl', 'utf8')));
+  const qs = readFileSync('datasets/squad_corpus_questions.jsonl', 'utf8').trim().split('\n')
+    .map((l) => JSON.parse(l) as { question: string; doc_id: string })
+    .filter((_, i) => i % EVERY === 0);
+  let r1 = 0, r5 = 0;
+  const t = performance.now();
+  for (const q of qs) {
+    const top = cs.rank(q.question, 5);
+    if (top[0] === q.doc_id) r1++;
+    if (top.includes(q.doc_id)) r5++;
+  }
+  const ms = (performance.now() - t) / qs.length;
+  console.log(`BM25 over SQuAD dev (${cs.docs.length} paragraphs), ${qs.length} questions: recall@1 ${(r1 / qs.length).toFixed(3)}, recall@5 ${(r5 / qs.length).toFixed(3)}, ${ms.toFixed(2)} ms/query`);
+}
+
+corpus();
+await python();
+process.exit(0);
