@@ -1,0 +1,391 @@
+// Backward of the linear layer (shaders/linear.wgsl, shaders/matmul_nf4.wgsl), LoRA included:
+//   dX[M, K]  (=|+=) D[M, N] . W[N, K]                  dx_*      (W f32, or NF4 read in place)
+//   G[N, K]   +=     alpha * D[M, N]^T . X[M, K]         dw_*      (dW with D = dY; dA with D = dYB)
+//   dYB[M, SR] =     scale * dY[M, seg] . B[seg, R]       lora_dyb  (per LoRA segment)
+//   dB[N, R]  +=     scale * dY[M, N]^T . XA[M, seg R]   lora_db   (XA = X A^T, from the forward kernel)
+//   dbias[N]  +=     sum over rows of dY[M, N]           bias_grad
+// M = rows (tokens), K = in features (a multiple of 4; of 64 for NF4), N = out features of W
+// (NW: 2I for gate|up), R = LoRA rank, S = segments (q|k|v: 3), SR = S*R.
+// Its own file, not entry points of linear.wgsl / matmul_nf4.wgsl: the backward reads W along
+// K for a fixed out row (the transpose of the forward's access) and its bindings (D, W, dX; D, X,
+// G) share nothing with the forward's fused epilogue (bias, XA, LB, Y).
+// CPU twins: matmul_backward, linear_backward, lora_backward (src/reference). Launcher:
+// src/gpu/kernels/linear-backward.ts. Tested by tests/unit/bwd-a-linear.test.ts.
+// Write contract: dX is overwritten (=), or accumulated (+=) with flags bit 0 (residual stream);
+// dYB is overwritten; G (dW, dA), dB and dbias accumulate (+=). All sums over M run in a fixed
+// order inside one invocation: results are deterministic (no atomics).
+// Variants: *_rb register-blocked, 8 x 8 outputs per invocation in named vec4 registers, no
+// workgroup memory (CPU adapters: SwiftShader spills dynamically indexed private arrays);
+// *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs).
+
+struct Params {
+  M: u32,
+  N: u32,        // columns of D (dx_*, dw_*), out rows of W (lora_*, bias_grad)
+  K: u32,        // columns of W / X / G (dx_*, dw_*)
+  flags: u32,    // bit 0: dX += (dx_*)
+  SR: u32,       // columns of dYB and XA (segments * R)
+  R: u32,        // LoRA rank
+  seg1: u32,     // first W row of LoRA segment 1 (N when one segment)
+  seg2: u32,     // first W row of LoRA segment 2 (N when at most two)
+  alpha: f32,    // dw_*: factor on the sum; lora_*: the LoRA scale
+  _p0: u32,
+  _p1: u32,
+  _p2: u32,
+}
+
+override WG_X: u32 = 4;
+override WG_Y: u32 = 4;
+
+const NF4 = array<f32, 16>(
+  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
+var<private> lut: array<f32, 16> = NF4;
+
+fn unpack_lo(q: u32) -> vec4<f32> {
+  return vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]);
+}
+fn unpack_hi(q: u32) -> vec4<f32> {
+  return vec4<f32>(lut[(q >> 16u) & 15u], lut[(q >> 20u) & 15u], lut[(q >> 24u) & 15u], lut[q >> 28u]);
+}
+
+// Tiles of the *_tiled entry points: 64 rows x 16 (dx: 16 n per step; dw: 16 m per step).
+const TT: u32 = 16u;          // contraction step
+var<workgroup> td: array<f32, 64u * TT>;           // D tile
+var<workgroup> tv: array<vec4<f32>, TT * 16u>;     // W (dx) or X (dw) tile, vec4 along K
+
+// ---- dX = D W, f32 W ----------------------------------------------------------------------------
+@group(0) @binding(0) var<storage, read> xD: array<f32>;               // [M, N]
+@group(0) @binding(1) var<storage, read> xW: array<vec4<f32>>;         // [N, K/4]
+@group(0) @binding(2) var<storage, read_write> xdX: array<vec4<f32>>;  // [M, K/4]
+@group(0) @binding(3) var<uniform> px: Params;
+
+fn put_dx(r: u32, c4: u32, v: vec4<f32>) {
+  if (r >= px.M || c4 >= px.K / 4u) { return; }
+  let i = r * (px.K / 4u) + c4;
+  if ((px.flags & 1u) != 0u) { xdX[i] += v; } else { xdX[i] = v; }
+}
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * 8u;
+  let c4 = gid.x * 2u;
+  let K4 = px.K / 4u;
+  if (row0 >= px.M || c4 >= K4) { return; }
+  let N = px.N;
+  let c4h = min(c4 + 1u, K4 - 1u);
+  let lastM = px.M - 1u;
+  let d0 = min(row0, lastM) * N;      let d1 = min(row0 + 1u, lastM) * N;
+  let d2 = min(row0 + 2u, lastM) * N; let d3 = min(row0 + 3u, lastM) * N;
+  let d4 = min(row0 + 4u, lastM) * N; let d5 = min(row0 + 5u, lastM) * N;
+  let d6 = min(row0 + 6u, lastM) * N; let d7 = min(row0 + 7u, lastM) * N;
+  var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
+  var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
+  var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
+  var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  for (var n = 0u; n < N; n++) {
+    let wl = xW[n * K4 + c4];
+    let wh = xW[n * K4 + c4h];
+    let y0 = xD[d0 + n]; a0l += y0 * wl; a0h += y0 * wh;
+    let y1 = xD[d1 + n]; a1l += y1 * wl; a1h += y1 * wh;
+    let y2 = xD[d2 + n]; a2l += y2 * wl; a2h += y2 * wh;
+    let y3 = xD[d3 + n]; a3l += y3 * wl; a3h += y3 * wh;
+    let y4 = xD[d4 + n]; a4l += y4 * wl; a4h += y4 * wh;
+    let y5 = xD[d5 + n]; a5l += y5 * wl; a5h += y5 * wh;
+    let y6 = xD[d6 + n]; a6l += y6 * wl; a6h += y6 * wh;
+    let y7 = xD[d7 + n]; a7l += y7 * wl; a7h += y7 * wh;
+  }
+  let hi = c4 + 1u;
+  put_dx(row0, c4, a0l);      put_dx(row0, hi, a0h);
+  put_dx(row0 + 1u, c4, a1l); put_dx(row0 + 1u, hi, a1h);
+  put_dx(row0 + 2u, c4, a2l); put_dx(row0 + 2u, hi, a2h);
+  put_dx(row0 + 3u, c4, a3l); put_dx(row0 + 3u, hi, a3h);
+  put_dx(row0 + 4u, c4, a4l); put_dx(row0 + 4u, hi, a4h);
+  put_dx(row0 + 5u, c4, a5l); put_dx(row0 + 5u, hi, a5h);
+  put_dx(row0 + 6u, c4, a6l); put_dx(row0 + 6u, hi, a6h);
+  put_dx(row0 + 7u, c4, a7l); put_dx(row0 + 7u, hi, a7h);
+}
+
+// Workgroup (16, 16): a tile of 64 rows x 64 columns (16 vec4); each invocation 4 rows x 1 vec4.
+@compute @workgroup_size(16, 16)
+fn dx_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+            @builtin(local_invocation_index) li: u32) {
+  let K4 = px.K / 4u;
+  let N = px.N;
+  let rowBase = wid.y * 64u;
+  let c4Base = wid.x * 16u;
+  var a0 = vec4<f32>(); var a1 = vec4<f32>(); var a2 = vec4<f32>(); var a3 = vec4<f32>();
+  for (var n0 = 0u; n0 < N; n0 += TT) {
+    for (var e = li; e < 64u * TT; e += 256u) {
+      let r = rowBase + e / TT;
+      let n = n0 + e % TT;
+      td[e] = select(0.0, xD[min(r, px.M - 1u) * N + min(n, N - 1u)], r < px.M && n < N);
+    }
+    {
+      let n = n0 + li / 16u;
+      let c = c4Base + li % 16u;
+      tv[li] = select(vec4<f32>(), xW[min(n, N - 1u) * K4 + min(c, K4 - 1u)], n < N && c < K4);
+    }
+    workgroupBarrier();
+    let rb = lid.y * 4u * TT;
+    for (var nn = 0u; nn < TT; nn++) {
+      let w = tv[nn * 16u + lid.x];
+      a0 += td[rb + nn] * w;
+      a1 += td[rb + TT + nn] * w;
+      a2 += td[rb + 2u * TT + nn] * w;
+      a3 += td[rb + 3u * TT + nn] * w;
+    }
+    workgroupBarrier();
+  }
+  let r = rowBase + lid.y * 4u;
+  let c4 = c4Base + lid.x;
+  put_dx(r, c4, a0); put_dx(r + 1u, c4, a1); put_dx(r + 2u, c4, a2); put_dx(r + 3u, c4, a3);
+}
+
+// ---- dX = D deq(Wq), NF4 W (8 codes of one u32 = the 8 columns of an invocation) -------------
+@group(0) @binding(0) var<storage, read> qD: array<f32>;               // [M, N]
+@group(0) @binding(1) var<storage, read> qW: array<u32>;               // [N, K/8] packed codes
+@group(0) @binding(2) var<storage, read> qAbsmax: array<f32>;          // [N, K/64]
+@group(0) @binding(3) var<storage, read_write> qdX: array<vec4<f32>>;  // [M, K/4]
+@group(0) @binding(4) var<uniform> pq: Params;
+
+fn put_dxq(r: u32, c4: u32, v: vec4<f32>) {
+  if (r >= pq.M) { return; }
+  let i = r * (pq.K / 4u) + c4;
+  if ((pq.flags & 1u) != 0u) { qdX[i] += v; } else { qdX[i] = v; }
+}
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * 8u;
+  let kw = gid.x;          // u32 word of the row = columns 8 kw .. 8 kw + 7
+  let K8 = pq.K / 8u;
+  let KB = pq.K / 64u;
+  if (row0 >= pq.M || kw >= K8) { return; }
+  let N = pq.N;
+  let lastM = pq.M - 1u;
+  let d0 = min(row0, lastM) * N;      let d1 = min(row0 + 1u, lastM) * N;
+  let d2 = min(row0 + 2u, lastM) * N; let d3 = min(row0 + 3u, lastM) * N;
+  let d4 = min(row0 + 4u, lastM) * N; let d5 = min(row0 + 5u, lastM) * N;
+  let d6 = min(row0 + 6u, lastM) * N; let d7 = min(row0 + 7u, lastM) * N;
+  var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
+  var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
+  var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
+  var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  let blk = kw / 8u;
+  for (var n = 0u; n < N; n++) {
+    let q = qW[n * K8 + kw];
+    let s = qAbsmax[n * KB + blk];
+    let wl = unpack_lo(q) * s;
+    let wh = unpack_hi(q) * s;
+    let y0 = qD[d0 + n]; a0l += y0 * wl; a0h += y0 * wh;
+    let y1 = qD[d1 + n]; a1l += y1 * wl; a1h += y1 * wh;
+    let y2 = qD[d2 + n]; a2l += y2 * wl; a2h += y2 * wh;
+    let y3 = qD[d3 + n]; a3l += y3 * wl; a3h += y3 * wh;
+    let y4 = qD[d4 + n]; a4l += y4 * wl; a4h += y4 * wh;
+    let y5 = qD[d5 + n]; a5l += y5 * wl; a5h += y5 * wh;
+    let y6 = qD[d6 + n]; a6l += y6 * wl; a6h += y6 * wh;
+    let y7 = qD[d7 + n]; a7l += y7 * wl; a7h += y7 * wh;
+  }
+  let c4 = 2u * kw;
+  let hi = c4 + 1u;
+  put_dxq(row0, c4, a0l);      put_dxq(row0, hi, a0h);
+  put_dxq(row0 + 1u, c4, a1l); put_dxq(row0 + 1u, hi, a1h);
+  put_dxq(row0 + 2u, c4, a2l); put_dxq(row0 + 2u, hi, a2h);
+  put_dxq(row0 + 3u, c4, a3l); put_dxq(row0 + 3u, hi, a3h);
+  put_dxq(row0 + 4u, c4, a4l); put_dxq(row0 + 4u, hi, a4h);
+  put_dxq(row0 + 5u, c4, a5l); put_dxq(row0 + 5u, hi, a5h);
+  put_dxq(row0 + 6u, c4, a6l); put_dxq(row0 + 6u, hi, a6h);
+  put_dxq(row0 + 7u, c4, a7l); put_dxq(row0 + 7u, hi, a7h);
+}
+
+// As dx_tiled; the W tile (16 rows x 8 words) is dequantized on its way into workgroup memory.
+@compute @workgroup_size(16, 16)
+fn dx_nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                @builtin(local_invocation_index) li: u32) {
+  let K8 = pq.K / 8u;
+  let KB = pq.K / 64u;
+  let N = pq.N;
+  let rowBase = wid.y * 64u;
+  let c4Base = wid.x * 16u;
+  var a0 = vec4<f32>(); var a1 = vec4<f32>(); var a2 = vec4<f32>(); var a3 = vec4<f32>();
+  for (var n0 = 0u; n0 < N; n0 += TT) {
+    for (var e = li; e < 64u * TT; e += 256u) {
+      let r = rowBase + e / TT;
+      let n = n0 + e % TT;
+      td[e] = select(0.0, qD[min(r, pq.M - 1u) * N + min(n, N - 1u)], r < pq.M && n < N);
+    }
+    if (li < TT * 8u) {
+      let n = n0 + li / 8u;
+      let w = li % 8u;
+      let kw = min(c4Base / 2u + w, K8 - 1u);
+      let nr = min(n, N - 1u);
+      let q = qW[nr * K8 + kw];
+      let s = select(0.0, qAbsmax[nr * KB + kw / 8u], n < N);
+      tv[(li / 8u) * 16u + 2u * w] = unpack_lo(q) * s;
+      tv[(li / 8u) * 16u + 2u * w + 1u] = unpack_hi(q) * s;
+    }
+    workgroupBarrier();
+    let rb = lid.y * 4u * TT;
+    for (var nn = 0u; nn < TT; nn++) {
+      let w = tv[nn * 16u + lid.x];
+      a0 += td[rb + nn] * w;
+      a1 += td[rb + TT + nn] * w;
+      a2 += td[rb + 2u * TT + nn] * w;
+      a3 += td[rb + 3u * TT + nn] * w;
+    }
+    workgroupBarrier();
+  }
+  let c4 = c4Base + lid.x;
+  if (c4 >= pq.K / 4u) { return; }
+  let r = rowBase + lid.y * 4u;
+  put_dxq(r, c4, a0); put_dxq(r + 1u, c4, a1); put_dxq(r + 2u, c4, a2); put_dxq(r + 3u, c4, a3);
+}
+
+// ---- G += alpha D^T X (dW, dA) ------------------------------------------------------------------
+@group(0) @binding(0) var<storage, read> wD: array<f32>;              // [M, N]
+@group(0) @binding(1) var<storage, read> wX: array<vec4<f32>>;        // [M, K/4]
+@group(0) @binding(2) var<storage, read_write> wG: array<vec4<f32>>;  // [N, K/4]
+@group(0) @binding(3) var<uniform> pw: Params;
+
+fn put_g(n: u32, c4: u32, v: vec4<f32>) {
+  if (n >= pw.N || c4 >= pw.K / 4u) { return; }
+  let i = n * (pw.K / 4u) + c4;
+  wG[i] += pw.alpha * v;
+}
+
+// Invocation: out rows n0 .. n0 + 7 (named a<row>), columns 8 gid.x .. + 7 (l, h); loops over M.
+@compute @workgroup_size(WG_X, WG_Y)
+fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let n0 = gid.y * 8u;
+  let c4 = gid.x * 2u;
+  let K4 = pw.K / 4u;
+  let N = pw.N;
+  if (n0 >= N || c4 >= K4) { return; }
+  let c4h = min(c4 + 1u, K4 - 1u);
+  let lastN = N - 1u;
+  let e0 = min(n0, lastN);      let e1 = min(n0 + 1u, lastN);
+  let e2 = min(n0 + 2u, lastN); let e3 = min(n0 + 3u, lastN);
+  let e4 = min(n0 + 4u, lastN); let e5 = min(n0 + 5u, lastN);
+  let e6 = min(n0 + 6u, lastN); let e7 = min(n0 + 7u, lastN);
+  var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
+  var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
+  var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
+  var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  for (var m = 0u; m < pw.M; m++) {
+    let xl = wX[m * K4 + c4];
+    let xh = wX[m * K4 + c4h];
+    let d = m * N;
+    let y0 = wD[d + e0]; a0l += y0 * xl; a0h += y0 * xh;
+    let y1 = wD[d + e1]; a1l += y1 * xl; a1h += y1 * xh;
+    let y2 = wD[d + e2]; a2l += y2 * xl; a2h += y2 * xh;
+    let y3 = wD[d + e3]; a3l += y3 * xl; a3h += y3 * xh;
+    let y4 = wD[d + e4]; a4l += y4 * xl; a4h += y4 * xh;
+    let y5 = wD[d + e5]; a5l += y5 * xl; a5h += y5 * xh;
+    let y6 = wD[d + e6]; a6l += y6 * xl; a6h += y6 * xh;
+    let y7 = wD[d + e7]; a7l += y7 * xl; a7h += y7 * xh;
+  }
+  let hi = c4 + 1u;
+  put_g(n0, c4, a0l);      put_g(n0, hi, a0h);
+  put_g(n0 + 1u, c4, a1l); put_g(n0 + 1u, hi, a1h);
+  put_g(n0 + 2u, c4, a2l); put_g(n0 + 2u, hi, a2h);
+  put_g(n0 + 3u, c4, a3l); put_g(n0 + 3u, hi, a3h);
+  put_g(n0 + 4u, c4, a4l); put_g(n0 + 4u, hi, a4h);
+  put_g(n0 + 5u, c4, a5l); put_g(n0 + 5u, hi, a5h);
+  put_g(n0 + 6u, c4, a6l); put_g(n0 + 6u, hi, a6h);
+  put_g(n0 + 7u, c4, a7l); put_g(n0 + 7u, hi, a7h);
+}
+
+// Workgroup (16, 16): a tile of 64 out rows x 64 columns; M in steps of 16 through td / tv.
+@compute @workgroup_size(16, 16)
+fn dw_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+            @builtin(local_invocation_index) li: u32) {
+  let K4 = pw.K / 4u;
+  let N = pw.N;
+  let nBase = wid.y * 64u;
+  let c4Base = wid.x * 16u;
+  var a0 = vec4<f32>(); var a1 = vec4<f32>(); var a2 = vec4<f32>(); var a3 = vec4<f32>();
+  for (var m0 = 0u; m0 < pw.M; m0 += TT) {
+    for (var e = li; e < 64u * TT; e += 256u) {
+      let m = m0 + e / 64u;
+      let n = nBase + e % 64u;
+      td[e] = select(0.0, wD[min(m, pw.M - 1u) * N + min(n, N - 1u)], m < pw.M && n < N);
+    }
+    {
+      let m = m0 + li / 16u;
+      let c = c4Base + li % 16u;
+      tv[li] = select(vec4<f32>(), wX[min(m, pw.M - 1u) * K4 + min(c, K4 - 1u)], m < pw.M && c < K4);
+    }
+    workgroupBarrier();
+    let nb = lid.y * 4u;
+    for (var mm = 0u; mm < TT; mm++) {
+      let x = tv[mm * 16u + lid.x];
+      a0 += td[mm * 64u + nb] * x;
+      a1 += td[mm * 64u + nb + 1u] * x;
+      a2 += td[mm * 64u + nb + 2u] * x;
+      a3 += td[mm * 64u + nb + 3u] * x;
+    }
+    workgroupBarrier();
+  }
+  let n = nBase + lid.y * 4u;
+  let c4 = c4Base + lid.x;
+  put_g(n, c4, a0); put_g(n + 1u, c4, a1); put_g(n + 2u, c4, a2); put_g(n + 3u, c4, a3);
+}
+
+// ---- LoRA: dYB = scale dY B per segment ---------------------------------------------------------
+@group(0) @binding(0) var<storage, read> bdY: array<f32>;             // [M, N]
+@group(0) @binding(1) var<storage, read> bB: array<f32>;              // [N, R] LoRA B (stacked)
+@group(0) @binding(2) var<storage, read_write> bdYB: array<f32>;      // [M, SR]
+@group(0) @binding(3) var<uniform> pb: Params;
+
+fn seg_start(s: u32) -> u32 { return select(select(0u, pb.seg1, s == 1u), pb.seg2, s == 2u); }
+fn seg_end(s: u32) -> u32 { return select(select(pb.seg1, pb.seg2, s == 1u), pb.N, s == 2u); }
+
+// One invocation per (row m, segment column j = s R + q); sums over the segment's out rows.
+@compute @workgroup_size(64)
+fn lora_dyb(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let e = gid.x + gid.y * 65535u * 64u;
+  if (e >= pb.M * pb.SR) { return; }
+  let m = e / pb.SR;
+  let j = e % pb.SR;
+  let s = j / pb.R;
+  let q = j % pb.R;
+  var acc = 0.0;
+  for (var n = seg_start(s); n < seg_end(s); n++) { acc += bdY[m * pb.N + n] * bB[n * pb.R + q]; }
+  bdYB[e] = pb.alpha * acc;
+}
+
+// ---- LoRA: dB += scale dY^T XA (XA columns of the row's segment) --------------------------------
+@group(0) @binding(0) var<storage, read> cdY: array<f32>;             // [M, N]
+@group(0) @binding(1) var<storage, read> cXA: array<f32>;             // [M, SR]
+@group(0) @binding(2) var<storage, read_write> cdB: array<f32>;       // [N, R]
+@group(0) @binding(3) var<uniform> pc: Params;
+
+// One invocation per (out row n, q); loops over M.
+@compute @workgroup_size(64)
+fn lora_db(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let e = gid.x + gid.y * 65535u * 64u;
+  if (e >= pc.N * pc.R) { return; }
+  let n = e / pc.R;
+  let q = e % pc.R;
+  let s = select(0u, 1u, n >= pc.seg1) + select(0u, 1u, n >= pc.seg2);
+  let col = s * pc.R + q;
+  var acc = 0.0;
+  for (var m = 0u; m < pc.M; m++) { acc += cdY[m * pc.N + n] * cXA[m * pc.SR + col]; }
+  cdB[e] += pc.alpha * acc;
+}
+
+// ---- dbias += column sums of dY -----------------------------------------------------------------
+@group(0) @binding(0) var<storage, read> sdY: array<f32>;             // [M, N]
+@group(0) @binding(1) var<storage, read_write> sdb: array<f32>;       // [N]
+@group(0) @binding(2) var<uniform> ps: Params;
+
+@compute @workgroup_size(64)
+fn bias_grad(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let n = gid.x;
+  if (n >= ps.N) { return; }
+  var acc = 0.0;
+  for (var m = 0u; m < ps.M; m++) { acc += sdY[m * ps.N + n]; }
+  sdb[n] += acc;
+}
