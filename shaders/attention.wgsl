@@ -12,7 +12,10 @@
 //   attn_wg      one workgroup per (row, head): keys split across the invocations, chunk max
 //                and sum by workgroup-memory reductions, online softmax across chunks, the
 //                value sum split over (dimension, key slice) pairs (decode on real GPUs).
-// Write contract: O overwritten (=).
+//   attn_thread_lse / attn_wg_lse  the same, also writing LSE [M, NH] = log sum_j exp(s_j) of
+//                the scaled scores (for the backward); bindings 5 = LSE, 6 = uniforms.
+// Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
+// The backward (attn_bwd_*) follows the forward in this file, with its own header.
 
 struct Params {
   M: u32,       // rows
@@ -31,6 +34,9 @@ struct Params {
 @group(0) @binding(3) var<storage, read> Vc: array<vec4<f32>>;       // [B, KVH, Tmax, HS/4]
 @group(0) @binding(4) var<storage, read_write> O: array<vec4<f32>>;  // [M, NH * HS/4]
 @group(0) @binding(5) var<uniform> p: Params;
+// The _lse entry points (binding 5 aliases p: WGSL allows it across entry points).
+@group(0) @binding(5) var<storage, read_write> LSE: array<f32>;    // [M, NH] log-sum-exp
+@group(0) @binding(6) var<uniform> pl: Params;
 
 const HS4_MAX: u32 = 32u;      // largest HS / 4 supported
 const NEG_BIG: f32 = -3.0e38;  // stands for -inf (exp of it minus anything is 0)
@@ -41,8 +47,8 @@ override WG: u32 = 64;
 override HS: u32 = 64;
 
 // First vec4 of the cache line (sequence, kv head, key 0).
-fn cache_base(seq: u32, kh: u32) -> u32 {
-  return (seq * p.KVH + kh) * p.Tmax * (HS / 4u);
+fn cache_base(pp: Params, seq: u32, kh: u32) -> u32 {
+  return (seq * pp.KVH + kh) * pp.Tmax * (HS / 4u);
 }
 
 // ---- one invocation per (row, head) -------------------------------------------------------
@@ -50,17 +56,29 @@ fn cache_base(seq: u32, kh: u32) -> u32 {
 fn attn_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let idx = gid.x + gid.y * nwg.x * WG;
   if (idx >= p.M * p.NH) { return; }
-  let m = idx / p.NH;
-  let h = idx % p.NH;
+  _ = attend_thread(p, idx);
+}
+
+@compute @workgroup_size(WG)
+fn attn_thread_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pl.M * pl.NH) { return; }
+  LSE[idx] = attend_thread(pl, idx);
+}
+
+// Writes O for (row, head) idx = m * NH + h and returns the log-sum-exp of its scaled scores.
+fn attend_thread(pp: Params, idx: u32) -> f32 {
+  let m = idx / pp.NH;
+  let h = idx % pp.NH;
   let HS4 = HS / 4u;
-  let seq = min(rows[2u * m], p.B - 1u);
-  let last = min(rows[2u * m + 1u], p.Tmax - 1u);
-  let kh = h / (p.NH / p.KVH);
-  let base = cache_base(seq, kh);
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let kh = h / (pp.NH / pp.KVH);
+  let base = cache_base(pp, seq, kh);
   var q: array<vec4<f32>, HS4_MAX>;
   var acc: array<vec4<f32>, HS4_MAX>;
-  let qo = (m * p.NH + h) * HS4;
-  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * p.scale; }
+  let qo = (m * pp.NH + h) * HS4;
+  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * pp.scale; }
   var mx = NEG_BIG;
   var l = 0.0;
   // Keys four at a time: one max update and one rescale per block.
@@ -97,6 +115,7 @@ fn attn_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
   }
   let inv = 1.0 / l;
   for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }
+  return mx + log(l);
 }
 
 // ---- one workgroup per (row, head) --------------------------------------------------------
@@ -127,16 +146,25 @@ fn wg_sum(lid: u32, v: f32) -> f32 {
 
 @compute @workgroup_size(WG)
 fn attn_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let h = wid.x;
-  let m = wid.y;
+  _ = attend_wg(p, wid.x, wid.y, lid);
+}
+
+@compute @workgroup_size(WG)
+fn attn_wg_lse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let lse = attend_wg(pl, wid.x, wid.y, lid);
+  if (lid == 0u) { LSE[wid.y * pl.NH + wid.x] = lse; }
+}
+
+// Workgroup (row m, head h) writes O for it; returns the log-sum-exp of its scaled scores.
+fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
   let HS4 = HS / 4u;
-  let seq = min(rows[2u * m], p.B - 1u);
-  let last = min(rows[2u * m + 1u], p.Tmax - 1u);
-  let kh = h / (p.NH / p.KVH);
-  let base = cache_base(seq, kh);
-  let qo = (m * p.NH + h) * HS4;
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let kh = h / (pp.NH / pp.KVH);
+  let base = cache_base(pp, seq, kh);
+  let qo = (m * pp.NH + h) * HS4;
   for (var d = lid; d < HS4; d += WG) {
-    qs[d] = Q[qo + d] * p.scale;
+    qs[d] = Q[qo + d] * pp.scale;
     acc_s[d] = vec4<f32>(0.0);
   }
   workgroupBarrier();
@@ -176,4 +204,278 @@ fn attn_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
   }
   let inv = 1.0 / l;
   for (var d = lid; d < HS4; d += WG) { O[qo + d] = acc_s[d] * inv; }
+  return mx + log(l);
+}
+
+// =============================================================================================
+// Backward of the causal GQA attention, for training batches: B sequences packed as rows (the
+// rows of slot s are contiguous, first row f_s, positions 0..T_s-1), K/V in the cache layout.
+//   Q [M, NH, HS], Kc/Vc [B, KVH, Tmax, HS], O and dO [M, NH * HS], LSE [M, NH] (from the
+//   _lse forward), rows [M, 2] (slot, position), seqs [B, 2] (first row, length T_s)
+//   -> dQ [M, NH, HS];  dKc/dVc [B, KVH, Tmax, HS] (the gradients of the cache contents).
+// With s_ij = scale q_i . k_j, P_ij = exp(s_ij - LSE_i), D_i = dO_i . O_i (= sum_j P_ij dP_ij):
+//   dP_ij = dO_i . v_j,  dS_ij = P_ij (dP_ij - D_i),
+//   dq_i = scale sum_{j <= pos_i} dS_ij k_j,
+//   dk_j = scale sum_{i: pos_i >= j} sum_{h in group} dS_ij q_i,  dv_j = sum ... P_ij dO_i.
+// Three dispatches, no atomics, deterministic:
+//   attn_bwd_stats   one invocation per (row, head): ST = (LSE, D);
+//   attn_bwd_dq_*    per query (row, head), a loop over its keys j <= pos;
+//   attn_bwd_dkv_*   per key (slot, kv head, position j < Tmax), a loop over the query rows of
+//                    the same sequence with position >= j and the NH/KVH heads of the group.
+// Variants as in the forward: _thread (one invocation per item, registers only: CPU adapters)
+// and _wg (one workgroup per item, the loop split across it with workgroup-memory sums: GPUs).
+// CPU twin: src/reference/attention.ts (attention_backward, per sequence).
+// Launcher: src/gpu/kernels/attention-backward.ts. Test: tests/unit/bwd-b-attention.test.ts.
+// Write contract: ST, dQ overwritten (=) for all M rows; dKc/dVc overwritten (=) everywhere:
+// positions >= T_s (and unused slots) get 0.
+// Bindings alias the forward's across entry points (inputs, outputs, then the uniforms).
+
+// attn_bwd_stats
+@group(0) @binding(0) var<storage, read> sO: array<vec4<f32>>;        // O [M, NH * HS/4]
+@group(0) @binding(1) var<storage, read> sdO: array<vec4<f32>>;       // dO [M, NH * HS/4]
+@group(0) @binding(2) var<storage, read> sLSE: array<f32>;            // [M, NH]
+@group(0) @binding(3) var<storage, read_write> sST: array<vec2<f32>>; // [M, NH] (LSE, D)
+@group(0) @binding(4) var<uniform> ps: Params;
+// attn_bwd_dq_* (also Q at 0, rows at 1, Kc at 2, Vc at 3)
+@group(0) @binding(4) var<storage, read> dO: array<vec4<f32>>;        // [M, NH * HS/4]
+@group(0) @binding(5) var<storage, read> ST: array<vec2<f32>>;        // [M, NH] (LSE, D)
+@group(0) @binding(6) var<storage, read_write> dQ: array<vec4<f32>>;  // [M, NH, HS/4]
+@group(0) @binding(7) var<uniform> pq: Params;
+// attn_bwd_dkv_* (also Q at 0, Kc at 2, Vc at 3, dO at 4, ST at 5)
+@group(0) @binding(1) var<storage, read> seqs: array<u32>;            // [B, 2] (first row, length)
+@group(0) @binding(6) var<storage, read_write> dKc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
+@group(0) @binding(7) var<storage, read_write> dVc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
+@group(0) @binding(8) var<uniform> pk: Params;
+
+@compute @workgroup_size(WG)
+fn attn_bwd_stats(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= ps.M * ps.NH) { return; }
+  let HS4 = HS / 4u;
+  var d4 = vec4<f32>(0.0);
+  for (var d = 0u; d < HS4; d++) { d4 += sdO[idx * HS4 + d] * sO[idx * HS4 + d]; }
+  sST[idx] = vec2<f32>(sLSE[idx], (d4.x + d4.y) + (d4.z + d4.w));
+}
+
+// ---- dQ, one invocation per (row, head) ---------------------------------------------------
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pq.M * pq.NH) { return; }
+  let m = idx / pq.NH;
+  let h = idx % pq.NH;
+  let HS4 = HS / 4u;
+  let seq = min(rows[2u * m], pq.B - 1u);
+  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
+  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
+  let st = ST[idx];
+  let qo = idx * HS4;
+  var q: array<vec4<f32>, HS4_MAX>;
+  var g: array<vec4<f32>, HS4_MAX>;
+  var acc: array<vec4<f32>, HS4_MAX>;
+  for (var d = 0u; d < HS4; d++) {
+    q[d] = Q[qo + d] * pq.scale;
+    g[d] = dO[qo + d];
+    acc[d] = vec4<f32>(0.0);
+  }
+  for (var j = 0u; j <= last; j++) {
+    let ko = base + j * HS4;
+    var s = 0.0;
+    var dp = 0.0;
+    for (var d = 0u; d < HS4; d++) {
+      s += dot(q[d], Kc[ko + d]);
+      dp += dot(g[d], Vc[ko + d]);
+    }
+    let ds = exp(s - st.x) * (dp - st.y);
+    for (var d = 0u; d < HS4; d++) { acc[d] += ds * Kc[ko + d]; }
+  }
+  for (var d = 0u; d < HS4; d++) { dQ[qo + d] = acc[d] * pq.scale; }
+}
+
+// ---- dK/dV, one invocation per (slot, kv head, position) ------------------------------------
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pk.B * pk.KVH * pk.Tmax) { return; }
+  let j = idx % pk.Tmax;
+  let kh = (idx / pk.Tmax) % pk.KVH;
+  let seq = idx / (pk.Tmax * pk.KVH);
+  let HS4 = HS / 4u;
+  let G = pk.NH / pk.KVH;
+  let first = seqs[2u * seq];
+  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let ko = idx * HS4;   // (seq, kh, j) in the cache layout
+  var k: array<vec4<f32>, HS4_MAX>;
+  var v: array<vec4<f32>, HS4_MAX>;
+  var dk: array<vec4<f32>, HS4_MAX>;
+  var dv: array<vec4<f32>, HS4_MAX>;
+  for (var d = 0u; d < HS4; d++) {
+    k[d] = Kc[ko + d];
+    v[d] = Vc[ko + d];
+    dk[d] = vec4<f32>(0.0);
+    dv[d] = vec4<f32>(0.0);
+  }
+  // Query rows first + i, i in [j, len): empty when j >= len, leaving zeros.
+  for (var i = j; i < len; i++) {
+    for (var hg = 0u; hg < G; hg++) {
+      let qi = (first + i) * pk.NH + kh * G + hg;
+      let qo = qi * HS4;
+      var s = 0.0;
+      var dp = 0.0;
+      for (var d = 0u; d < HS4; d++) {
+        s += dot(Q[qo + d] * pk.scale, k[d]);
+        dp += dot(dO[qo + d], v[d]);
+      }
+      let st = ST[qi];
+      let pr = exp(s - st.x);
+      let ds = pr * (dp - st.y);
+      for (var d = 0u; d < HS4; d++) {
+        dk[d] += ds * Q[qo + d];
+        dv[d] += pr * dO[qo + d];
+      }
+    }
+  }
+  for (var d = 0u; d < HS4; d++) {
+    dKc[ko + d] = dk[d] * pk.scale;
+    dVc[ko + d] = dv[d];
+  }
+}
+
+// ---- workgroup variants -------------------------------------------------------------------
+var<workgroup> bq: array<vec4<f32>, HS4_MAX>;    // dq: the scaled query / dkv: the key
+var<workgroup> bg: array<vec4<f32>, HS4_MAX>;    // dq: dO of the row / dkv: the value
+var<workgroup> bw1: array<f32, WG>;              // dq: dS per key / dkv: P per (row, head)
+var<workgroup> bw2: array<f32, WG>;              // dkv: dS per (row, head)
+var<workgroup> bpart1: array<vec4<f32>, WG>;     // partial sums per (dimension, slice)
+var<workgroup> bpart2: array<vec4<f32>, WG>;
+var<workgroup> bacc1: array<vec4<f32>, HS4_MAX>; // dq / dk running sums
+var<workgroup> bacc2: array<vec4<f32>, HS4_MAX>; // dv running sums
+
+// One workgroup per (head h = wid.x, row m = wid.y); keys split across the invocations.
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let h = wid.x;
+  let m = wid.y;
+  let HS4 = HS / 4u;
+  let seq = min(rows[2u * m], pq.B - 1u);
+  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
+  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
+  let idx = m * pq.NH + h;
+  let st = ST[idx];
+  let qo = idx * HS4;
+  for (var d = lid; d < HS4; d += WG) {
+    bq[d] = Q[qo + d] * pq.scale;
+    bg[d] = dO[qo + d];
+    bacc1[d] = vec4<f32>(0.0);
+  }
+  workgroupBarrier();
+  let slices = WG / HS4;
+  let dd = lid % HS4;
+  let ks = lid / HS4;
+  for (var j0 = 0u; j0 <= last; j0 += WG) {
+    let j = j0 + lid;
+    var ds = 0.0;
+    if (j <= last) {
+      let ko = base + j * HS4;
+      var s = 0.0;
+      var dp = 0.0;
+      for (var d = 0u; d < HS4; d++) {
+        s += dot(bq[d], Kc[ko + d]);
+        dp += dot(bg[d], Vc[ko + d]);
+      }
+      ds = exp(s - st.x) * (dp - st.y);
+    }
+    bw1[lid] = ds;
+    workgroupBarrier();
+    let n = min(WG, last + 1u - j0);
+    var a = vec4<f32>(0.0);
+    if (ks < slices) {
+      for (var k = ks; k < n; k += slices) { a += bw1[k] * Kc[base + (j0 + k) * HS4 + dd]; }
+    }
+    bpart1[lid] = a;
+    workgroupBarrier();
+    if (lid < HS4) {
+      var t = bacc1[lid];
+      for (var k = 0u; k < slices; k++) { t += bpart1[k * HS4 + lid]; }
+      bacc1[lid] = t;
+    }
+    workgroupBarrier();
+  }
+  for (var d = lid; d < HS4; d += WG) { dQ[qo + d] = bacc1[d] * pq.scale; }
+}
+
+// One workgroup per (position j = wid.x, slot * KVH + kv head = wid.y); the (row, head) pairs
+// of the group's query heads over rows of positions >= j split across the invocations.
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let j = wid.x;
+  let kh = wid.y % pk.KVH;
+  let seq = wid.y / pk.KVH;
+  let HS4 = HS / 4u;
+  let G = pk.NH / pk.KVH;
+  let first = seqs[2u * seq];
+  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let ko = (wid.y * pk.Tmax + j) * HS4;
+  for (var d = lid; d < HS4; d += WG) {
+    bq[d] = Kc[ko + d];
+    bg[d] = Vc[ko + d];
+    bacc1[d] = vec4<f32>(0.0);
+    bacc2[d] = vec4<f32>(0.0);
+  }
+  workgroupBarrier();
+  let slices = WG / HS4;
+  let dd = lid % HS4;
+  let ks = lid / HS4;
+  // Pair t = (i - j) * G + hg: query row first + i, head kh * G + hg; none when j >= len.
+  let pairs = select(0u, (len - j) * G, j < len);
+  for (var t0 = 0u; t0 < pairs; t0 += WG) {
+    let t = t0 + lid;
+    var pr = 0.0;
+    var ds = 0.0;
+    if (t < pairs) {
+      let qi = (first + j + t / G) * pk.NH + kh * G + t % G;
+      let qo = qi * HS4;
+      var s = 0.0;
+      var dp = 0.0;
+      for (var d = 0u; d < HS4; d++) {
+        s += dot(Q[qo + d] * pk.scale, bq[d]);
+        dp += dot(dO[qo + d], bg[d]);
+      }
+      let st = ST[qi];
+      pr = exp(s - st.x);
+      ds = pr * (dp - st.y);
+    }
+    bw1[lid] = pr;
+    bw2[lid] = ds;
+    workgroupBarrier();
+    let n = min(WG, pairs - t0);
+    var ak = vec4<f32>(0.0);
+    var av = vec4<f32>(0.0);
+    if (ks < slices) {
+      for (var k = ks; k < n; k += slices) {
+        let tk = t0 + k;
+        let qo = ((first + j + tk / G) * pk.NH + kh * G + tk % G) * HS4 + dd;
+        ak += bw2[k] * Q[qo];
+        av += bw1[k] * dO[qo];
+      }
+    }
+    bpart1[lid] = ak;
+    bpart2[lid] = av;
+    workgroupBarrier();
+    if (lid < HS4) {
+      var tk = bacc1[lid];
+      var tv = bacc2[lid];
+      for (var k = 0u; k < slices; k++) {
+        tk += bpart1[k * HS4 + lid];
+        tv += bpart2[k * HS4 + lid];
+      }
+      bacc1[lid] = tk;
+      bacc2[lid] = tv;
+    }
+    workgroupBarrier();
+  }
+  for (var d = lid; d < HS4; d += WG) {
+    dKc[ko + d] = bacc1[d] * pk.scale;
+    dVc[ko + d] = bacc2[d];
+  }
 }

@@ -69,3 +69,54 @@ fn qkv_rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     Vc[dst + i + half] = b;
   }
 }
+
+// ---- backward, fused into the QKV gradient ---------------------------------------------------
+//   dQ [M, NH, HS], dKc/dVc [B, KVH, Tmax, HS] (gradients of the cache contents, e.g. from
+//   attn_bwd_dkv), rows [M, 2] -> dQKV [M, (NH + 2*KVH) * HS] in the forward's QKV layout.
+// q and k heads are rotated back by -angle (the rotation is orthogonal):
+//   dx[i] = d[i] cos + d[i + HS/2] sin,  dx[i + HS/2] = d[i + HS/2] cos - d[i] sin;
+// k and v are gathered from the cache layout at the row's (s, p); v is copied. ONE dispatch.
+// CPU twin: src/reference/rope.ts (rope_backward) + a gather, composed in
+// tests/unit/bwd-b-rope.test.ts. Launcher: src/gpu/kernels/rope-backward.ts.
+// Write contract: dQKV overwritten (=) for all M rows; k and v parts of rows with s >= B or
+// p >= Tmax get 0. Bindings alias the forward's (rows, rope and p are shared).
+
+@group(0) @binding(0) var<storage, read> dQ: array<f32>;              // [M, NH, HS]
+@group(0) @binding(3) var<storage, read> dKc: array<f32>;             // [B, KVH, Tmax, HS]
+@group(0) @binding(4) var<storage, read> dVc: array<f32>;             // [B, KVH, Tmax, HS]
+@group(0) @binding(5) var<storage, read_write> dQKV: array<f32>;      // [M, (NH + 2*KVH) * HS]
+
+// One invocation per (row, head among NH + 2*KVH, pair i < HS/2), as qkv_rope.
+@compute @workgroup_size(WG)
+fn qkv_rope_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let half = p.HS / 2u;
+  let H = p.NH + 2u * p.KVH;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * H * half) { return; }
+  let i = idx % half;
+  let h = (idx / half) % H;
+  let m = idx / (half * H);
+  let seq = rows[2u * m];
+  let pos = rows[2u * m + 1u];
+  let dst = (m * H + h) * p.HS;
+  var a = 0.0;
+  var b = 0.0;
+  if (h < p.NH) {
+    let src = (m * p.NH + h) * p.HS;
+    a = dQ[src + i];
+    b = dQ[src + i + half];
+  } else if (seq < p.B && pos < p.Tmax) {
+    let kh = (h - p.NH) % p.KVH;
+    let src = ((seq * p.KVH + kh) * p.Tmax + pos) * p.HS;
+    if (h >= p.NH + p.KVH) {
+      dQKV[dst + i] = dVc[src + i];
+      dQKV[dst + i + half] = dVc[src + i + half];
+      return;
+    }
+    a = dKc[src + i];
+    b = dKc[src + i + half];
+  }
+  let cs = rope[min(pos, p.Tmax - 1u) * half + i];
+  dQKV[dst + i] = a * cs.x + b * cs.y;
+  dQKV[dst + i + half] = b * cs.x - a * cs.y;
+}

@@ -1,6 +1,7 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
-// alike. CPU twin: src/reference/attention.ts. Tested by tests/unit/kernels-b-attention.test.ts.
+// alike; optionally also LSE [M, NH] for the backward. CPU twin: src/reference/attention.ts.
+// Tested by tests/unit/kernels-b-attention.test.ts (LSE: bwd-b-attention.test.ts).
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
@@ -28,6 +29,8 @@ export interface AttentionOptions {
   variant: AttentionVariant;
   /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
   wg?: number;
+  /** Also write the per-(row, head) log-sum-exp LSE [M, NH] for the backward (default false). */
+  lse?: boolean;
 }
 
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
@@ -45,20 +48,24 @@ export class Attention {
   ) {}
 
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, ...opts };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, ...opts };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
       throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
     }
-    const pipeline = await rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? 'attn_thread' : 'attn_wg', overrides: { WG: wg, HS } });
+    const entry = (o.variant === 'thread' ? 'attn_thread' : 'attn_wg') + (o.lse ? '_lse' : '');
+    const pipeline = await rt.kernel({ shader: 'attention', entry, overrides: { WG: wg, HS } });
     return new Attention(rt, pipeline, o);
   }
 
-  /** Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`. */
-  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number): void {
-    const { NH, KVH, HS, wg, variant } = this.opts;
+  /**
+   * Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`; with the
+   * `lse` option also LSE [M, NH] (required then, refused otherwise).
+   */
+  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer): void {
+    const { NH, KVH, HS, wg, variant, lse } = this.opts;
     const c = cache.cfg;
     if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
     if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError('attention', `layer in [0, ${c.numLayers})`, `${layer}`);
@@ -66,6 +73,8 @@ export class Attention {
     if (Q.size < bytes) throw new ShapeError('attention', `Q of [${M}, ${NH}, ${HS}] f32 (${bytes} bytes)`, `${Q.size} bytes (${Q.label})`);
     if (rows.size < M * 8) throw new ShapeError('attention', `rows of [${M}, 2] u32 (${M * 8} bytes)`, `${rows.size} bytes (${rows.label})`);
     if (O.size < bytes) throw new ShapeError('attention', `O of [${M}, ${NH * HS}] f32 (${bytes} bytes)`, `${O.size} bytes (${O.label})`);
+    if (lse && (!LSE || LSE.size < M * NH * 4)) throw new ShapeError('attention', `LSE of [${M}, ${NH}] f32 (${M * NH * 4} bytes)`, LSE ? `${LSE.size} bytes (${LSE.label})` : 'none');
+    if (!lse && LSE) throw new ShapeError('attention', 'no LSE buffer (create with lse: true to write one)', `${LSE.label}`);
     if (M === 0) return;
     this.u32.set([M, NH, KVH, HS, c.Tmax, c.B]);
     this.f32[6] = 1 / Math.sqrt(HS);
@@ -80,6 +89,8 @@ export class Attention {
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }
-    this.rt.dispatch(this.pipeline, [Q, rows, cache.k[layer], cache.v[layer], O], new Uint8Array(this.uniforms), wgs);
+    const bufs = [Q, rows, cache.k[layer], cache.v[layer], O];
+    if (LSE) bufs.push(LSE);
+    this.rt.dispatch(this.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

@@ -1,0 +1,158 @@
+// Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
+// gradients dK/dV of packed training sequences, deterministic, three dispatches (stats, dQ,
+// dK/dV). Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// CPU twin: src/reference/attention.ts (attention_backward). Tested by
+// tests/unit/bwd-b-attention.test.ts.
+import type { GpuRuntime } from '../runtime';
+import type { KvCache } from '../kv-cache';
+import { ShapeError } from '../errors';
+import { ATTENTION_MAX_HS, type AttentionVariant } from './attention';
+
+export interface AttentionBackwardOptions {
+  NH: number;
+  KVH: number;
+  HS: number;
+  /** 'thread' (CPU adapters) or 'wg' (real GPUs), as the forward (defaultAttentionVariant). */
+  variant: AttentionVariant;
+  /** Most rows M per call: sizes the (LSE, D) scratch [maxRows, NH, 2]. */
+  maxRows: number;
+  /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
+  wg?: number;
+}
+
+/** The tensors of one attention backward (all f32 unless said; cache layout [B, KVH, Tmax, HS]). */
+export interface AttentionBackwardArgs {
+  /** Q [M, NH, HS] as the forward read it (rotated). */
+  Q: GPUBuffer;
+  /** O [M, NH * HS], the forward output. */
+  O: GPUBuffer;
+  /** dO [M, NH * HS]. */
+  dO: GPUBuffer;
+  /** LSE [M, NH] from the forward created with `lse: true`. */
+  LSE: GPUBuffer;
+  /** [M, 2] u32 (slot, position), as given to the forward. */
+  rows: GPUBuffer;
+  /** [B, 2] u32 (first row, length) per slot: `sequenceTable(rows, B)`. */
+  seqs: GPUBuffer;
+  /** The cache the forward read (K, V of `layer`): gives B and Tmax. */
+  cache: KvCache;
+  layer: number;
+  M: number;
+  /** Out: dQ [M, NH, HS] (=). */
+  dQ: GPUBuffer;
+  /** Out: dK, dV in the cache layout (=; zero past each sequence's length). */
+  dK: GPUBuffer;
+  dV: GPUBuffer;
+}
+
+/**
+ * The slot table [B, 2] (first row, length) of a packed training batch, checking that every
+ * slot's rows are contiguous with positions 0..T-1 (what the dK/dV kernel assumes).
+ */
+export function sequenceTable(rows: Uint32Array, B: number): Uint32Array {
+  const M = rows.length / 2;
+  const seqs = new Uint32Array(2 * B);
+  const seen = new Uint8Array(B);
+  for (let r = 0; r < M;) {
+    const s = rows[2 * r];
+    if (s >= B) throw new ShapeError('attention_backward', `slots in [0, ${B})`, `slot ${s} at row ${r}`);
+    if (seen[s]) throw new ShapeError('attention_backward', 'the rows of each slot contiguous', `slot ${s} again at row ${r}`);
+    seen[s] = 1;
+    let n = 0;
+    while (r + n < M && rows[2 * (r + n)] === s) {
+      if (rows[2 * (r + n) + 1] !== n) {
+        throw new ShapeError('attention_backward', `positions 0..T-1 in order for slot ${s}`, `position ${rows[2 * (r + n) + 1]} at row ${r + n}; reset the cache before the training forward`);
+      }
+      n++;
+    }
+    seqs[2 * s] = r;
+    seqs[2 * s + 1] = n;
+    r += n;
+  }
+  return seqs;
+}
+
+export class AttentionBackward {
+  private readonly uniforms = new ArrayBuffer(32);
+  private readonly u32 = new Uint32Array(this.uniforms);
+  private readonly f32 = new Float32Array(this.uniforms);
+  private readonly stats: GPUBuffer;
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    private readonly pStats: GPUComputePipeline,
+    private readonly pDq: GPUComputePipeline,
+    private readonly pDkv: GPUComputePipeline,
+    readonly opts: Required<AttentionBackwardOptions>,
+  ) {
+    this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
+  }
+
+  static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
+    const o: Required<AttentionBackwardOptions> = { wg: 64, ...opts };
+    const { NH, KVH, HS, wg, maxRows } = o;
+    if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
+    if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
+    if (!Number.isInteger(maxRows) || maxRows <= 0) throw new ShapeError('attention_backward', 'maxRows a positive integer', `maxRows=${maxRows}`);
+    if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
+      throw new ShapeError('attention_backward', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
+    }
+    const overrides = { WG: wg, HS };
+    const [pStats, pDq, pDkv] = await Promise.all([
+      rt.kernel({ shader: 'attention', entry: 'attn_bwd_stats', overrides }),
+      rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_${o.variant}`, overrides }),
+      rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_${o.variant}`, overrides }),
+    ]);
+    return new AttentionBackward(rt, pStats, pDq, pDkv, o);
+  }
+
+  /** Records dQ = dL/dQ and dK, dV = dL/d(cache K, V of `layer`), all overwritten. */
+  run(a: AttentionBackwardArgs): void {
+    const { NH, KVH, HS, wg, variant, maxRows } = this.opts;
+    const { M, cache, layer } = a;
+    const c = cache.cfg;
+    const op = 'attention_backward';
+    if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError(op, `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
+    if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError(op, `layer in [0, ${c.numLayers})`, `${layer}`);
+    if (!(Number.isInteger(M) && M >= 0 && M <= maxRows)) throw new ShapeError(op, `M in [0, maxRows = ${maxRows}]`, `M=${M}`);
+    const act = M * NH * HS * 4;
+    const need: [string, GPUBuffer, number, string][] = [
+      ['Q', a.Q, act, `[${M}, ${NH}, ${HS}]`], ['O', a.O, act, `[${M}, ${NH * HS}]`], ['dO', a.dO, act, `[${M}, ${NH * HS}]`],
+      ['LSE', a.LSE, M * NH * 4, `[${M}, ${NH}]`], ['rows', a.rows, M * 8, `[${M}, 2] u32`], ['seqs', a.seqs, c.B * 8, `[${c.B}, 2] u32`],
+      ['dQ', a.dQ, act, `[${M}, ${NH}, ${HS}]`],
+      ['dK', a.dK, cache.layerBytes, `[${c.B}, ${KVH}, ${c.Tmax}, ${HS}]`], ['dV', a.dV, cache.layerBytes, `[${c.B}, ${KVH}, ${c.Tmax}, ${HS}]`],
+    ];
+    for (const [name, buf, bytes, shape] of need) {
+      if (buf.size < bytes) throw new ShapeError(op, `${name} of ${shape} (${bytes} bytes)`, `${buf.size} bytes (${buf.label})`);
+    }
+    this.u32.set([M, NH, KVH, HS, c.Tmax, c.B]);
+    this.f32[6] = 1 / Math.sqrt(HS);
+    this.u32[7] = 0;
+    const u = new Uint8Array(this.uniforms);
+    const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
+    const K = cache.k[layer], V = cache.v[layer];
+    if (M > 0) {
+      this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
+      if (variant === 'wg') {
+        if (M > max) throw new ShapeError(op, `at most ${max} rows per dispatch`, `M=${M}`);
+        this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, { x: NH, y: M });
+      } else {
+        this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, grid(M * NH, wg, max));
+      }
+    }
+    // dK/dV always runs: it also zeroes positions no row reaches.
+    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : grid(c.B * KVH * c.Tmax, wg, max);
+    this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
+  }
+
+  destroy(): void {
+    this.rt.release(this.stats);
+  }
+}
+
+/** Workgroups covering `n` invocations of `wg`, wrapping into y past the per-dimension limit. */
+function grid(n: number, wg: number, max: number): { x: number; y: number } {
+  const groups = Math.ceil(n / wg);
+  const x = Math.min(groups, max);
+  return { x, y: Math.ceil(groups / x) };
+}
