@@ -5,6 +5,10 @@
 // CPU twin: embedding_forward (src/reference/embedding.ts), with nf4_roundtrip(wte) for NF4.
 // Launcher: src/gpu/kernels/embedding.ts. Tested by tests/unit/kernels-a-embedding.test.ts.
 // Write contract: out is overwritten (=). One invocation per 4 consecutive channels (C % 4 == 0).
+// Backward (full mode, f32 table): embed_bwd, dwte[id, :] += sum of dout rows with that id, from a
+// CSR the host builds (launcher src/gpu/kernels/embedding-backward.ts, twin embedding_backward,
+// tests/unit/bwd-a-embedding.test.ts). One workgroup per distinct id sums its rows in ascending
+// order: deterministic, no atomics. dwte accumulates (+=).
 
 struct Params {
   N: u32,
@@ -56,4 +60,33 @@ fn embed_nf4(@builtin(global_invocation_id) gid: vec3<u32>) {
   let q = codes[e / 8u] >> (4u * (e % 8u));
   let v = vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]) * absmax[e / 64u];
   out_q[n * C4 + c4] = select(vec4<f32>(0.0), v, id < pq.V);
+}
+
+// ---- backward: scatter-add by id through a CSR ---------------------------------------------------
+struct BwdParams {
+  U: u32,   // distinct ids
+  C: u32,
+  N: u32,   // rows of dout
+  V: u32,
+}
+
+@group(0) @binding(0) var<storage, read> csr: array<u32>;               // [U ids | U+1 starts | N rows]
+@group(0) @binding(1) var<storage, read> bdout: array<vec4<f32>>;       // [N, C/4]
+@group(0) @binding(2) var<storage, read_write> bdwte: array<vec4<f32>>; // [V, C/4]
+@group(0) @binding(3) var<uniform> pb: BwdParams;
+
+@compute @workgroup_size(WG)
+fn embed_bwd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let u = wid.x + wid.y * 65535u;
+  if (u >= pb.U) { return; }
+  let C4 = pb.C / 4u;
+  let id = csr[u];
+  let r0 = csr[pb.U + u];
+  let r1 = csr[pb.U + u + 1u];
+  let rows = 2u * pb.U + 1u;
+  for (var c = li; c < C4; c += WG) {
+    var acc = vec4<f32>();
+    for (var j = r0; j < r1; j++) { acc += bdout[csr[rows + j] * C4 + c]; }
+    bdwte[id * C4 + c] += acc;
+  }
 }

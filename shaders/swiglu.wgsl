@@ -1,11 +1,13 @@
 // SwiGLU of the Llama/Qwen2 MLP, standalone (the fused form is the SWIGLU epilogue of
-// shaders/linear.wgsl and shaders/matmul_nf4.wgsl, which skips this dispatch):
-//   out[m, i] = silu(gu[m, i]) * gu[m, I + i]     silu(g) = g / (1 + exp(-g))
+// shaders/linear.wgsl and shaders/matmul_nf4.wgsl, which skips this dispatch), and its backward:
+//   swiglu:     out[m, i] = silu(gu[m, i]) * gu[m, I + i]     silu(g) = g / (1 + exp(-g))
+//   swiglu_bwd: dgu[m, i] = dout up s (1 + g (1 - s)),  dgu[m, I + i] = dout g s,  s = sigmoid(g)
 // Input layout: the fused gate|up matmul output [M, 2I], each row = I gate values then I up
 // values (gate and up weights concatenated along out). M = rows, I = intermediate size.
 // CPU twin: swiglu_forward (src/reference/swiglu.ts). Launcher: src/gpu/kernels/swiglu.ts.
 // Tested by tests/unit/kernels-a-swiglu.test.ts.
-// Write contract: out is overwritten (=).
+// Write contract: out is overwritten (=); dgu is overwritten (=) (backward launcher
+// src/gpu/kernels/swiglu-backward.ts, twin swiglu_backward, tests/unit/bwd-a-swiglu.test.ts).
 
 struct Params {
   M: u32,
@@ -28,4 +30,25 @@ fn swiglu(@builtin(global_invocation_id) gid: vec3<u32>) {
   let i = e % p.I;
   let g = gu[m * 2u * p.I + i];
   out[e] = g / (1.0 + exp(-g)) * gu[m * 2u * p.I + p.I + i];
+}
+
+// ---- backward: dgu [M, 2I] (gate half, then up half: the layout of the gate|up weight rows) ------
+@group(0) @binding(0) var<storage, read> bdout: array<f32>;       // [M, I]
+@group(0) @binding(1) var<storage, read> bgu: array<f32>;         // [M, 2I] saved pre-activations
+@group(0) @binding(2) var<storage, read_write> bdgu: array<f32>;  // [M, 2I]
+@group(0) @binding(3) var<uniform> pb: Params;
+
+@compute @workgroup_size(WG)
+fn swiglu_bwd(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let e = gid.y * pb.rowStride + gid.x;
+  if (e >= pb.M * pb.I) { return; }
+  let m = e / pb.I;
+  let i = e % pb.I;
+  let gi = m * 2u * pb.I + i;
+  let g = bgu[gi];
+  let u = bgu[gi + pb.I];
+  let s = 1.0 / (1.0 + exp(-g));
+  let d = bdout[e];
+  bdgu[gi] = d * u * s * (1.0 + g * (1.0 - s));
+  bdgu[gi + pb.I] = d * g * s;
 }

@@ -1,0 +1,31 @@
+// Launcher for swiglu_bwd (shaders/swiglu.wgsl): from dG [M, I] and the saved gate|up
+// pre-activations [M, 2I], dGU [M, 2I] (gate half, then up half: the rows of the fused gate|up
+// weight), which LinearBackward then takes as its dY. CPU twin: swiglu_backward
+// (src/reference/swiglu.ts). Tested by tests/unit/bwd-a-swiglu.test.ts.
+import type { GpuRuntime } from '../runtime';
+import { ShapeError } from '../errors';
+
+const WG = 64;
+
+export class SwiGluBackward {
+  private readonly u = new Uint32Array(4);
+
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: GPUComputePipeline) {}
+
+  static async create(rt: GpuRuntime): Promise<SwiGluBackward> {
+    return new SwiGluBackward(rt, await rt.kernel({ shader: 'swiglu', entry: 'swiglu_bwd', overrides: { WG } }));
+  }
+
+  /** Records dgu[M, 2I] = d(silu(gate) * up) given dout[M, I] and gu[M, 2I] (overwritten). */
+  run(dout: GPUBuffer, gu: GPUBuffer, dgu: GPUBuffer, M: number, I: number): void {
+    const op = 'swiglu_backward';
+    if (dout.size < M * I * 4) throw new ShapeError(op, `dout of [${M}, ${I}] f32 (${M * I * 4} bytes)`, `${dout.size} bytes (${dout.label})`);
+    for (const [name, b] of [['gate|up', gu], ['dgate|dup', dgu]] as const) {
+      if (b.size < M * 2 * I * 4) throw new ShapeError(op, `${name} of [${M}, ${2 * I}] f32 (${M * 2 * I * 4} bytes)`, `${b.size} bytes (${b.label})`);
+    }
+    const groups = Math.ceil((M * I) / WG);
+    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.u.set([M, I, x * WG, 0]);
+    this.rt.dispatch(this.pipeline, [dout, gu, dgu], this.u, { x, y: Math.ceil(groups / x) });
+  }
+}
