@@ -79,3 +79,86 @@ fn logprobs_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     entropy[r] = logS - rt[0] / rs[0];
   }
 }
+
+// ---- backward: dlogits in place, one chunk at a time -----------------------------------------
+//   logits [N, V] (rows r0..r0+N-1, recomputed by the launcher), targets [M] u32, dlogp [M],
+//   dentropy [M] (ignored when hasDent = 0) -> logits overwritten by dlogits [N, V].
+// With z = logits * invT, p = softmax(z), lp = log p, H = -sum p lp, t = target:
+//   dz[v] = dlogp ([v = t] - p[v]) - dentropy p[v] (lp[v] + H),  dlogits = dz * invT.
+// Same online (max, sum, sum e (z - m)) pass and tree as logprobs_rows, then a second pass in
+// which every invocation rewrites the elements it read (no cross-invocation hazard). A target
+// >= V contributes no dlogp term.
+// CPU twin: src/reference/logprobs.ts (logprobs_backward, times invT).
+// Launcher: src/gpu/kernels/logprobs-backward.ts. Test: tests/unit/bwd-b-logprobs.test.ts.
+// Write contract: logits rows 0..N-1 overwritten (=) by their gradient; nothing else written.
+// Bindings alias the forward's across entry points (inputs, the in-place output, uniforms).
+
+struct BwdParams {
+  N: u32,        // rows in this chunk
+  V: u32,        // vocabulary size
+  r0: u32,       // first batch row of the chunk
+  invT: f32,     // 1 / temperature
+  hasDent: u32,  // 1: read dentropy; 0: dentropy is 0
+  _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> btargets: array<u32>;        // [M]
+@group(0) @binding(1) var<storage, read> dlogp: array<f32>;           // [M]
+@group(0) @binding(2) var<storage, read> dentropy: array<f32>;        // [M] (any buffer when hasDent = 0)
+@group(0) @binding(3) var<storage, read_write> dlogits: array<f32>;   // [N, V] logits in, dlogits out
+@group(0) @binding(4) var<uniform> pb: BwdParams;
+
+@compute @workgroup_size(WG)
+fn logprobs_backward_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row = wid.x;
+  if (row >= pb.N) { return; }
+  let o = row * pb.V;
+  var m = NEG_BIG;
+  var s = 0.0;
+  var t = 0.0;
+  for (var i = lid; i < pb.V; i += WG) {
+    let z = dlogits[o + i] * pb.invT;
+    if (z > m) {
+      let a = exp(m - z);
+      t = (t + (m - z) * s) * a;
+      s = s * a + 1.0;
+      m = z;
+    } else {
+      let e = exp(z - m);
+      s += e;
+      t += e * (z - m);
+    }
+  }
+  rm[lid] = m;
+  rs[lid] = s;
+  rt[lid] = t;
+  for (var k = WG / 2u; k > 0u; k >>= 1u) {
+    workgroupBarrier();
+    if (lid < k) {
+      let m1 = rm[lid];
+      let m2 = rm[lid + k];
+      let mm = max(m1, m2);
+      let a1 = exp(m1 - mm);
+      let a2 = exp(m2 - mm);
+      rt[lid] = (rt[lid] + (m1 - mm) * rs[lid]) * a1 + (rt[lid + k] + (m2 - mm) * rs[lid + k]) * a2;
+      rs[lid] = rs[lid] * a1 + rs[lid + k] * a2;
+      rm[lid] = mm;
+    }
+  }
+  workgroupBarrier();
+  let logZ = rm[0] + log(rs[0]);
+  let ent = log(rs[0]) - rt[0] / rs[0];
+  let r = pb.r0 + row;
+  let tg = btargets[r];
+  let g = dlogp[r];
+  var ge = 0.0;
+  if (pb.hasDent != 0u) { ge = dentropy[r]; }
+  for (var i = lid; i < pb.V; i += WG) {
+    let lp = dlogits[o + i] * pb.invT - logZ;
+    let pv = exp(lp);
+    let onehot = select(0.0, 1.0, i == tg);
+    dlogits[o + i] = (g * (onehot - pv) - ge * pv * (lp + ent)) * pb.invT;
+  }
+}
