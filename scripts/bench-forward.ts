@@ -1,0 +1,80 @@
+// `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
+//  [--prompt-tokens N] [--new-tokens N]`: inference figures of the GPU engine: prefill tokens/s,
+// decode tokens/s at batch 1 and 8, dispatches per decoded token (and per layer), GPU bytes
+// (weights, KV cache, peak). Default: stories260K, then a Qwen2.5-0.5B-shaped model with random
+// weights and fewer layers (the full-depth weight bytes are extrapolated per layer).
+import { getNodeGpu } from '../src/gpu/node-gpu';
+import { GpuRuntime } from '../src/gpu/runtime';
+import { formatBytes } from '../src/gpu/errors';
+import { GpuModel } from '../src/model/gpu/model';
+import { DecodeSession } from '../src/model/gpu/session';
+import { openNodeModelSource } from '../src/model/io/node-source';
+import { loadModelFiles } from '../src/model/io/loader';
+import { qwen25_05bConfig, randomWeights } from '../src/model/random-weights';
+import type { ModelConfig } from '../src/model/types';
+import type { TensorReader } from '../src/model/gpu/upload';
+import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
+import { parseQuant } from '../src/cli/load-model';
+import { sharedDir } from './shared-dir';
+
+const args = parseArgs(process.argv.slice(2));
+const { gpu } = await getNodeGpu();
+
+async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullLayers: number): Promise<void> {
+  const rt = await GpuRuntime.create(gpu);
+  const quant = parseQuant(args), quantEmbeddings = getBool(args, 'quant-embeddings', cfg.vocabSize > 50000);
+  const t0 = performance.now();
+  const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings });
+  const loadS = (performance.now() - t0) / 1000;
+  const P = getNumber(args, 'prompt-tokens', 64), N = getNumber(args, 'new-tokens', 16);
+  const V = cfg.vocabSize;
+  const prompt = (b: number) => Array.from({ length: P }, (_, i) => (i * 7 + b * 13 + 3) % V);
+  console.log(`\n== ${name}: L=${cfg.numLayers} C=${cfg.hiddenSize} I=${cfg.intermediateSize} V=${V}, quant ${quant}${quantEmbeddings ? ' + embeddings' : ''}, load ${loadS.toFixed(1)} s`);
+  const weights = model.weightBytes;
+  const perLayer = model.weights.layers.length ? (weights - nonLayerBytes(model)) / cfg.numLayers : 0;
+  console.log(`weights on GPU: ${formatBytes(weights)}${fullLayers !== cfg.numLayers ? `; at ${fullLayers} layers: ${formatBytes(weights + perLayer * (fullLayers - cfg.numLayers))} (${formatBytes(perLayer)} per layer)` : ''}`);
+  const params = { temperature: 0, topK: 0, topP: 1, seed: 1, step: 0 };
+  for (const B of [1, 8]) {
+    rt.pool.resetPeak();
+    const session = new DecodeSession(rt, model, B, P + N + 1);
+    let t = performance.now();
+    let r = await session.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
+    const prefillS = (performance.now() - t) / 1000;
+    const d0 = rt.dispatchCount;
+    t = performance.now();
+    for (let i = 0; i < N; i++) r = await session.step(Array.from(r.ids, (id) => [id]), { ...params, step: i + 1 });
+    const decodeS = (performance.now() - t) / 1000;
+    const perStep = (rt.dispatchCount - d0) / N;
+    console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
+      `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
+      `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers; ` +
+      `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}`);
+    session.free();
+  }
+  model.dispose();
+  rt.destroy();
+}
+
+/** Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling. */
+const nonLayerDispatches = 4;
+
+function nonLayerBytes(model: GpuModel): number {
+  const w = model.weights;
+  const bufs = new Set<GPUBuffer>([w.finalNorm]);
+  if (w.embed.format === 'f32') bufs.add(w.embed.wte); else { bufs.add(w.embed.q.codes); bufs.add(w.embed.q.absmax); }
+  if (w.lmHead.format === 'f32') bufs.add(w.lmHead.W); else { bufs.add(w.lmHead.q.codes); bufs.add(w.lmHead.q.absmax); }
+  return [...bufs].reduce((n, b) => n + b.size, 0);
+}
+
+const modelPath = getString(args, 'model');
+if (modelPath) {
+  const loaded = await loadModelFiles(await openNodeModelSource(modelPath));
+  await bench(modelPath, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, loaded.config.numLayers);
+} else {
+  const loaded = await loadModelFiles(await openNodeModelSource(`${sharedDir()}/models/stories260K/stories260K.bin`));
+  await bench('stories260K', loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, loaded.config.numLayers);
+  const layers = getNumber(args, 'layers', 2);
+  const cfg = qwen25_05bConfig(layers);
+  await bench(`Qwen2.5-0.5B-shaped, random weights, ${layers} of 24 layers`, cfg, randomWeights(cfg), 24);
+}
+process.exit(0);
