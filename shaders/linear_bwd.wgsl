@@ -1,9 +1,13 @@
 // Backward of the linear layer (shaders/linear.wgsl, shaders/matmul_nf4.wgsl), LoRA included:
-//   dX[M, K]  (=|+=) D[M, N] . W[N, K]                  dx_*      (W f32, or NF4 read in place)
-//   G[N, K]   +=     alpha * D[M, N]^T . X[M, K]         dw_*      (dW with D = dY; dA with D = dYB)
-//   dYB[M, SR] =     scale * dY[M, seg] . B[seg, R]       lora_dyb  (per LoRA segment)
-//   dB[N, R]  +=     scale * dY[M, N]^T . XA[M, seg R]   lora_db   (XA = X A^T, from the forward kernel)
+//   dX[M, K]  (=|+=) alpha D[M, N] . W[N, K]            dx_*      (W f32, or NF4 read in place)
+//   G[N, K]   +=     alpha D[M, N]^T . X[M, K]           dw_*      (dW with D = dY; dA with D = dYB)
+//   dYB[M, SR] =     scale dY[M, seg] . B[seg, R]        per LoRA segment: dx_* on views when R % 4
+//                                                      == 0, else lora_dyb
+//   dB[N, R]  +=     scale dY[M, N]^T . XA[M, seg R]     per segment: dw_* on views when R % 4 == 0,
+//                                                      else lora_db (XA = X A^T, forward kernel)
 //   dbias[N]  +=     sum over rows of dY[M, N]           bias_grad
+// dx_rb/dx_tiled/dw_* read D, W/X and write dX/G through strided views (Params ldD, dOff, rowOff,
+// ld2, off2) so one LoRA segment is a slice of dY, B, XA and dYB without copies.
 // M = rows (tokens), K = in features (a multiple of 4; of 64 for NF4), N = out features of W
 // (NW: 2I for gate|up), R = LoRA rank, S = segments (q|k|v: 3), SR = S*R.
 // Its own file, not entry points of linear.wgsl / matmul_nf4.wgsl: the backward reads W along
@@ -15,22 +19,27 @@
 // dYB is overwritten; G (dW, dA), dB and dbias accumulate (+=). All sums over M run in a fixed
 // order inside one invocation: results are deterministic (no atomics).
 // Variants: *_rb register-blocked, 8 x 8 outputs per invocation in named vec4 registers, no
-// workgroup memory (CPU adapters: SwiftShader spills dynamically indexed private arrays);
+// workgroup memory, D read as vec4 (CPU adapters: SwiftShader spills dynamically indexed private
+// arrays; the launcher falls back to *_tiled when N, ldD or dOff is not a multiple of 4);
 // *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs).
 
 struct Params {
   M: u32,
-  N: u32,        // columns of D (dx_*, dw_*), out rows of W (lora_*, bias_grad)
+  N: u32,        // columns of D used (dx_*, dw_*), out rows of W (lora_*, bias_grad)
   K: u32,        // columns of W / X / G (dx_*, dw_*)
   flags: u32,    // bit 0: dX += (dx_*)
+  ldD: u32,      // row stride of D (dx_*, dw_*; N unless D is a column slice)
+  dOff: u32,     // first column of D (dx_*, dw_*)
+  rowOff: u32,   // first row of W (dx_rb, dx_tiled) or of G (dw_*)
+  ld2: u32,      // row stride in vec4 of dX (dx_rb, dx_tiled) or of X (dw_*)
+  off2: u32,     // first vec4 column of dX (dx_rb, dx_tiled) or of X (dw_*)
+  alpha: f32,    // factor on the result (dx_rb, dx_tiled, dw_*); the LoRA scale (lora_*)
   SR: u32,       // columns of dYB and XA (segments * R)
   R: u32,        // LoRA rank
   seg1: u32,     // first W row of LoRA segment 1 (N when one segment)
   seg2: u32,     // first W row of LoRA segment 2 (N when at most two)
-  alpha: f32,    // dw_*: factor on the sum; lora_*: the LoRA scale
   _p0: u32,
   _p1: u32,
-  _p2: u32,
 }
 
 override WG_X: u32 = 4;
@@ -56,45 +65,58 @@ var<workgroup> td: array<f32, 64u * TT>;           // D tile
 var<workgroup> tv: array<vec4<f32>, TT * 16u>;     // W (dx) or X (dw) tile, vec4 along K
 
 // ---- dX = D W, f32 W ----------------------------------------------------------------------------
-@group(0) @binding(0) var<storage, read> xD: array<f32>;               // [M, N]
+@group(0) @binding(0) var<storage, read> xD: array<f32>;               // [M, ldD] (dx_tiled)
+@group(0) @binding(0) var<storage, read> xD4: array<vec4<f32>>;        // [M, ldD/4] (dx_rb)
 @group(0) @binding(1) var<storage, read> xW: array<vec4<f32>>;         // [N, K/4]
 @group(0) @binding(2) var<storage, read_write> xdX: array<vec4<f32>>;  // [M, K/4]
 @group(0) @binding(3) var<uniform> px: Params;
 
-fn put_dx(r: u32, c4: u32, v: vec4<f32>) {
-  if (r >= px.M || c4 >= px.K / 4u) { return; }
-  let i = r * (px.K / 4u) + c4;
-  if ((px.flags & 1u) != 0u) { xdX[i] += v; } else { xdX[i] = v; }
+// y.x a + y.y b + y.z c + y.w d: four rows of W (or X) weighted by four values of D.
+fn comb(y: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
+  return y.x * a + y.y * b + y.z * c + y.w * d;
 }
 
+fn put_dx(r: u32, c4: u32, v: vec4<f32>) {
+  if (r >= px.M || c4 >= px.K / 4u) { return; }
+  let i = r * px.ld2 + px.off2 + c4;
+  if ((px.flags & 1u) != 0u) { xdX[i] += px.alpha * v; } else { xdX[i] = px.alpha * v; }
+}
+
+// D read as vec4 along N: needs N, ldD and dOff multiples of 4 (else the launcher uses dx_tiled).
 @compute @workgroup_size(WG_X, WG_Y)
 fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 8u;
   let c4 = gid.x * 2u;
   let K4 = px.K / 4u;
   if (row0 >= px.M || c4 >= K4) { return; }
-  let N = px.N;
+  let N4 = px.N / 4u;
+  let ld = px.ldD / 4u;
+  let o = px.dOff / 4u;
   let c4h = min(c4 + 1u, K4 - 1u);
   let lastM = px.M - 1u;
-  let d0 = min(row0, lastM) * N;      let d1 = min(row0 + 1u, lastM) * N;
-  let d2 = min(row0 + 2u, lastM) * N; let d3 = min(row0 + 3u, lastM) * N;
-  let d4 = min(row0 + 4u, lastM) * N; let d5 = min(row0 + 5u, lastM) * N;
-  let d6 = min(row0 + 6u, lastM) * N; let d7 = min(row0 + 7u, lastM) * N;
+  let d0 = min(row0, lastM) * ld + o;      let d1 = min(row0 + 1u, lastM) * ld + o;
+  let d2 = min(row0 + 2u, lastM) * ld + o; let d3 = min(row0 + 3u, lastM) * ld + o;
+  let d4 = min(row0 + 4u, lastM) * ld + o; let d5 = min(row0 + 5u, lastM) * ld + o;
+  let d6 = min(row0 + 6u, lastM) * ld + o; let d7 = min(row0 + 7u, lastM) * ld + o;
+  let w0 = px.rowOff * K4;
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
-  for (var n = 0u; n < N; n++) {
-    let wl = xW[n * K4 + c4];
-    let wh = xW[n * K4 + c4h];
-    let y0 = xD[d0 + n]; a0l += y0 * wl; a0h += y0 * wh;
-    let y1 = xD[d1 + n]; a1l += y1 * wl; a1h += y1 * wh;
-    let y2 = xD[d2 + n]; a2l += y2 * wl; a2h += y2 * wh;
-    let y3 = xD[d3 + n]; a3l += y3 * wl; a3h += y3 * wh;
-    let y4 = xD[d4 + n]; a4l += y4 * wl; a4h += y4 * wh;
-    let y5 = xD[d5 + n]; a5l += y5 * wl; a5h += y5 * wh;
-    let y6 = xD[d6 + n]; a6l += y6 * wl; a6h += y6 * wh;
-    let y7 = xD[d7 + n]; a7l += y7 * wl; a7h += y7 * wh;
+  for (var n4 = 0u; n4 < N4; n4++) {
+    let wb = w0 + 4u * n4 * K4;
+    let l0 = xW[wb + c4];           let h0 = xW[wb + c4h];
+    let l1 = xW[wb + K4 + c4];      let h1 = xW[wb + K4 + c4h];
+    let l2 = xW[wb + 2u * K4 + c4]; let h2 = xW[wb + 2u * K4 + c4h];
+    let l3 = xW[wb + 3u * K4 + c4]; let h3 = xW[wb + 3u * K4 + c4h];
+    let y0 = xD4[d0 + n4]; a0l += comb(y0, l0, l1, l2, l3); a0h += comb(y0, h0, h1, h2, h3);
+    let y1 = xD4[d1 + n4]; a1l += comb(y1, l0, l1, l2, l3); a1h += comb(y1, h0, h1, h2, h3);
+    let y2 = xD4[d2 + n4]; a2l += comb(y2, l0, l1, l2, l3); a2h += comb(y2, h0, h1, h2, h3);
+    let y3 = xD4[d3 + n4]; a3l += comb(y3, l0, l1, l2, l3); a3h += comb(y3, h0, h1, h2, h3);
+    let y4 = xD4[d4 + n4]; a4l += comb(y4, l0, l1, l2, l3); a4h += comb(y4, h0, h1, h2, h3);
+    let y5 = xD4[d5 + n4]; a5l += comb(y5, l0, l1, l2, l3); a5h += comb(y5, h0, h1, h2, h3);
+    let y6 = xD4[d6 + n4]; a6l += comb(y6, l0, l1, l2, l3); a6h += comb(y6, h0, h1, h2, h3);
+    let y7 = xD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
   }
   let hi = c4 + 1u;
   put_dx(row0, c4, a0l);      put_dx(row0, hi, a0h);
@@ -120,12 +142,12 @@ fn dx_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     for (var e = li; e < 64u * TT; e += 256u) {
       let r = rowBase + e / TT;
       let n = n0 + e % TT;
-      td[e] = select(0.0, xD[min(r, px.M - 1u) * N + min(n, N - 1u)], r < px.M && n < N);
+      td[e] = select(0.0, xD[min(r, px.M - 1u) * px.ldD + px.dOff + min(n, N - 1u)], r < px.M && n < N);
     }
     {
       let n = n0 + li / 16u;
       let c = c4Base + li % 16u;
-      tv[li] = select(vec4<f32>(), xW[min(n, N - 1u) * K4 + min(c, K4 - 1u)], n < N && c < K4);
+      tv[li] = select(vec4<f32>(), xW[(px.rowOff + min(n, N - 1u)) * K4 + min(c, K4 - 1u)], n < N && c < K4);
     }
     workgroupBarrier();
     let rb = lid.y * 4u * TT;
@@ -144,7 +166,9 @@ fn dx_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
 }
 
 // ---- dX = D deq(Wq), NF4 W (8 codes of one u32 = the 8 columns of an invocation) -------------
-@group(0) @binding(0) var<storage, read> qD: array<f32>;               // [M, N]
+// Whole tensors only: no views, alpha 1 (D = dY [M, N], dX [M, K]).
+@group(0) @binding(0) var<storage, read> qD: array<f32>;               // [M, N] (dx_nf4_tiled)
+@group(0) @binding(0) var<storage, read> qD4: array<vec4<f32>>;        // [M, N/4] (dx_nf4_rb)
 @group(0) @binding(1) var<storage, read> qW: array<u32>;               // [N, K/8] packed codes
 @group(0) @binding(2) var<storage, read> qAbsmax: array<f32>;          // [N, K/64]
 @group(0) @binding(3) var<storage, read_write> qdX: array<vec4<f32>>;  // [M, K/4]
@@ -156,6 +180,7 @@ fn put_dxq(r: u32, c4: u32, v: vec4<f32>) {
   if ((pq.flags & 1u) != 0u) { qdX[i] += v; } else { qdX[i] = v; }
 }
 
+// D read as vec4 along N (N a multiple of 4, else the launcher uses dx_nf4_tiled).
 @compute @workgroup_size(WG_X, WG_Y)
 fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 8u;
@@ -163,30 +188,35 @@ fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let K8 = pq.K / 8u;
   let KB = pq.K / 64u;
   if (row0 >= pq.M || kw >= K8) { return; }
-  let N = pq.N;
+  let N4 = pq.N / 4u;
   let lastM = pq.M - 1u;
-  let d0 = min(row0, lastM) * N;      let d1 = min(row0 + 1u, lastM) * N;
-  let d2 = min(row0 + 2u, lastM) * N; let d3 = min(row0 + 3u, lastM) * N;
-  let d4 = min(row0 + 4u, lastM) * N; let d5 = min(row0 + 5u, lastM) * N;
-  let d6 = min(row0 + 6u, lastM) * N; let d7 = min(row0 + 7u, lastM) * N;
+  let d0 = min(row0, lastM) * N4;      let d1 = min(row0 + 1u, lastM) * N4;
+  let d2 = min(row0 + 2u, lastM) * N4; let d3 = min(row0 + 3u, lastM) * N4;
+  let d4 = min(row0 + 4u, lastM) * N4; let d5 = min(row0 + 5u, lastM) * N4;
+  let d6 = min(row0 + 6u, lastM) * N4; let d7 = min(row0 + 7u, lastM) * N4;
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
   let blk = kw / 8u;
-  for (var n = 0u; n < N; n++) {
-    let q = qW[n * K8 + kw];
-    let s = qAbsmax[n * KB + blk];
-    let wl = unpack_lo(q) * s;
-    let wh = unpack_hi(q) * s;
-    let y0 = qD[d0 + n]; a0l += y0 * wl; a0h += y0 * wh;
-    let y1 = qD[d1 + n]; a1l += y1 * wl; a1h += y1 * wh;
-    let y2 = qD[d2 + n]; a2l += y2 * wl; a2h += y2 * wh;
-    let y3 = qD[d3 + n]; a3l += y3 * wl; a3h += y3 * wh;
-    let y4 = qD[d4 + n]; a4l += y4 * wl; a4h += y4 * wh;
-    let y5 = qD[d5 + n]; a5l += y5 * wl; a5h += y5 * wh;
-    let y6 = qD[d6 + n]; a6l += y6 * wl; a6h += y6 * wh;
-    let y7 = qD[d7 + n]; a7l += y7 * wl; a7h += y7 * wh;
+  for (var n4 = 0u; n4 < N4; n4++) {
+    let n = 4u * n4;
+    let q0 = qW[n * K8 + kw];        let s0 = qAbsmax[n * KB + blk];
+    let q1 = qW[(n + 1u) * K8 + kw]; let s1 = qAbsmax[(n + 1u) * KB + blk];
+    let q2 = qW[(n + 2u) * K8 + kw]; let s2 = qAbsmax[(n + 2u) * KB + blk];
+    let q3 = qW[(n + 3u) * K8 + kw]; let s3 = qAbsmax[(n + 3u) * KB + blk];
+    let l0 = unpack_lo(q0) * s0; let h0 = unpack_hi(q0) * s0;
+    let l1 = unpack_lo(q1) * s1; let h1 = unpack_hi(q1) * s1;
+    let l2 = unpack_lo(q2) * s2; let h2 = unpack_hi(q2) * s2;
+    let l3 = unpack_lo(q3) * s3; let h3 = unpack_hi(q3) * s3;
+    let y0 = qD4[d0 + n4]; a0l += comb(y0, l0, l1, l2, l3); a0h += comb(y0, h0, h1, h2, h3);
+    let y1 = qD4[d1 + n4]; a1l += comb(y1, l0, l1, l2, l3); a1h += comb(y1, h0, h1, h2, h3);
+    let y2 = qD4[d2 + n4]; a2l += comb(y2, l0, l1, l2, l3); a2h += comb(y2, h0, h1, h2, h3);
+    let y3 = qD4[d3 + n4]; a3l += comb(y3, l0, l1, l2, l3); a3h += comb(y3, h0, h1, h2, h3);
+    let y4 = qD4[d4 + n4]; a4l += comb(y4, l0, l1, l2, l3); a4h += comb(y4, h0, h1, h2, h3);
+    let y5 = qD4[d5 + n4]; a5l += comb(y5, l0, l1, l2, l3); a5h += comb(y5, h0, h1, h2, h3);
+    let y6 = qD4[d6 + n4]; a6l += comb(y6, l0, l1, l2, l3); a6h += comb(y6, h0, h1, h2, h3);
+    let y7 = qD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
   }
   let c4 = 2u * kw;
   let hi = c4 + 1u;
@@ -244,18 +274,20 @@ fn dx_nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
 }
 
 // ---- G += alpha D^T X (dW, dA) ------------------------------------------------------------------
-@group(0) @binding(0) var<storage, read> wD: array<f32>;              // [M, N]
+@group(0) @binding(0) var<storage, read> wD: array<f32>;              // [M, ldD] (dw_tiled)
+@group(0) @binding(0) var<storage, read> wD4: array<vec4<f32>>;       // [M, ldD/4] (dw_rb)
 @group(0) @binding(1) var<storage, read> wX: array<vec4<f32>>;        // [M, K/4]
 @group(0) @binding(2) var<storage, read_write> wG: array<vec4<f32>>;  // [N, K/4]
 @group(0) @binding(3) var<uniform> pw: Params;
 
 fn put_g(n: u32, c4: u32, v: vec4<f32>) {
   if (n >= pw.N || c4 >= pw.K / 4u) { return; }
-  let i = n * (pw.K / 4u) + c4;
+  let i = (pw.rowOff + n) * (pw.K / 4u) + c4;
   wG[i] += pw.alpha * v;
 }
 
 // Invocation: out rows n0 .. n0 + 7 (named a<row>), columns 8 gid.x .. + 7 (l, h); loops over M.
+// D read as vec4 (N, ldD, dOff multiples of 4, else the launcher uses dw_tiled).
 @compute @workgroup_size(WG_X, WG_Y)
 fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let n0 = gid.y * 8u;
@@ -264,27 +296,27 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let N = pw.N;
   if (n0 >= N || c4 >= K4) { return; }
   let c4h = min(c4 + 1u, K4 - 1u);
-  let lastN = N - 1u;
-  let e0 = min(n0, lastN);      let e1 = min(n0 + 1u, lastN);
-  let e2 = min(n0 + 2u, lastN); let e3 = min(n0 + 3u, lastN);
-  let e4 = min(n0 + 4u, lastN); let e5 = min(n0 + 5u, lastN);
-  let e6 = min(n0 + 6u, lastN); let e7 = min(n0 + 7u, lastN);
+  let lastN4 = N / 4u - 1u;
+  let e0 = pw.dOff / 4u + min(n0 / 4u, lastN4);
+  let e1 = pw.dOff / 4u + min(n0 / 4u + 1u, lastN4);
+  let ld = pw.ldD / 4u;
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
   for (var m = 0u; m < pw.M; m++) {
-    let xl = wX[m * K4 + c4];
-    let xh = wX[m * K4 + c4h];
-    let d = m * N;
-    let y0 = wD[d + e0]; a0l += y0 * xl; a0h += y0 * xh;
-    let y1 = wD[d + e1]; a1l += y1 * xl; a1h += y1 * xh;
-    let y2 = wD[d + e2]; a2l += y2 * xl; a2h += y2 * xh;
-    let y3 = wD[d + e3]; a3l += y3 * xl; a3h += y3 * xh;
-    let y4 = wD[d + e4]; a4l += y4 * xl; a4h += y4 * xh;
-    let y5 = wD[d + e5]; a5l += y5 * xl; a5h += y5 * xh;
-    let y6 = wD[d + e6]; a6l += y6 * xl; a6h += y6 * xh;
-    let y7 = wD[d + e7]; a7l += y7 * xl; a7h += y7 * xh;
+    let xl = wX[m * pw.ld2 + pw.off2 + c4];
+    let xh = wX[m * pw.ld2 + pw.off2 + c4h];
+    let y = wD4[m * ld + e0];
+    let z = wD4[m * ld + e1];
+    a0l += y.x * xl; a0h += y.x * xh;
+    a1l += y.y * xl; a1h += y.y * xh;
+    a2l += y.z * xl; a2h += y.z * xh;
+    a3l += y.w * xl; a3h += y.w * xh;
+    a4l += z.x * xl; a4h += z.x * xh;
+    a5l += z.y * xl; a5h += z.y * xh;
+    a6l += z.z * xl; a6h += z.z * xh;
+    a7l += z.w * xl; a7h += z.w * xh;
   }
   let hi = c4 + 1u;
   put_g(n0, c4, a0l);      put_g(n0, hi, a0h);
@@ -310,12 +342,12 @@ fn dw_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     for (var e = li; e < 64u * TT; e += 256u) {
       let m = m0 + e / 64u;
       let n = nBase + e % 64u;
-      td[e] = select(0.0, wD[min(m, pw.M - 1u) * N + min(n, N - 1u)], m < pw.M && n < N);
+      td[e] = select(0.0, wD[min(m, pw.M - 1u) * pw.ldD + pw.dOff + min(n, N - 1u)], m < pw.M && n < N);
     }
     {
       let m = m0 + li / 16u;
       let c = c4Base + li % 16u;
-      tv[li] = select(vec4<f32>(), wX[min(m, pw.M - 1u) * K4 + min(c, K4 - 1u)], m < pw.M && c < K4);
+      tv[li] = select(vec4<f32>(), wX[min(m, pw.M - 1u) * pw.ld2 + pw.off2 + min(c, K4 - 1u)], m < pw.M && c < K4);
     }
     workgroupBarrier();
     let nb = lid.y * 4u;

@@ -1,7 +1,8 @@
 // LinearBackward (shaders/linear_bwd.wgsl) against linear_backward + lora_backward: dX (= and +=),
 // LoRA dA/dB per segment (1, 2 and 3 segments), full-mode dW/dbias, f32 and NF4 weights, both
-// variants, M not a multiple of the tile, gradients pre-filled to check the += contract, X A^T
-// taken from the forward Linear. Prints maxdiff per case.
+// variants, ranks on and off multiples of 4 (view and scalar LoRA kernels), M not a multiple of
+// the tile, gradients pre-filled to check the += contract, X A^T taken from the forward Linear.
+// Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from './gpu-helpers';
 import { Linear, type LinearSpec, type LinearWeight } from '../../src/gpu/kernels/linear';
@@ -97,9 +98,9 @@ async function runCase(c: Case): Promise<void> {
 
 describe('LinearBackward', () => {
   it('f32 W, bias, one LoRA segment, full-mode dW/dbias', () => runCase({ name: 'f32', nf4: false, M: 17, K: 132, NW: 40, R: 4, starts: [], bias: true, full: true }));
-  it('NF4 W, fused q|k|v with three LoRA segments', () => runCase({ name: 'qkv nf4', nf4: true, M: 37, K: 128, NW: 48, R: 3, starts: [32, 40], bias: true, full: false }));
-  it('NF4 W, gate|up (swiglu spec) with two LoRA segments', () => runCase({ name: 'gate_up nf4', nf4: true, M: 70, K: 64, NW: 2 * 36, R: 2, starts: [36], bias: false, full: false, swiglu: true }));
-  it('f32 W, fused q|k|v segments not on a multiple of 8, full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
+  it('NF4 W, fused q|k|v with three LoRA segments', () => runCase({ name: 'qkv nf4', nf4: true, M: 37, K: 128, NW: 48, R: 4, starts: [32, 40], bias: true, full: false }));
+  it('NF4 W, gate|up (swiglu spec) with two LoRA segments', () => runCase({ name: 'gate_up nf4', nf4: true, M: 70, K: 64, NW: 2 * 36, R: 8, starts: [36], bias: false, full: false, swiglu: true }));
+  it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
   it('rejects wrong shapes with the op and the expected shape', async () => {
     const rt = await nodeRuntime();

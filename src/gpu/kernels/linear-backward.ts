@@ -24,7 +24,8 @@ export interface LinearGrads {
 }
 
 const RB_WG = 4;
-type KernelName = 'dx' | 'dxF32' | 'dw' | 'dyb' | 'db' | 'bias' | 'xa';
+/** A dx_* / dw_* dispatch's D view: vec4-aligned views can use the register-blocked entries. */
+interface DView { N: number; ldD: number; dOff: number }
 const MAX_GROUPS = 65535;
 
 /** The variant before tuning: rb on CPU adapters, tiled elsewhere (as Linear's defaults). */
@@ -37,14 +38,14 @@ export class LinearBackward {
   /** Include the LoRA path in dX (the forward ran with LoRA on). Default: true when spec.lora. */
   loraEnabled: boolean;
   readonly NW: number;
-  private readonly u = new Uint32Array(12);
+  private readonly u = new Uint32Array(16);
   private readonly uf = new Float32Array(this.u.buffer);
   private readonly dummy: GPUBuffer;
   private xaScratch: GPUBuffer | null = null;
   private dybScratch: GPUBuffer | null = null;
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, readonly variant: BackwardVariant,
-    private readonly p: Record<KernelName, GPUComputePipeline | null>) {
+    private readonly p: Map<string, GPUComputePipeline>) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
     this.loraEnabled = Boolean(spec.lora);
     this.dummy = rt.storage(16, `${spec.label} bwd unused binding`);
@@ -52,21 +53,26 @@ export class LinearBackward {
 
   static async create(rt: GpuRuntime, spec: LinearSpec, variant: BackwardVariant = defaultBackwardVariant(rt)): Promise<LinearBackward> {
     checkSpec(spec);
-    const wg: Record<string, number> = variant === 'rb' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
-    const k = (entry: string, o: Record<string, number> = {}) => rt.kernel({ shader: 'linear_bwd', entry, overrides: o });
     const nf4 = spec.weight.format === 'nf4';
     const lora = Boolean(spec.lora);
-    const xaShape = variant === 'rb' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
-    const [dx, dxF32, dw, dyb, db, bias, xa] = await Promise.all([
-      k(`dx_${nf4 ? 'nf4_' : ''}${variant}`, wg),
-      nf4 && lora ? k(`dx_${variant}`, wg) : null,
-      k(`dw_${variant}`, wg),
-      lora ? k('lora_dyb') : null,
-      lora ? k('lora_db') : null,
-      spec.bias ? k('bias_grad') : null,
-      lora ? rt.kernel({ shader: 'linear', entry: variant === 'rb' ? 'lin_rb' : 'lin_tiled', overrides: xaShape }) : null,
-    ]);
-    return new LinearBackward(rt, spec, variant, { dx, dxF32: dxF32 ?? (nf4 ? null : dx), dw, dyb, db, bias, xa });
+    const p = new Map<string, GPUComputePipeline>();
+    const add = async (key: string, entry: string, o: Record<string, number> = {}, shader = 'linear_bwd') => {
+      p.set(key, await rt.kernel({ shader, entry, overrides: o }));
+    };
+    const jobs: Promise<void>[] = [];
+    // The tiled entries are always built: rb falls back to them for views not aligned to vec4.
+    for (const v of new Set<BackwardVariant>([variant, 'tiled'])) {
+      const wg: Record<string, number> = v === 'rb' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
+      jobs.push(add(`dx:${v}`, `dx_${nf4 ? 'nf4_' : ''}${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
+      if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
+    }
+    if (lora) {
+      const xaShape = variant === 'rb' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
+      jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant === 'rb' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
+    }
+    if (spec.bias) jobs.push(add('bias', 'bias_grad'));
+    await Promise.all(jobs);
+    return new LinearBackward(rt, spec, variant, p);
   }
 
   /**
@@ -93,31 +99,52 @@ export class LinearBackward {
     if (g.lora && !this.loraEnabled) throw new ShapeError(op, 'loraEnabled (the forward ran with LoRA) for LoRA gradients', 'loraEnabled = false');
     let dyb: GPUBuffer | null = null;
     if (lora && this.loraEnabled) {
-      const SR = segments(lora) * lora.R;
+      const { R, scale } = lora;
+      const SR = segments(lora) * R;
+      const bounds = [0, ...(lora.segmentStarts ?? []), NW];
+      const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
       dyb = this.scratch('dyb', M * SR, `${label} bwd dY B`);
-      this.record('dyb', [dY, lora.B, dyb], this.params(lora, M, NW, 0, 0, lora.scale), this.flat(M * SR));
+      if (vec) {
+        for (let s = 0; s + 1 < bounds.length; s++) {
+          const [n0, n1] = [bounds[s], bounds[s + 1]];
+          const d = { N: n1 - n0, ldD: NW, dOff: n0 };
+          const u = this.view({ M, ...d, K: R, rowOff: n0, ld2: SR / 4, off2: s * R / 4, alpha: scale });
+          this.recordMM('dxF32', d, [dY, lora.B, dyb], u, M, R);
+        }
+      } else {
+        this.record('dyb', [dY, lora.B, dyb], this.loraParams(lora, M, NW), this.flat(M * SR));
+      }
       if (g.lora) {
         need(op, 'dA', g.lora.dA, SR * K, `[${SR}, ${K}]`);
-        need(op, 'dB', g.lora.dB, NW * lora.R, `[${NW}, ${lora.R}]`);
+        need(op, 'dB', g.lora.dB, NW * R, `[${NW}, ${R}]`);
         const xa = g.xa ?? this.recomputeXA(X, M, lora);
         need(op, 'xa', xa, M * SR, `[${M}, ${SR}]`);
-        this.record('db', [dY, xa, g.lora.dB], this.params(lora, M, NW, 0, 0, lora.scale), this.flat(NW * lora.R));
-        this.record('dw', [dyb, X, g.lora.dA], this.params(null, M, SR, K, 0, 1), this.gridDW(SR, K));
+        if (vec) {
+          for (let s = 0; s + 1 < bounds.length; s++) {
+            const [n0, n1] = [bounds[s], bounds[s + 1]];
+            const d = { N: n1 - n0, ldD: NW, dOff: n0 };
+            const u = this.view({ M, ...d, K: R, rowOff: n0, ld2: SR / 4, off2: s * R / 4, alpha: scale });
+            this.recordMM('dw', d, [dY, xa, g.lora.dB], u, M, R);
+          }
+        } else {
+          this.record('db', [dY, xa, g.lora.dB], this.loraParams(lora, M, NW), this.flat(NW * R));
+        }
+        this.recordMM('dw', { N: SR, ldD: SR, dOff: 0 }, [dyb, X, g.lora.dA], this.view({ M, N: SR, K }), M, K);
       }
     }
     if (g.dX) {
       const w = this.spec.weight;
       const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
       const flags = g.accumulate ? 1 : 0;
-      this.record('dx', [dY, ...weights, g.dX], this.params(null, M, NW, K, flags, 0), this.gridDX(M, K, w.format === 'nf4'));
+      this.recordMM('dx', { N: NW, ldD: NW, dOff: 0 }, [dY, ...weights, g.dX], this.view({ M, N: NW, K, flags }), M, K);
       if (lora && dyb) {
         const SR = segments(lora) * lora.R;
-        this.record('dxF32', [dyb, lora.A, g.dX], this.params(null, M, SR, K, 1, 0), this.gridDX(M, K, false));
+        this.recordMM('dxF32', { N: SR, ldD: SR, dOff: 0 }, [dyb, lora.A, g.dX], this.view({ M, N: SR, K, flags: 1 }), M, K);
       }
     }
     if (g.full) {
-      this.record('dw', [dY, X, g.full.dW], this.params(null, M, NW, K, 0, 1), this.gridDW(NW, K));
-      if (g.full.dbias) this.record('bias', [dY, g.full.dbias], this.params(null, M, NW, 0, 0, 0), { x: Math.ceil(NW / 64) });
+      this.recordMM('dw', { N: NW, ldD: NW, dOff: 0 }, [dY, X, g.full.dW], this.view({ M, N: NW, K }), M, K);
+      if (g.full.dbias) this.record('bias', [dY, g.full.dbias], this.view({ M, N: NW, K: 0 }), { x: Math.ceil(NW / 64) });
     }
   }
 
@@ -128,29 +155,45 @@ export class LinearBackward {
     this.xaScratch = this.dybScratch = null;
   }
 
-  private record(name: KernelName, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number }): void {
-    const pipeline = this.p[name];
+  /** Records a dx_* / dw_* dispatch with the layer's variant, or tiled when the D view is not vec4-aligned. */
+  private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number): void {
+    const v: BackwardVariant = this.variant === 'rb' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? 'rb' : 'tiled';
+    const nf4 = name === 'dx' && this.spec.weight.format === 'nf4';
+    this.record(`${name}:${v}`, bufs, u, name === 'dw' ? this.gridDW(v, d.N, K) : this.gridDX(v, M, K, nf4));
+  }
+
+  private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number }): void {
+    const pipeline = this.p.get(name);
     if (!pipeline) throw new Error(`linear_backward ${this.spec.label}: pipeline ${name} not built`);
     this.rt.dispatch(pipeline, bufs, u, wg);
   }
 
-  private params(lora: LinearLora | null, M: number, N: number, K: number, flags: number, alpha: number): Uint32Array {
-    const S = lora ? segments(lora) : 1;
-    const st = lora?.segmentStarts ?? [];
-    const R = lora?.R ?? 0;
-    this.u.set([M, N, K, flags, S * R, R, st[0] ?? N, st[1] ?? N, 0, 0, 0, 0]);
-    this.uf[8] = alpha;
+  /** Params of dx_* / dw_* / bias_grad over (views of) whole tensors; see shaders/linear_bwd.wgsl. */
+  private view(v: { M: number; N: number; K: number; flags?: number; ldD?: number; dOff?: number; rowOff?: number; ld2?: number; off2?: number; alpha?: number }): Uint32Array {
+    this.u.fill(0);
+    this.u.set([v.M, v.N, v.K, v.flags ?? 0, v.ldD ?? v.N, v.dOff ?? 0, v.rowOff ?? 0, v.ld2 ?? v.K / 4, v.off2 ?? 0]);
+    this.uf[9] = v.alpha ?? 1;
     return this.u;
   }
 
-  private gridDX(M: number, K: number, nf4: boolean): { x: number; y: number } {
-    if (this.variant === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
+  /** Params of the scalar lora_dyb / lora_db kernels (any rank). */
+  private loraParams(lora: LinearLora, M: number, NW: number): Uint32Array {
+    const st = lora.segmentStarts ?? [];
+    this.u.fill(0);
+    this.u.set([M, NW, 0, 0], 0);
+    this.u.set([segments(lora) * lora.R, lora.R, st[0] ?? NW, st[1] ?? NW], 10);
+    this.uf[9] = lora.scale;
+    return this.u;
+  }
+
+  private gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
+    if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
     const cols = nf4 ? K / 8 : Math.ceil(K / 8);
     return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
   }
 
-  private gridDW(N: number, K: number): { x: number; y: number } {
-    if (this.variant === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(N / 64) };
+  private gridDW(v: BackwardVariant, N: number, K: number): { x: number; y: number } {
+    if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(N / 64) };
     return { x: Math.ceil(Math.ceil(K / 8) / RB_WG), y: Math.ceil(N / (8 * RB_WG)) };
   }
 
