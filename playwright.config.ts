@@ -9,6 +9,9 @@ const chrome = findChrome();
 // inherited by the workers, which evaluate this file again.
 process.env.PW_PORT ??= String(4200 + Math.floor(Math.random() * 700));
 const port = Number(process.env.PW_PORT);
+/** The dev server (`npm start` without --open), for tests/e2e/dev-server.spec.ts. */
+export const devPort = port + 1000;
+process.env.PW_DEV_PORT = String(devPort);
 if (!chrome) throw new Error('No Chrome/Chromium found: install chromium or set CHROME_PATH (see README).');
 
 export default defineConfig({
@@ -24,10 +27,18 @@ export default defineConfig({
     screenshot: 'on',
     launchOptions: { executablePath: chrome, args: chromeFlags },
   },
-  webServer: {
-    command: `npx vite preview --port ${port} --strictPort`,
-    url: `http://localhost:${port}`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-  },
+  webServer: [
+    {
+      command: `npx vite preview --port ${port} --strictPort`,
+      url: `http://localhost:${port}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `npx vite --port ${devPort} --strictPort`,
+      url: `http://localhost:${devPort}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
 });
