@@ -21,7 +21,23 @@ export const MODEL_OPTIONS = `  --model PATH            Hugging Face model folde
   --tokenizer F           llama2.c tokenizer .bin (default: tok*.bin beside the checkpoint)
   --adapter DIR           PEFT LoRA adapter folder (adapter_config.json + adapter_model.safetensors)
   --quant nf4|none        4-bit NF4 linear layers (default) or f32 everywhere
-  --quant-embeddings      also quantize the embedding / LM head (big vocabularies)`;
+  --quant-embeddings      also quantize the embedding / LM head (big vocabularies)
+  --verbose               list the quantization error of every tensor`;
+
+/** The quantization error of every tensor (all with --verbose; else a summary and the worst). */
+function logQuantReport(model: GpuModel, verbose: boolean, log: (s: string) => void): void {
+  const rows = model.weights.report;
+  const nf4 = rows.filter((r) => r.format === 'nf4');
+  const line = (r: (typeof rows)[number]) =>
+    `  ${r.tensor}: ${r.format}${r.meanAbs !== undefined ? ` mean|err| ${r.meanAbs.toExponential(2)} max ${r.maxAbs!.toExponential(2)}` : ''}${r.note ? ` (${r.note})` : ''}\n`;
+  if (!nf4.length) return;
+  const mean = nf4.reduce((a, r) => a + r.meanAbs!, 0) / nf4.length;
+  const max = Math.max(...nf4.map((r) => r.maxAbs!));
+  log(`quantization: ${nf4.length} tensors NF4 (mean |err| ${mean.toExponential(2)}, max ${max.toExponential(2)}), ${rows.length - nf4.length} f32\n`);
+  const shown = verbose || rows.length <= 12 ? rows : [...nf4].sort((a, b) => b.maxAbs! - a.maxAbs!).slice(0, 3).concat(rows.filter((r) => r.note));
+  for (const r of shown) log(line(r));
+  if (shown.length < rows.length) log(`  (${rows.length - shown.length} more; --verbose lists every tensor)\n`);
+}
 
 export function parseQuant(args: ParsedArgs): QuantMode {
   const q = getString(args, 'quant', 'nf4');
@@ -44,6 +60,7 @@ export async function loadCliModel(args: ParsedArgs, log: (s: string) => void = 
       if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`);
     },
   });
+  logQuantReport(model, getBool(args, 'verbose', false), log);
   const c = loaded.config;
   log(`model: ${c.architecture} L=${c.numLayers} C=${c.hiddenSize} V=${c.vocabSize}, quant ${quant}${lora ? `, adapter r=${lora.config.rank}` : ''}, weights ${formatBytes(model.weightBytes)} on the GPU\n`);
   return { rt, loaded, model };

@@ -2,8 +2,11 @@
 // Finds a Vulkan driver by itself: a real GPU's ICD if one is installed, else the SwiftShader
 // ICD that ships inside Chromium. Override with RL_STUDIO_VK_ICD (or VK_ICD_FILENAMES).
 // Exercised by every Node test that touches the GPU (tests/unit/gpu-*.test.ts).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { WebGpuUnavailableError } from './errors';
+import { setTuningStore } from './tuning';
 
 const SWIFTSHADER_DIRS = ['/usr/lib/chromium', '/usr/lib/chromium-browser', '/opt/google/chrome', '/snap/chromium/current/usr/lib/chromium-browser'];
 const SYSTEM_ICD_DIRS = ['/etc/vulkan/icd.d', '/usr/share/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
@@ -76,6 +79,28 @@ function ensureVulkanLoader(icd: string): string {
   throw new WebGpuUnavailableError('The Vulkan loader (libvulkan.so.1) is missing.', ['Debian/Ubuntu: apt-get install libvulkan1 (or chromium, which ships one).', ...NODE_GPU_HELP]);
 }
 
+/**
+ * Kernel-variant choices persist in a JSON file (RL_STUDIO_TUNING_FILE, default
+ * ~/.cache/rl-studio/tuning.json) so each adapter is measured once, not once per command.
+ */
+function installTuningFile(): void {
+  const file = process.env.RL_STUDIO_TUNING_FILE ?? join(homedir(), '.cache', 'rl-studio', 'tuning.json');
+  let data: Record<string, string> = {};
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch { /* no file yet, or unreadable: start empty */ }
+  setTuningStore({
+    getItem: (k) => data[k] ?? null,
+    setItem: (k, v) => {
+      data[k] = v;
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(data, null, 1));
+      } catch { /* read-only home: the choice still holds for this process */ }
+    },
+  });
+}
+
 /** Returns Dawn's GPU object for this process (created once), with WebGPU globals installed. */
 export async function getNodeGpu(): Promise<{ gpu: GPU; setup: NodeGpuSetup }> {
   if (cached) return cached;
@@ -84,6 +109,7 @@ export async function getNodeGpu(): Promise<{ gpu: GPU; setup: NodeGpuSetup }> {
   const dawn = await import('webgpu');
   Object.assign(globalThis, dawn.globals);
   const gpu = dawn.create([]);
+  installTuningFile();
   cached = { gpu, setup: { icd, loader } };
   return cached;
 }

@@ -1,13 +1,22 @@
 // Remembers per-adapter choices (which kernel variant is fastest), measured once. Stored in
-// localStorage in the browser and in memory elsewhere. Used by the self-test and the engine.
+// localStorage in the browser; in Node, node-gpu.ts installs a file store (setTuningStore);
+// in memory otherwise. Used by the self-test and the engine.
 import { adapterKey, type AdapterReport } from './device';
 
 const memory = new Map<string, string>();
 const PREFIX = 'rl-studio:tuning:';
 
-function storage(): Pick<Storage, 'getItem' | 'setItem'> | null {
+export type TuningStore = Pick<Storage, 'getItem' | 'setItem'>;
+let custom: TuningStore | null = null;
+
+/** Replaces the persistent store (Node: a JSON file; see node-gpu.ts). */
+export function setTuningStore(store: TuningStore | null): void {
+  custom = store;
+}
+
+function storage(): TuningStore | null {
   const ls = (globalThis as { localStorage?: Storage }).localStorage;
-  return ls ?? null;
+  return custom ?? ls ?? null;
 }
 
 export function getTuning(report: AdapterReport, family: string): string | undefined {

@@ -17,9 +17,10 @@ import { parseModelConfig } from '../../src/model/config';
 import { readPeftAdapter } from '../../src/model/io/peft';
 import { GpuModel, type GpuModelOptions } from '../../src/model/gpu/model';
 import { generate } from '../../src/model/generate';
+import { DecodeSession } from '../../src/model/gpu/session';
 import { hfNames, PROJECTIONS, projShape, type LoraWeights, type TensorMap } from '../../src/model/types';
 import { nf4_roundtrip } from '../../src/reference/nf4';
-import { greedy_generate, model_logprobs } from '../../src/reference/model';
+import { greedy_generate, model_forward, model_logprobs } from '../../src/reference/model';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { greedySample, STORIES_DIR } from '../fixtures/io/stories260k';
 
@@ -116,6 +117,34 @@ describe('GpuModel (tiny Qwen2)', () => {
       expect(res[i].tokens.length).toBe(8);
     });
     expect(res.map((r) => r.tokens)).not.toEqual(base.map((r) => r.tokens)); // the adapter matters
+    model.dispose();
+  });
+
+  it('a live sequence extended with outside tokens (a tool response) continues as if prefilled whole', async () => {
+    const model = await load({ lora });
+    const cfg = loaded.config, w = await loaded.weights.readAll();
+    const session = new DecodeSession(rt, model, 2, 32);
+    const greedy = { temperature: 0, topK: 0, topP: 1, seed: 0, step: 0 };
+    const p0 = [5, 9, 17], p1 = [40, 41];
+    const first = await session.step([p0, p1], greedy);
+    // Slot 0 receives a "tool response" instead of its sampled token; slot 1 keeps decoding.
+    const tool = [100, 101, 102, 103];
+    const second = await session.step([[first.ids[0], ...tool], [first.ids[1]]], { ...greedy, step: 1 });
+    const full0 = [...p0, first.ids[0], ...tool];
+    const nextOf = (ids: number[]) => {
+      const V = cfg.vocabSize, logits = model_forward(cfg, w, ids, lora).subarray((ids.length - 1) * V, ids.length * V);
+      let best = 0;
+      for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
+      return best;
+    };
+    const refNext = nextOf(full0);
+    const refLp = model_logprobs(cfg, w, [...full0, refNext], lora).logprobs;
+    console.log(`extension: gpu next=${second.ids[0]} lp=${second.logprobs[0].toFixed(6)} | cpu next=${refNext} lp=${refLp[refLp.length - 1].toFixed(6)}`);
+    expect(second.ids[0]).toBe(refNext);
+    expect(Math.abs(second.logprobs[0] - refLp[refLp.length - 1])).toBeLessThan(1e-4);
+    expect(second.ids[1]).toBe(nextOf([...p1, first.ids[1]]));
+    expect(Array.from(session.lengths)).toEqual([full0.length, p1.length + 1]);
+    session.free();
     model.dispose();
   });
 

@@ -5,7 +5,9 @@
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
-import { Linear } from '../../gpu/kernels/linear';
+import { Linear, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
+import { getTuning } from '../../gpu/tuning';
+import { rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
@@ -23,6 +25,11 @@ export interface GpuModelOptions extends QuantOptions {
   chunkRows?: number;
   /** Most rows (tokens) one forward step processes; longer batches are split. Default 512. */
   maxRows?: number;
+  /**
+   * Measure the linear-layer kernel variants on this adapter the first time (remembered per
+   * adapter afterwards). Default true; false uses the remembered or default choices.
+   */
+  tune?: boolean;
   onProgress?: UploadProgress;
 }
 
@@ -46,6 +53,33 @@ interface Activations {
   g: GPUBuffer;     // [M, I]
 }
 
+/**
+ * Times the linear kernel variants once per adapter and weight format in use (on layer 0's
+ * projections, gate|up first as the largest), unless a choice is already remembered.
+ */
+async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights): Promise<void> {
+  const l0 = w.layers[0];
+  if (!l0) return;
+  const C = cfg.hiddenSize, I = cfg.intermediateSize;
+  const specs: LinearSpec[] = [
+    { label: 'tuning gate_up', K: C, N: I, weight: l0.gateUp, swiglu: true },
+    { label: 'tuning down', K: I, N: C, weight: l0.down },
+  ];
+  const done = new Set<string>();
+  for (const spec of specs) {
+    const fmt = spec.weight.format;
+    if (done.has(fmt)) continue;
+    done.add(fmt);
+    if (getTuning(rt.report, `linear:${fmt}:decode`) && getTuning(rt.report, `linear:${fmt}:prefill`)) continue;
+    const lin = await Linear.create(rt, spec);
+    try {
+      await tuneLinear(rt, lin);
+    } finally {
+      lin.dispose();
+    }
+  }
+}
+
 export class GpuModel {
   readonly sampler: Sampler;
   readonly logprobsOp: ChunkedLogprobs;
@@ -54,6 +88,7 @@ export class GpuModel {
   private acts: Activations | null = null;
   private readonly loraBuffers: GPUBuffer[] = [];
   private loraOn: boolean;
+  private loraAttached: boolean;
 
   private constructor(
     private readonly rt: GpuRuntime,
@@ -67,12 +102,13 @@ export class GpuModel {
     private readonly lmHead: Linear,
     logprobsOp: ChunkedLogprobs,
     sampler: Sampler,
-    readonly hasLora: boolean,
+    hasLora: boolean,
     maxRows: number,
   ) {
     this.logprobsOp = logprobsOp;
     this.sampler = sampler;
     this.maxRows = maxRows;
+    this.loraAttached = hasLora;
     this.loraOn = hasLora;
     this.lmHeadFn = (X, rows, logits) => this.lmHead.run(X, logits, rows);
   }
@@ -83,21 +119,23 @@ export class GpuModel {
     try {
       const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
       const lora = (i: number, g: LinearGroup) => (opts.lora ? uploadLoraGroup(rt, cfg, opts.lora, i, g, loraBuffers) : null);
+      if (opts.tune ?? true) await tuneFormats(rt, cfg, w);
+      const v = (weight: LinearWeight) => rememberedVariants(rt, weight.format);
       const layers: LayerOps[] = [];
       for (let i = 0; i < cfg.numLayers; i++) {
         const lw = w.layers[i];
         layers.push({
-          qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }),
-          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }),
-          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }),
-          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }),
+          qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }, v(lw.qkv)),
+          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }, v(lw.o)),
+          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp)),
+          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }, v(lw.down)),
         });
       }
       const embedding = await Embedding.create(rt, w.embed, cfg.vocabSize, C);
       const norm = await RmsNorm.create(rt, C, cfg.rmsNormEps);
       const rope = await QkvRope.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, theta: cfg.ropeTheta, Tmax: cfg.maxPositions });
       const attention = await Attention.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, variant: defaultAttentionVariant(rt) });
-      const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead });
+      const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }, v(w.lmHead));
       const lp = await ChunkedLogprobs.create(rt, { V: cfg.vocabSize, C, chunkRows: opts.chunkRows ?? 16 });
       const sampler = await Sampler.create(rt, { V: cfg.vocabSize });
       const model = new GpuModel(rt, cfg, w, layers, embedding, norm, rope, attention, lmHead, lp, sampler, loraBuffers.length > 0, opts.maxRows ?? 512);
@@ -107,6 +145,33 @@ export class GpuModel {
       rt.release(...w.buffers, ...loraBuffers);
       throw e;
     }
+  }
+
+  /** An adapter is attached (at load or by useLora). */
+  get hasLora(): boolean {
+    return this.loraAttached;
+  }
+
+  /**
+   * Attaches another adapter: `lora(layer, group)` gives each fused group's LinearLora, whose
+   * buffers stay the caller's (a trainer's trainable A/B: the forward then reads the weights being
+   * trained, no copy); null detaches. Releases the adapter uploaded at load, if any. LoRA is
+   * enabled afterwards when attached.
+   */
+  async useLora(lora: ((layer: number, group: LinearGroup) => LinearLora | null) | null): Promise<void> {
+    let any = false;
+    for (const [i, l] of this.layers.entries()) {
+      for (const g of Object.keys(GROUPS) as LinearGroup[]) {
+        const old = l[g];
+        const spec = { ...old.spec, lora: lora ? lora(i, g) : null };
+        any ||= Boolean(spec.lora);
+        l[g] = await Linear.create(this.rt, spec, old.variants);
+        old.dispose();
+      }
+    }
+    this.rt.release(...this.loraBuffers.splice(0));
+    this.loraAttached = any;
+    this.loraOn = any;
   }
 
   /** LoRA on (the policy) or off (the base model = the reference policy for RL). */
