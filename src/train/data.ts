@@ -76,7 +76,7 @@ function parseToolCall(v: unknown, at: string): ToolCall {
   const f = v.function;
   if (!isObject(f)) return fail(`${at}.function`, `is ${show(f)}; expected {"name", "arguments"}`);
   if (typeof f.name !== 'string' || !f.name) fail(`${at}.function.name`, `is ${show(f.name)}; expected the tool's name`);
-  let args = f.arguments ?? {};
+  let args: unknown = f.arguments ?? {};
   if (typeof args === 'string') {
     // OpenAI sends arguments as a JSON string; templates expect the object.
     try {
