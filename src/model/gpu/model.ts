@@ -5,7 +5,7 @@
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
-import { Linear, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
+import { Linear, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
 import { getTuning } from '../../gpu/tuning';
 import { rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
