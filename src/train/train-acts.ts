@@ -1,0 +1,84 @@
+// The training step's GPU buffers, built from one size table (rows x floats per row): what the
+// forward keeps per layer for the backward (all layers, or one shared set when recomputing),
+// each layer's input on the residual stream, and the backward's gradient scratch. Grown on
+// demand, pooled by the runtime. Used by src/train/train-step.ts (tested through its tests).
+import type { GpuRuntime } from '../gpu/runtime';
+import type { LinearGroup } from '../model/gpu/lora-upload';
+import type { ModelConfig } from '../model/types';
+import { GROUP_NAMES } from './lora-params';
+
+/** What one layer's backward reads from its forward (M rows each). */
+export interface LayerActs {
+  h: GPUBuffer;    // [M, C] input_layernorm output (the q|k|v input)
+  q: GPUBuffer;    // [M, NH, HS] rotated queries
+  o: GPUBuffer;    // [M, NH HS] attention output (the o_proj input)
+  lse: GPUBuffer;  // [M, NH] attention log-sum-exp
+  xMid: GPUBuffer; // [M, C] residual after attention
+  h2: GPUBuffer;   // [M, C] post_attention_layernorm output (the gate|up input)
+  gu: GPUBuffer;   // [M, 2I] gate|up pre-activations
+  act: GPUBuffer;  // [M, I] silu(gate) * up (the down_proj input)
+  /** [M, S*R] X A^T per LoRA group, as the forward computed it. */
+  xa: Partial<Record<LinearGroup, GPUBuffer>>;
+}
+
+export interface TrainActs {
+  rows: number;
+  layersKept: number;
+  /** L + 1 buffers [M, C]: the input of layer l; resid[L] is the last layer's output. */
+  resid: GPUBuffer[];
+  hf: GPUBuffer;     // [M, C] final-normed hidden states (the LM head input)
+  qkv: GPUBuffer;    // [M, (NH + 2 KVH) HS] scratch: q|k|v before RoPE
+  layers: LayerActs[];
+  // backward scratch (activation gradients, overwritten layer by layer)
+  dRes: GPUBuffer;   // [M, C] the residual stream's gradient
+  dN: GPUBuffer;     // [M, C] gradient of a norm output (final, post-attention, input)
+  dAct: GPUBuffer;   // [M, I]
+  dGU: GPUBuffer;    // [M, 2I]
+  dO: GPUBuffer;     // [M, NH HS]
+  dQ: GPUBuffer;     // [M, NH, HS]
+  dQKV: GPUBuffer;   // [M, (NH + 2 KVH) HS]
+  dhChunk: GPUBuffer; // [chunkRows, C] dH of one LM-head chunk
+  all: GPUBuffer[];
+}
+
+/** Floats per row of every per-layer activation (the size table). */
+export function layerRowSizes(cfg: ModelConfig): Record<Exclude<keyof LayerActs, 'xa'>, number> {
+  const C = cfg.hiddenSize, NQ = cfg.numHeads * cfg.headDim, I = cfg.intermediateSize;
+  return { h: C, q: NQ, o: NQ, lse: cfg.numHeads, xMid: C, h2: C, gu: 2 * I, act: I };
+}
+
+/**
+ * Allocates the buffers for `rows` rows keeping `layersKept` layers of activations (L, or 1 when
+ * recomputing). xaWidth(g) is S*R of LoRA group g (0: no LoRA on that group).
+ */
+export function allocTrainActs(rt: GpuRuntime, cfg: ModelConfig, rows: number, layersKept: number, chunkRows: number,
+  xaWidth: (g: LinearGroup) => number): TrainActs {
+  const all: GPUBuffer[] = [];
+  const s = (floats: number, label: string, n = rows) => {
+    const b = rt.storage(Math.max(16, n * floats * 4), `train ${label} [${n}, ${floats}]`);
+    all.push(b);
+    return b;
+  };
+  const C = cfg.hiddenSize, NQ = cfg.numHeads * cfg.headDim, F = (cfg.numHeads + 2 * cfg.numKvHeads) * cfg.headDim, I = cfg.intermediateSize;
+  const sizes = layerRowSizes(cfg);
+  const layers: LayerActs[] = [];
+  for (let l = 0; l < layersKept; l++) {
+    const xa: Partial<Record<LinearGroup, GPUBuffer>> = {};
+    for (const g of GROUP_NAMES) if (xaWidth(g) > 0) xa[g] = s(xaWidth(g), `layer ${l} ${g} X A^T`);
+    layers.push({
+      h: s(sizes.h, `layer ${l} h`), q: s(sizes.q, `layer ${l} q`), o: s(sizes.o, `layer ${l} attn out`), lse: s(sizes.lse, `layer ${l} lse`),
+      xMid: s(sizes.xMid, `layer ${l} x mid`), h2: s(sizes.h2, `layer ${l} h2`), gu: s(sizes.gu, `layer ${l} gate|up`), act: s(sizes.act, `layer ${l} swiglu`), xa,
+    });
+  }
+  const resid = Array.from({ length: cfg.numLayers + 1 }, (_, l) => s(C, `residual in ${l}`));
+  return {
+    rows, layersKept, resid, layers, all,
+    hf: s(C, 'final normed'), qkv: s(F, 'qkv'),
+    dRes: s(C, 'd residual'), dN: s(C, 'd normed'), dAct: s(I, 'd swiglu'), dGU: s(2 * I, 'd gate|up'),
+    dO: s(NQ, 'd attn out'), dQ: s(NQ, 'd q'), dQKV: s(F, 'd qkv'), dhChunk: s(C, 'd lm-head chunk', chunkRows),
+  };
+}
+
+export function releaseTrainActs(rt: GpuRuntime, a: TrainActs): void {
+  rt.release(...a.all);
+}

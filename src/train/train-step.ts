@@ -1,0 +1,382 @@
+// The GPU training step (the spine of training): for a batch of whole sequences packed as rows,
+// the forward that keeps what the backward needs (or only each layer's input, recomputing one
+// layer at a time), the per-token log-probs/entropies through the chunked LM head, and the
+// backward from per-token upstream gradients dlogp (and dentropy) to the trainable parameters:
+// LoRA A/B over an f32 or NF4 frozen base, or every weight (full mode). Parameter gradients
+// accumulate (+=) across calls (micro-batches); activation gradients are overwritten.
+// CPU twin: src/reference/model_backward.ts. Tested by tests/unit/train-step-*.test.ts.
+import type { GpuRuntime } from '../gpu/runtime';
+import { KvCache } from '../gpu/kv-cache';
+import { Linear, type LinearSpec } from '../gpu/kernels/linear';
+import { LinearBackward } from '../gpu/kernels/linear-backward';
+import { rememberedVariants } from '../gpu/kernels/linear-tune';
+import { Embedding } from '../gpu/kernels/embedding';
+import { EmbeddingBackward, type EmbeddingGradPlan } from '../gpu/kernels/embedding-backward';
+import { RmsNorm } from '../gpu/kernels/rmsnorm';
+import { RmsNormBackward } from '../gpu/kernels/rmsnorm-backward';
+import { SwiGlu } from '../gpu/kernels/swiglu';
+import { SwiGluBackward } from '../gpu/kernels/swiglu-backward';
+import { QkvRope } from '../gpu/kernels/rope';
+import { QkvRopeBackward } from '../gpu/kernels/rope-backward';
+import { Attention, defaultAttentionVariant } from '../gpu/kernels/attention';
+import { AttentionBackward, sequenceTable } from '../gpu/kernels/attention-backward';
+import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
+import type { GpuModel } from '../model/gpu/model';
+import type { LinearGroup } from '../model/gpu/lora-upload';
+import type { GpuLoraParams } from './lora-params';
+import { GROUP_NAMES } from './lora-params';
+import type { GpuFullParams } from './full-params';
+import { allocTrainActs, releaseTrainActs, type LayerActs, type TrainActs } from './train-acts';
+
+/** What the step trains: a LoRA adapter (base frozen, f32 or NF4) or every weight (f32 model). */
+export type Trainable = { mode: 'lora'; params: GpuLoraParams } | { mode: 'full'; params: GpuFullParams };
+
+export interface TrainStepOptions {
+  /** Keep only each layer's input [M, C] and recompute the layer in the backward (default false). */
+  recompute?: boolean;
+  /** Most rows (tokens) per forward/backward pass; a batch is split into passes of whole sequences (default model.maxRows). */
+  maxRows?: number;
+}
+
+/**
+ * Upstream gradients computed from the forward's log-probs (GRPO's ratio needs them): called once
+ * per pass with the pass's sequences first..first+n-1, between the forward and the backward.
+ */
+export type DlogpFn = (logprobs: Float32Array[], entropy: Float32Array[], first: number) => { dlogp: Float32Array[]; dentropy?: Float32Array[] | null };
+
+export interface TrainBatch {
+  /** B sequences of token ids (each at least 1 token), packed as rows in order. */
+  seqs: number[][];
+  /**
+   * Per sequence [T_b - 1]: d(objective)/d logp of row t = log p(ids[t+1] | ids[..t]) (the shape
+   * masked_ce returns); a DlogpFn; or null for a pure log-prob pass (no backward).
+   */
+  dlogp?: Float32Array[] | DlogpFn | null;
+  /** Per sequence [T_b - 1]: d(objective)/d entropy of each row (entropy bonus), or null. */
+  dentropy?: Float32Array[] | null;
+  /** LoRA on (the policy, default) or off (the reference policy: log-prob pass only). */
+  adapter?: boolean;
+  /** Softmax temperature of the log-probs (default 1). */
+  temperature?: number;
+}
+
+export interface StepResult {
+  /** Per sequence [T_b - 1]: the forward's log p(ids[t+1] | ids[..t]). */
+  logprobs: Float32Array[];
+  entropy: Float32Array[];
+}
+
+interface LayerOps {
+  fwd: Record<LinearGroup, Linear>;
+  bwd: Record<LinearGroup, LinearBackward>;
+}
+
+/** One pass: a group of sequences that fits in maxRows, with its per-pass GPU buffers. */
+interface Pass {
+  M: number;
+  B: number;
+  ids: number[];
+  lens: number[];
+  cache: KvCache;
+  layerOf: (l: number) => number;
+  idsBuf: GPUBuffer;
+  table: GPUBuffer;
+  targets: GPUBuffer;
+  logp: GPUBuffer;
+  entropy: GPUBuffer;
+  rowsHost: Uint32Array;
+  temperature: number;
+  owned: GPUBuffer[];
+  plans: EmbeddingGradPlan[];
+}
+
+export class TrainStep {
+  /** Recompute each layer's activations in the backward (switchable between calls). */
+  recompute: boolean;
+  private acts: TrainActs | null = null;
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    readonly model: GpuModel,
+    readonly trainable: Trainable,
+    readonly maxRows: number,
+    private readonly layers: LayerOps[],
+    private readonly k: {
+      embed: Embedding; embedB: EmbeddingBackward | null; norm: RmsNorm; normB: RmsNormBackward; swiglu: SwiGlu; swigluB: SwiGluBackward;
+      rope: QkvRope; ropeB: QkvRopeBackward; attn: Attention; attnB: AttentionBackward; lmHeadB: LinearBackward; lpB: ChunkedLogprobsBackward;
+    },
+    recompute: boolean,
+  ) {
+    this.recompute = recompute;
+  }
+
+  /**
+   * Builds the step for `model`. LoRA mode attaches the trainable adapter to the model
+   * (GpuModel.useLora), so inference and rollouts read the weights being trained.
+   */
+  static async create(rt: GpuRuntime, model: GpuModel, trainable: Trainable, opts: TrainStepOptions = {}): Promise<TrainStep> {
+    const cfg = model.cfg, w = model.weights;
+    const C = cfg.hiddenSize, I = cfg.intermediateSize, NH = cfg.numHeads, KVH = cfg.numKvHeads, HS = cfg.headDim;
+    const NQ = NH * HS, NKV = KVH * HS;
+    const maxRows = opts.maxRows ?? model.maxRows;
+    if (!(Number.isInteger(maxRows) && maxRows > 0)) throw new Error(`TrainStep: maxRows must be a positive integer, got ${maxRows}`);
+    const full = trainable.mode === 'full' ? trainable.params : null;
+    if (full && model.hasLora) throw new Error('TrainStep: full mode trains every weight of a model without an adapter; detach it first (model.useLora(null))');
+    if (trainable.mode === 'lora') {
+      const p = trainable.params;
+      if (p.cfg !== cfg && JSON.stringify(p.cfg) !== JSON.stringify(cfg)) throw new Error('TrainStep: the LoRA parameters were built for another model config');
+      await model.useLora((l, g) => p.group(l, g));
+    }
+    const loraOf = (l: number, g: LinearGroup) => (trainable.mode === 'lora' ? trainable.params.group(l, g) : null);
+    const layers: LayerOps[] = [];
+    for (const [l, lw] of w.layers.entries()) {
+      const specs: Record<LinearGroup, LinearSpec> = {
+        qkv: { label: `layers.${l}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: loraOf(l, 'qkv') },
+        o: { label: `layers.${l}.o`, K: NQ, N: C, weight: lw.o, lora: loraOf(l, 'o') },
+        // No fused SwiGLU: the backward needs the gate|up pre-activations.
+        gateUp: { label: `layers.${l}.gate_up`, K: C, N: 2 * I, weight: lw.gateUp, lora: loraOf(l, 'gateUp') },
+        down: { label: `layers.${l}.down`, K: I, N: C, weight: lw.down, lora: loraOf(l, 'down') },
+      };
+      const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
+      for (const g of GROUP_NAMES) {
+        fwd[g] = await Linear.create(rt, specs[g], rememberedVariants(rt, specs[g].weight.format)); // as the model's
+        bwd[g] = await LinearBackward.create(rt, specs[g]);
+      }
+      layers.push({ fwd, bwd });
+    }
+    const Tmax = Math.min(cfg.maxPositions, maxRows);
+    const variant = defaultAttentionVariant(rt);
+    const chunkRows = model.logprobsOp.opts.chunkRows;
+    const k = {
+      embed: await Embedding.create(rt, w.embed.format === 'f32' ? { format: 'f32', wte: w.embed.wte } : { format: 'nf4', q: w.embed.q }, cfg.vocabSize, C),
+      embedB: full ? await EmbeddingBackward.create(rt, cfg.vocabSize, C) : null,
+      norm: await RmsNorm.create(rt, C, cfg.rmsNormEps),
+      normB: await RmsNormBackward.create(rt, C, cfg.rmsNormEps),
+      swiglu: await SwiGlu.create(rt),
+      swigluB: await SwiGluBackward.create(rt),
+      rope: await QkvRope.create(rt, { NH, KVH, HS, theta: cfg.ropeTheta, Tmax }),
+      ropeB: await QkvRopeBackward.create(rt, { NH, KVH, HS, theta: cfg.ropeTheta, Tmax }),
+      attn: await Attention.create(rt, { NH, KVH, HS, variant, lse: true }),
+      attnB: await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows }),
+      lmHeadB: await LinearBackward.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }),
+      lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows }),
+    };
+    return new TrainStep(rt, model, trainable, maxRows, layers, k, opts.recompute ?? false);
+  }
+
+  /**
+   * Runs the batch: forward (log-probs and entropies returned), then, unless dlogp is null, the
+   * backward, accumulating (+=) into the parameter gradients. Sequences are split into passes
+   * of at most maxRows rows; each pass is one command buffer.
+   */
+  async run(batch: TrainBatch): Promise<StepResult> {
+    const { seqs } = batch;
+    const adapter = batch.adapter ?? true;
+    const train = batch.dlogp !== null && batch.dlogp !== undefined;
+    if (train && !adapter && this.trainable.mode === 'lora') throw new Error('TrainStep: the adapter is off (the reference policy); only a log-prob pass (dlogp null) is possible');
+    for (const [i, s] of seqs.entries()) {
+      if (s.length < 1) throw new Error(`TrainStep: sequence ${i} is empty`);
+      if (s.length > this.maxRows) throw new Error(`TrainStep: sequence ${i} has ${s.length} tokens; the most one pass holds is maxRows = ${this.maxRows}`);
+      if (s.length > this.model.cfg.maxPositions) throw new Error(`TrainStep: sequence ${i} has ${s.length} tokens, more than max_position_embeddings (${this.model.cfg.maxPositions})`);
+    }
+    if (Array.isArray(batch.dlogp)) this.checkRows('dlogp', batch.dlogp, seqs);
+    if (batch.dentropy) this.checkRows('dentropy', batch.dentropy, seqs);
+    const loraOn = adapter && this.trainable.mode === 'lora';
+    for (const op of this.layers) for (const g of GROUP_NAMES) {
+      op.fwd[g].loraEnabled = loraOn && Boolean(op.fwd[g].spec.lora);
+      op.bwd[g].loraEnabled = op.fwd[g].loraEnabled;
+    }
+    const out: StepResult = { logprobs: [], entropy: [] };
+    let start = 0;
+    while (start < seqs.length) {
+      let end = start, rows = 0;
+      while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
+      const r = await this.pass(seqs.slice(start, end), start, batch, train);
+      out.logprobs.push(...r.logprobs);
+      out.entropy.push(...r.entropy);
+      start = end;
+    }
+    return out;
+  }
+
+  /** Bytes of the activation buffers currently held. */
+  get activationBytes(): number {
+    return this.acts ? this.acts.all.reduce((n, b) => n + b.size, 0) : 0;
+  }
+
+  dispose(): void {
+    for (const op of this.layers) for (const g of GROUP_NAMES) { op.fwd[g].dispose(); op.bwd[g].dispose(); }
+    const k = this.k;
+    k.normB.dispose(); k.rope.destroy(); k.ropeB.destroy(); k.attnB.destroy(); k.lmHeadB.dispose(); k.lpB.destroy();
+    if (this.acts) releaseTrainActs(this.rt, this.acts);
+    this.acts = null;
+  }
+
+  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean): Promise<StepResult> {
+    const rt = this.rt;
+    const p = this.begin(seqs, batch.temperature ?? 1);
+    try {
+      const a = this.activations(p.M);
+      this.forward(p, a);
+      this.model.logprobsOp.run(a.hf, p.targets, p.M, p.logp, p.entropy, this.model.lmHeadFn, p.temperature);
+      let result: StepResult | null = null;
+      let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
+      let dentropy = batch.dentropy ? batch.dentropy.slice(first, first + seqs.length) : null;
+      if (!train || typeof batch.dlogp === 'function') result = await this.readResult(p);
+      if (!train) return result as StepResult;
+      if (typeof batch.dlogp === 'function' && result) {
+        const d = batch.dlogp(result.logprobs, result.entropy, first);
+        this.checkRows('dlogp (from the DlogpFn)', d.dlogp, seqs);
+        if (d.dentropy) this.checkRows('dentropy (from the DlogpFn)', d.dentropy, seqs);
+        dlogp = d.dlogp;
+        dentropy = d.dentropy ?? dentropy;
+      }
+      if (!dlogp) throw new Error('TrainStep: no dlogp');
+      const dl = p.owned[p.owned.push(rt.upload(this.flatRows(dlogp, p), 'train dlogp')) - 1];
+      const de = dentropy ? p.owned[p.owned.push(rt.upload(this.flatRows(dentropy, p), 'train dentropy')) - 1] : null;
+      const kvBytes = p.cache.layerBytes;
+      const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
+      const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
+      p.owned.push(dK, dV, seqTable);
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable });
+      rt.submit();
+      return result ?? (await this.readResult(p));
+    } finally {
+      rt.submit();
+      for (const plan of p.plans) plan.release();
+      rt.release(...p.owned);
+      p.cache.free();
+    }
+  }
+
+  private begin(seqs: number[][], temperature: number): Pass {
+    const rt = this.rt, cfg = this.model.cfg;
+    const lens = seqs.map((s) => s.length);
+    const cache = new KvCache(rt, { numLayers: this.recompute ? 1 : cfg.numLayers, B: seqs.length, KVH: cfg.numKvHeads, HS: cfg.headDim, Tmax: Math.max(...lens) });
+    const step = cache.append(lens);
+    const M = step.M;
+    const ids = seqs.flat();
+    const targets = new Uint32Array(M);
+    let r = 0;
+    for (const s of seqs) for (let t = 0; t < s.length; t++, r++) targets[r] = t + 1 < s.length ? s[t + 1] : 0;
+    const owned = [
+      rt.upload(Uint32Array.from(ids), 'train ids'), rt.upload(step.rows, 'train row table'), rt.upload(targets, 'train targets'),
+      rt.storage(M * 4, 'train logp'), rt.storage(M * 4, 'train entropy'),
+    ];
+    const [idsBuf, table, tBuf, logp, entropy] = owned;
+    const recompute = this.recompute;
+    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, rowsHost: step.rows, temperature, owned, plans: [] };
+  }
+
+  /** Records the forward: embedding, every layer (keeping activations unless recomputing), final norm. */
+  private forward(p: Pass, a: TrainActs): void {
+    const L = this.model.cfg.numLayers;
+    this.k.embed.run(p.idsBuf, a.resid[0], p.M);
+    for (let l = 0; l < L; l++) this.layerForward(l, p, a, a.layers[this.recompute ? 0 : l], a.resid[l + 1]);
+    this.k.norm.run(a.resid[L], this.model.weights.finalNorm, a.hf, p.M);
+  }
+
+  /** Records layer l from its input resid[l]; writes its output into xOut unless null (recompute in the backward). */
+  private layerForward(l: number, p: Pass, a: TrainActs, la: LayerActs, xOut: GPUBuffer | null): void {
+    const { M } = p, C = this.model.cfg.hiddenSize, I = this.model.cfg.intermediateSize;
+    const w = this.model.weights.layers[l], f = this.layers[l].fwd, k = this.k, cl = p.layerOf(l);
+    const xIn = a.resid[l];
+    k.norm.run(xIn, w.inputNorm, la.h, M);
+    f.qkv.run(la.h, a.qkv, M, { xa: la.xa.qkv });
+    k.rope.run(a.qkv, p.table, la.q, p.cache, cl, M);
+    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse);
+    this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
+    f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
+    k.norm.run(la.xMid, w.postAttnNorm, la.h2, M);
+    f.gateUp.run(la.h2, la.gu, M, { xa: la.xa.gateUp });
+    k.swiglu.run(la.gu, la.act, M, I);
+    if (xOut) {
+      this.rt.copy(la.xMid, 0, xOut, 0, M * C * 4);
+      f.down.run(la.act, xOut, M, { accumulate: true, xa: la.xa.down });
+    }
+  }
+
+  /** Records the backward, from dlogp/dentropy to the parameter gradients (+=). */
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }): void {
+    const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
+    const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
+    const full = this.trainable.mode === 'full' ? this.trainable.params : null;
+    const lora = this.trainable.mode === 'lora' ? this.trainable.params : null;
+    // LM head, chunk by chunk: dH rows into dN; full mode: dW_lm (the embedding when tied) +=.
+    const dWlm = full ? { dW: full.lmHead ?? full.embed } : null;
+    k.lpB.run(a.hf, p.targets, M, dlogp, dentropy, this.model.lmHeadFn, (dlogits, rows, r0, hRows) => {
+      k.lmHeadB.run(dlogits, hRows, rows, { dX: a.dhChunk, full: dWlm });
+      rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, rows * C * 4);
+    }, p.temperature);
+    k.normB.run(a.dN, a.resid[L], w.finalNorm, a.dRes, M, { dw: full?.finalNorm });
+    for (let l = L - 1; l >= 0; l--) {
+      let la = a.layers[l];
+      if (this.recompute) {
+        la = a.layers[0];
+        this.layerForward(l, p, a, la, null);
+      }
+      const lw = w.layers[l], b = this.layers[l].bwd, fg = full?.layers[l], cl = p.layerOf(l);
+      const lg = (g: LinearGroup) => lora?.grads(l, g) ?? null;
+      // MLP block: x_out = xMid + down(silu(gate(h2)) * up(h2)), h2 = rmsnorm(xMid)
+      b.down.run(a.dRes, la.act, M, { dX: a.dAct, lora: lg('down'), full: fg ? { dW: fg.down } : null, xa: this.recompute ? undefined : la.xa.down });
+      k.swigluB.run(a.dAct, la.gu, a.dGU, M, I);
+      b.gateUp.run(a.dGU, la.h2, M, { dX: a.dN, lora: lg('gateUp'), full: fg ? { dW: fg.gateUp } : null, xa: la.xa.gateUp });
+      k.normB.run(a.dN, la.xMid, lw.postAttnNorm, a.dRes, M, { accumulate: true, dw: fg?.postAttnNorm });
+      // attention block: xMid = xIn + o(attn(rope(q(h)), rope(k(h)), v(h))), h = rmsnorm(xIn)
+      b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
+      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: kv.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV });
+      k.ropeB.run(a.dQ, p.table, kv.dK, kv.dV, p.cache.cfg, a.dQKV, M);
+      b.qkv.run(a.dQKV, la.h, M, { dX: a.dN, lora: lg('qkv'), full: fg ? { dW: fg.qkv, dbias: fg.qkvBias } : null, xa: la.xa.qkv });
+      k.normB.run(a.dN, a.resid[l], lw.inputNorm, a.dRes, M, { accumulate: true, dw: fg?.inputNorm });
+    }
+    if (full && k.embedB) {
+      const plan = k.embedB.plan(p.ids);
+      p.plans.push(plan);
+      k.embedB.run(plan, a.dRes, full.embed);
+    }
+  }
+
+  private activations(M: number): TrainActs {
+    const kept = this.recompute ? 1 : this.model.cfg.numLayers;
+    if (this.acts && this.acts.rows >= M && this.acts.layersKept === kept) return this.acts;
+    const rows = Math.min(this.maxRows, Math.max(M, this.acts && this.acts.layersKept === kept ? this.acts.rows * 2 : 8));
+    if (this.acts) releaseTrainActs(this.rt, this.acts);
+    const lora = this.trainable.mode === 'lora' ? this.trainable.params : null;
+    const width = (g: LinearGroup) => {
+      const lin = lora?.group(0, g);
+      return lin ? (1 + (lin.segmentStarts?.length ?? 0)) * lin.R : 0;
+    };
+    this.acts = allocTrainActs(this.rt, this.model.cfg, rows, kept, this.model.logprobsOp.opts.chunkRows, width);
+    return this.acts;
+  }
+
+  private async readResult(p: Pass): Promise<StepResult> {
+    const lp = await this.rt.readF32(p.logp, p.M), ent = await this.rt.readF32(p.entropy, p.M);
+    const res: StepResult = { logprobs: [], entropy: [] };
+    let o = 0;
+    for (const n of p.lens) {
+      res.logprobs.push(lp.slice(o, o + n - 1));
+      res.entropy.push(ent.slice(o, o + n - 1));
+      o += n;
+    }
+    return res;
+  }
+
+  /** Per-sequence [T_b - 1] values as [M] rows (0 on each sequence's last row). */
+  private flatRows(v: Float32Array[], p: Pass): Float32Array {
+    const out = new Float32Array(p.M);
+    let o = 0;
+    p.lens.forEach((n, b) => {
+      out.set(v[b], o);
+      o += n;
+    });
+    return out;
+  }
+
+  private checkRows(what: string, v: Float32Array[], seqs: number[][]): void {
+    if (v.length !== seqs.length) throw new Error(`TrainStep: ${what} has ${v.length} rows for ${seqs.length} sequences`);
+    v.forEach((d, b) => {
+      if (d.length !== seqs[b].length - 1) throw new Error(`TrainStep: ${what}[${b}] has ${d.length} values; expected [T-1] = [${seqs[b].length - 1}]`);
+    });
+  }
+}

@@ -1,0 +1,115 @@
+// The trainer the SFT command and the GRPO loop build on: the trainable parameters (a LoRA
+// adapter, fresh from a seed or loaded, or every weight in full mode), the TrainStep, and the
+// TrainOptimizer, with the SFT update (masked cross-entropy over a batch, accumulated over
+// micro-batches) and the host export of what was trained. Tested by
+// tests/unit/train-step-goldens.test.ts and train-step-overfit.test.ts.
+import type { GpuRuntime } from '../gpu/runtime';
+import type { GpuModel } from '../model/gpu/model';
+import type { LoraConfig, LoraWeights, TensorMap } from '../model/types';
+import { countTokens, masked_ce } from '../reference/loss';
+import { GpuLoraParams } from './lora-params';
+import { GpuFullParams } from './full-params';
+import { TrainStep, type StepResult, type Trainable, type TrainBatch } from './train-step';
+import { TrainOptimizer, type OptimizerConfig, type UpdateStats } from './optimizer';
+import type { LrSchedule } from '../reference/adamw';
+
+export interface TrainerConfig {
+  /**
+   * What to train: a fresh LoRA adapter (PEFT init from `seed`), a loaded one (`adapter`, e.g.
+   * readPeftAdapter's), or every weight ('full': the model must be f32 with no adapter).
+   */
+  params: { mode: 'lora'; config: LoraConfig; seed: number } | { mode: 'lora'; adapter: LoraWeights } | { mode: 'full' };
+  /** AdamW, clipping and LR schedule (optimizer.ts OptimizerConfig; schedule required). */
+  optimizer: Partial<OptimizerConfig> & { schedule: LrSchedule };
+  /** Recompute each layer's activations in the backward (less memory, about 30 % more time). */
+  recompute?: boolean;
+  /** Most rows (tokens) per forward/backward pass (default the model's maxRows). */
+  maxRows?: number;
+}
+
+/** One SFT example: token ids and a mask per log-prob row ([T-1]: 1 = learn ids[t+1]). */
+export interface SftExample {
+  ids: number[];
+  mask: ArrayLike<number>;
+}
+
+export interface SftStats extends UpdateStats {
+  /** Masked cross-entropy of the batch before the update (mean over trained tokens). */
+  loss: number;
+  /** Trained tokens (sum of the masks). */
+  nTokens: number;
+}
+
+export class Trainer {
+  private constructor(readonly model: GpuModel, readonly trainable: Trainable, readonly step: TrainStep, readonly optimizer: TrainOptimizer) {}
+
+  static async create(rt: GpuRuntime, model: GpuModel, cfg: TrainerConfig): Promise<Trainer> {
+    const p = cfg.params;
+    let trainable: Trainable;
+    if (p.mode === 'full') trainable = { mode: 'full', params: GpuFullParams.create(rt, model) };
+    else if ('adapter' in p) trainable = { mode: 'lora', params: GpuLoraParams.fromHost(rt, model.cfg, p.adapter) };
+    else trainable = { mode: 'lora', params: GpuLoraParams.init(rt, model.cfg, p.config, p.seed) };
+    try {
+      const step = await TrainStep.create(rt, model, trainable, { recompute: cfg.recompute, maxRows: cfg.maxRows });
+      const optimizer = await TrainOptimizer.create(rt, trainable.params.optimParams(), cfg.optimizer);
+      return new Trainer(model, trainable, step, optimizer);
+    } catch (e) {
+      trainable.params.dispose();
+      throw e;
+    }
+  }
+
+  /** Forward + backward of one micro-batch, gradients accumulated (+=); see TrainStep.run. */
+  accumulate(batch: TrainBatch): Promise<StepResult> {
+    return this.step.run(batch);
+  }
+
+  /** Log-probs and entropies only (no gradient); adapter false = the reference policy. */
+  logprobs(seqs: number[][], adapter = true, temperature = 1): Promise<StepResult> {
+    return this.step.run({ seqs, dlogp: null, adapter, temperature });
+  }
+
+  /**
+   * One SFT update: loss = -sum(mask logp) / sum(mask) over the whole batch, accumulated over
+   * micro-batches of `microBatch` examples (dlogp = -mask / nTokens of the whole batch), then
+   * one optimizer update. The loss is computed from the forward's log-probs.
+   */
+  async sftStep(examples: SftExample[], microBatch = examples.length): Promise<SftStats> {
+    if (examples.length === 0) throw new Error('sftStep: empty batch');
+    if (!(Number.isInteger(microBatch) && microBatch > 0)) throw new Error(`sftStep: microBatch must be a positive integer, got ${microBatch}`);
+    const masks = examples.map((e) => e.mask);
+    const nTokens = countTokens(masks);
+    let loss = 0;
+    for (let i = 0; i < examples.length; i += microBatch) {
+      const mb = examples.slice(i, i + microBatch);
+      const mbMasks = masks.slice(i, i + microBatch);
+      const zeros = mb.map((e) => new Float32Array(e.ids.length - 1));
+      // dlogp does not depend on logp: -mask / nTokens.
+      const { dlogp } = masked_ce(zeros, mbMasks, nTokens);
+      const r = await this.step.run({ seqs: mb.map((e) => e.ids), dlogp });
+      loss += masked_ce(r.logprobs, mbMasks, nTokens).loss;
+    }
+    const u = await this.optimizer.update();
+    return { ...u, loss, nTokens };
+  }
+
+  /** The adapter as trained (PEFT layout), for export and checkpoints. */
+  exportLora(): Promise<LoraWeights> {
+    if (this.trainable.mode !== 'lora') throw new Error('exportLora: this trainer trains every weight (full mode); use exportFull');
+    return this.trainable.params.toHost();
+  }
+
+  /** Every weight as trained (Hugging Face names), full mode. */
+  exportFull(): Promise<TensorMap> {
+    if (this.trainable.mode !== 'full') throw new Error('exportFull: this trainer trains a LoRA adapter; use exportLora');
+    return this.trainable.params.toHost();
+  }
+
+  /** Releases the step, optimizer state and gradients (and the LoRA parameters; the model keeps its weights). */
+  async dispose(): Promise<void> {
+    this.step.dispose();
+    this.optimizer.dispose();
+    if (this.trainable.mode === 'lora') await this.model.useLora(null);
+    this.trainable.params.dispose();
+  }
+}
