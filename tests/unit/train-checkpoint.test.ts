@@ -34,7 +34,7 @@ function loraState(): TrainState {
   for (const p of lora.pairs.values()) p.B.set(randomArray(p.B.length, 5));
   const params = loraParams(lora, cfg);
   return {
-    version: 1, mode: 'lora', step: 37, schedule: { step: 37, lr: 1.2345678901234567e-5 },
+    version: 1, mode: 'lora', step: 37, schedule: { step: 37, lr: Math.PI * 1e-5 },
     config: { kind: 'sft', lr: 2e-5, schedule: { kind: 'cosine', warmupSteps: 3, totalSteps: 100 }, data: 'data.jsonl', batchSize: 4 },
     rng: { data: { seed: 7, epoch: 2, position: 3 }, loraInitSeed: 11, samplerSeed: 99 },
     lora: lora.config, model: modelShape(cfg), params,
