@@ -1,0 +1,44 @@
+// Agent rollouts on the GPU engine: one DecodeSession with a slot per episode (one slot in sync
+// mode), the chat template's turn boundaries, the registry's tools; runs loop.ts runEpisodes and
+// frees the session. Exercised by tests/unit/agent-gpu.test.ts and agent-python.test.ts.
+import type { GpuRuntime } from '../gpu/runtime';
+import type { GpuModel } from '../model/gpu/model';
+import { DecodeSession } from '../model/gpu/session';
+import type { Tokenizer } from '../model/tokenizer';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolSpec } from './chat-template';
+import { resolveAgentConfig, type AgentLoopConfig } from './config';
+import { runEpisodes, type AgentHooks, type EpisodeSpec, type RolloutBatch } from './loop';
+import { TurnRenderer } from './turn-render';
+
+export interface AgentRolloutArgs {
+  rt: GpuRuntime;
+  model: GpuModel;
+  tokenizer: Tokenizer;
+  registry: ToolRegistry;
+  prompts: EpisodeSpec[];
+  /** maxTokens is capped at the model's maxPositions. */
+  config?: Partial<AgentLoopConfig>;
+  hooks?: AgentHooks;
+  signal?: AbortSignal;
+  /** Chat template override; null: the plain fallback; default: the tokenizer's. */
+  template?: string | null;
+}
+
+export async function runAgentRollout(a: AgentRolloutArgs): Promise<RolloutBatch> {
+  const cfg = resolveAgentConfig(a.config);
+  const maxTokens = Math.min(cfg.maxTokens, a.model.cfg.maxPositions);
+  const slots = cfg.mode === 'sync' ? 1 : Math.max(1, a.prompts.length * cfg.samplesPerPrompt);
+  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, tools: toolSpecs(a.registry), modelEosTokenIds: a.model.cfg.eosTokenIds });
+  const session = new DecodeSession(a.rt, a.model, slots, maxTokens);
+  try {
+    return await runEpisodes({ stepper: session, renderer, registry: a.registry, prompts: a.prompts, config: { ...cfg, maxTokens }, hooks: a.hooks, signal: a.signal });
+  } finally {
+    session.free();
+  }
+}
+
+/** The registry's tools as chat templates take them. */
+export function toolSpecs(registry: ToolRegistry): ToolSpec[] {
+  return registry.tools().map((t) => ({ type: 'function', function: { ...t.function, parameters: { ...t.function.parameters } } }));
+}
