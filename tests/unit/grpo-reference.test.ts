@@ -71,14 +71,15 @@ describe('grpo reference vs PyTorch goldens', () => {
     it(`micro-batches ${JSON.stringify(c.micro_batches)} with the whole batch's normaliser: ${c.aggregation}`, () => {
       const cfg = caseConfig(g, c);
       const full = tokens(false);
+      const cut = (a: number[][], r0: number, r1: number) => flat(a).slice(r0, r1);
       const norm = batchNormaliser(mask, offsets);
       let sums = zeroSums();
       const dlogp: number[] = [], dent: number[] = [];
       for (const [s0, s1] of c.micro_batches) {
         const r0 = offsets[s0], r1 = offsets[s1];
         const part: GrpoTokens = {
-          logp: full.logp.slice(r0, r1), oldLogp: full.oldLogp?.slice(r0, r1), refLogp: full.refLogp?.slice(r0, r1),
-          entropy: full.entropy?.slice(r0, r1), mask: mask.slice(r0, r1),
+          logp: cut(b.logp, r0, r1), oldLogp: cut(b.old_logp, r0, r1), refLogp: cut(b.ref_logp, r0, r1),
+          entropy: cut(b.entropy, r0, r1), mask: mask.slice(r0, r1),
           offsets: offsets.slice(s0, s1 + 1).map((o) => o - r0), advantages: adv.advantages.slice(s0, s1),
         };
         const r = grpo_loss(part, cfg, norm);
