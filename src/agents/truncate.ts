@@ -17,8 +17,9 @@ export function truncateToTokens(tok: Tokenizer, text: string, maxTokens: number
   if (ids.length <= maxTokens) return { text, truncated: false, tokens: ids.length };
   const marker = `...[${ids.length - maxTokens} tokens cut]...`;
   // A cut may split a multi-byte character: drop the half character the decoder shows as U+FFFD.
-  const head = (n: number) => tok.decode(ids.slice(0, n)).replace(/\uFFFD+$/, '');
-  const tail = (n: number) => (n > 0 ? tok.decode(ids.slice(ids.length - n)).replace(/^\uFFFD+/, '') : '');
+  // Whitespace at the cut goes too: the marker sits on its own line.
+  const head = (n: number) => tok.decode(ids.slice(0, n)).replace(/\uFFFD+$/, '').trimEnd();
+  const tail = (n: number) => (n > 0 ? tok.decode(ids.slice(ids.length - n)).replace(/^\uFFFD+/, '').trimStart() : '');
   let out: string;
   if (side === 'left') out = `${head(maxTokens)}\n${marker}`;
   else if (side === 'right') out = `${marker}\n${tail(maxTokens)}`;
