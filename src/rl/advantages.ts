@@ -2,6 +2,7 @@
 // A = (r - group mean) / (std + 1e-4), std unbiased (torch.std, Bessel), of the group or the whole
 // batch; or no division (Dr. GRPO). Flags zero-variance groups and can drop them (DAPO dynamic
 // sampling). Exercised by tests/unit/grpo-reference.test.ts against the PyTorch goldens.
+import { METRIC, rewardMeanName, rewardStdName, summarize } from '../metrics/names';
 
 /** `group`: divide by the group's std; `batch`: by the whole batch's std; `none`: no division. */
 export type AdvantageScaling = 'group' | 'batch' | 'none';
@@ -84,4 +85,22 @@ export function computeAdvantages(rewards: ArrayLike<number>, opts: AdvantageOpt
   let nZero = 0;
   for (let b = 0; b < B; b++) nZero += zeroStd[b];
   return { advantages, groupMean, groupStd, batchStd, zeroStd, fracRewardZeroStd: nZero / B, kept };
+}
+
+/**
+ * The reward metrics of one batch: reward / reward_std of the totals, rewards/{fn}/mean|std per
+ * reward function (NaN = not applicable, skipped), frac_reward_zero_std from the advantages.
+ */
+export function rewardMetrics(perFn: Record<string, ArrayLike<number>>, total: ArrayLike<number>, adv: AdvantageResult): Record<string, number> {
+  const t = summarize(total);
+  const out: Record<string, number> = {
+    [METRIC.reward.name]: t.mean, [METRIC.reward_std.name]: t.std,
+    [METRIC.frac_reward_zero_std.name]: adv.fracRewardZeroStd,
+  };
+  for (const [fn, values] of Object.entries(perFn)) {
+    const s = summarize(values);
+    out[rewardMeanName(fn)] = s.mean;
+    out[rewardStdName(fn)] = s.std;
+  }
+  return out;
 }
