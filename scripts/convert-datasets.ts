@@ -1,7 +1,8 @@
 // Converts the original datasets in ../shared/datasets (GSM8K, MBPP) and the SQuAD corpus
 // questions in datasets/ into the task JSONL files of src/data/shipped.ts, then loads each file
-// back through the validating loader and prints its counts.
-// Run: npx tsx scripts/convert-datasets.ts   (SHARED_DIR overrides where ../shared is)
+// back through the validating loader and prints its counts. With --verify, also runs every MBPP
+// reference solution against its tests in the Pyodide sandbox (about 10 s) and lists failures.
+// Run: npx tsx scripts/convert-datasets.ts [--verify]   (SHARED_DIR overrides where ../shared is)
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDir } from './shared-dir';
@@ -10,7 +11,9 @@ import { convertMbpp, sanitizedMbppIds } from '../src/data/convert/mbpp';
 import { convertSquadQuestions } from '../src/data/convert/squad';
 import { SHIPPED_DATASETS, SQUAD_SPLIT } from '../src/data/shipped';
 import { formatLoadReport, loadTasks } from '../src/data/loader';
-import type { Task } from '../src/data/schemas';
+import type { CodeTask, Task } from '../src/data/schemas';
+import { CodeExecEnv } from '../src/envs/code/env';
+import { createNodePythonPool } from '../src/tools/python/node-pool';
 
 const shared = join(sharedDir(), 'datasets');
 const read = (p: string) => readFileSync(p, 'utf8');
@@ -40,3 +43,26 @@ for (const d of SHIPPED_DATASETS) {
   if (check.skipped.length || check.tasks.length !== tasks.length) throw new Error(formatLoadReport(check));
   console.log(`${path}: ${tasks.length} ${d.env} tasks, ${(statSync(path).size / 1e6).toFixed(2)} MB (${d.source}, ${d.license})`);
 }
+
+/** Every MBPP reference solution graded by the code_exec environment, as a model answer would be. */
+async function verifyMbpp(): Promise<void> {
+  const pool = createNodePythonPool({ workers: 1, timeoutMs: 10_000 });
+  await pool.ready();
+  const env = new CodeExecEnv({ runner: pool, config: { timeoutMs: 10_000 } });
+  const t0 = performance.now();
+  const failed: string[] = [];
+  let n = 0;
+  for (const file of ['mbpp_prompt.jsonl', 'mbpp_eval.jsonl', 'mbpp_validation.jsonl', 'mbpp_train.jsonl']) {
+    for (const t of byFile[file] as CodeTask[]) {
+      n++;
+      const r = await env.grade(t, '```python\n' + t.reference_solution + '\n```', 0);
+      if (r.parts.correctness !== 1) failed.push(`${t.task_id}: ${(r.notes ?? []).join('; ')}`);
+    }
+  }
+  await pool.close();
+  console.log(`MBPP references passing their tests in the sandbox: ${n - failed.length}/${n} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  for (const f of failed) console.log(`  ${f}`);
+}
+
+if (process.argv.includes('--verify')) await verifyMbpp();
+process.exit(0);

@@ -4,7 +4,7 @@
 // Tested by tests/unit/env-episode.test.ts.
 import type { ChatMessage } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
-import { parseToolCalls } from '../tools/qwen-tools';
+import { countMalformed } from './transcript';
 import { episodeReturn, weigh, type EpisodeReward } from './reward';
 import type { Environment, EpisodeState, TurnOutcome, TurnToolResult } from './types';
 
@@ -24,7 +24,7 @@ export async function stepEnvironment<T extends Task>(
 ): Promise<TurnOutcome> {
   state.turn++;
   state.toolCalls.push(...toolResults);
-  state.malformedCalls += parseToolCalls(assistantText).errors.length;
+  state.malformedCalls += countMalformed(assistantText, toolResults);
   const outcome = env.onTurn ? await env.onTurn(task, state, assistantText, toolResults) : {};
   state.turnRewards.push(weigh(outcome.reward ?? {}, env.weights));
   return outcome;

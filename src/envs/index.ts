@@ -12,6 +12,7 @@ import type { Environment } from './types';
 export type { Environment, EpisodeState, RewardBreakdown, RewardParts, RewardWeights, TurnOutcome, TurnToolResult } from './types';
 export { createEpisodeState, finishEpisode, stepEnvironment } from './episode';
 export type { EpisodeReward } from './reward';
+export { envRollout, type EnvRollout } from './rollout';
 export { MathEnv, CodeExecEnv, SearchQaEnv };
 
 /** Services the built-ins use; a PythonPool is both a PythonRunner and a TestRunner. */

@@ -38,11 +38,15 @@ export function assistantToolCalls(transcript: ChatMessage[]): ParsedToolCall[] 
   return calls;
 }
 
-/** Malformed `<tool_call>` blocks in the text plus calls the registry rejected (unknown tool, bad arguments). */
+/** Malformed `<tool_call>` blocks: those the loop reported (args null) or, if more, those in the text. */
+export function countMalformed(assistantText: string, toolResults: TurnToolResult[]): number {
+  return Math.max(toolResults.filter((r) => r.args === null).length, parseToolCalls(assistantText).errors.length);
+}
+
+/** Malformed blocks plus calls the registry rejected (unknown tool, arguments not matching the schema). */
 export function countToolErrors(assistantText: string, toolResults: TurnToolResult[]): number {
-  const malformed = parseToolCalls(assistantText).errors.length;
-  const invalid = toolResults.filter((r) => !r.result.ok && (r.result.error ?? '').startsWith('invalid call')).length;
-  return malformed + invalid;
+  const invalid = toolResults.filter((r) => r.args !== null && !r.ok && (r.error ?? '').startsWith('invalid call')).length;
+  return countMalformed(assistantText, toolResults) + invalid;
 }
 
 /**
@@ -50,5 +54,5 @@ export function countToolErrors(assistantText: string, toolResults: TurnToolResu
  * ends on a turn without tool calls (the model has answered).
  */
 export function defaultTurnOutcome(assistantText: string, toolResults: TurnToolResult[]): { reward: { tool_errors: number }; done: boolean } {
-  return { reward: { tool_errors: countToolErrors(assistantText, toolResults) }, done: toolResults.length === 0 };
+  return { reward: { tool_errors: countToolErrors(assistantText, toolResults) }, done: toolResults.length === 0 && countMalformed(assistantText, toolResults) === 0 };
 }

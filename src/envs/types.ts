@@ -4,7 +4,6 @@
 // reward = finalReward(...) at the end. The agent loop drives it through src/envs/episode.ts.
 // Exercised by tests/unit/env-*.test.ts; documented with a worked example in docs-drafts/envs.md.
 import type { ChatMessage } from '../agents/chat-template';
-import type { ParsedToolCall } from '../tools/qwen-tools';
 import type { Tool, ToolCallResult } from '../tools/registry';
 import type { Task } from '../data/schemas';
 
@@ -28,10 +27,15 @@ export interface RewardBreakdown {
   notes?: string[];
 }
 
-/** One tool call of a turn as the agent loop ran it: the parsed call and the registry's result. */
-export interface TurnToolResult {
-  call: ParsedToolCall;
-  result: ToolCallResult;
+/**
+ * One tool-call block of a turn as the agent loop ran it: the registry's result plus the call.
+ * Same shape as src/agents/loop.ts `ToolResult`, so the loop's hook passes its results as they are.
+ */
+export interface TurnToolResult extends ToolCallResult {
+  /** The tool's name ('' when the block could not be read). */
+  name: string;
+  /** The parsed arguments; null when the block did not parse (malformed JSON, no closing tag). */
+  args: Record<string, unknown> | null;
 }
 
 /**
@@ -42,9 +46,9 @@ export interface EpisodeState {
   episodeId: string;
   /** Assistant turns seen so far (1 after the first onTurn). */
   turn: number;
-  /** Every tool call of the episode, in order. */
+  /** Every tool-call block of the episode, in order (malformed ones included, args null). */
   toolCalls: TurnToolResult[];
-  /** Malformed <tool_call> blocks (not JSON, no name...) seen so far. */
+  /** Malformed <tool_call> blocks (not JSON, no name, unclosed) seen so far. */
   malformedCalls: number;
   /** Weighted per-turn rewards, one per turn (empty parts when the env gives none). */
   turnRewards: RewardBreakdown[];

@@ -24,7 +24,7 @@ async function turn(env: Environment<MathTask>, registry: ToolRegistry, state: R
   const results: TurnToolResult[] = [];
   for (const call of parseToolCalls(text).calls) {
     const result = await registry.call(call.name, call.arguments, { episodeId: state.episodeId });
-    results.push({ call, result });
+    results.push({ name: call.name, args: call.arguments, ...result });
     transcript.push({ role: 'tool', content: result.text });
   }
   return stepEnvironment(env, task, state, text, results);

@@ -74,10 +74,12 @@ describe('search_qa answers and rewards', () => {
     const transcript: ChatMessage[] = env.initialMessages(task);
     const turn1 = 'Let me search.\n<tool_call>\n{"name": "search", "arguments": {"query": "Super Bowl 50 AFC champion"}}\n</tool_call>';
     const results = [];
-    for (const call of parseToolCalls(turn1).calls) results.push({ call, result: await registry.call(call.name, call.arguments, { episodeId: state.episodeId }) });
-    expect(results[0].result.ok).toBe(true);
-    expect(results[0].result.text).toContain('Denver Broncos');
-    transcript.push({ role: 'assistant', content: turn1 }, { role: 'tool', content: results[0].result.text });
+    for (const call of parseToolCalls(turn1).calls) {
+      results.push({ name: call.name, args: call.arguments, ...(await registry.call(call.name, call.arguments, { episodeId: state.episodeId })) });
+    }
+    expect(results[0].ok).toBe(true);
+    expect(results[0].text).toContain('Denver Broncos');
+    transcript.push({ role: 'assistant', content: turn1 }, { role: 'tool', content: results[0].text });
     const out1 = await stepEnvironment(env, task, state, turn1, results);
     expect(out1.done).toBe(false);
     const turn2 = '<answer>Denver Broncos</answer>';

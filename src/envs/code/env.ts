@@ -150,6 +150,6 @@ export class CodeExecEnv implements Environment<CodeTask> {
   }
 
   async finalReward(task: CodeTask, state: EpisodeState, transcript: ChatMessage[]): Promise<RewardBreakdown> {
-    return this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.result.ok).length, state);
+    return this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.ok).length, state);
   }
 }

@@ -102,6 +102,6 @@ export class MathEnv implements Environment<MathTask> {
   }
 
   async finalReward(task: MathTask, state: EpisodeState, transcript: ChatMessage[]): Promise<RewardBreakdown> {
-    return this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.result.ok).length);
+    return this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.ok).length);
   }
 }

@@ -99,7 +99,7 @@ export class SearchQaEnv implements Environment<SearchQaTask> {
   }
 
   async finalReward(task: SearchQaTask, state: EpisodeState, transcript: ChatMessage[]): Promise<RewardBreakdown> {
-    const searches = state.toolCalls.filter((c) => c.call.name === 'search' && c.result.ok).length;
+    const searches = state.toolCalls.filter((c) => c.name === 'search' && c.ok).length;
     return this.grade(task, lastAssistantText(transcript), searches);
   }
 }
