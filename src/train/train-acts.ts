@@ -37,7 +37,9 @@ export interface TrainActs {
   dO: GPUBuffer;     // [M, NH HS]
   dQ: GPUBuffer;     // [M, NH, HS]
   dQKV: GPUBuffer;   // [M, (NH + 2 KVH) HS]
-  dhChunk: GPUBuffer; // [chunkRows, C] dH of one LM-head chunk
+  hChunk: GPUBuffer;  // [chunkRows, C] one LM-head chunk of hf
+  logits: GPUBuffer;  // [chunkRows, V] its logits, then dlogits in place
+  dhChunk: GPUBuffer; // [chunkRows, C] its dH
   all: GPUBuffer[];
 }
 
@@ -75,7 +77,8 @@ export function allocTrainActs(rt: GpuRuntime, cfg: ModelConfig, rows: number, l
     rows, layersKept, resid, layers, all,
     hf: s(C, 'final normed'), qkv: s(F, 'qkv'),
     dRes: s(C, 'd residual'), dN: s(C, 'd normed'), dAct: s(I, 'd swiglu'), dGU: s(2 * I, 'd gate|up'),
-    dO: s(NQ, 'd attn out'), dQ: s(NQ, 'd q'), dQKV: s(F, 'd qkv'), dhChunk: s(C, 'd lm-head chunk', chunkRows),
+    dO: s(NQ, 'd attn out'), dQ: s(NQ, 'd q'), dQKV: s(F, 'd qkv'),
+    hChunk: s(C, 'lm-head chunk', chunkRows), logits: s(cfg.vocabSize, 'lm-head chunk logits', chunkRows), dhChunk: s(C, 'd lm-head chunk', chunkRows),
   };
 }
 

@@ -146,7 +146,6 @@ export class TrainStep {
     }
     const Tmax = Math.min(cfg.maxPositions, maxRows);
     const variant = defaultAttentionVariant(rt);
-    const chunkRows = model.logprobsOp.opts.chunkRows;
     const k = {
       embed: await Embedding.create(rt, w.embed.format === 'f32' ? { format: 'f32', wte: w.embed.wte } : { format: 'nf4', q: w.embed.q }, cfg.vocabSize, C),
       embedB: full ? await EmbeddingBackward.create(rt, cfg.vocabSize, C) : null,
@@ -159,7 +158,7 @@ export class TrainStep {
       attn: await Attention.create(rt, { NH, KVH, HS, variant, lse: true }),
       attnB: await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows }),
       lmHeadB: await LinearBackward.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }),
-      lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows }),
+      lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows: 1 }), // dlogitsInPlace only: no chunk scratch of its own
     };
     return new TrainStep(rt, model, trainable, maxRows, layers, k, opts.recompute ?? false);
   }
@@ -218,12 +217,17 @@ export class TrainStep {
     try {
       const a = this.activations(p.M);
       this.forward(p, a);
-      this.model.logprobsOp.run(a.hf, p.targets, p.M, p.logp, p.entropy, this.model.lmHeadFn, p.temperature);
+      // With dlogp known up front, the log-probs come from the backward's LM-head chunks (one
+      // LM-head matmul fewer); a DlogpFn or a log-prob pass needs them first.
+      const early = !train || typeof batch.dlogp === 'function';
       let result: StepResult | null = null;
+      if (early) {
+        this.model.logprobsOp.run(a.hf, p.targets, p.M, p.logp, p.entropy, this.model.lmHeadFn, p.temperature);
+        result = await this.readResult(p);
+      }
+      if (!train) return result as StepResult;
       let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
       let dentropy = batch.dentropy ? batch.dentropy.slice(first, first + seqs.length) : null;
-      if (!train || typeof batch.dlogp === 'function') result = await this.readResult(p);
-      if (!train) return result as StepResult;
       if (typeof batch.dlogp === 'function' && result) {
         const d = batch.dlogp(result.logprobs, result.entropy, first);
         this.checkRows('dlogp (from the DlogpFn)', d.dlogp, seqs);
@@ -232,14 +236,13 @@ export class TrainStep {
         dentropy = d.dentropy ?? dentropy;
       }
       if (!dlogp) throw new Error('TrainStep: no dlogp');
-      const dl = p.owned[p.owned.push(rt.upload(this.flatRows(dlogp, p), 'train dlogp')) - 1];
-      const de = dentropy ? p.owned[p.owned.push(rt.upload(this.flatRows(dentropy, p), 'train dentropy')) - 1] : null;
+      const dl = rt.upload(this.flatRows(dlogp, p), 'train dlogp');
+      const de = dentropy ? rt.upload(this.flatRows(dentropy, p), 'train dentropy') : null;
       const kvBytes = p.cache.layerBytes;
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
-      p.owned.push(dK, dV, seqTable);
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable });
-      rt.submit();
+      p.owned.push(dl, dK, dV, seqTable, ...(de ? [de] : []));
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early);
       return result ?? (await this.readResult(p));
     } finally {
       rt.submit();
@@ -296,18 +299,28 @@ export class TrainStep {
     }
   }
 
-  /** Records the backward, from dlogp/dentropy to the parameter gradients (+=). */
-  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }): void {
+  /**
+   * Records the backward, from dlogp/dentropy to the parameter gradients (+=); with `logprobs`
+   * also the forward's log-probs/entropies, from the same LM-head chunks.
+   */
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
     const lora = this.trainable.mode === 'lora' ? this.trainable.params : null;
-    // LM head, chunk by chunk: dH rows into dN; full mode: dW_lm (the embedding when tied) +=.
+    // LM head, chunk by chunk (at most [chunkRows, V] logits): logits, [log-probs], dlogits in
+    // place, dH rows into dN; full mode: dW_lm (the embedding when tied) +=.
     const dWlm = full ? { dW: full.lmHead ?? full.embed } : null;
-    k.lpB.run(a.hf, p.targets, M, dlogp, dentropy, this.model.lmHeadFn, (dlogits, rows, r0, hRows) => {
-      k.lmHeadB.run(dlogits, hRows, rows, { dX: a.dhChunk, full: dWlm });
-      rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, rows * C * 4);
-    }, p.temperature);
+    const chunkRows = this.model.logprobsOp.opts.chunkRows;
+    for (let r0 = 0; r0 < M; r0 += chunkRows) {
+      const n = Math.min(chunkRows, M - r0);
+      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+      this.model.lmHeadFn(a.hChunk, n, a.logits);
+      if (logprobs) this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
+      k.lpB.dlogitsInPlace(a.logits, n, r0, p.targets, dlogp, dentropy, p.temperature);
+      k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });
+      rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, n * C * 4);
+    }
     k.normB.run(a.dN, a.resid[L], w.finalNorm, a.dRes, M, { dw: full?.finalNorm });
     for (let l = L - 1; l >= 0; l--) {
       let la = a.layers[l];

@@ -120,7 +120,7 @@ describe('GPU training step modes (tiny Qwen2)', () => {
     expect(d / maxAbs(cpu)).toBeLessThan(1e-4);
   });
 
-  it('log-prob passes: adapter on/off vs GpuModel.logprobs and the CPU reference; nothing accumulates', async () => {
+  it('log-prob passes: adapter on/off vs GpuModel.logprobs and the CPU reference; nothing accumulates; a training step returns the same log-probs', async () => {
     const model = await load();
     const params = GpuLoraParams.fromHost(rt, cfg, lora);
     const step = await TrainStep.create(rt, model, { mode: 'lora', params });
@@ -141,6 +141,11 @@ describe('GPU training step modes (tiny Qwen2)', () => {
     expect(Math.max(dOn, dOff, dEnt)).toBeLessThan(1e-4);
     expect(dInf).toBeLessThan(1e-5);
     expect(maxAbs(grads)).toBe(0);
+    // with dlogp given up front the log-probs come from the backward's LM-head chunks: same values
+    const trained = await step.run({ seqs: SEQS, dlogp: DLOGP });
+    const dFused = maxAbsDiff(trained.logprobs.flatMap((x) => [...x]), on.logprobs.flatMap((x) => [...x]));
+    console.log(`log-probs returned by a training step vs the log-prob pass: maxdiff=${dFused.toExponential(2)}`);
+    expect(dFused).toBe(0);
     await expect(step.run({ seqs: SEQS, dlogp: DLOGP, adapter: false })).rejects.toThrow(/reference policy/);
     await expect(step.run({ seqs: SEQS, dlogp: DLOGP.slice(1) })).rejects.toThrow(/dlogp has 3 rows for 4 sequences/);
     step.dispose(); params.dispose(); model.dispose();
