@@ -54,7 +54,7 @@ export interface CodeEnvOptions {
 
 interface Graded {
   result: TestsResult;
-  breakdownNotes: string[];
+  notes: string[];
 }
 
 export class CodeExecEnv implements Environment<CodeTask> {
@@ -129,7 +129,7 @@ export class CodeExecEnv implements Environment<CodeTask> {
     const notes: string[] = [];
     if (!result.solutionOk) notes.push(`solution failed to run: ${result.run.errorType}: ${result.run.errorMessage ?? ''}`.trim());
     else if (result.run.errorType) notes.push(`tests stopped: ${result.run.errorType}: ${result.run.errorMessage ?? ''}`.trim());
-    const graded = { result, breakdownNotes: notes };
+    const graded = { result, notes };
     cache.set(code, graded);
     return graded;
   }
@@ -142,10 +142,10 @@ export class CodeExecEnv implements Environment<CodeTask> {
     if (!code.trim()) {
       return weigh({ correctness: 0, pass_rate: 0, format, tool_use }, this.weights, { extracted: '', notes: ['no code in the final message'] });
     }
-    const { result, breakdownNotes } = await this.run(task, code, state);
+    const { result, notes: runNotes } = await this.run(task, code, state);
     const pass_rate = result.total ? result.passed / result.total : 0;
     const correctness = this.config.scoring === 'all_pass' ? (result.passed === result.total ? 1 : 0) : pass_rate;
-    const notes = [...breakdownNotes, `${result.passed}/${result.total} tests passed`];
+    const notes = [...runNotes, `${result.passed}/${result.total} tests passed`];
     return weigh({ correctness, pass_rate, format, tool_use }, this.weights, { extracted: code, notes });
   }
 
