@@ -116,6 +116,8 @@ class Rollout {
   private readonly endings: Promise<void>[] = [];
   private steps = 0;
   private idleMs = 0;
+  /** Settles when the rollout's signal aborts (never without a signal). */
+  private readonly aborted: Promise<void>;
 
   constructor(private readonly a: RunEpisodesArgs) {
     this.cfg = resolveAgentConfig(a.config);
@@ -127,6 +129,11 @@ class Rollout {
     this.queue = Array.from({ length: n }, (_, i) => i);
     const slots = this.cfg.mode === 'sync' ? 1 : Math.min(a.stepper.B, Math.max(1, n));
     this.freeSlots = Array.from({ length: slots }, (_, i) => i);
+    const sig = a.signal;
+    this.aborted = new Promise((resolve) => {
+      if (sig?.aborted) resolve();
+      else sig?.addEventListener('abort', () => resolve(), { once: true });
+    });
   }
 
   async run(): Promise<RolloutBatch> {
@@ -144,7 +151,7 @@ class Rollout {
         const waiting = [...this.live].filter((e) => e.job);
         if (waiting.length) {
           const w0 = performance.now();
-          await Promise.race(waiting.map((e) => e.job!.promise));
+          await Promise.race([...waiting.map((e) => e.job!.promise), this.aborted]);
           this.idleMs += performance.now() - w0;
         } else if (!this.freeSlots.length || !this.queue.length) {
           throw new Error('agent loop: live episodes with nothing to append and no tool running (internal error)');

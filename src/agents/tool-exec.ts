@@ -30,13 +30,14 @@ async function callWithTimeout(registry: ToolRegistry, name: string, args: Recor
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
   const t0 = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // A tool that ignores the abort still cannot hold the episode past its timeout.
+  // A tool that ignores the abort still cannot hold the episode past its timeout or the rollout's abort.
   const timeout = new Promise<ToolCallResult>((resolve) => {
+    const fail = (error: string) => resolve({ text: `Error: ${error}`, ok: false, error, latencyMs: performance.now() - t0, truncated: false });
     timer = setTimeout(() => {
+      fail(`${name} timed out after ${timeoutMs} ms`);
       ac.abort(new Error('timeout'));
-      const error = `${name} timed out after ${timeoutMs} ms`;
-      resolve({ text: `Error: ${error}`, ok: false, error, latencyMs: performance.now() - t0, truncated: false });
     }, timeoutMs);
+    ac.signal.addEventListener('abort', () => fail(`${name} was aborted`), { once: true });
   });
   try {
     return await Promise.race([registry.call(name, args, { episodeId, signal: ac.signal }), timeout]);

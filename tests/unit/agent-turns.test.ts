@@ -297,6 +297,15 @@ describe.skipIf(!existsSync(DIR))('agent loop bookkeeping (Qwen2.5 template, scr
     const g = await run(reg, [user('p0'), user('p1')], [[`a${IM_END}`], [`b${IM_END}`], [`c${IM_END}`], [`d${IM_END}`]], { samplesPerPrompt: 2 });
     expect(g.batch.episodes.map((x) => [x.promptIndex, x.sampleIndex, x.id, x.finalText])).toEqual([[0, 0, 'ep-0', 'a'], [0, 1, 'ep-1', 'b'], [1, 0, 'ep-2', 'c'], [1, 1, 'ep-3', 'd']]);
     expect(() => resolveAgentConfig({ maxTurns: 0 })).toThrow('maxTurns');
+    // Aborting the rollout ends live and queued episodes at once, even while a tool hangs.
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const hang = `<tool_call>\n{"name": "hang", "arguments": {}}\n</tool_call>${IM_END}`;
+    const renderer = new TurnRenderer(tok, { template, tools: toolSpecs(reg) });
+    const t0 = performance.now();
+    const ab = await runEpisodes({ stepper: new ScriptedStepper(1, [tok.encode(hang, { addSpecialTokens: false })]), renderer, registry: reg, prompts: [user('a'), user('b')], config: { mode: 'sync', toolTimeoutMs: 60_000 }, signal: ac.signal });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(ab.episodes.map((x) => [x.finishReason, x.error])).toEqual([['error', 'the rollout was aborted'], ['error', 'the rollout was aborted before this episode started']]);
   });
 
   it('teacher-forced prefill: mask 0 on the forced tokens, the turn ends at its <|im_end|>', async () => {
