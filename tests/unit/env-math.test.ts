@@ -34,6 +34,8 @@ describe('math answer extraction', () => {
     expect(answersMatch('1,234', '1234')).toBe(true);
     expect(answersMatch('18.5', '18')).toBe(false);
     expect(answersMatch('-3', '3')).toBe(false);
+    expect(answersMatch('1000001', '1,000,000')).toBe(false); // large answers off by one stay wrong
+    expect(answersMatch('0.1', '1/10')).toBe(true);
   });
 });
 

@@ -77,7 +77,7 @@ export function normalizeAnswerText(s: string): string {
 }
 
 /** Equal as numbers (relative tolerance) when both parse, else as normalised text. */
-export function answersMatch(predicted: string, reference: string, tolerance = 1e-6): boolean {
+export function answersMatch(predicted: string, reference: string, tolerance = 1e-12): boolean {
   const a = parseNumber(predicted);
   const b = parseNumber(reference);
   if (a !== null && b !== null) return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b));

@@ -30,7 +30,7 @@ export const defaultMathEnvConfig: MathEnvConfig = {
   answerFormat: 'boxed',
   strict: false,
   pythonTool: false,
-  tolerance: 1e-6,
+  tolerance: 1e-12,
   weights: { correctness: 1, format: 0.1, tool_use: 0, tool_errors: -0.1 },
 };
 
