@@ -1,29 +1,14 @@
 // Seeded, deterministic task sampling: shuffles, samples without replacement, an epoch-based
 // sampler whose order is a pure function of (seed, epoch) so a run resumes from {epoch, index},
-// and train/eval splits by group (e.g. SQuAD article). Tested by tests/unit/data-sampling.test.ts.
+// and train/eval splits by group (e.g. SQuAD article). The generator is src/train/rng.ts's.
+// Tested by tests/unit/data-sampling.test.ts.
+import { mixSeed, mulberry32, permutation } from '../train/rng';
 
-/** mulberry32: uniforms in [0, 1) from a 32-bit seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniforms in [0, 1) from a 32-bit seed (mulberry32, shared with the SFT batcher). */
+export const seededRandom = mulberry32;
 
-/** One 32-bit seed from a seed and a salt (murmur3's finaliser), e.g. (seed, epoch). */
-export function deriveSeed(seed: number, salt: number): number {
-  let h = (seed ^ Math.imul(salt + 0x9e3779b9, 0x85ebca6b)) >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+/** One 32-bit seed from a seed and a salt, e.g. (seed, epoch). */
+export const deriveSeed = mixSeed;
 
 function checkSeed(seed: number, who: string): void {
   if (!Number.isInteger(seed)) throw new Error(`${who}: seed must be an integer, got ${seed}`);
@@ -32,13 +17,7 @@ function checkSeed(seed: number, who: string): void {
 /** A shuffled copy (Fisher-Yates); the input is not modified. */
 export function shuffle<T>(items: readonly T[], seed: number): T[] {
   checkSeed(seed, 'shuffle');
-  const rand = seededRandom(seed);
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
+  return permutation(items.length, mulberry32(seed)).map((i) => items[i]);
 }
 
 /** n distinct items, in random order (the first n of the seeded shuffle). */
@@ -76,10 +55,7 @@ export class TaskSampler<T> {
   /** The permutation of task indices of one epoch. */
   epochOrder(epoch: number): number[] {
     if (epoch !== this.orderEpoch) {
-      this.order = shuffle(
-        Array.from({ length: this.tasks.length }, (_, i) => i),
-        deriveSeed(this.seed, epoch),
-      );
+      this.order = permutation(this.tasks.length, mulberry32(mixSeed(this.seed, epoch)));
       this.orderEpoch = epoch;
     }
     return this.order;
