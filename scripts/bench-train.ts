@@ -1,5 +1,5 @@
 // `npm run bench -- train [--only stories|qwen] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections.
@@ -13,8 +13,9 @@ import { qwen25_05bConfig, randomWeights } from '../src/model/random-weights';
 import type { ModelConfig } from '../src/model/types';
 import type { TensorReader } from '../src/model/gpu/upload';
 import { Trainer, type TrainerConfig } from '../src/train/trainer';
+import { rememberedVariants } from '../src/gpu/kernels/linear-tune';
 import { masked_ce } from '../src/reference/loss';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
+import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
 import { sharedDir } from './shared-dir';
 
 const args = parseArgs(process.argv.slice(2));
@@ -23,7 +24,12 @@ const B = getNumber(args, 'batch', 2), T = getNumber(args, 'seq', 64);
 const recomputeArg = getString(args, 'recompute', 'both');
 const modes = recomputeArg === 'both' ? [false, true] : [recomputeArg === 'on'];
 
-interface Case { name: string; cfg: ModelConfig; reader: TensorReader; quant: 'nf4' | 'none'; quantEmbeddings: boolean; params: TrainerConfig['params']; steps: number }
+interface Case {
+  name: string; cfg: ModelConfig; reader: TensorReader; quant: 'nf4' | 'none'; quantEmbeddings: boolean; params: TrainerConfig['params']; steps: number;
+  /** Compile the pipelines on a short batch first (else the first update includes compiling). */
+  warmup: boolean;
+}
+const t00 = performance.now();
 
 async function bench(c: Case): Promise<void> {
   const rt = await GpuRuntime.create(gpu);
@@ -40,7 +46,7 @@ async function bench(c: Case): Promise<void> {
     const trainer = await Trainer.create(rt, model, { params: c.params, optimizer: { schedule: { kind: 'constant', lr: 1e-4 } }, recompute });
     // compile every pipeline on a short batch (over 8 rows: the prefill kernel variants)
     const tc = performance.now();
-    await trainer.sftStep([{ ids: batch[0].ids.slice(0, 16), mask: batch[0].mask.slice(0, 15) }]);
+    if (c.warmup) await trainer.sftStep([{ ids: batch[0].ids.slice(0, 16), mask: batch[0].mask.slice(0, 15) }]);
     const compileS = (performance.now() - tc) / 1000;
     rt.pool.resetPeak();
     let fb = 0, opt = 0, loss = 0, gradNorm = 0;
@@ -58,7 +64,8 @@ async function bench(c: Case): Promise<void> {
     const per = (fb + opt) / c.steps / 1000;
     console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
       `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
-      `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; first short step ${compileS.toFixed(1)} s`);
+      `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
+      `${c.warmup ? `first short step ${compileS.toFixed(1)} s` : 'pipeline compiling included'}; f32 prefill variant ${rememberedVariants(rt, 'f32').prefill}, nf4 ${rememberedVariants(rt, 'nf4').prefill}`);
     await trainer.dispose();
   }
   model.dispose();
@@ -70,7 +77,7 @@ if (!only || only === 'stories') {
   const loaded = await loadModelFiles(await openNodeModelSource(`${sharedDir()}/models/stories260K/stories260K.bin`));
   await bench({
     name: 'stories260K', cfg: loaded.config, reader: { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) },
-    quant: 'none', quantEmbeddings: false, params: { mode: 'full' }, steps: getNumber(args, 'steps', 3),
+    quant: 'none', quantEmbeddings: false, params: { mode: 'full' }, steps: getNumber(args, 'steps', 3), warmup: true,
   });
 }
 if (!only || only === 'qwen') {
@@ -79,7 +86,8 @@ if (!only || only === 'qwen') {
   await bench({
     name: `Qwen2.5-0.5B-shaped, random weights, ${layers} of 24 layers`, cfg, reader: randomWeights(cfg), quant: 'nf4', quantEmbeddings: true,
     params: { mode: 'lora', config: { rank: getNumber(args, 'rank', 16), alpha: 32, useRslora: false, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] }, seed: 1 },
-    steps: getNumber(args, 'steps', 1),
+    steps: getNumber(args, 'steps', 1), warmup: getBool(args, 'warmup', false),
   });
 }
+console.log(`\nbench-train: ${((performance.now() - t00) / 1000).toFixed(0)} s in all`);
 process.exit(0);

@@ -134,14 +134,19 @@ export class GpuFullParams {
 
   /** Writes Hugging Face tensors into the parameters (checkpoint resume); every tensor is required. */
   load(t: TensorMap): void {
+    this.write((p) => p.param, t);
+  }
+
+  /** Writes Hugging Face tensors into buffers laid out like the parameters (params, AdamW moments). */
+  write(pick: (p: FullParam) => GPUBuffer, t: TensorMap): void {
     for (const p of this.params) {
       const data = new Float32Array(p.size);
       for (const part of p.parts) {
         const src = t.get(part.hf);
-        if (!src || src.data.length !== part.size) throw new Error(`full mode load: ${part.hf} ${src ? `has ${src.data.length} values, expected ${part.size}` : 'is missing'}`);
+        if (!src || src.data.length !== part.size) throw new Error(`full mode: ${part.hf} ${src ? `has ${src.data.length} values, expected ${part.size}` : 'is missing'}`);
         data.set(src.data, part.offset);
       }
-      this.rt.write(p.param, data);
+      this.rt.write(pick(p), data);
     }
   }
 

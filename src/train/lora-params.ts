@@ -16,7 +16,8 @@ export const GROUP_NAMES = Object.keys(GROUPS) as LinearGroup[];
 /** Where each projection of a group sits in the packed buffers (floats). */
 interface Segment { proj: Projection; targeted: boolean; aOff: number; aLen: number; bOff: number; bLen: number }
 
-interface GroupSlot {
+/** One fused group's buffers; `name` is the optimizer prefix (`layers.{l}.{group}`). */
+export interface GroupSlot {
   name: string;
   lora: LinearLora;
   dA: GPUBuffer;
@@ -82,10 +83,18 @@ export class GpuLoraParams {
 
   /** Writes an adapter's values into the parameters (checkpoint resume); gradients untouched. */
   load(lora: LoraWeights): void {
+    this.pack((s) => [s.lora.A, s.lora.B], lora.pairs);
+  }
+
+  /**
+   * Writes PEFT tensors (keyed by loraKey) into any pair of buffers laid out like a group's (A, B):
+   * params, or AdamW moments on resume. Projections the map lacks are written as zeros.
+   */
+  pack(pick: (s: GroupSlot) => [GPUBuffer, GPUBuffer], pairs: Map<string, LoraPair>): void {
     this.forEachSlot((l, _g, s) => {
       const A = new Float32Array(s.aSize), B = new Float32Array(s.bSize);
       for (const seg of s.segments) {
-        const pair = seg.targeted ? lora.pairs.get(loraKey(l, seg.proj)) : undefined;
+        const pair = seg.targeted ? pairs.get(loraKey(l, seg.proj)) : undefined;
         if (!pair) continue;
         if (pair.A.length !== seg.aLen || pair.B.length !== seg.bLen) {
           throw new Error(`LoRA ${loraKey(l, seg.proj)}: A has ${pair.A.length} values and B ${pair.B.length}; expected ${seg.aLen} and ${seg.bLen} (rank ${this.config.rank})`);
@@ -93,8 +102,9 @@ export class GpuLoraParams {
         A.set(pair.A, seg.aOff);
         B.set(pair.B, seg.bOff);
       }
-      this.rt.write(s.lora.A, A);
-      this.rt.write(s.lora.B, B);
+      const [a, b] = pick(s);
+      this.rt.write(a, A);
+      this.rt.write(b, B);
     });
   }
 
@@ -144,7 +154,7 @@ export class GpuLoraParams {
    * Reads any pair of buffers laid out like a group's (A, B) — params, grads or AdamW moments
    * (GpuAdamW.moments(`${name}.lora_A`)) — and splits them into PEFT tensors per projection.
    */
-  async unpack(pick: (s: { name: string; lora: LinearLora; dA: GPUBuffer; dB: GPUBuffer }) => [GPUBuffer, GPUBuffer],
+  async unpack(pick: (s: GroupSlot) => [GPUBuffer, GPUBuffer],
     put: (key: string, a: Float32Array, b: Float32Array) => void): Promise<void> {
     const jobs: Promise<void>[] = [];
     this.forEachSlot((l, _g, s) => {

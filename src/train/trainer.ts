@@ -7,7 +7,8 @@ import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import type { LoraConfig, LoraWeights, TensorMap } from '../model/types';
 import { countTokens, masked_ce } from '../reference/loss';
-import { GpuLoraParams } from './lora-params';
+import { GpuLoraParams, type GroupSlot } from './lora-params';
+import { loraFromParams, loraParams } from './checkpoint';
 import { GpuFullParams } from './full-params';
 import { TrainStep, type StepResult, type Trainable, type TrainBatch } from './train-step';
 import { TrainOptimizer, type OptimizerConfig, type UpdateStats } from './optimizer';
@@ -103,6 +104,48 @@ export class Trainer {
   exportFull(): Promise<TensorMap> {
     if (this.trainable.mode !== 'full') throw new Error('exportFull: this trainer trains a LoRA adapter; use exportLora');
     return this.trainable.params.toHost();
+  }
+
+  /**
+   * The trainable tensors and AdamW moments named as a checkpoint stores them (checkpoint.ts
+   * TrainState.params / adam): PEFT keys in LoRA mode, Hugging Face names in full mode.
+   */
+  async state(): Promise<{ params: TensorMap; adam: { m: TensorMap; v: TensorMap; t: number } }> {
+    const t = this.optimizer.step;
+    const cfg = this.model.cfg;
+    if (this.trainable.mode === 'full') {
+      const p = this.trainable.params, o = this.optimizer;
+      return { params: await p.toHost(), adam: { m: await p.read((x) => o.moments(x.name).m), v: await p.read((x) => o.moments(x.name).v), t } };
+    }
+    const p = this.trainable.params;
+    const asPeft = async (pick: (s: GroupSlot) => [GPUBuffer, GPUBuffer]) => {
+      const pairs = new Map<string, { A: Float32Array; B: Float32Array }>();
+      await p.unpack(pick, (key, A, B) => pairs.set(key, { A, B }));
+      return loraParams({ config: p.config, pairs }, cfg);
+    };
+    const mom = (which: 'm' | 'v') => (s: GroupSlot): [GPUBuffer, GPUBuffer] =>
+      [this.optimizer.moments(`${s.name}.lora_A`)[which], this.optimizer.moments(`${s.name}.lora_B`)[which]];
+    return { params: await asPeft((s) => [s.lora.A, s.lora.B]), adam: { m: await asPeft(mom('m')), v: await asPeft(mom('v')), t } };
+  }
+
+  /** Restores what state() returned (checkpoint resume); empty moments (t = 0) leave them zero. */
+  restore(st: { params: TensorMap; adam: { m: TensorMap; v: TensorMap; t: number } }): void {
+    const cfg = this.model.cfg;
+    if (this.trainable.mode === 'full') {
+      const p = this.trainable.params, o = this.optimizer;
+      p.load(st.params);
+      if (st.adam.m.size) p.write((x) => o.moments(x.name).m, st.adam.m);
+      if (st.adam.v.size) p.write((x) => o.moments(x.name).v, st.adam.v);
+    } else {
+      const p = this.trainable.params;
+      const pairs = (t: TensorMap) => loraFromParams(t, p.config, cfg).pairs;
+      p.load(loraFromParams(st.params, p.config, cfg));
+      const mom = (which: 'm' | 'v') => (s: GroupSlot): [GPUBuffer, GPUBuffer] =>
+        [this.optimizer.moments(`${s.name}.lora_A`)[which], this.optimizer.moments(`${s.name}.lora_B`)[which]];
+      if (st.adam.m.size) p.pack(mom('m'), pairs(st.adam.m));
+      if (st.adam.v.size) p.pack(mom('v'), pairs(st.adam.v));
+    }
+    this.optimizer.step = st.adam.t;
   }
 
   /** Releases the step, optimizer state and gradients (and the LoRA parameters; the model keeps its weights). */
