@@ -23,3 +23,18 @@ test('stories260K generates the documented greedy text on WebGPU in the browser'
   console.log(`browser stories260K nf4: ${JSON.stringify(q.text.slice(0, 80))}`);
   expect(q.text.startsWith('Once upon a time')).toBe(true);
 });
+
+test('a model folder opened as a directory handle (File System Access / OPFS) loads through the same path', async ({ page }) => {
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('ready');
+  type Summary = { text: string; tensors: number; tokenizerVocab: number; stages: string[] };
+  const call = (name: string) => page.evaluate(([n, f]) =>
+    (window as unknown as { __harness: Record<string, (...a: unknown[]) => Promise<Summary>> }).__harness[n](f, 30), [name, files] as const);
+  const fromHandle = await call('ioLoadFromOpfs');
+  const fromFiles = await call('ioLoadFromFiles');
+  console.log(`directory handle: ${fromHandle.tensors} tensors, vocab ${fromHandle.tokenizerVocab}, stages ${fromHandle.stages.join(',')}`);
+  expect(fromHandle.tokenizerVocab).toBe(512);
+  expect(fromHandle.stages).toContain('tensors');
+  expect(fromHandle.text).toBe(fromFiles.text);
+  expect(greedySample().startsWith(fromHandle.text.trim())).toBe(true);
+});
