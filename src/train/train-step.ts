@@ -40,9 +40,11 @@ export interface TrainStepOptions {
 
 /**
  * Upstream gradients computed from the forward's log-probs (GRPO's ratio needs them): called once
- * per pass with the pass's sequences first..first+n-1, between the forward and the backward.
+ * per pass with the pass's sequences first..first+n-1, between the forward and the backward; it
+ * may be async (GRPO reads its GPU-computed gradients back).
  */
-export type DlogpFn = (logprobs: Float32Array[], entropy: Float32Array[], first: number) => { dlogp: Float32Array[]; dentropy?: Float32Array[] | null };
+export type DlogpFn = (logprobs: Float32Array[], entropy: Float32Array[], first: number) => DlogpResult | Promise<DlogpResult>;
+export interface DlogpResult { dlogp: Float32Array[]; dentropy?: Float32Array[] | null }
 
 export interface TrainBatch {
   /** B sequences of token ids (each at least 1 token), packed as rows in order. */
@@ -229,7 +231,7 @@ export class TrainStep {
       let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
       let dentropy = batch.dentropy ? batch.dentropy.slice(first, first + seqs.length) : null;
       if (typeof batch.dlogp === 'function' && result) {
-        const d = batch.dlogp(result.logprobs, result.entropy, first);
+        const d = await batch.dlogp(result.logprobs, result.entropy, first);
         this.checkRows('dlogp (from the DlogpFn)', d.dlogp, seqs);
         if (d.dentropy) this.checkRows('dentropy (from the DlogpFn)', d.dentropy, seqs);
         dlogp = d.dlogp;
