@@ -1,10 +1,10 @@
-// GPU memory planner: what inference (GpuModel + DecodeSession) and a training step need, computed
-// without allocating. It replays, on a dry-run pool (pool-sim.ts), the allocations the engine
-// makes in order (weights f32 or NF4 codes + absmax per 64 as upload.ts makes them, with the f32
-// copy each NF4 weight passes through; LoRA packed as lora-upload.ts; KV cache; activations;
-// logits chunks; uniforms; staging), so pool reuse and 16-byte rounding are counted as the
-// runtime counts them. The result is the pool's peak and the rows allocated at that moment.
-// Tested by tests/unit/train-plan.test.ts (inference plans vs rt.memory().peak).
+// GPU memory planner: what inference (GpuModel + DecodeSession) and a training run (Trainer +
+// TrainStep + AdamW, SFT updates) need, computed without allocating. It replays, on a dry-run pool
+// (pool-sim.ts), the allocations the engine makes in order (weights f32 or NF4 with the f32 copy
+// each NF4 weight passes through; LoRA; KV cache; activations; logits chunks; kernels' scratch;
+// one uniform per dispatch; staging), so pool reuse and 16-byte rounding count as in the runtime.
+// Tested by tests/unit/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
+// rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import type { QuantMode } from '../model/gpu/upload';
 import { projShape, type ModelConfig, type Projection } from '../model/types';
@@ -152,23 +152,30 @@ function simulateUpload(sim: PoolSim, cfg: ModelConfig, quant: QuantMode, quantE
   sim.acquire(d.C * 4, 'storage', ROW.small);
 }
 
-/** GpuModel.load after the weights: LoRA groups and Linear placeholders per layer, then the rest. */
-function simulateModelLoad(sim: PoolSim, cfg: ModelConfig, lora: LoraShape | null | undefined, chunkRows: number): void {
+/**
+ * GpuModel.load after the weights: LoRA groups and Linear placeholders per layer, then the rest.
+ * Returns each layer's four Linear placeholders (GpuModel.useLora re-creates those Linears).
+ */
+function simulateModelLoad(sim: PoolSim, cfg: ModelConfig, lora: LoraShape | null | undefined, chunkRows: number): SimBuffer[][] {
   const d = dims(cfg);
+  const dummies: SimBuffer[][] = [];
   for (let i = 0; i < d.L; i++) {
+    const row: SimBuffer[] = [];
     for (const g of GROUP_ORDER) {
       const lg = loraGroup(cfg, lora, g);
       if (lg && lora) {
         sim.acquire(lg.S * lora.rank * lg.K * 4, 'storage', ROW.lora, NOTES[ROW.lora]);
         sim.acquire(lg.NW * lora.rank * 4, 'storage', ROW.lora);
       }
-      sim.acquire(16, 'storage', ROW.dummy);
+      row.push(sim.acquire(16, 'storage', ROW.dummy));
     }
+    dummies.push(row);
   }
   sim.acquire(cfg.maxPositions * d.HS * 4, 'storage', ROW.rope, NOTES[ROW.rope]);
   sim.acquire(16, 'storage', ROW.dummy); // lm_head Linear
   sim.acquire(chunkRows * d.C * 4, 'storage', ROW.logits);
   sim.acquire(chunkRows * d.V * 4, 'storage', ROW.logits);
+  return dummies;
 }
 
 function rowsOf(sim: PoolSim, weightsBytes: number): MemoryPlan {
@@ -236,12 +243,17 @@ export interface TrainingPlanOptions {
   quantEmbeddings: boolean;
   /** LoRA mode: the adapter trained. */
   lora?: LoraShape;
-  /** B sequences of seqLen tokens per step: M = B * T rows. */
+  /** B: sequences per optimizer update. */
   batchSize: number;
+  /** T: tokens per sequence (plan for the longest example). */
   seqLen: number;
   /** Keep only each layer's input and recompute the rest layer by layer in the backward. */
   recompute: boolean;
-  /** Rows of the log-prob chunks (default 16). */
+  /** Sequences per forward/backward call (Trainer.sftStep's microBatch; default B). */
+  microBatch?: number;
+  /** Most rows per pass (TrainStep maxRows = GpuModel maxRows, default 512): a call is split into passes of whole sequences. */
+  maxRows?: number;
+  /** GpuModelOptions.chunkRows: rows of the LM-head chunks (default 16). */
   chunkRows?: number;
 }
 
@@ -249,106 +261,274 @@ const TROW = {
   grads: 'gradients (same layout as the trained tensors)',
   adam: 'AdamW m and v',
   adamScratch: 'AdamW grad-norm partials + stats',
-  saved: 'saved activations per layer',
-  work: 'recomputed layer (one layer\'s activations)',
-  kv: 'KV cache K and V [B, KVH, T, HS] kept for the backward',
-  hidden: 'final residual x_L and normed H [M, C]',
-  qkv: 'forward working buffer: qkv projection [M, F] before RoPE splits it',
-  rows: 'per-row data: ids, row table, targets, logp, entropy, dlogp, dentropy',
-  xa: 'LoRA X A^T and dY B scratch [M, 3R] (shared by all Linear layers)',
+  saved: 'activations kept for the backward',
+  resid: 'layer inputs x [rows, C], L + 1 of them',
+  work: 'forward working buffers: final normed H, q|k|v before RoPE [rows, ...]',
+  kv: 'KV cache K and V [n, KVH, T, HS] kept for the backward',
+  rows: 'per-row data: ids, row table, targets, logp, entropy, dlogp, sequence table',
   bwd: 'backward scratch (one layer at a time)',
-  bwdLogits: 'log-probs backward chunk: hidden [chunkRows, C] + dlogits [chunkRows, V]',
-  ropeBwd: 'RoPE backward cos/sin table [T, HS/2, 2]',
+  loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
+  lmChunk: 'LM-head chunks of the step: H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
+  stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
+  lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   csr: 'embedding backward CSR (full mode)',
+  later: 'allocated after the busiest moment (update uniforms, buffers of other sizes)',
+  loadPeak: 'load peak above the step: the f32 copy of the weight being quantized',
 } as const;
 
+/** What one LinearBackward keeps between steps (grown as needed). */
+interface BwdScratch {
+  dyb: SimBuffer | null;
+  xa: SimBuffer | null;
+}
+
 /**
- * A training step (forward that saves activations, backward into LoRA A/B or all weights, AdamW)
- * before it exists: the rows list what the step must keep. Validate against the real step's
- * rt.memory().peak and adjust the rows it allocates differently.
+ * A training run's GPU memory before it exists: GpuModel.load (no adapter), Trainer.create (LoRA
+ * params + grads or full-mode grads, GpuModel.useLora, TrainStep, AdamW), then two SFT updates of
+ * B sequences of T tokens split into micro-batches and passes of at most maxRows rows, replayed on
+ * the dry-run pool in the engine's order (train-step.ts, train-acts.ts, the kernels' scratch,
+ * one uniform buffer per dispatch held until the pass's readback). Total = the pool's peak, as
+ * rt.memory().peak measures it (tests/unit/sft-plan.test.ts). The rows show the step's busiest
+ * moment (the first pass's readback); what the pool allocates after it is one more row.
  */
 export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPlan {
   const d = dims(cfg);
-  const B = o.batchSize, T = o.seqLen, M = B * T;
-  const chunkRows = o.chunkRows ?? 16;
+  const B = o.batchSize, T = o.seqLen;
+  const chunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
   if (o.mode === 'full' && (o.quant !== 'none' || o.quantEmbeddings)) throw new Error('planTraining: full fine-tuning trains f32 weights; use quant "none" without quantEmbeddings (NF4 is for the frozen base of LoRA)');
   if (o.mode === 'lora' && !o.lora) throw new Error('planTraining: LoRA mode needs lora {rank, targets}');
-  const lora = o.mode === 'lora' ? o.lora : null;
+  if (!(Number.isInteger(B) && B > 0 && Number.isInteger(mb) && mb > 0)) throw new Error(`planTraining: batchSize ${B} and microBatch ${mb} must be positive integers`);
+  if (!(Number.isInteger(T) && T >= 2 && T <= maxRows && T <= cfg.maxPositions)) {
+    throw new Error(`planTraining: seqLen ${T} must be in [2, min(maxRows ${maxRows}, max_position_embeddings ${cfg.maxPositions})]`);
+  }
+  const lora = o.mode === 'lora' ? o.lora! : null;
+  const full = o.mode === 'full';
   const sim = new PoolSim();
   simulateUpload(sim, cfg, o.quant, o.quantEmbeddings);
   const weightsBytes = sim.allocated;
-  simulateModelLoad(sim, cfg, lora, chunkRows);
+  const modelDummies = simulateModelLoad(sim, cfg, null, chunkRows);
+  const loadPeak = sim.peak;
+  // Until the first submit (the first pass's readback): AdamW's moment fills.
+  const frame = new Frame(sim);
 
-  // Trainable tensors: LoRA packed groups, or every weight buffer (fused as upload.ts makes them).
-  const trainable: number[] = [];
+  // Trainer.create 1: the trainable tensors (float counts, in the optimizer's order).
+  const tensors: number[] = [];
+  const grad = (floats: number) => {
+    sim.acquire(floats * 4, 'storage', TROW.grads, 'f32; += by the backward, zeroed by AdamW');
+    tensors.push(floats);
+  };
   if (lora) {
-    for (let i = 0; i < d.L; i++) {
+    for (let l = 0; l < d.L; l++) {
       for (const g of GROUP_ORDER) {
         const lg = loraGroup(cfg, lora, g);
-        if (lg) trainable.push(lg.S * lora.rank * lg.K, lg.NW * lora.rank);
+        if (!lg) continue;
+        const a = lg.S * lora.rank * lg.K, b = lg.NW * lora.rank;
+        sim.acquire(a * 4, 'storage', ROW.lora, NOTES[ROW.lora]);
+        sim.acquire(b * 4, 'storage', ROW.lora);
+        grad(a);
+        grad(b);
       }
     }
   } else {
-    trainable.push(d.V * d.C);
-    if (!cfg.tieWordEmbeddings) trainable.push(d.V * d.C);
-    for (let i = 0; i < d.L; i++) trainable.push(d.C, d.C, d.F * d.C, d.C * d.NQ, 2 * d.I * d.C, d.C * d.I, ...(cfg.attentionBias ? [d.F] : []));
-    trainable.push(d.C);
+    grad(d.V * d.C);
+    if (!cfg.tieWordEmbeddings) grad(d.V * d.C);
+    for (let l = 0; l < d.L; l++) {
+      grad(d.C);
+      grad(d.C);
+      grad(d.F * d.C);
+      if (cfg.attentionBias) grad(d.F);
+      grad(d.C * d.NQ);
+      grad(2 * d.I * d.C);
+      grad(d.C * d.I);
+    }
+    grad(d.C);
   }
-  for (const n of trainable) sim.acquire(n * 4, 'storage', TROW.grads, `${trainable.length} tensors, f32; += by the backward, zeroed by AdamW`);
-  for (const n of trainable) {
-    sim.acquire(n * 4, 'storage', TROW.adam, 'f32, 2 per trained tensor (GpuAdamW.create)');
+  // Trainer.create 2: TrainStep (LoRA: useLora re-creates the model's Linears), kernels' buffers.
+  if (lora) {
+    for (const row of modelDummies) {
+      for (const old of row) {
+        sim.acquire(16, 'storage', ROW.dummy);
+        sim.release(old);
+      }
+    }
+  }
+  for (let l = 0; l < d.L; l++) for (let g = 0; g < 2 * GROUP_ORDER.length; g++) sim.acquire(16, 'storage', ROW.dummy);
+  const Tmax = Math.min(cfg.maxPositions, maxRows);
+  sim.acquire(Tmax * d.HS * 4, 'storage', TROW.stepTables);
+  sim.acquire(Tmax * d.HS * 4, 'storage', TROW.stepTables);
+  sim.acquire(maxRows * d.NH * 8, 'storage', TROW.stepTables);
+  sim.acquire(16, 'storage', ROW.dummy); // lm_head LinearBackward
+  sim.acquire(d.C * 4, 'storage', TROW.lpB);
+  sim.acquire(d.V * 4, 'storage', TROW.lpB);
+  // Trainer.create 3: AdamW moments, partials, stats; the moments are zero-filled (2 dispatches each).
+  for (const n of tensors) {
+    sim.acquire(n * 4, 'storage', TROW.adam, `f32, 2 x ${tensors.length} tensors`);
     sim.acquire(n * 4, 'storage', TROW.adam);
   }
-  sim.acquire(Math.max(16, trainable.reduce((s, n) => s + Math.ceil(n / 2048), 0) * 4), 'storage', TROW.adamScratch);
+  sim.acquire(Math.max(16, tensors.reduce((s, n) => s + Math.ceil(n / 2048), 0) * 4), 'storage', TROW.adamScratch);
   sim.acquire(16, 'storage', TROW.adamScratch);
+  for (let i = 0; i < 2 * tensors.length; i++) frame.dispatch(16);
 
-  // Forward: what the backward reads, per layer (or only x per layer with recompute).
-  const layerSet: [string, number][] = [
-    ['x', d.C], ['h1', d.C], ['Q', d.NQ], ['O', d.NQ], ['LSE', d.NH], ['x_mid', d.C], ['h2', d.C], ['gate|up', 2 * d.I], ['G', d.I],
-  ];
-  const perLayer = layerSet.map(([n, w]) => `${n} [M, ${w}]`).join(', ');
-  const kvBytes = B * d.KVH * T * d.HS * 4;
-  for (let l = 0; l < d.L; l++) {
-    if (o.recompute) {
-      sim.acquire(M * d.C * 4, 'storage', TROW.saved, `recompute: only the layer input x [M, C] per layer (M = ${M})`);
+  // State the step keeps between passes.
+  let acts: { rows: number; kept: number; bufs: SimBuffer[] } | null = null;
+  let rstd: SimBuffer | null = null;
+  const scratch: Record<Group, BwdScratch>[] = Array.from({ length: d.L }, () => ({
+    qkv: { dyb: null, xa: null }, o: { dyb: null, xa: null }, gateUp: { dyb: null, xa: null }, down: { dyb: null, xa: null },
+  }));
+  const grow = (cur: SimBuffer | null, bytes: number, row: string): SimBuffer => {
+    if (cur && cur.size >= bytes) return cur;
+    if (cur) sim.release(cur);
+    return sim.acquire(Math.max(16, bytes), 'storage', row);
+  };
+  const kept = o.recompute ? 1 : d.L;
+  const xaWidth = (g: Group) => {
+    const lg = loraGroup(cfg, lora, g);
+    return lg && lora ? lg.S * lora.rank : 0;
+  };
+  let busiest: { rows: Map<string, number>; allocated: number } | null = null;
+
+  /** allocTrainActs, in its order. */
+  const allocActs = (rows: number) => {
+    const bufs: SimBuffer[] = [];
+    const s = (floats: number, row: string, n = rows) => bufs.push(sim.acquire(Math.max(16, n * floats * 4), 'storage', row));
+    const saved = `${o.recompute ? 'recompute: one layer' : `every layer (${d.L})`}: h, q, o, LSE, x_mid, h2, gate|up, act${lora ? ', X A^T per LoRA group' : ''} [rows, ...]`;
+    sim.notes.set(TROW.saved, saved);
+    for (let l = 0; l < kept; l++) {
+      for (const g of GROUP_ORDER) if (xaWidth(g) > 0) s(xaWidth(g), TROW.saved);
+      for (const w of [d.C, d.NQ, d.NQ, d.NH, d.C, d.C, 2 * d.I, d.I]) s(w, TROW.saved);
+    }
+    for (let l = 0; l <= d.L; l++) s(d.C, TROW.resid);
+    s(d.C, TROW.work);
+    s(d.F, TROW.work);
+    for (const w of [d.C, d.C, d.I, 2 * d.I, d.NQ, d.NQ, d.F]) s(w, TROW.bwd);
+    s(d.C, TROW.lmChunk, chunkRows);
+    s(d.V, TROW.lmChunk, chunkRows);
+    s(d.C, TROW.lmChunk, chunkRows);
+    return bufs;
+  };
+
+  const linearFwd = (g: Group) => {
+    if (xaWidth(g) > 0) frame.dispatch(48);
+    frame.dispatch(48);
+  };
+  const layerFwd = (withDown: boolean) => {
+    frame.dispatch(16);
+    linearFwd('qkv');
+    frame.dispatch(32);
+    frame.dispatch(32);
+    linearFwd('o');
+    frame.dispatch(16);
+    linearFwd('gateUp');
+    frame.dispatch(16);
+    if (withDown) linearFwd('down');
+  };
+  const linearBwd = (l: number, g: Group, M: number, xaKept: boolean) => {
+    const lg = loraGroup(cfg, lora, g);
+    if (lg && lora) {
+      const SR = lg.S * lora.rank, vec = lora.rank % 4 === 0;
+      const s = scratch[l][g];
+      s.dyb = grow(s.dyb, M * SR * 4, TROW.loraBwd);
+      for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
+      if (!xaKept) {
+        s.xa = grow(s.xa, M * SR * 4, TROW.loraBwd);
+        frame.dispatch(48);
+      }
+      for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
+      frame.dispatch(64); // dA
+      frame.dispatch(64); // dX
+      frame.dispatch(64); // dX += dY B A
     } else {
-      for (const [, w] of layerSet) sim.acquire(M * w * 4, 'storage', TROW.saved, `per layer: ${perLayer} (M = ${M})`);
+      frame.dispatch(64);
     }
-    if (!o.recompute || l === 0) {
-      sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer');
-      sim.acquire(kvBytes, 'storage', TROW.kv);
+    if (full) {
+      frame.dispatch(64);
+      if (g === 'qkv' && cfg.attentionBias) frame.dispatch(64);
     }
-  }
-  if (o.recompute) for (const [, w] of layerSet.slice(1)) sim.acquire(M * w * 4, 'storage', TROW.work, perLayer.replace(/^x \[M, \d+\], /, ''));
-  sim.acquire(M * d.F * 4, 'storage', TROW.qkv);
-  sim.acquire(M * d.C * 4, 'storage', TROW.hidden);
-  sim.acquire(M * d.C * 4, 'storage', TROW.hidden);
-  for (const n of [1, 2, 1, 1, 1, 1, 1]) sim.acquire(M * n * 4, 'storage', TROW.rows);
-  if (lora) {
-    sim.acquire(M * 3 * lora.rank * 4, 'storage', TROW.xa, 'per-Linear scratch instead would cost L x (3+1+2+1) R x M x 4 B');
-    sim.acquire(M * 3 * lora.rank * 4, 'storage', TROW.xa);
-  }
+  };
+  const normBwd = (M: number) => {
+    rstd = grow(rstd, M * 4, TROW.bwd);
+    frame.dispatch(16);
+    if (full) frame.dispatch(16);
+  };
 
-  // Backward: one layer at a time.
-  const bwd: [string, number][] = [['dx', M * d.C], ['dh', M * d.C], ['dO', M * d.NQ], ['dQ', M * d.NQ], ['dK', kvBytes / 4], ['dV', kvBytes / 4],
-    ['dQKV', M * d.F], ['dG', M * d.I], ['dgate|dup', M * 2 * d.I], ['attention (LSE, D)', M * d.NH * 2], ['rmsnorm rstd', M]];
-  for (const [, n] of bwd) sim.acquire(n * 4, 'storage', TROW.bwd, `${bwd.map(([k]) => k).join(', ')}; dgate|dup could overwrite gate|up in place`);
-  sim.acquire(chunkRows * d.C * 4, 'storage', TROW.bwdLogits);
-  sim.acquire(chunkRows * d.V * 4, 'storage', TROW.bwdLogits);
-  sim.acquire(T * d.HS * 4, 'storage', TROW.ropeBwd);
-  if (!lora) sim.acquire((3 * M + 1) * 4, 'storage', TROW.csr, 'at most 2U + 1 + M u32 (U distinct ids)');
-  for (let i = 0; i < 4 * d.L + 1; i++) sim.acquire(16, 'storage', ROW.dummy); // LinearBackward placeholders
+  /** TrainStep.pass for n sequences of T tokens. */
+  const pass = (n: number) => {
+    const M = n * T, kvBytes = n * d.KVH * T * d.HS * 4;
+    const cache: SimBuffer[] = [];
+    for (let l = 0; l < kept; l++) {
+      cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
+      cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));
+    }
+    const owned = [M * 4, 2 * M * 4, M * 4, M * 4, M * 4].map((b) => sim.acquire(b, 'storage', TROW.rows));
+    if (!(acts && acts.rows >= M && acts.kept === kept)) {
+      const rows = Math.min(maxRows, Math.max(M, acts && acts.kept === kept ? acts.rows * 2 : 8));
+      if (acts) sim.release(...acts.bufs);
+      acts = { rows, kept, bufs: allocActs(rows) };
+    }
+    frame.dispatch(16); // embedding
+    for (let l = 0; l < d.L; l++) layerFwd(true);
+    frame.dispatch(16); // final norm
+    owned.push(sim.acquire(M * 4, 'storage', TROW.rows));
+    owned.push(sim.acquire(kvBytes, 'storage', TROW.bwd), sim.acquire(kvBytes, 'storage', TROW.bwd));
+    owned.push(sim.acquire(2 * n * 4, 'storage', TROW.rows));
+    for (let r0 = 0; r0 < M; r0 += chunkRows) {
+      frame.dispatch(48); // LM head
+      frame.dispatch(16); // log-probs
+      frame.dispatch(32); // dlogits
+      frame.dispatch(64); // dH
+      if (full) frame.dispatch(64); // dW_lm
+    }
+    normBwd(M);
+    for (let l = d.L - 1; l >= 0; l--) {
+      if (o.recompute) layerFwd(false);
+      linearBwd(l, 'down', M, !o.recompute);
+      frame.dispatch(16); // SwiGLU backward
+      linearBwd(l, 'gateUp', M, true);
+      normBwd(M);
+      linearBwd(l, 'o', M, true);
+      for (let i = 0; i < 4; i++) frame.dispatch(32); // attention (3) + RoPE backward
+      linearBwd(l, 'qkv', M, true);
+      normBwd(M);
+    }
+    let csr: SimBuffer | null = null;
+    if (full) {
+      // ids distinct in the pass: at most min(M, V) (the plan takes the most).
+      const U = Math.min(M, d.V);
+      csr = sim.acquire((2 * U + 1 + M) * 4, 'storage', TROW.csr, 'id, offset per distinct id + row list (u32)');
+      frame.dispatch(16);
+    }
+    // readResult: logp then entropy through one staging buffer.
+    const staging = sim.acquire(M * 4, 'readback', ROW.staging);
+    if (!busiest) busiest = { rows: sim.rowsNow(), allocated: sim.allocated };
+    frame.submit();
+    sim.release(staging);
+    sim.release(sim.acquire(M * 4, 'readback', ROW.staging));
+    if (csr) sim.release(csr);
+    sim.release(...owned);
+    sim.release(...cache.filter((_, i) => i % 2 === 0), ...cache.filter((_, i) => i % 2 === 1));
+  };
 
-  // One encoder per step: a uniform per dispatch (estimate), scalar readbacks (loss, grad norm).
-  const chunks = Math.ceil(M / chunkRows);
-  const dispatches = d.L * ((o.recompute ? 2 : 1) * (lora ? 16 : 12) + 28) + 6 * chunks + 2 * trainable.length + 8;
-  const frame = new Frame(sim);
-  for (let i = 0; i < dispatches; i++) frame.dispatch(48);
-  sim.notes.set(ROW.uniform, `estimate: ${dispatches} dispatches x 48 B`);
-  sim.acquire(16, 'readback', ROW.staging);
-  sim.acquire(16, 'readback', ROW.staging);
-  frame.submit();
-  return rowsOf(sim, weightsBytes);
+  const perPass = Math.floor(maxRows / T);
+  for (let update = 0; update < 2; update++) {
+    for (let i = 0; i < B; i += mb) {
+      const n = Math.min(mb, B - i);
+      for (let j = 0; j < n; j += perPass) pass(Math.min(perPass, n - j));
+    }
+    // TrainOptimizer.update: grad norm, AdamW per tensor, one scalar readback.
+    for (let i = 0; i < tensors.length; i++) frame.dispatch(16);
+    frame.dispatch(16);
+    for (let i = 0; i < tensors.length; i++) frame.dispatch(48);
+    const staging = sim.acquire(4, 'readback', ROW.staging);
+    frame.submit();
+    sim.release(staging);
+  }
+  sim.notes.set(ROW.uniform, 'one per dispatch, held until the pass\'s readback submits');
+  const b = busiest as { rows: Map<string, number>; allocated: number } | null;
+  const rows = [...(b?.rows ?? sim.rowsAtPeak())].map(([name, bytes]) => ({ name, bytes, note: sim.notes.get(name) ?? NOTES[name] ?? '' }));
+  const extra = sim.peak - (b?.allocated ?? sim.peak);
+  if (extra > 0 && loadPeak === sim.peak) rows.push({ name: TROW.loadPeak, bytes: extra, note: 'upload.ts quantizes each weight from an f32 copy; the largest one (often the embedding) sets the load peak' });
+  else if (extra > 0) rows.push({ name: TROW.later, bytes: extra, note: 'the pool keeps them for the next step' });
+  return { total: sim.peak, rows, roundingBytes: sim.rounding, weightsBytes };
 }
 
 /** Human-readable plan: one row per line, largest first, then the total. */

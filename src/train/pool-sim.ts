@@ -65,6 +65,11 @@ export class PoolSim {
     this.allocated -= b.size;
   }
 
+  /** Row -> bytes now (rows with 0 bytes left out), e.g. at the moment a step holds the most. */
+  rowsNow(): Map<string, number> {
+    return new Map([...this.rows].filter(([, n]) => n > 0));
+  }
+
   /** Row -> bytes at the peak (rows with 0 bytes left out). */
   rowsAtPeak(): Map<string, number> {
     return new Map([...this.peakRows].filter(([, n]) => n > 0));

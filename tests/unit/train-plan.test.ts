@@ -83,7 +83,7 @@ describe('planInference vs the measured pool peak', () => {
 describe('planTraining', () => {
   it('Qwen2.5-0.5B shapes, NF4 + quantized embeddings, LoRA r=16 on all projections, 8 x 512', () => {
     const cfg = qwen25_05bConfig();
-    const base = { mode: 'lora' as const, quant: 'nf4' as const, quantEmbeddings: true, lora: { rank: 16, targets: [...PROJECTIONS] }, batchSize: 8, seqLen: 512 };
+    const base = { mode: 'lora' as const, quant: 'nf4' as const, quantEmbeddings: true, lora: { rank: 16, targets: [...PROJECTIONS] }, batchSize: 8, seqLen: 512, maxRows: 4096 }; // one pass of all 8 x 512 rows
     const on = planTraining(cfg, { ...base, recompute: true });
     const off = planTraining(cfg, { ...base, recompute: false });
     console.log(`recompute on:\n${formatPlan(on)}`);

@@ -1,0 +1,96 @@
+// The training memory plan against the real step: for the tiny Qwen2 fixture (f32 LoRA, NF4
+// LoRA on part of the projections, full mode; recompute on and off) planTraining's total is
+// compared with rt.memory().peak of a fresh runtime after GpuModel.load + Trainer.create + two
+// sftStep updates (micro-batches and passes split by maxRows), within 5%. Then the plan of the
+// Qwen2.5-0.5B target (NF4 + NF4 embeddings, LoRA r=16 x 7, 8 x 512) is printed, recompute on/off.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNodeGpu } from '../../src/gpu/node-gpu';
+import { GpuRuntime } from '../../src/gpu/runtime';
+import { NodeDirSource } from '../../src/model/io/node-source';
+import { openWeights, type WeightStore } from '../../src/model/io/weights';
+import { readJson } from '../../src/model/io/source';
+import { parseModelConfig } from '../../src/model/config';
+import { GpuModel } from '../../src/model/gpu/model';
+import { PROJECTIONS, type ModelConfig, type Projection } from '../../src/model/types';
+import { qwen25_05bConfig } from '../../src/model/random-weights';
+import { formatPlan, planTraining, type TrainingPlanOptions } from '../../src/train/memory-plan';
+import { Trainer } from '../../src/train/trainer';
+
+let gpu: GPU;
+let cfg: ModelConfig;
+let weights: WeightStore;
+const runtimes: GpuRuntime[] = [];
+
+beforeAll(async () => {
+  gpu = (await getNodeGpu()).gpu;
+  const src = new NodeDirSource(join(__dirname, '../fixtures/goldens/tiny-qwen2'));
+  cfg = parseModelConfig(await readJson(src, 'config.json'));
+  weights = await openWeights(src);
+});
+
+afterAll(() => {
+  for (const rt of runtimes) rt.destroy();
+});
+
+/** Loads the tiny model on a fresh runtime, trains two updates, returns the pool's peak. */
+async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Projection[] }): Promise<number> {
+  const rt = await GpuRuntime.create(gpu);
+  runtimes.push(rt);
+  const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) },
+    { quant: o.quant, quantEmbeddings: o.quantEmbeddings, chunkRows: o.chunkRows, maxRows: o.maxRows, tune: false });
+  const trainer = await Trainer.create(rt, model, {
+    params: o.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: o.lora!.rank, alpha: 8, useRslora: false, targets: o.lora!.targets }, seed: 3 },
+    optimizer: { schedule: { kind: 'constant', lr: 1e-3 } },
+    recompute: o.recompute,
+  });
+  const examples = Array.from({ length: o.batchSize }, (_, b) => {
+    const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg.vocabSize);
+    return { ids, mask: ids.slice(1).map(() => 1) };
+  });
+  for (let s = 0; s < 2; s++) await trainer.sftStep(examples, o.microBatch);
+  const peak = rt.memory().peak;
+  await trainer.dispose();
+  model.dispose();
+  return peak;
+}
+
+describe('planTraining vs the measured pool peak of the real step (tiny Qwen2)', () => {
+  const cases: { name: string; o: Omit<TrainingPlanOptions, 'recompute'> }[] = [
+    { name: 'f32 LoRA r=4 x 7', o: { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8 } },
+    { name: 'NF4 + NF4 embeddings LoRA r=6 q,v,down', o: { mode: 'lora', quant: 'nf4', quantEmbeddings: true, lora: { rank: 6, targets: ['q', 'v', 'down'] }, batchSize: 3, seqLen: 20, maxRows: 64 } },
+    { name: 'full mode', o: { mode: 'full', quant: 'none', quantEmbeddings: false, batchSize: 4, seqLen: 12, microBatch: 4, maxRows: 32, chunkRows: 16 } },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      for (const recompute of [false, true]) {
+        const o = { ...c.o, recompute };
+        const plan = planTraining(cfg, o);
+        const peak = await measure(o);
+        const rel = (plan.total - peak) / peak;
+        console.log(`${c.name}, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, diff ${(100 * rel).toFixed(2)}%`);
+        expect(Math.abs(rel)).toBeLessThan(0.05);
+        expect(plan.rows.reduce((s, r) => s + r.bytes, 0)).toBe(plan.total);
+      }
+    }, 60_000);
+  }
+});
+
+describe('planTraining for the target', () => {
+  it('Qwen2.5-0.5B shapes, NF4 + NF4 embeddings, LoRA r=16 on all seven projections, 8 x 512', () => {
+    const q = qwen25_05bConfig();
+    const base = { mode: 'lora' as const, quant: 'nf4' as const, quantEmbeddings: true, lora: { rank: 16, targets: [...PROJECTIONS] }, batchSize: 8, seqLen: 512 };
+    const gib = (n: number) => (n / 2 ** 30).toFixed(3);
+    const on = planTraining(q, { ...base, recompute: true });
+    const off = planTraining(q, { ...base, recompute: false });
+    console.log(`recompute on (maxRows 512: 8 passes of one sequence):\n${formatPlan(on)}`);
+    console.log(`recompute off:\n${formatPlan(off)}`);
+    const big = planTraining(q, { ...base, recompute: true, maxRows: 4096 });
+    const bigOff = planTraining(q, { ...base, recompute: false, maxRows: 4096 });
+    console.log(`Qwen2.5-0.5B LoRA r=16 NF4 8x512, maxRows 512: recompute on ${gib(on.total)} GiB, off ${gib(off.total)} GiB; ` +
+      `maxRows 4096 (one pass of 8 sequences): on ${gib(big.total)} GiB, off ${gib(bigOff.total)} GiB; weights ${gib(on.weightsBytes)} GiB`);
+    expect(on.total).toBeLessThanOrEqual(1.5 * 2 ** 30);
+    expect(off.total).toBeGreaterThan(on.total);
+    expect(bigOff.total).toBeGreaterThan(big.total);
+  });
+});
