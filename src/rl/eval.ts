@@ -1,0 +1,48 @@
+// Held-out evaluation, separate from training: k samples per task (greedy when k = 1 and the
+// temperature is 0) through the same agent loop and environment, graded by the env. A sample is
+// correct when its `correctness` part (story: `mentions`) is 1. Reports eval/accuracy (mean over
+// samples), eval/pass@k (share of tasks with a correct sample) and eval/reward.
+// Tested by tests/unit/rl-eval.test.ts; run by `npm run cli -- eval`.
+import type { Task } from '../data/schemas';
+import type { EpisodeReward } from '../envs/reward';
+import { passAtKName } from '../metrics/names';
+import { collectRollouts, type RolloutContext } from './rollouts';
+
+export function isCorrect(r: EpisodeReward): boolean {
+  const v = r.final.parts.correctness ?? r.final.parts.mentions;
+  return v !== undefined && v >= 1 - 1e-9;
+}
+
+export interface EvalResult {
+  metrics: Record<string, number>;
+  /** Per task: how many of its k samples were correct. */
+  correct: number[];
+}
+
+export async function evaluate(ctx: RolloutContext, tasks: Task[], k: number, temperature: number, onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
+  const B = ctx.cfg.rollout.batch_size;
+  const correct: number[] = [];
+  let reward = 0;
+  for (let i = 0; i < tasks.length; i += B) {
+    const chunk = tasks.slice(i, i + B);
+    // temperature 0: greedy (the agent config accepts 0 for eval).
+    const r = await collectRollouts(ctx, chunk, 1_000_000 + i, { G: k, temperature });
+    chunk.forEach((_, t) => {
+      let c = 0;
+      for (let s = 0; s < k; s++) {
+        const rw = r.rewards[t * k + s];
+        c += isCorrect(rw) ? 1 : 0;
+        reward += rw.return;
+      }
+      correct.push(c);
+    });
+    onProgress?.(Math.min(tasks.length, i + B), tasks.length);
+  }
+  const n = Math.max(1, tasks.length);
+  const metrics: Record<string, number> = {
+    'eval/accuracy': correct.reduce((a, c) => a + c, 0) / (n * k),
+    'eval/reward': reward / (n * k),
+  };
+  metrics[passAtKName(k)] = correct.filter((c) => c > 0).length / n;
+  return { metrics, correct };
+}

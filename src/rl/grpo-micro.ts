@@ -1,0 +1,83 @@
+// One GRPO micro-batch's upstream gradients on the GPU: a DlogpFn for trainer.accumulate that,
+// between the forward and the backward of each pass, uploads the pass's log-probs, masks, old /
+// reference log-probs and (advantage, normaliser weight) rows, runs GrpoLoss (shaders/grpo.wgsl),
+// and reads dlogp / dentropy and the eight metric sums back. Rows follow TrainStep: row t of a
+// sequence scores token t+1. CPU twin: grpo_loss; tested by tests/unit/rl-grpo-micro.test.ts.
+import type { GpuRuntime } from '../gpu/runtime';
+import { GRPO_METRICS_BYTES, grpoTokenCoefficients, type GrpoLoss } from '../gpu/kernels/grpo';
+import type { DlogpFn } from '../train/train-step';
+import type { GrpoLossConfig, GrpoSums, LossNormaliser } from './grpo-loss';
+
+/** What one sequence brings to the loss, each [T-1] (row t scores token t+1). */
+export interface SeqRows {
+  mask: Float32Array;
+  /** Sampling / old-policy log-probs; null: ratio 1 (old = logp). */
+  old: Float32Array | null;
+  /** Reference-policy log-probs (beta > 0). */
+  ref: Float32Array | null;
+  advantage: number;
+}
+
+/** An episode's token mask / log-probs [T] as loss rows [T-1]; NaN log-probs (mask 0) become 0. */
+export function episodeRows(mask: ArrayLike<number>, logprobs: ArrayLike<number> | null, advantage: number, zeroMask = false): SeqRows {
+  const n = mask.length - 1;
+  const m = new Float32Array(n);
+  if (!zeroMask) for (let t = 0; t < n; t++) m[t] = mask[t + 1];
+  let old: Float32Array | null = null;
+  if (logprobs) {
+    old = new Float32Array(n);
+    for (let t = 0; t < n; t++) old[t] = m[t] ? logprobs[t + 1] : 0;
+  }
+  return { mask: m, old, ref: null, advantage };
+}
+
+function concat(parts: ArrayLike<number>[], N: number): Float32Array {
+  const out = new Float32Array(N);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/**
+ * The DlogpFn of a micro-batch whose sequences are `rows` (in the order passed to accumulate).
+ * `norm` is the WHOLE batch's normaliser so micro-batch gradients add up; `onSums` gets each
+ * pass's metric sums. dentropy is returned only when cfg.entropyCoef > 0.
+ */
+export function grpoGpuDlogp(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[], cfg: GrpoLossConfig, norm: LossNormaliser,
+  onSums: (s: GrpoSums) => void): DlogpFn {
+  return async (logprobs, entropy, first) => {
+    const seqs = rows.slice(first, first + logprobs.length);
+    const offsets = [0];
+    for (let s = 0; s < seqs.length; s++) {
+      if (logprobs[s].length !== seqs[s].mask.length) throw new Error(`grpo micro-batch: sequence ${first + s} has ${logprobs[s].length} log-prob rows but ${seqs[s].mask.length} mask rows`);
+      offsets.push(offsets[s] + logprobs[s].length);
+    }
+    const N = offsets[seqs.length];
+    const mask = concat(seqs.map((r) => r.mask), N);
+    const coef = grpoTokenCoefficients(mask, offsets, seqs.map((r) => r.advantage), cfg, norm);
+    const hasOld = seqs.every((r) => r.old), hasRef = seqs.every((r) => r.ref);
+    if (cfg.beta > 0 && !hasRef) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
+    const owned: GPUBuffer[] = [];
+    const up = (a: Float32Array, label: string) => { const b = rt.upload(a, label); owned.push(b); return b; };
+    const out = (bytes: number, label: string) => { const b = rt.storage(bytes, label); owned.push(b); return b; };
+    try {
+      const inp = {
+        logp: up(concat(logprobs, N), 'grpo logp'),
+        oldLogp: hasOld ? up(concat(seqs.map((r) => r.old!), N), 'grpo old logp') : null,
+        refLogp: hasRef ? up(concat(seqs.map((r) => r.ref!), N), 'grpo ref logp') : null,
+        entropy: up(concat(entropy, N), 'grpo entropy'),
+        mask: up(mask, 'grpo mask'),
+        coef: up(coef, 'grpo coef'),
+      };
+      const o = { dlogp: out(N * 4, 'grpo dlogp'), dentropy: out(N * 4, 'grpo dentropy'), metrics: out(GRPO_METRICS_BYTES, 'grpo metrics') };
+      loss.run(inp, o, N, cfg);
+      const dl = await rt.readF32(o.dlogp, N);
+      const de = cfg.entropyCoef > 0 ? await rt.readF32(o.dentropy, N) : null;
+      onSums(await loss.readSums(o.metrics));
+      const split = (a: Float32Array) => seqs.map((_, s) => a.slice(offsets[s], offsets[s + 1]));
+      return { dlogp: split(dl), dentropy: de ? split(de) : null };
+    } finally {
+      rt.release(...owned);
+    }
+  };
+}

@@ -1,0 +1,110 @@
+// One GRPO step (the RL layer's spine): B tasks -> B*G episodes with the adapter on -> rewards ->
+// advantages (group / batch / none, zero-std flags and filtering) -> old log-probs (the sampling
+// ones when mu = 1, recomputed once when mu > 1 or top-k/top-p truncated the sampler) ->
+// reference log-probs (adapter off) only when beta > 0 -> mu x (micro-batches accumulated with
+// the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
+// Tested by tests/unit/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
+import { computeAdvantages, rewardMetrics } from './advantages';
+import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from './grpo-loss';
+import type { Task } from '../data/schemas';
+import type { GrpoLoss } from '../gpu/kernels/grpo';
+import type { Trainer } from '../train/trainer';
+import type { RlConfig } from './config';
+import { episodeRows, grpoGpuDlogp, type SeqRows } from './grpo-micro';
+import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
+
+export interface GrpoContext extends RolloutContext {
+  trainer: Trainer;
+  loss: GrpoLoss;
+}
+
+export interface StepOutput {
+  metrics: Record<string, number>;
+  rollout: ScoredRollout;
+  /** [B*G] advantage per episode (null for filtered-out episodes). */
+  advantages: (number | null)[];
+  /** An optimizer update ran. */
+  updated: boolean;
+  /** Why there was no update / the loss is 0, for the progress line. */
+  note: string | null;
+}
+
+export function lossConfig(cfg: RlConfig): GrpoLossConfig {
+  const g = cfg.grpo;
+  return {
+    ...DEFAULT_GRPO_LOSS,
+    epsilonLow: g.epsilon_low, epsilonHigh: g.epsilon_high, beta: g.beta, klEstimator: g.kl_estimator,
+    entropyCoef: g.entropy_coef, aggregation: g.loss_type,
+    maxCompletionLength: g.max_completion_length || cfg.rollout.max_new_tokens * cfg.rollout.max_turns,
+  };
+}
+
+export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): Promise<StepOutput> {
+  const { cfg, rt, trainer } = ctx;
+  const g = cfg.grpo, G = cfg.rollout.group_size, temperature = cfg.rollout.temperature;
+  const t0 = performance.now();
+  const dispatch0 = rt.dispatchCount;
+  const rollout = await collectRollouts(ctx, tasks, step);
+  const totals = rollout.rewards.map((r) => r.return);
+  const adv = computeAdvantages(totals, { groupSize: G, scaling: g.scale_rewards, filterZeroStd: g.filter_zero_std });
+  const kept = adv.kept;
+  const advantages: (number | null)[] = Array.from(adv.advantages, (a, i) => (kept.includes(i) ? a : null));
+  const metrics: Record<string, number> = { ...rewardMetrics(partsByName(rollout.rewards), totals, adv), ...rolloutMetrics(rollout) };
+
+  const lcfg = lossConfig(cfg);
+  const seqs = kept.map((i) => rollout.episodes[i].tokens);
+  const recomputeOld = g.num_iterations > 1 || cfg.rollout.top_k > 0 || cfg.rollout.top_p < 1;
+  const rows: SeqRows[] = kept.map((i) => {
+    const e = rollout.episodes[i];
+    return episodeRows(e.mask, recomputeOld ? null : e.logprobs, adv.advantages[i], g.mask_truncated_completions && e.truncated);
+  });
+  const tokens = rows.reduce((s, r) => s + r.mask.reduce((a, m) => a + m, 0), 0);
+  const anySignal = kept.some((i) => Math.abs(adv.advantages[i]) > 1e-12) || lcfg.beta > 0 || lcfg.entropyCoef > 0;
+  let note: string | null = null;
+  if (!kept.length) note = `no update: every group had zero reward variance and filter_zero_std dropped them (frac_reward_zero_std=${adv.fracRewardZeroStd.toFixed(2)})`;
+  else if (!tokens) note = 'no update: no trainable tokens (every completion masked: truncated with mask_truncated_completions, or empty)';
+  else if (!anySignal) note = `loss 0, no update: every group had zero reward variance (frac_reward_zero_std=${adv.fracRewardZeroStd.toFixed(2)}), so every advantage is 0; raise group_size or temperature, or make the reward denser`;
+
+  let trainMs = 0, trainRows = 0, updated = false;
+  if (!note) {
+    const t1 = performance.now();
+    if (recomputeOld) {
+      const old = await trainer.logprobs(seqs, true, temperature);
+      old.logprobs.forEach((lp, s) => { rows[s].old = lp.map((v, t) => (rows[s].mask[t] ? v : 0)); });
+    }
+    if (lcfg.beta > 0) {
+      const ref = await trainer.logprobs(seqs, false, temperature);
+      ref.logprobs.forEach((lp, s) => { rows[s].ref = lp; });
+    }
+    const norm = { tokens, sequences: rows.length };
+    let sums: GrpoSums = zeroSums(), gradNorm = 0, lr = 0;
+    const mb = g.micro_batch_size;
+    for (let it = 0; it < g.num_iterations; it++) {
+      for (let i = 0; i < rows.length; i += mb) {
+        const mbRows = rows.slice(i, i + mb);
+        await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuDlogp(rt, ctx.loss, mbRows, lcfg, norm, (s) => { sums = addSums(sums, s); }), temperature });
+        trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
+      }
+      const u = await trainer.optimizer.update();
+      gradNorm += u.gradNorm / g.num_iterations;
+      lr = u.lr;
+    }
+    const mean = zeroSums();
+    for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / g.num_iterations;
+    Object.assign(metrics, grpoMetrics(mean, { beta: lcfg.beta, hasEntropy: true }), { grad_norm: gradNorm, learning_rate: lr });
+    trainMs = performance.now() - t1;
+    updated = true;
+  } else {
+    Object.assign(metrics, { loss: 0, policy_loss: 0, grad_norm: 0, learning_rate: trainer.optimizer.lr });
+  }
+  const mem = rt.memory();
+  Object.assign(metrics, {
+    step_time: (performance.now() - t0) / 1000,
+    'perf/train_time': trainMs / 1000,
+    'perf/train_tokens_per_s': trainMs > 0 ? trainRows / (trainMs / 1000) : 0,
+    'perf/dispatches_per_step': rt.dispatchCount - dispatch0,
+    'gpu/bytes_in_use': mem.inUse,
+    'gpu/peak_bytes': mem.peak,
+  });
+  return { metrics, rollout, advantages, updated, note };
+}

@@ -1,0 +1,94 @@
+// Collecting scored episodes for any RL trainer (GRPO, rejection sampling, eval): an environment
+// rollout (prompts, tools, per-turn hook) through the agent loop on the GPU, then the env's
+// reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
+// tests/unit/rl-grpo.test.ts and rl-eval.test.ts.
+import type { AgentLoopConfig } from '../agents/config';
+import type { EpisodeResult } from '../agents/episode';
+import { runAgentRollout } from '../agents/gpu-rollout';
+import type { RolloutStats } from '../agents/stats';
+import type { Task } from '../data/schemas';
+import { envRollout } from '../envs/rollout';
+import type { EpisodeReward } from '../envs/reward';
+import type { Environment } from '../envs/types';
+import type { GpuRuntime } from '../gpu/runtime';
+import type { GpuModel } from '../model/gpu/model';
+import type { Tokenizer } from '../model/tokenizer';
+import { mixSeed } from '../train/rng';
+import type { RlConfig } from './config';
+import type { RlHooks } from './hooks';
+
+/** What every trainer step needs besides the trainer itself. */
+export interface RolloutContext {
+  cfg: RlConfig;
+  rt: GpuRuntime;
+  model: GpuModel;
+  tokenizer: Tokenizer;
+  env: Environment<Task>;
+  /** undefined: the tokenizer's template; a string: that template (PLAIN_TEMPLATE for model.template plain). */
+  template: string | undefined;
+  hooks: Required<RlHooks>;
+  signal?: AbortSignal;
+}
+
+export interface ScoredRollout {
+  tasks: Task[];
+  episodes: EpisodeResult[];
+  rewards: EpisodeReward[];
+  stats: RolloutStats;
+  rolloutMs: number;
+  rewardMs: number;
+}
+
+/** The agent loop's config from the run config (G samples per prompt, this step's seed). */
+export function agentConfig(cfg: RlConfig, G: number, step: number, temperature = cfg.rollout.temperature): Partial<AgentLoopConfig> {
+  const r = cfg.rollout;
+  return {
+    mode: r.mode, samplesPerPrompt: G, maxTurns: r.max_turns, maxTokens: r.max_tokens, maxTokensPerTurn: r.max_new_tokens,
+    toolResponseMaxTokens: r.tool_response_max_tokens, toolTimeoutMs: r.tool_timeout_ms,
+    temperature, topK: r.top_k, topP: r.top_p, seed: mixSeed(cfg.train.seed, step) >>> 0, episodeIdPrefix: `s${step}`,
+  };
+}
+
+/** B tasks x G episodes, scored; hooks on_rollout_start / on_rollout_end run around it. */
+export async function collectRollouts(ctx: RolloutContext, tasks: Task[], step: number, opts: { G?: number; temperature?: number } = {}): Promise<ScoredRollout> {
+  const G = opts.G ?? ctx.cfg.rollout.group_size;
+  await ctx.hooks.on_rollout_start({ step, tasks });
+  const er = envRollout(ctx.env, tasks, G);
+  const prefill = ctx.cfg.rollout.prefill;
+  const t0 = performance.now();
+  const batch = await runAgentRollout({
+    rt: ctx.rt, model: ctx.model, tokenizer: ctx.tokenizer, registry: er.registry,
+    prompts: er.prompts.map((p) => (prefill ? { ...p, prefill } : p)),
+    config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, template: ctx.template,
+  });
+  const t1 = performance.now();
+  const info = { step, tasks, episodes: batch.episodes, rewards: await er.rewards(batch.episodes) };
+  await ctx.hooks.on_rollout_end(info);
+  return { tasks, episodes: batch.episodes, rewards: info.rewards, stats: batch.stats, rolloutMs: t1 - t0, rewardMs: performance.now() - t1 };
+}
+
+/** The per-batch metrics every trainer logs: completions/*, tools/*, num_turns/*, perf/ rollout figures. */
+export function rolloutMetrics(r: ScoredRollout): Record<string, number> {
+  const lens = r.episodes.map((e) => e.mask.reduce<number>((a, m) => a + m, 0));
+  const s = r.stats;
+  return {
+    'completions/mean_length': lens.reduce((a, b) => a + b, 0) / Math.max(1, lens.length),
+    'completions/max_length': lens.length ? Math.max(...lens) : 0,
+    'completions/clipped_ratio': s['completions/clipped_ratio'],
+    'tools/call_frequency': s['tools/call_frequency'],
+    'tools/failure_frequency': s['tools/failure_frequency'],
+    'num_turns/mean': s['num_turns/mean'],
+    'num_turns/max': s['num_turns/max'],
+    'perf/tokens_per_s': s['perf/tokens_per_s'],
+    'perf/rollout_time': r.rolloutMs / 1000,
+    'perf/reward_time': r.rewardMs / 1000,
+    'perf/gpu_idle_waiting_tools_frac': s['perf/gpu_idle_fraction'],
+    'perf/tool_time': r.episodes.reduce((a, e) => a + e.toolCalls.reduce((b, c) => b + c.latencyMs, 0), 0) / 1000,
+  };
+}
+
+/** Reward part values per part name over the episodes (NaN where an episode lacks the part). */
+export function partsByName(rewards: EpisodeReward[]): Record<string, number[]> {
+  const names = [...new Set(rewards.flatMap((r) => Object.keys(r.parts)))];
+  return Object.fromEntries(names.map((n) => [n, rewards.map((r) => r.parts[n] ?? NaN)]));
+}
