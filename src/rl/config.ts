@@ -36,6 +36,7 @@ export function didYouMean(name: string, known: readonly string[]): string | nul
   let best: string | null = null, bestD = Infinity;
   const leaf = name.split('.').pop() ?? name;
   for (const k of known) {
+    if (name.length >= 4 && k.startsWith(name)) return k;   // a cut-off name: grpo.mask_truncated
     const d = Math.min(distance(name, k), distance(leaf, k.split('.').pop() ?? k) + (k.startsWith(name.split('.')[0] + '.') ? 0 : 2));
     if (d < bestD) { bestD = d; best = k; }
   }

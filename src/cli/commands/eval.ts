@@ -1,0 +1,52 @@
+// `npm run cli -- eval --config F --model DIR [--adapter DIR]`: held-out accuracy / pass@k of a
+// model (and optionally a trained PEFT adapter) on the config's environment, separate from
+// training. Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
+import type { CliCommand } from '../args';
+import { getNumber, getString } from '../args';
+import { PLAIN_TEMPLATE } from '../../agents/chat-template';
+import { composeHooks } from '../../rl/hooks';
+import { buildEnvironment } from '../../rl/env-factory';
+import { evaluate } from '../../rl/eval';
+import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
+import { readConfig } from './train';
+
+export const command: CliCommand = {
+  name: 'eval',
+  summary: 'held-out accuracy / pass@k of a model (+ adapter) on a config\'s environment',
+  usage: `Usage: npm run cli -- eval --config F [--model DIR] [--adapter DIR] [options]
+
+  --config F              YAML config (environment, data, rollout limits, eval section)
+  --model PATH            overrides model.path
+  --adapter DIR           PEFT adapter to evaluate (e.g. OUT/adapter); default: the base model
+  --split eval|train      which tasks (default eval.split)
+  --samples K             samples per task: pass@K (default eval.samples; K > 1 samples at eval.temperature or 1)
+  --tasks N               tasks graded (default eval.num_tasks; 0 = all)
+  --set key=value         overrides a config field (repeatable)`,
+  async run(args) {
+    const cfg = readConfig(args);
+    const log = (s: string) => process.stderr.write(s);
+    const split = getString(args, 'split', cfg.eval.split);
+    if (split !== 'eval' && split !== 'train') throw new Error(`--split must be eval or train, got "${split}"`);
+    const k = getNumber(args, 'samples', cfg.eval.samples);
+    if (!(Number.isInteger(k) && k >= 1)) throw new Error(`--samples must be an integer >= 1, got ${k}`);
+    const temperature = k > 1 && cfg.eval.temperature === 0 ? 1 : cfg.eval.temperature;
+    const n = getNumber(args, 'tasks', cfg.eval.num_tasks);
+    let tasks = loadTasksFor(cfg, split, log);
+    if (n > 0) tasks = tasks.slice(0, n);
+    const m = await loadRunModel(cfg, log, getString(args, 'adapter'));
+    const svc = await startServices(cfg);
+    try {
+      const ctx = {
+        cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
+        template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(),
+      };
+      const r = await evaluate(ctx, tasks, k, temperature, (done, total) => log(`\reval ${done}/${total}`));
+      log('\n');
+      process.stdout.write(JSON.stringify({ split, tasks: tasks.length, samples: k, temperature, ...r.metrics }) + '\n');
+    } finally {
+      m.model.dispose();
+      await svc.pool?.close();
+    }
+    return 0;
+  },
+};
