@@ -255,6 +255,14 @@ export interface TrainingPlanOptions {
   maxRows?: number;
   /** GpuModelOptions.chunkRows: rows of the LM-head chunks (default 16). */
   chunkRows?: number;
+  /**
+   * Sequence lengths of each update, replayed in order (default: two updates of batchSize x
+   * seqLen). Variable lengths matter: passes of other sizes regrow the activations (doubling) and
+   * leave buffers of other sizes in the pool.
+   */
+  updates?: number[][];
+  /** After each update, trim the pool when freed buffers exceed 1/8 of what is allocated (as SftRun does). */
+  trimAfterUpdate?: boolean;
 }
 
 const TROW = {
@@ -272,7 +280,7 @@ const TROW = {
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   csr: 'embedding backward CSR (full mode)',
-  later: 'allocated after the busiest moment (update uniforms, buffers of other sizes)',
+  later: 'at other moments: buffers of other sizes kept by the pool, update uniforms',
   loadPeak: 'load peak above the step: the f32 copy of the weight being quantized',
 } as const;
 
@@ -295,11 +303,14 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const d = dims(cfg);
   const B = o.batchSize, T = o.seqLen;
   const chunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
+  const updates = o.updates ?? [Array<number>(B).fill(T), Array<number>(B).fill(T)];
   if (o.mode === 'full' && (o.quant !== 'none' || o.quantEmbeddings)) throw new Error('planTraining: full fine-tuning trains f32 weights; use quant "none" without quantEmbeddings (NF4 is for the frozen base of LoRA)');
   if (o.mode === 'lora' && !o.lora) throw new Error('planTraining: LoRA mode needs lora {rank, targets}');
   if (!(Number.isInteger(B) && B > 0 && Number.isInteger(mb) && mb > 0)) throw new Error(`planTraining: batchSize ${B} and microBatch ${mb} must be positive integers`);
-  if (!(Number.isInteger(T) && T >= 2 && T <= maxRows && T <= cfg.maxPositions)) {
-    throw new Error(`planTraining: seqLen ${T} must be in [2, min(maxRows ${maxRows}, max_position_embeddings ${cfg.maxPositions})]`);
+  for (const t of [T, ...updates.flat()]) {
+    if (!(Number.isInteger(t) && t >= 1 && t <= maxRows && t <= cfg.maxPositions)) {
+      throw new Error(`planTraining: a sequence of ${t} tokens; lengths must be in [1, min(maxRows ${maxRows}, max_position_embeddings ${cfg.maxPositions})]`);
+    }
   }
   const lora = o.mode === 'lora' ? o.lora! : null;
   const full = o.mode === 'full';
@@ -385,7 +396,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const lg = loraGroup(cfg, lora, g);
     return lg && lora ? lg.S * lora.rank : 0;
   };
-  let busiest: { rows: Map<string, number>; allocated: number } | null = null;
+  let busiest: { rows: Map<string, number>; allocated: number; inUse: number } | null = null;
 
   /** allocTrainActs, in its order. */
   const allocActs = (rows: number) => {
@@ -451,9 +462,9 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     if (full) frame.dispatch(16);
   };
 
-  /** TrainStep.pass for n sequences of T tokens. */
-  const pass = (n: number) => {
-    const M = n * T, kvBytes = n * d.KVH * T * d.HS * 4;
+  /** TrainStep.pass for sequences of these lengths. */
+  const pass = (lens: number[]) => {
+    const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
@@ -499,7 +510,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     }
     // readResult: logp then entropy through one staging buffer.
     const staging = sim.acquire(M * 4, 'readback', ROW.staging);
-    if (!busiest) busiest = { rows: sim.rowsNow(), allocated: sim.allocated };
+    if (!busiest || sim.allocated - sim.freeBytes > busiest.inUse) busiest = { rows: sim.rowsNow(), allocated: sim.allocated, inUse: sim.allocated - sim.freeBytes };
     frame.submit();
     sim.release(staging);
     sim.release(sim.acquire(M * 4, 'readback', ROW.staging));
@@ -508,11 +519,17 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     sim.release(...cache.filter((_, i) => i % 2 === 0), ...cache.filter((_, i) => i % 2 === 1));
   };
 
-  const perPass = Math.floor(maxRows / T);
-  for (let update = 0; update < 2; update++) {
-    for (let i = 0; i < B; i += mb) {
-      const n = Math.min(mb, B - i);
-      for (let j = 0; j < n; j += perPass) pass(Math.min(perPass, n - j));
+  for (const lens of updates) {
+    // Trainer.sftStep: micro-batches of mb sequences; TrainStep.run: passes of whole sequences <= maxRows rows.
+    for (let i = 0; i < lens.length; i += mb) {
+      const micro = lens.slice(i, i + mb);
+      let start = 0;
+      while (start < micro.length) {
+        let end = start, rows = 0;
+        while (end < micro.length && rows + micro[end] <= maxRows) rows += micro[end++];
+        pass(micro.slice(start, end));
+        start = end;
+      }
     }
     // TrainOptimizer.update: grad norm, AdamW per tensor, one scalar readback.
     for (let i = 0; i < tensors.length; i++) frame.dispatch(16);
@@ -521,9 +538,10 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const staging = sim.acquire(4, 'readback', ROW.staging);
     frame.submit();
     sim.release(staging);
+    if (o.trimAfterUpdate && sim.freeBytes > sim.allocated / 8) sim.trim();
   }
   sim.notes.set(ROW.uniform, 'one per dispatch, held until the pass\'s readback submits');
-  const b = busiest as { rows: Map<string, number>; allocated: number } | null;
+  const b = busiest as { rows: Map<string, number>; allocated: number; inUse: number } | null;
   const rows = [...(b?.rows ?? sim.rowsAtPeak())].map(([name, bytes]) => ({ name, bytes, note: sim.notes.get(name) ?? NOTES[name] ?? '' }));
   const extra = sim.peak - (b?.allocated ?? sim.peak);
   if (extra > 0 && loadPeak === sim.peak) rows.push({ name: TROW.loadPeak, bytes: extra, note: 'upload.ts quantizes each weight from an f32 copy; the largest one (often the embedding) sets the load peak' });

@@ -20,6 +20,8 @@ export class PoolSim {
   peak = 0;
   /** Bytes the 16-byte rounding added to the buffers created. */
   rounding = 0;
+  /** Bytes of freed buffers kept for reuse (allocated - in use). */
+  freeBytes = 0;
   private readonly free = new Map<string, SimBuffer[]>();
   private readonly rows = new Map<string, number>();
   private peakRows = new Map<string, number>();
@@ -31,6 +33,7 @@ export class PoolSim {
     const size = BufferPool.roundSize(bytes);
     const reused = this.free.get(`${size}:${usage}`)?.pop();
     if (reused) {
+      this.freeBytes -= size;
       this.book(reused.row, -size);
       reused.row = row;
       this.book(row, size);
@@ -52,6 +55,7 @@ export class PoolSim {
       this.book(b.row, -b.size);
       b.row = POOL_FREE_ROW;
       this.book(b.row, b.size);
+      this.freeBytes += b.size;
       const key = `${b.size}:${b.usage}`;
       const list = this.free.get(key) ?? [];
       list.push(b);
@@ -63,6 +67,13 @@ export class PoolSim {
   destroy(b: SimBuffer): void {
     this.book(b.row, -b.size);
     this.allocated -= b.size;
+  }
+
+  /** Like BufferPool.trim: destroys every free buffer. */
+  trim(): void {
+    for (const list of this.free.values()) for (const b of list) this.destroy(b);
+    this.free.clear();
+    this.freeBytes = 0;
   }
 
   /** Row -> bytes now (rows with 0 bytes left out), e.g. at the moment a step holds the most. */

@@ -11,7 +11,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { PROJECTIONS, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 import type { FixedMetricName } from '../metrics/names';
 import { saveTrainState, type TrainState } from './checkpoint';
-import { SftBatcher } from './batches';
+import { SftBatcher, type DataCursor } from './batches';
 import type { SftDataset } from './data';
 import { planTraining, type MemoryPlan } from './memory-plan';
 import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } from './peft-export';
@@ -121,12 +121,20 @@ export function formatStep(m: SftMetrics, total: number): string {
   return `step ${m.step}/${total}  loss ${f(m.loss)}  grad_norm ${f(m.grad_norm)}  learning_rate ${(m.learning_rate ?? 0).toExponential(2)}  tokens/s ${f(m['perf/train_tokens_per_s'], 1)}`;
 }
 
-/** The memory plan of a run on a model that is not loaded yet (plan for the longest example). */
-export function planSftRun(cfg: ModelConfig, c: SftConfig, data: SftDataset, m: { quant: QuantMode; quantEmbeddings: boolean; maxRows?: number; chunkRows?: number; lora?: { rank: number; targets: Projection[] } }): MemoryPlan {
-  const seqLen = Math.max(2, ...data.examples.map((e) => e.ids.length));
+/**
+ * The memory plan of a run before the model is loaded: the run's own first updates (at most 32,
+ * from `cursor` when resuming) replayed with their real sequence lengths, and SftRun's pool trim.
+ */
+export function planSftRun(cfg: ModelConfig, c: SftConfig, data: SftDataset, m: {
+  quant: QuantMode; quantEmbeddings: boolean; maxRows?: number; chunkRows?: number; lora?: { rank: number; targets: Projection[] }; cursor?: DataCursor;
+}): MemoryPlan {
+  const lens = data.examples.map((e) => e.ids.length);
+  const batcher = new SftBatcher(lens.length, { batchSize: c.batchSize, seed: c.seed, shuffle: c.shuffle }, m.cursor);
+  const updates = Array.from({ length: Math.min(32, c.steps) }, () => batcher.next().indices.map((i) => lens[i]));
   return planTraining(cfg, {
     mode: c.mode, quant: m.quant, quantEmbeddings: m.quantEmbeddings, lora: c.mode === 'lora' ? m.lora ?? { rank: c.rank, targets: c.targets } : undefined,
-    batchSize: c.batchSize, microBatch: c.microBatch, seqLen, recompute: c.recompute, maxRows: m.maxRows, chunkRows: m.chunkRows,
+    batchSize: c.batchSize, microBatch: c.microBatch, seqLen: Math.max(...lens), recompute: c.recompute, maxRows: m.maxRows, chunkRows: m.chunkRows,
+    updates, trimAfterUpdate: true,
   });
 }
 
@@ -155,7 +163,7 @@ export class SftRun {
   private readonly metrics: SftMetrics[];
   private numTokens: number;
 
-  private constructor(readonly trainer: Trainer, readonly config: SftConfig, private readonly opts: SftRunOptions, private readonly batcher: SftBatcher) {
+  private constructor(private readonly rt: GpuRuntime, readonly trainer: Trainer, readonly config: SftConfig, private readonly opts: SftRunOptions, private readonly batcher: SftBatcher) {
     this.metrics = (opts.resume?.metrics ?? []).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)) as SftMetrics);
     this.numTokens = this.metrics.at(-1)?.num_tokens ?? 0;
   }
@@ -186,7 +194,7 @@ export class SftRun {
     try {
       if (resume) restoreTrainState(rt, trainer, resume);
       const batcher = new SftBatcher(data.examples.length, { batchSize: c.batchSize, seed: c.seed, shuffle: c.shuffle }, resume?.rng.data);
-      return new SftRun(trainer, c, opts, batcher);
+      return new SftRun(rt, trainer, c, opts, batcher);
     } catch (e) {
       await trainer.dispose();
       throw e;
@@ -220,6 +228,10 @@ export class SftRun {
       step: s.step, loss: s.loss, grad_norm: s.gradNorm, learning_rate: s.lr, 'perf/train_tokens_per_s': tokens / secs,
       num_tokens: this.numTokens, step_time: secs,
     };
+    // Passes of other lengths leave buffers of other sizes in the pool (activations regrown, KV
+    // caches per longest sequence); drop them once they exceed 1/8 of what is allocated.
+    const mem = this.rt.memory();
+    if (mem.allocated - mem.inUse > mem.allocated / 8) this.rt.pool.trim();
     this.metrics.push(m);
     if (this.metrics.length > METRICS_TAIL) this.metrics.splice(0, this.metrics.length - METRICS_TAIL);
     return m;

@@ -16,6 +16,8 @@ import { PROJECTIONS, type ModelConfig, type Projection } from '../../src/model/
 import { qwen25_05bConfig } from '../../src/model/random-weights';
 import { formatPlan, planTraining, type TrainingPlanOptions } from '../../src/train/memory-plan';
 import { Trainer } from '../../src/train/trainer';
+import type { SftDataset } from '../../src/train/data';
+import { planSftRun, resolveSftConfig, SftRun } from '../../src/train/sft-run';
 
 let gpu: GPU;
 let cfg: ModelConfig;
@@ -74,6 +76,32 @@ describe('planTraining vs the measured pool peak of the real step (tiny Qwen2)',
       }
     }, 60_000);
   }
+});
+
+describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
+  it('replays the run\'s own batches: regrown activations, KV caches per longest sequence, pool trim', async () => {
+    const lens = [5, 17, 9, 30, 12, 22, 7, 26];
+    const examples = lens.map((T, b) => {
+      const ids = Array.from({ length: T }, (_, t) => (7 + 3 * b + 11 * t) % cfg.vocabSize);
+      return { ids, mask: ids.slice(1).map(() => 1), line: b + 1, format: 'ids' as const, truncated: false };
+    });
+    const data: SftDataset = { file: 'mem.jsonl', lines: lens.length, examples, skipped: [], truncated: 0, tokens: lens.reduce((a, b) => a + b, 0), trainedTokens: 0 };
+    for (const [mode, quant] of [['lora', 'nf4'], ['full', 'none']] as const) {
+      const config = resolveSftConfig({ mode, rank: 4, batchSize: 3, microBatch: 2, steps: 4, seed: 1, recompute: mode === 'lora' }, { examples: lens.length, cfg });
+      const plan = planSftRun(cfg, config, data, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8 });
+      const rt = await GpuRuntime.create(gpu);
+      runtimes.push(rt);
+      const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8, tune: false });
+      const run = await SftRun.create(rt, model, { config, data, baseModelName: 'tiny' });
+      await run.run();
+      const peak = rt.memory().peak;
+      await run.dispose();
+      model.dispose();
+      const rel = (plan.total - peak) / peak;
+      console.log(`SftRun ${mode} ${quant}, lengths ${lens.join(',')}, batch 3 / micro 2 / maxRows 40, 4 updates: plan ${plan.total} B, measured peak ${peak} B, diff ${(100 * rel).toFixed(2)}%`);
+      expect(Math.abs(rel)).toBeLessThan(0.05);
+    }
+  }, 60_000);
 });
 
 describe('planTraining for the target', () => {
