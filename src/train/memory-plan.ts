@@ -263,6 +263,11 @@ export interface TrainingPlanOptions {
   updates?: number[][];
   /** After each update, trim the pool when freed buffers exceed 1/8 of what is allocated (as SftRun does). */
   trimAfterUpdate?: boolean;
+  /**
+   * Updates (1-based) after which the run reads every trained tensor back (a checkpoint or the
+   * export): one readback staging buffer per tensor, all held at once.
+   */
+  checkpointAfter?: number[];
 }
 
 const TROW = {
@@ -281,6 +286,7 @@ const TROW = {
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   csr: 'embedding backward CSR (full mode)',
   later: 'at other moments: buffers of other sizes kept by the pool, update uniforms',
+  ckpt: 'checkpoint / export readback staging',
   loadPeak: 'load peak above the step: the f32 copy of the weight being quantized',
 } as const;
 
@@ -519,6 +525,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     sim.release(...cache.filter((_, i) => i % 2 === 0), ...cache.filter((_, i) => i % 2 === 1));
   };
 
+  let done = 0;
   for (const lens of updates) {
     // Trainer.sftStep: micro-batches of mb sequences; TrainStep.run: passes of whole sequences <= maxRows rows.
     for (let i = 0; i < lens.length; i += mb) {
@@ -539,6 +546,13 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     frame.submit();
     sim.release(staging);
     if (o.trimAfterUpdate && sim.freeBytes > sim.allocated / 8) sim.trim();
+    if (o.checkpointAfter?.includes(++done)) {
+      // Trainer.state(): params, then m, then v, each read with every tensor in flight at once.
+      for (let k = 0; k < 3; k++) {
+        const bufs = tensors.map((n) => sim.acquire(n * 4, 'readback', TROW.ckpt, 'one per trained tensor, all in flight at once'));
+        sim.release(...bufs);
+      }
+    }
   }
   sim.notes.set(ROW.uniform, 'one per dispatch, held until the pass\'s readback submits');
   const b = busiest as { rows: Map<string, number>; allocated: number; inUse: number } | null;

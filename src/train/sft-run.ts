@@ -123,18 +123,23 @@ export function formatStep(m: SftMetrics, total: number): string {
 
 /**
  * The memory plan of a run before the model is loaded: the run's own first updates (at most 32,
- * from `cursor` when resuming) replayed with their real sequence lengths, and SftRun's pool trim.
+ * from `cursor` when resuming) replayed with their real sequence lengths, SftRun's pool trim and
+ * the checkpoints (every saveEvery updates and at the end, when the run writes them).
  */
 export function planSftRun(cfg: ModelConfig, c: SftConfig, data: SftDataset, m: {
-  quant: QuantMode; quantEmbeddings: boolean; maxRows?: number; chunkRows?: number; lora?: { rank: number; targets: Projection[] }; cursor?: DataCursor;
+  quant: QuantMode; quantEmbeddings: boolean; maxRows?: number; chunkRows?: number; lora?: { rank: number; targets: Projection[] };
+  /** Resuming: the checkpoint's data cursor and step. */
+  cursor?: DataCursor; startStep?: number;
 }): MemoryPlan {
+  const start = m.startStep ?? 0;
   const lens = data.examples.map((e) => e.ids.length);
   const batcher = new SftBatcher(lens.length, { batchSize: c.batchSize, seed: c.seed, shuffle: c.shuffle }, m.cursor);
-  const updates = Array.from({ length: Math.min(32, c.steps) }, () => batcher.next().indices.map((i) => lens[i]));
+  const updates = Array.from({ length: Math.max(1, Math.min(32, c.steps - start)) }, () => batcher.next().indices.map((i) => lens[i]));
   return planTraining(cfg, {
     mode: c.mode, quant: m.quant, quantEmbeddings: m.quantEmbeddings, lora: c.mode === 'lora' ? m.lora ?? { rank: c.rank, targets: c.targets } : undefined,
     batchSize: c.batchSize, microBatch: c.microBatch, seqLen: Math.max(...lens), recompute: c.recompute, maxRows: m.maxRows, chunkRows: m.chunkRows,
     updates, trimAfterUpdate: true,
+    checkpointAfter: updates.map((_, i) => i + 1).filter((k) => k + start === c.steps || (c.saveEvery > 0 && (k + start) % c.saveEvery === 0)),
   });
 }
 

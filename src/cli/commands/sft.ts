@@ -122,7 +122,7 @@ export const command: CliCommand = {
     if (config.mode === 'full' && (quant !== 'none' || quantEmbeddings)) throw new Error('full fine-tuning trains f32 weights: use --quant none without --quant-embeddings');
     const maxRows = Math.max(512, config.maxLength);
     const lora = adapter?.config ?? state?.lora;
-    const plan = planSftRun(cfg, config, data, { quant, quantEmbeddings, maxRows, lora: lora ? { rank: lora.rank, targets: lora.targets } : undefined, cursor: state?.rng.data });
+    const plan = planSftRun(cfg, config, data, { quant, quantEmbeddings, maxRows, lora: lora ? { rank: lora.rank, targets: lora.targets } : undefined, cursor: state?.rng.data, startStep: state?.step });
     log(`memory plan (${config.mode}, quant ${quant}${quantEmbeddings ? ' + embeddings' : ''}, batch ${config.batchSize} x ${Math.max(...data.examples.map((e) => e.ids.length))} tokens, micro-batch ${config.microBatch}, recompute ${config.recompute ? 'on' : 'off'}):\n${formatPlan(plan)}\n`);
 
     const model = await GpuModel.load(rt, cfg, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, {
