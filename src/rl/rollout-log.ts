@@ -17,6 +17,8 @@ export interface RolloutRecord {
   reward: { total: number; parts: Record<string, number>; final: Record<string, number>; turns: number[] };
   advantage: number | null;
   finish_reason: string;
+  /** Why the episode ended with finish_reason error. */
+  error?: string;
   truncated: boolean;
   num_turns: number;
   text: string;
@@ -31,7 +33,7 @@ export function rolloutRecord(step: number, e: EpisodeResult, r: EpisodeReward, 
     tool_calls: e.toolCalls.map((c) => ({ turn: c.turn, name: c.name, args: c.args, ok: c.ok, ...(c.error ? { error: c.error } : {}), latency_ms: c.latencyMs, truncated: c.truncated })),
     reward: { total: r.return, parts: r.parts, final: r.final.parts, turns: r.turns.map((t) => t.total) },
     advantage: advantage === null ? null : fin(advantage),
-    finish_reason: e.finishReason, truncated: e.truncated, num_turns: e.turns,
+    finish_reason: e.finishReason, ...(e.error ? { error: e.error } : {}), truncated: e.truncated, num_turns: e.turns,
     text: e.messages.filter((m) => m.role !== 'system').map((m) => `${m.role}: ${m.content}`).join('\n'),
   };
 }
