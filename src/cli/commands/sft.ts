@@ -20,8 +20,15 @@ import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { formatStep, planSftRun, resolveSftConfig, resumeConfig, SftRun, type SftConfigInput } from '../../train/sft-run';
 import { writeFiles } from '../../train/write-files';
+import { parseConfig, type RlConfig } from '../../rl/config';
 
 const USAGE = `Usage: npm run cli -- sft --model PATH --data F.jsonl --out DIR [options]
+       npm run cli -- sft --config configs/sft.yaml [--set key=value] [options]
+
+Config file (optional): the sections shared with \`train\` (model, data.dataset, lora, optim,
+train, log, grpo.micro_batch_size) set the defaults below; options given here win.
+  --config F.yaml         e.g. configs/sft.yaml
+  --set key=value         override one config field (repeatable)
 
 Model and data
   --model PATH            Hugging Face model folder, or a llama2.c .bin checkpoint
@@ -69,18 +76,29 @@ function parseTargets(v: string | undefined): Projection[] | undefined {
   return list as Projection[];
 }
 
+/** The options given on the command line (absent ones undefined). */
 function configInput(args: ParsedArgs): SftConfigInput {
-  const mode = getString(args, 'mode', 'lora');
-  if (mode !== 'lora' && mode !== 'full') throw new Error(`--mode must be lora or full, got "${mode}"`);
-  const schedule = getString(args, 'schedule', 'cosine');
-  if (schedule !== 'constant' && schedule !== 'cosine') throw new Error(`--schedule must be constant or cosine, got "${schedule}"`);
-  const clip = getNumber(args, 'clip');
-  return {
+  const mode = getString(args, 'mode');
+  if (mode !== undefined && mode !== 'lora' && mode !== 'full') throw new Error(`--mode must be lora or full, got "${mode}"`);
+  const schedule = getString(args, 'schedule');
+  if (schedule !== undefined && schedule !== 'constant' && schedule !== 'cosine') throw new Error(`--schedule must be constant or cosine, got "${schedule}"`);
+  const bool = (k: string) => (args.flags[k] === undefined ? undefined : getBool(args, k, false));
+  const input: SftConfigInput = {
     mode, schedule, rank: getNumber(args, 'rank'), alpha: getNumber(args, 'alpha'), targets: parseTargets(getString(args, 'targets')),
     lr: getNumber(args, 'lr'), steps: getNumber(args, 'steps'), batchSize: getNumber(args, 'batch-size'), microBatch: getNumber(args, 'micro-batch'),
-    shuffle: getBool(args, 'shuffle', true), clip: clip === undefined ? undefined : clip, weightDecay: getNumber(args, 'weight-decay'),
-    warmup: getNumber(args, 'warmup'), seed: getNumber(args, 'seed'), recompute: getBool(args, 'recompute', false),
+    shuffle: bool('shuffle'), clip: getNumber(args, 'clip'), weightDecay: getNumber(args, 'weight-decay'),
+    warmup: getNumber(args, 'warmup'), seed: getNumber(args, 'seed'), recompute: bool('recompute'),
     maxLength: getNumber(args, 'max-length'), saveEvery: getNumber(args, 'save-every'),
+  };
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as SftConfigInput;
+}
+
+/** The SFT fields of a `train`-style config (configs/sft.yaml). */
+function fromRlConfig(c: RlConfig): SftConfigInput {
+  return {
+    mode: c.lora.mode, rank: c.lora.rank, alpha: c.lora.alpha, targets: c.lora.targets, useRslora: c.lora.rslora,
+    lr: c.optim.lr, schedule: c.optim.schedule, warmup: c.optim.warmup_steps, weightDecay: c.optim.weight_decay, clip: c.optim.max_grad_norm,
+    steps: c.train.steps, seed: c.train.seed, recompute: c.train.recompute, microBatch: c.grpo.micro_batch_size, saveEvery: c.log.checkpoint_every,
   };
 }
 
@@ -91,8 +109,18 @@ export const command: CliCommand = {
   async run(args) {
     const log = (s: string) => process.stderr.write(s);
     const resumeDir = getString(args, 'resume');
-    const out = resolve(getString(args, 'out') ?? resumeDir ?? requireString(args, 'out'));
-    const modelPath = requireString(args, 'model');
+    const configFile = getString(args, 'config');
+    const rl = configFile ? parseConfig(readFileSync(configFile, 'utf8'), configFile, {
+      sets: args.all.set ?? [], model: getString(args, 'model'), dataset: getString(args, 'data') ?? getString(args, 'dataset'), out: getString(args, 'out'),
+    }) : null;
+    if (rl && rl.trainer !== 'sft') throw new Error(`${configFile}: trainer is "${rl.trainer}"; this command runs SFT (use \`npm run cli -- train\` for ${rl.trainer})`);
+    const out = resolve(getString(args, 'out') ?? resumeDir ?? rl?.log.out_dir ?? requireString(args, 'out'));
+    const modelPath = getString(args, 'model') ?? rl?.model.path ?? requireString(args, 'model');
+    if (rl) {
+      if (args.flags.quant === undefined) args.flags.quant = rl.model.quant;
+      if (args.flags['quant-embeddings'] === undefined && rl.model.quant_embeddings) args.flags['quant-embeddings'] = true;
+      if (args.flags.tokenizer === undefined && rl.model.tokenizer) args.flags.tokenizer = rl.model.tokenizer;
+    }
     const { gpu } = await getNodeGpu();
     const rt = await GpuRuntime.create(gpu);
     log(`gpu: ${rt.report.vendor} ${rt.report.architecture}\n`);
@@ -105,8 +133,8 @@ export const command: CliCommand = {
       log(`resume: ${join(resumeDir, 'checkpoint')} at step ${state.step} (${state.mode}${state.lora ? ` r=${state.lora.rank}` : ''})\n`);
     }
     const saved = state?.config as { data?: { file?: string }; maxLength?: number } | undefined;
-    const dataPath = getString(args, 'data') ?? saved?.data?.file ?? requireString(args, 'data');
-    const input = configInput(args);
+    const dataPath = getString(args, 'data') ?? rl?.data.dataset ?? saved?.data?.file ?? requireString(args, 'data');
+    const input: SftConfigInput = { ...(rl ? fromRlConfig(rl) : {}), ...configInput(args) };
     const maxLength = state ? saved?.maxLength ?? 512 : input.maxLength ?? Math.min(512, cfg.maxPositions);
     const data = readSftJsonl(readFileSync(dataPath, 'utf8'), dataPath, { tokenizer: loaded.tokenizer, maxLength, vocabSize: cfg.vocabSize });
     log(`${describeSftDataset(data)}\n`);
