@@ -9,6 +9,8 @@ import { getNumber, getString, requireString } from '../args';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { loadTasksFor, nodeSink, openRun } from '../../rl/node-run';
 import { runTraining } from '../../rl/run';
+import { command as sftCommand } from './sft';
+import { parseArgs } from '../args';
 
 export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
   const file = requireString(args, 'config');
@@ -22,6 +24,21 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
     sets: args.all.set ?? [], model: getString(args, 'model'), dataset: getString(args, 'dataset'),
     seed: getNumber(args, 'seed'), out: getString(args, 'out'),
   });
+}
+
+/** The \`sft\` command's arguments for a trainer: sft config (its loop is src/train/sft-run.ts). */
+export function sftArgv(cfg: RlConfig, resume?: string): string[] {
+  const o = cfg.optim;
+  const argv = ['--model', cfg.model.path, '--data', cfg.data.dataset ?? '', '--out', cfg.log.out_dir, '--quant', cfg.model.quant,
+    '--mode', cfg.lora.mode, '--rank', String(cfg.lora.rank), '--alpha', String(cfg.lora.alpha), '--targets', cfg.lora.targets.join(','),
+    '--lr', String(o.lr), '--steps', String(cfg.train.steps), '--batch-size', String(cfg.rollout.batch_size),
+    '--micro-batch', String(Math.min(cfg.grpo.micro_batch_size, cfg.rollout.batch_size)), '--clip', String(o.max_grad_norm),
+    '--weight-decay', String(o.weight_decay), '--schedule', o.schedule, '--warmup', String(o.warmup_steps), '--seed', String(cfg.train.seed),
+    '--recompute', String(cfg.train.recompute), '--save-every', String(cfg.log.checkpoint_every)];
+  if (cfg.model.tokenizer) argv.push('--tokenizer', cfg.model.tokenizer);
+  if (cfg.model.quant_embeddings) argv.push('--quant-embeddings');
+  if (resume) argv.push('--resume', resume);
+  return argv;
 }
 
 export const command: CliCommand = {
@@ -38,7 +55,8 @@ export const command: CliCommand = {
   --resume DIR            continue from a checkpoint folder (OUT/checkpoints/step-N)
   --preview-tasks N       print the first N prompts as the model will see them and exit
 
-The sft trainer is run by \`npm run cli -- sft\`.`,
+trainer: sft hands the config to the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts):
+data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
   async run(args) {
     const cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);
@@ -48,7 +66,7 @@ The sft trainer is run by \`npm run cli -- sft\`.`,
       for (const t of tasks) process.stdout.write(JSON.stringify(t) + '\n');
       return 0;
     }
-    if (cfg.trainer === 'sft') throw new Error('trainer "sft" runs through `npm run cli -- sft` (SFT on chat JSONL); this command runs grpo, rejection_sampling and reward_weighted');
+    if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv(cfg, getString(args, 'resume'))));
     const run = await openRun(cfg, { log, resume: getString(args, 'resume') });
     try {
       const out = cfg.log.out_dir;
