@@ -1,12 +1,12 @@
 // The training memory plan against the real step: for the tiny Qwen2 fixture (f32 LoRA, NF4
 // LoRA on part of the projections, full mode; recompute on and off) planTraining's total is
-// compared with rt.memory().peak of a fresh runtime after GpuModel.load + Trainer.create + two
-// sftStep updates (micro-batches and passes split by maxRows), within 5%. Then the plan of the
+// compared with the pool's peak (emptied by trim and reset before each case) after GpuModel.load
+// + Trainer.create + two sftStep updates (micro-batches and passes split by maxRows), within 5%. Then the plan of the
 // Qwen2.5-0.5B target (NF4 + NF4 embeddings, LoRA r=16 x 7, 8 x 512) is printed, recompute on/off.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNodeGpu } from '../../src/gpu/node-gpu';
-import { GpuRuntime } from '../../src/gpu/runtime';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeRuntime } from './gpu-helpers';
+import type { GpuRuntime } from '../../src/gpu/runtime';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
@@ -19,26 +19,27 @@ import { Trainer } from '../../src/train/trainer';
 import type { SftDataset } from '../../src/train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../src/train/sft-run';
 
-let gpu: GPU;
+let rt: GpuRuntime;
 let cfg: ModelConfig;
 let weights: WeightStore;
-const runtimes: GpuRuntime[] = [];
+
+/** Empties the pool (free buffers destroyed) and restarts the peak; returns the bytes still held. */
+function freshPool(): number {
+  rt.pool.trim();
+  rt.pool.resetPeak();
+  return rt.memory().allocated;
+}
 
 beforeAll(async () => {
-  gpu = (await getNodeGpu()).gpu;
+  rt = await nodeRuntime();
   const src = new NodeDirSource(join(__dirname, '../fixtures/goldens/tiny-qwen2'));
   cfg = parseModelConfig(await readJson(src, 'config.json'));
   weights = await openWeights(src);
 });
 
-afterAll(() => {
-  for (const rt of runtimes) rt.destroy();
-});
-
-/** Loads the tiny model on a fresh runtime, trains two updates, returns the pool's peak. */
+/** Loads the tiny model on an empty pool, trains two updates, returns the pool's peak. */
 async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Projection[] }): Promise<number> {
-  const rt = await GpuRuntime.create(gpu);
-  runtimes.push(rt);
+  const held = freshPool();
   const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) },
     { quant: o.quant, quantEmbeddings: o.quantEmbeddings, chunkRows: o.chunkRows, maxRows: o.maxRows, tune: false });
   const trainer = await Trainer.create(rt, model, {
@@ -51,7 +52,7 @@ async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Proje
     return { ids, mask: ids.slice(1).map(() => 1) };
   });
   for (let s = 0; s < 2; s++) await trainer.sftStep(examples, o.microBatch);
-  const peak = rt.memory().peak;
+  const peak = rt.memory().peak - held;
   await trainer.dispose();
   model.dispose();
   return peak;
@@ -89,12 +90,11 @@ describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
     for (const [mode, quant] of [['lora', 'nf4'], ['full', 'none']] as const) {
       const config = resolveSftConfig({ mode, rank: 4, batchSize: 3, microBatch: 2, steps: 4, seed: 1, recompute: mode === 'lora' }, { examples: lens.length, cfg });
       const plan = planSftRun(cfg, config, data, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8 });
-      const rt = await GpuRuntime.create(gpu);
-      runtimes.push(rt);
+      const held = freshPool();
       const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8, tune: false });
       const run = await SftRun.create(rt, model, { config, data, baseModelName: 'tiny' });
       await run.run({ onCheckpoint: async () => undefined }); // the checkpoint at the end reads every tensor back
-      const peak = rt.memory().peak;
+      const peak = rt.memory().peak - held;
       await run.dispose();
       model.dispose();
       const rel = (plan.total - peak) / peak;
