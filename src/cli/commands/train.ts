@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { CliCommand } from '../args';
 import { getNumber, getString, requireString } from '../args';
 import { parseConfig, type RlConfig } from '../../rl/config';
-import { loadTasksFor, nodeSink, openRun } from '../../rl/node-run';
+import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
+import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { command as sftCommand } from './sft';
 import { parseArgs } from '../args';
@@ -53,7 +54,7 @@ export const command: CliCommand = {
   --seed N                overrides train.seed
   --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/)
   --resume DIR            continue from a checkpoint folder (OUT/checkpoints/step-N)
-  --preview-tasks N       print the first N prompts as the model will see them and exit
+  --preview-tasks N       print the first N tasks' opening messages (and prefill) and exit
 
 trainer: sft hands the config to the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts):
 data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
@@ -63,7 +64,18 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
     const preview = getNumber(args, 'preview-tasks');
     if (preview !== undefined) {
       const tasks = loadTasksFor(cfg, 'train', log).slice(0, preview);
-      for (const t of tasks) process.stdout.write(JSON.stringify(t) + '\n');
+      const svc = await startServices(cfg);
+      try {
+        const env = buildEnvironment(cfg, svc.services);
+        const tools = env.tools().map((t) => t.name);
+        for (const t of tasks) {
+          process.stdout.write(`--- ${t.task_id}${tools.length ? ` (tools: ${tools.join(', ')})` : ''}\n`);
+          for (const m of env.initialMessages(t)) process.stdout.write(`${m.role}: ${m.content}\n`);
+          if (cfg.rollout.prefill) process.stdout.write(`assistant (prefill, mask 0): ${cfg.rollout.prefill}\n`);
+        }
+      } finally {
+        await svc.pool?.close();
+      }
       return 0;
     }
     if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv(cfg, getString(args, 'resume'))));
