@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     const after = await evaluate(run.ctx, evalTasks, k, 1);
     const r = result.history.map((h) => h.reward);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-    console.log('step reward frac_reward_zero_std kl? loss grad_norm');
+    console.log('step reward frac_reward_zero_std loss grad_norm');
     result.history.forEach((h) => console.log(`${h.step} ${h.reward.toFixed(3)} ${h.frac_reward_zero_std.toFixed(2)} ${h.loss.toFixed(4)} ${h.grad_norm.toFixed(3)}`));
     const n = Math.min(5, Math.floor(r.length / 2));
     console.log(`mean reward, first ${n} steps: ${mean(r.slice(0, n)).toFixed(3)}; last ${n} steps: ${mean(r.slice(-n)).toFixed(3)}`);
