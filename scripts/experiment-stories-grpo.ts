@@ -1,7 +1,7 @@
 // The learning experiment (not a test): GRPO on stories260K with the story env
 // (configs/stories_grpo.yaml: the story must mention the asked word), fixed seed and steps.
 // Prints the mean reward per step, and a before/after evaluation of the same prompts with the
-// same sampling seed (k samples each at temperature 1). Figures go in docs-drafts/rl.md.
+// same sampling seed (k samples each at temperature 1). Figures go in docs/rl.md.
 // Run: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx scripts/experiment-stories-grpo.ts [--steps N]
 import { readFileSync } from 'node:fs';
 import { parseArgs, getNumber, getString } from '../src/cli/args';

@@ -7,7 +7,7 @@ import { kl_grad, kl_value, type KlEstimator } from './kl';
 import { METRIC } from '../metrics/names';
 
 /**
- * How per-token losses become one number (see docs-drafts/grpo.md):
+ * How per-token losses become one number (see docs/grpo.md):
  * `token-mean`: sum over every masked token of the batch / their count (TRL `dapo`, verl default);
  * `seq-mean-token-mean`: mean over sequences of each sequence's token mean (original GRPO);
  * `seq-mean-token-sum-norm`: sum over tokens / (sequences x maxCompletionLength) (Dr. GRPO).

@@ -1,5 +1,5 @@
 // Public entry of model loading, safe for the browser and workers (no node: imports; Node code
-// adds NodeDirSource / openNodeModelSource from ./node-source). See docs-drafts/io.md.
+// adds NodeDirSource / openNodeModelSource from ./node-source). See docs/io.md.
 // Everything here is exercised by tests/unit/io-*.test.ts and tokenizer-*.test.ts.
 export { ModelLoadError } from './errors';
 export type { FileSource, ProgressFn, ProgressInfo, LoadStage } from './source';

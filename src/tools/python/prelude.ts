@@ -1,7 +1,7 @@
 // The Python half of the sandbox: run once per interpreter by sandbox-core.ts. Defines the run
 // and assert entry points, the per-run reset (builtins, sys state, new modules, cwd) and the
 // Python-level hygiene (blocked modules, socket calls, recursion cap). Defence in depth only:
-// the boundary in the browser is the worker's CSP (see docs-drafts/tools.md).
+// the boundary in the browser is the worker's CSP (see docs/tools.md).
 
 export const PRELUDE_PY = String.raw`
 import asyncio, builtins, os, shutil, sys, traceback, types
