@@ -2,7 +2,6 @@
 // made by scripts/make_goldens.py): masked cross-entropy over a 3-sequence batch on the tiny
 // Qwen2 with a non-zero LoRA adapter, LoRA gradients (f32 and NF4 base weights), 3 AdamW steps
 // with global-norm clipping, and full-mode gradients of every weight. Prints maxdiff per figure.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../src/model/config';
@@ -10,49 +9,21 @@ import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
 import { readPeftAdapter } from '../../src/model/io/peft';
-import { PROJECTIONS, hfNames, type LoraWeights, type ModelConfig, type TensorMap } from '../../src/model/types';
-import { nf4_roundtrip } from '../../src/reference/nf4';
+import { type LoraWeights, type ModelConfig, type TensorMap } from '../../src/model/types';
 import { model_logprobs } from '../../src/reference/model';
 import { model_backward, type LoraGrads } from '../../src/reference/model_backward';
 import { masked_ce } from '../../src/reference/loss';
 import { ADAMW_DEFAULTS, adamw_state, adamw_step, clip_grad_norm, type ParamGrad } from '../../src/reference/adamw';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { maxAbs } from './reference-bwd-fd';
+import { nf4Weights, readGradGoldens } from '../fixtures/goldens';
 
 const DIR = join(__dirname, '../fixtures/goldens');
 const REL_TOL = 1e-4; // gradients: max |ours - torch| / max |torch| per tensor
 
-interface LoraCase {
-  loss: number;
-  f32_vs_f64_maxrel: number;
-  grads: Record<string, { dA: number[]; dB: number[] }>;
-  steps: { loss: number; grad_norm: number }[];
-  after: Record<string, { A: number[]; B: number[] }>;
-}
-interface GradGoldens {
-  magic: string;
-  version: number;
-  regenerate: string;
-  batch: { ids: number[][]; masks: number[][]; n_tokens: number };
-  train: { lr: number; betas: [number, number]; eps: number; weight_decay: number; max_grad_norm: number; steps: number };
-  lora: { f32: LoraCase; nf4: LoraCase };
-  full: { loss: number; norms: Record<string, number>; sums: Record<string, number>; grads: Record<string, number[]> };
-}
-const golden = JSON.parse(readFileSync(join(DIR, 'grads.json'), 'utf8')) as GradGoldens;
+const golden = readGradGoldens();
 
 const rel = (ours: ArrayLike<number>, torch: ArrayLike<number>) => maxAbsDiff(ours, torch) / maxAbs(torch);
-
-function nf4Weights(cfg: ModelConfig, w: TensorMap): TensorMap {
-  const out: TensorMap = new Map(w);
-  for (let l = 0; l < cfg.numLayers; l++) {
-    for (const p of PROJECTIONS) {
-      const t = w.get(hfNames.proj(l, p));
-      if (!t) throw new Error(`missing ${hfNames.proj(l, p)}`);
-      out.set(hfNames.proj(l, p), { shape: t.shape, data: nf4_roundtrip(t.data, 64) });
-    }
-  }
-  return out;
-}
 
 function cloneLora(a: LoraWeights): LoraWeights {
   return { config: a.config, pairs: new Map([...a.pairs].map(([k, p]) => [k, { A: p.A.slice(), B: p.B.slice() }])) };

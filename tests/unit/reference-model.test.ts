@@ -10,10 +10,11 @@ import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
 import { readPeftAdapter } from '../../src/model/io/peft';
-import { PROJECTIONS, hfNames, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../../src/model/types';
+import { type LoraWeights, type ModelConfig, type TensorMap } from '../../src/model/types';
 import { nf4_roundtrip } from '../../src/reference/nf4';
 import { greedy_generate, model_forward, model_logprobs } from '../../src/reference/model';
 import { maxAbsDiff } from '../../src/reference/matmul';
+import { nf4Weights } from '../fixtures/goldens';
 
 const DIR = join(__dirname, '../fixtures/goldens');
 const TOL = 1e-4;
@@ -38,20 +39,6 @@ interface Goldens {
 }
 
 const goldens = JSON.parse(readFileSync(join(DIR, 'goldens.json'), 'utf8')) as Goldens;
-
-/** Every projection weight replaced by its NF4 round trip; embeddings and norms unchanged. */
-function nf4Weights(cfg: ModelConfig, w: TensorMap): TensorMap {
-  const out: TensorMap = new Map(w);
-  for (let l = 0; l < cfg.numLayers; l++) {
-    for (const p of PROJECTIONS as readonly Projection[]) {
-      const name = hfNames.proj(l, p);
-      const t = w.get(name);
-      if (!t) throw new Error(`missing ${name}`);
-      out.set(name, { shape: t.shape, data: nf4_roundtrip(t.data, 64) });
-    }
-  }
-  return out;
-}
 
 describe('CPU reference model vs PyTorch goldens (tiny Qwen2)', () => {
   let cfg: ModelConfig;

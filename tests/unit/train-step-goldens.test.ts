@@ -3,7 +3,6 @@
 // as PyTorch's dequantized NF4, since our loader keeps in-features 160 in f32), the adapter after
 // 3 AdamW steps with clipping through Trainer.sftStep, and full-mode gradients of every weight
 // (against the goldens' norms/sums/values and model_backward). Prints maxdiff per figure.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from './gpu-helpers';
@@ -24,25 +23,12 @@ import { GpuLoraParams } from '../../src/train/lora-params';
 import { GpuFullParams } from '../../src/train/full-params';
 import { TrainStep } from '../../src/train/train-step';
 import { Trainer } from '../../src/train/trainer';
+import { readGradGoldens } from '../fixtures/goldens';
 
 const DIR = join(__dirname, '../fixtures/goldens');
 const REL_TOL = 1e-4; // max |gpu - torch| / max |torch| per tensor
 
-interface LoraCase {
-  loss: number;
-  grads: Record<string, { dA: number[]; dB: number[] }>;
-  steps: { loss: number; grad_norm: number }[];
-  after: Record<string, { A: number[]; B: number[] }>;
-}
-interface GradGoldens {
-  magic: string;
-  version: number;
-  batch: { ids: number[][]; masks: number[][]; n_tokens: number };
-  train: { lr: number; betas: [number, number]; eps: number; weight_decay: number; max_grad_norm: number; steps: number };
-  lora: { f32: LoraCase; nf4: LoraCase };
-  full: { loss: number; norms: Record<string, number>; sums: Record<string, number>; grads: Record<string, number[]> };
-}
-const golden = JSON.parse(readFileSync(join(DIR, 'grads.json'), 'utf8')) as GradGoldens;
+const golden = readGradGoldens();
 const maxAbs = (a: ArrayLike<number>) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i])); return m; };
 const rel = (ours: ArrayLike<number>, ref: ArrayLike<number>) => maxAbsDiff(ours, ref) / maxAbs(ref);
 
