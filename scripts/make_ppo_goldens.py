@@ -3,9 +3,10 @@
 # advantages) are checked against: advantages of a 2 x G=4 reward batch under each estimator, and
 # for multi-turn episodes (prompt, assistant turns, tool output between them) the per-turn rewards
 # placed at turn ends, GAE advantages and returns for two (gamma, lambda) pairs, the clipped value
-# loss and d loss / d values, and the PPO policy loss and d loss / d logp (torch autograd, float64).
+# loss and d loss / d values, the PPO policy loss and d loss / d logp, and a value head (linear on a
+# hidden state) trained by that value loss: d loss / d h, w, b (torch autograd, float64).
 # Run: /usr/bin/python3 scripts/make_ppo_goldens.py   (Debian's python3-torch, CPU; deterministic)
-# Consumed by tests/unit/ppo-reference.test.ts; the suite never needs PyTorch.
+# Consumed by tests/unit/ppo-reference.test.ts and value-head.test.ts; the suite never needs PyTorch.
 import json
 import os
 
@@ -127,6 +128,22 @@ def main():
         print(f'gamma {gamma} lambda {lam}: value loss {vloss:.6f} (clipfrac {clipfrac:.3f}), policy loss {ploss:.6f}')
     assert 0 < cases[0]['vf_clipfrac'] < 1, 'the batch must clip some values and not others: change the seed'
 
+    # Value head: v = h w + b on a [N, C] hidden state, trained by the clipped value loss of case 0.
+    C = 8
+    h = torch.randn(N, C, generator=g, dtype=torch.float64).requires_grad_(True)
+    w = (0.3 * torch.randn(C, generator=g, dtype=torch.float64)).requires_grad_(True)
+    bias = torch.tensor([0.1], dtype=torch.float64, requires_grad=True)
+    v = h @ w + bias
+    head_old = v.detach() + sign * shift
+    ret = torch.tensor(cases[0]['returns'], dtype=torch.float64)
+    v_clip = head_old + torch.clamp(v - head_old, -VALUE_CLIP, VALUE_CLIP)
+    head_loss = ((0.5 * torch.max((v - ret) ** 2, (v_clip - ret) ** 2)) * mask).sum() / mask.sum()
+    head_loss.backward()
+    value_head = {'C': C, 'h': h.detach().flatten().tolist(), 'w': w.detach().tolist(), 'b': bias.item(),
+                  'old_values': head_old.tolist(), 'returns': ret.tolist(), 'values': v.detach().tolist(),
+                  'loss': head_loss.item(), 'dh': h.grad.flatten().tolist(), 'dw': w.grad.tolist(), 'db': bias.grad.item()}
+    print(f'value head: loss {head_loss.item():.6f} |dw| {w.grad.norm().item():.4f} db {bias.grad.item():.6f}')
+
     out = {
         'magic': 'rlstudio-ppo-goldens', 'version': 1, 'regenerate': '/usr/bin/python3 scripts/make_ppo_goldens.py',
         'torch': torch.__version__, 'seed': SEED, 'dtype': 'float64',
@@ -139,6 +156,7 @@ def main():
             'logp': logp.tolist(), 'old_logp': old_logp.tolist(),
         },
         'cases': cases,
+        'value_head': value_head,
     }
     with open(OUT, 'w') as f:
         json.dump(out, f, separators=(',', ':'))
