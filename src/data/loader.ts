@@ -1,7 +1,9 @@
 // The validating task loader: parses a JSONL file line by line, checks every field against the
 // environment's schema (src/data/schemas.ts) and keeps the good lines; each bad line is reported
 // with its line number, field and reason (`mbpp_train.jsonl:12: "tests" must be ...`) and counted,
-// never dropped silently. Tested by tests/unit/data-loader.test.ts.
+// never dropped silently. Lines come from src/data/jsonl.ts (BOM and CRLF accepted).
+// Tested by tests/unit/data-loader.test.ts.
+import { jsonlLines, parseJsonObjectLine } from './jsonl';
 import { expectation, TASK_FIELDS, type EnvName, type TaskByEnv } from './schemas';
 
 export interface LineProblem {
@@ -40,29 +42,19 @@ export function loadTasks<E extends EnvName>(env: E, text: string, fileName: str
   const maxLine = opts.maxLineChars ?? 1_000_000;
   const out: LoadResult<TaskByEnv[E]> = { tasks: [], skipped: [], warnings: [], total: 0, fileName };
   const seenIds = new Map<string, number>();
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i].replace(/\r$/, '');
-    if (!raw.trim()) continue;
-    const line = i + 1;
+  for (const { line, text: raw } of jsonlLines(text)) {
     out.total++;
     const skip = (field: string, reason: string) => out.skipped.push({ line, field, reason });
     if (raw.length > maxLine) {
       skip('', `line is ${raw.length} characters long (limit ${maxLine})`);
       continue;
     }
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (e) {
-      skip('', `not valid JSON (${(e as Error).message})`);
+    const parsed = parseJsonObjectLine(raw);
+    if (!parsed.ok) {
+      skip('', parsed.reason);
       continue;
     }
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-      skip('', 'each line must be one JSON object');
-      continue;
-    }
-    const rec = obj as Record<string, unknown>;
+    const rec = parsed.value;
     const task: Record<string, unknown> = {};
     let problem: { field: string; reason: string } | null = null;
     for (const spec of specs) {

@@ -9,6 +9,7 @@ import {
   addedToken, byteLevelBpeJson, GPT2_SPLIT_REGEX, parseMergesTxt, QWEN2_SPLIT_REGEX,
   type AddedTokenJson, type TokenizerJson,
 } from './tokenizer/json';
+import { checkTokenizerJson, checkVocabMap } from './tokenizer/validate';
 import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from './tokenizer/llama2c';
 
 export type TokenizerConfigJson = Record<string, unknown>;
@@ -100,9 +101,9 @@ export async function loadTokenizer(src: FileSource, onProgress?: ProgressFn): P
   const template = has('chat_template.jinja') ? await src.readText('chat_template.jinja') : undefined;
   let tok: Tokenizer;
   if (has('tokenizer.json')) {
-    tok = new Tokenizer((await readJson(src, 'tokenizer.json')) as TokenizerJson, config ?? {}, template);
+    tok = new Tokenizer(checkTokenizerJson(await readJson(src, 'tokenizer.json')), config ?? {}, template);
   } else if (has('vocab.json') && has('merges.txt')) {
-    const vocab = (await readJson(src, 'vocab.json')) as Record<string, number>;
+    const vocab = checkVocabMap(await readJson(src, 'vocab.json'), 'vocab.json', 'vocab');
     const merges = parseMergesTxt(await src.readText('merges.txt'));
     const added = addedTokensOf(config ?? {});
     const regex = String(config?.tokenizer_class ?? '').startsWith('Qwen2') ? QWEN2_SPLIT_REGEX : GPT2_SPLIT_REGEX;

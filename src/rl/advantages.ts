@@ -1,11 +1,22 @@
-// GRPO advantages from scalar rewards grouped by prompt, as TRL's GRPOTrainer computes them:
-// A = (r - group mean) / (std + 1e-4), std unbiased (torch.std, Bessel), of the group or the whole
-// batch; or no division (Dr. GRPO). Flags zero-variance groups and can drop them (DAPO dynamic
-// sampling). Exercised by tests/unit/grpo-reference.test.ts against the PyTorch goldens.
+// Advantages from scalar rewards grouped by prompt. GRPO as TRL computes them: (r - group mean) /
+// (std + 1e-4), std unbiased (torch.std), of the group or the batch, or no division (Dr. GRPO);
+// RLOO: r minus the mean of the other G-1 rewards; REINFORCE++: batch-normalised (optionally
+// after a group baseline). Flags zero-variance groups and can drop them (DAPO dynamic sampling).
+// Checked against PyTorch goldens by tests/unit/grpo-reference.test.ts and ppo-reference.test.ts.
 import { METRIC, rewardMeanName, rewardStdName, summarize } from '../metrics/names';
 
 /** `group`: divide by the group's std; `batch`: by the whole batch's std; `none`: no division. */
 export type AdvantageScaling = 'group' | 'batch' | 'none';
+
+/**
+ * `grpo`: group mean subtracted, divided as `scaling` says; `rloo`: r_i - mean of the other G-1
+ * rewards of its group (= G/(G-1) (r_i - group mean)); `reinforce_pp`: (r - batch mean) / (batch
+ * std + 1e-4), REINFORCE++ with its global normalisation; `reinforce_pp_baseline`: group mean
+ * subtracted first, then normalised by the batch std of the result (OpenRLHF's variant). Every
+ * statistic is per completion; `scaling` applies to `grpo` only.
+ */
+export type AdvantageEstimator = 'grpo' | 'rloo' | 'reinforce_pp' | 'reinforce_pp_baseline';
+export const ADVANTAGE_ESTIMATORS: readonly AdvantageEstimator[] = ['grpo', 'rloo', 'reinforce_pp', 'reinforce_pp_baseline'];
 
 /** Added to the std before dividing (TRL, verl). */
 export const ADVANTAGE_STD_EPS = 1e-4;
@@ -33,6 +44,8 @@ export interface AdvantageOptions {
   /** G: completions per prompt; rewards [B*G] hold group b at b*G .. b*G+G-1. */
   groupSize: number;
   scaling: AdvantageScaling;
+  /** Default `grpo`. */
+  estimator?: AdvantageEstimator;
   /** Drop the completions of zero-variance groups from `kept` (advantages are still returned for all). */
   filterZeroStd?: boolean;
 }
@@ -73,18 +86,53 @@ export function computeAdvantages(rewards: ArrayLike<number>, opts: AdvantageOpt
     zeroStd[b] = groupStd[b] <= ZERO_STD_ATOL ? 1 : 0;
   }
   const batchStd = unbiasedStd(rewards);
-  const advantages = new Float64Array(rewards.length);
-  for (let i = 0; i < rewards.length; i++) {
-    const b = Math.floor(i / G);
-    const centred = rewards[i] - groupMean[b];
-    const std = opts.scaling === 'group' ? groupStd[b] : batchStd;
-    advantages[i] = opts.scaling === 'none' ? centred : centred / (std + ADVANTAGE_STD_EPS);
-  }
+  const advantages = estimate(rewards, groupMean, groupStd, batchStd, opts);
   const kept: number[] = [];
   for (let i = 0; i < rewards.length; i++) if (!opts.filterZeroStd || !zeroStd[Math.floor(i / G)]) kept.push(i);
   let nZero = 0;
   for (let b = 0; b < B; b++) nZero += zeroStd[b];
   return { advantages, groupMean, groupStd, batchStd, zeroStd, fracRewardZeroStd: nZero / B, kept };
+}
+
+function estimate(rewards: ArrayLike<number>, groupMean: Float64Array, groupStd: Float64Array, batchStd: number, opts: AdvantageOptions): Float64Array {
+  const G = opts.groupSize, n = rewards.length;
+  const out = new Float64Array(n);
+  const estimator = opts.estimator ?? 'grpo';
+  switch (estimator) {
+    case 'grpo':
+      for (let i = 0; i < n; i++) {
+        const b = Math.floor(i / G);
+        const std = opts.scaling === 'group' ? groupStd[b] : batchStd;
+        out[i] = opts.scaling === 'none' ? rewards[i] - groupMean[b] : (rewards[i] - groupMean[b]) / (std + ADVANTAGE_STD_EPS);
+      }
+      return out;
+    case 'rloo':
+      if (G < 2) throw new Error(`computeAdvantages: rloo needs groupSize >= 2 (the baseline is the other completions of the group), got ${G}`);
+      for (let i = 0; i < n; i++) {
+        const b = Math.floor(i / G);
+        const others = (groupMean[b] * G - rewards[i]) / (G - 1);
+        out[i] = rewards[i] - others;
+      }
+      return out;
+    case 'reinforce_pp': {
+      let mean = 0;
+      for (let i = 0; i < n; i++) mean += rewards[i];
+      mean /= n;
+      for (let i = 0; i < n; i++) out[i] = (rewards[i] - mean) / (batchStd + ADVANTAGE_STD_EPS);
+      return out;
+    }
+    case 'reinforce_pp_baseline': {
+      for (let i = 0; i < n; i++) out[i] = rewards[i] - groupMean[Math.floor(i / G)];
+      let mean = 0;
+      for (let i = 0; i < n; i++) mean += out[i];
+      mean /= n;
+      const std = unbiasedStd(out);
+      for (let i = 0; i < n; i++) out[i] = (out[i] - mean) / (std + ADVANTAGE_STD_EPS);
+      return out;
+    }
+    default:
+      throw new Error(`computeAdvantages: unknown estimator "${String(estimator)}"; use one of ${ADVANTAGE_ESTIMATORS.join(', ')}`);
+  }
 }
 
 /**

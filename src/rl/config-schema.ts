@@ -3,6 +3,7 @@
 // train, log, eval). config.ts validates against FIELDS in one place and builds the README table
 // from them; tests/unit/rl-config.test.ts checks every field is documented and in README.md.
 import type { Projection } from '../model/types';
+import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator } from './advantages';
 
 export type TrainerKind = 'grpo' | 'rejection_sampling' | 'reward_weighted' | 'sft';
 export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'story';
@@ -18,7 +19,7 @@ export interface RlConfig {
     mode: 'async' | 'sync'; prefill: string | null; python_workers: number;
   };
   grpo: {
-    scale_rewards: 'group' | 'batch' | 'none'; epsilon_low: number; epsilon_high: number;
+    advantage: AdvantageEstimator; scale_rewards: 'group' | 'batch' | 'none'; epsilon_low: number; epsilon_high: number;
     loss_type: 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm'; beta: number; kl_estimator: 'k1' | 'k2' | 'k3';
     entropy_coef: number; filter_zero_std: boolean; mask_truncated_completions: boolean; num_iterations: number;
     micro_batch_size: number; max_completion_length: number;
@@ -42,7 +43,7 @@ export const DEFAULT_CONFIG: RlConfig = {
     mode: 'async', prefill: null, python_workers: 2,
   },
   grpo: {
-    scale_rewards: 'group', epsilon_low: 0.2, epsilon_high: 0.28, loss_type: 'token-mean', beta: 0, kl_estimator: 'k3',
+    advantage: 'grpo', scale_rewards: 'group', epsilon_low: 0.2, epsilon_high: 0.28, loss_type: 'token-mean', beta: 0, kl_estimator: 'k3',
     entropy_coef: 0, filter_zero_std: false, mask_truncated_completions: false, num_iterations: 1,
     micro_batch_size: 8, max_completion_length: 0,
   },
@@ -106,6 +107,10 @@ export const FIELDS: Record<string, FieldDoc> = {
   'rollout.mode': { kind: oneOf('async', 'sync'), doc: 'async: episodes keep generating while others wait on tools; sync: one at a time (debugging).' },
   'rollout.prefill': { kind: str(true), doc: 'Teacher-forced text opening every first assistant turn (mask 0), e.g. "Once upon a time".' },
   'rollout.python_workers': { kind: int(1, 16), doc: 'Pyodide workers of the Python pool (when a python tool or code tests are used).' },
+  'grpo.advantage': {
+    kind: oneOf(...ADVANTAGE_ESTIMATORS),
+    doc: 'Advantage estimator: grpo (group mean, divided per scale_rewards), rloo (leave-one-out: minus the mean of the other G-1 rewards), reinforce_pp (REINFORCE++: batch mean and std), reinforce_pp_baseline (group mean, then batch std).',
+  },
   'grpo.scale_rewards': { kind: oneOf('group', 'batch', 'none'), doc: 'Advantage divisor: the group\'s reward std, the batch\'s, or none (Dr. GRPO).' },
   'grpo.epsilon_low': { kind: num({ above: 0, below: 1 }), doc: 'PPO clip: ratios below 1 - epsilon_low are clipped.' },
   'grpo.epsilon_high': { kind: num({ above: 0 }), doc: 'Clip-higher: ratios above 1 + epsilon_high are clipped (DAPO 0.28; TRL 0.2).' },

@@ -146,6 +146,9 @@ function crossCheck(c: RlConfig, where: string): void {
   if (!c.model.path) fail('model.path is empty; set it in the config or pass --model DIR');
   if (c.lora.mode === 'full' && c.model.quant !== 'none') fail('lora.mode is "full" but model.quant is "nf4"; full fine-tuning needs f32 weights: set model.quant: none');
   if (c.trainer === 'grpo' && c.rollout.group_size < 2) fail(`rollout.group_size is ${c.rollout.group_size}; GRPO compares episodes within a group: use 2 or more`);
+  if (c.grpo.advantage !== 'grpo' && c.grpo.scale_rewards !== 'group') {
+    fail(`grpo.scale_rewards is "${c.grpo.scale_rewards}" but grpo.advantage is "${c.grpo.advantage}", which fixes its own scaling; remove scale_rewards or set advantage: grpo`);
+  }
   if (c.rollout.max_new_tokens >= c.rollout.max_tokens) fail(`rollout.max_new_tokens (${c.rollout.max_new_tokens}) must be below rollout.max_tokens (${c.rollout.max_tokens}), which also holds the prompt`);
   if (c.eval.samples > 1 && c.eval.temperature === 0) fail(`eval.samples is ${c.eval.samples} but eval.temperature is 0: greedy samples are identical; set eval.temperature > 0 (e.g. 1) for pass@k`);
   if (c.trainer === 'sft' && !c.data.dataset) fail('trainer is "sft" but data.dataset is null; set it to a chat JSONL file (or pass --dataset F)');

@@ -1,8 +1,8 @@
 // CPU reference of the GRPO objective (plain loops, float64): per-token PPO clip with decoupled
 // bounds, KL to the reference (k1/k2/k3), entropy bonus, three aggregation modes expressed as
-// per-token normaliser weights, and the gradients dlogp / dentropy the engine's backward takes.
-// The CPU twin of shaders/grpo.wgsl (launcher src/gpu/kernels/grpo.ts). Exercised by
-// tests/unit/grpo-reference.test.ts (PyTorch goldens) and grpo-gpu.test.ts.
+// per-token normaliser weights, and the gradients dlogp / dentropy the engine's backward takes;
+// advantages per sequence (GRPO, RLOO, REINFORCE++) or per row (PPO's GAE). CPU twin of
+// shaders/grpo.wgsl. Exercised by tests/unit/grpo-reference.test.ts, grpo-gpu.test.ts, ppo-reference.test.ts.
 import { kl_grad, kl_value, type KlEstimator } from './kl';
 import { METRIC } from '../metrics/names';
 
@@ -65,8 +65,10 @@ export interface GrpoTokens {
   mask: ArrayLike<number>;
   /** [S+1] sequence s owns rows offsets[s] .. offsets[s+1]-1; offsets[S] = N. */
   offsets: ArrayLike<number>;
-  /** [S] advantage of each sequence. */
+  /** [S] advantage of each sequence (GRPO, RLOO, REINFORCE++). */
   advantages: ArrayLike<number>;
+  /** [N] an advantage per row instead (PPO with GAE: src/reference/ppo.ts); `advantages` is then ignored. */
+  rowAdvantages?: ArrayLike<number>;
 }
 
 /** The whole batch's counts: pass the same one with every micro-batch so gradients add up. */
@@ -183,7 +185,7 @@ export function grpo_loss(tok: GrpoTokens, cfg: GrpoLossConfig, norm?: LossNorma
   const N = tok.logp.length;
   checkTokens(tok, cfg, N);
   const w = tokenWeights(tok.mask, tok.offsets, cfg, norm ?? batchNormaliser(tok.mask, tok.offsets));
-  const A = tokenAdvantages(tok.offsets, tok.advantages);
+  const A = tok.rowAdvantages ?? tokenAdvantages(tok.offsets, tok.advantages);
   const lo = 1 - cfg.epsilonLow, hi = 1 + cfg.epsilonHigh;
   const dlogp = new Float64Array(N), dentropy = new Float64Array(N);
   const sums = zeroSums();
@@ -223,7 +225,9 @@ function checkTokens(tok: GrpoTokens, cfg: GrpoLossConfig, N: number): void {
   if (S < 1 || tok.offsets[0] !== 0 || tok.offsets[S] !== N) {
     throw new Error(`grpo_loss: offsets must be [S+1] from 0 to N=${N}, got [${Array.from(tok.offsets).join(', ')}]`);
   }
-  if (tok.advantages.length !== S) throw new Error(`grpo_loss: ${tok.advantages.length} advantages for ${S} sequences; expected one per sequence`);
+  if (tok.rowAdvantages) {
+    if (tok.rowAdvantages.length !== N) throw new Error(`grpo_loss: rowAdvantages has ${tok.rowAdvantages.length} rows, expected [N=${N}] like logp`);
+  } else if (tok.advantages.length !== S) throw new Error(`grpo_loss: ${tok.advantages.length} advantages for ${S} sequences; expected one per sequence`);
   const rows: [string, ArrayLike<number> | undefined][] = [['mask', tok.mask], ['oldLogp', tok.oldLogp], ['refLogp', tok.refLogp], ['entropy', tok.entropy]];
   for (const [name, a] of rows) if (a && a.length !== N) throw new Error(`grpo_loss: ${name} has ${a.length} rows, expected [N=${N}] like logp`);
   if (cfg.beta > 0 && !tok.refLogp) throw new Error('grpo_loss: beta > 0 needs refLogp (the reference policy\'s log probs); set beta 0 to train without KL');

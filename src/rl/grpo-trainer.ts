@@ -46,7 +46,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   const dispatch0 = rt.dispatchCount;
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
-  const adv = computeAdvantages(totals, { groupSize: G, scaling: g.scale_rewards, filterZeroStd: g.filter_zero_std });
+  const adv = computeAdvantages(totals, { groupSize: G, scaling: g.scale_rewards, estimator: g.advantage, filterZeroStd: g.filter_zero_std });
   const kept = adv.kept;
   const advantages: (number | null)[] = Array.from(adv.advantages, (a, i) => (kept.includes(i) ? a : null));
   const metrics: Record<string, number> = { ...rewardMetrics(partsByName(rollout.rewards), totals, adv), ...rolloutMetrics(rollout) };

@@ -94,7 +94,7 @@ export function searchProxyPlugin(): Plugin {
   const make = () => {
     try {
       const config = loadSearchConfig(defaultConfigPath());
-      return createProxyHandler(new SearchService(config), { allowedOrigins: config.allowed_origins });
+      return createProxyHandler(new SearchService(config), { allowedOrigins: config.allowed_origins, allowedHosts: config.allowed_hosts });
     } catch (e) {
       const message = `search proxy settings are invalid: ${(e as Error).message}`;
       console.warn(message);

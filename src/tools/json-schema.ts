@@ -1,13 +1,17 @@
-// A small JSON-Schema validator for tool-call arguments: the subset tool signatures use
-// (type, properties, required, additionalProperties, enum, items, min/max, minLength/maxLength).
-// Errors name the path at fault. Used by registry.ts; tested by tests/unit/tools-registry.test.ts.
+// JSON-Schema checks of tool-call arguments with ajv (draft-07, the dialect of OpenAI/Qwen tool
+// signatures), so tool authors get the full schema language. Schemas are compiled once (cached
+// per schema object); ajv's errors are turned into messages that name the field at fault
+// (`arguments.city is required`). Used by registry.ts and the proxy's HTTP tools (src/server);
+// tested by tests/unit/tools-registry.test.ts and tests/unit/proxy-server.test.ts.
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 
+/** A JSON Schema; the common keywords are typed, any other draft-07 keyword is allowed. */
 export interface JsonSchema {
   type?: 'object' | 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'null';
   description?: string;
   properties?: Record<string, JsonSchema>;
   required?: string[];
-  additionalProperties?: boolean;
+  additionalProperties?: boolean | JsonSchema;
   enum?: unknown[];
   items?: JsonSchema;
   minimum?: number;
@@ -17,58 +21,60 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   default?: unknown;
+  [keyword: string]: unknown;
 }
 
-/** Returns the list of problems (empty when `value` fits `schema`). */
+/** Returns the list of problems with a value (empty when it fits). */
+export type SchemaCheck = (value: unknown) => string[];
+
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/** Compiles `schema` (once per object); throws naming `owner` when the schema itself is invalid. */
+export function compileSchema(schema: JsonSchema, owner = 'schema', path = 'arguments'): SchemaCheck {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    try {
+      fn = ajv.compile(schema);
+    } catch (e) {
+      throw new Error(`${owner}: the parameters are not a valid JSON Schema (${(e as Error).message})`);
+    }
+    compiled.set(schema, fn);
+  }
+  const check = fn;
+  return (value) => (check(value) ? [] : (check.errors ?? []).map((e) => describeError(e, path)));
+}
+
+/** Problems with `value` against `schema` (empty when it fits). */
 export function validateJson(value: unknown, schema: JsonSchema, path = 'arguments'): string[] {
-  const errors: string[] = [];
-  const t = schema.type;
-  if (t && !hasType(value, t)) {
-    errors.push(`${path} must be ${t === 'array' || t === 'object' || t === 'integer' ? 'an' : 'a'} ${t}, got ${typeOf(value)}`);
-    return errors;
-  }
-  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    errors.push(`${path} must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
-  }
-  if (typeof value === 'string') {
-    if (schema.minLength !== undefined && value.length < schema.minLength) errors.push(`${path} must have at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) errors.push(`${path} must have at most ${schema.maxLength} characters`);
-  }
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${path} must be >= ${schema.minimum}`);
-    if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${path} must be <= ${schema.maximum}`);
-  }
-  if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${path} must have at least ${schema.minItems} items`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${path} must have at most ${schema.maxItems} items`);
-    if (schema.items) value.forEach((v, i) => errors.push(...validateJson(v, schema.items as JsonSchema, `${path}[${i}]`)));
-  }
-  if (isObject(value)) {
-    for (const key of schema.required ?? []) {
-      if (!(key in value)) errors.push(`${path}.${key} is required`);
-    }
-    for (const [key, v] of Object.entries(value)) {
-      const sub = schema.properties?.[key];
-      if (sub) errors.push(...validateJson(v, sub, `${path}.${key}`));
-      else if (schema.additionalProperties === false) errors.push(`${path}.${key} is not a known parameter`);
-    }
-  }
-  return errors;
+  return compileSchema(schema, 'schema', path)(value);
 }
 
-function hasType(v: unknown, t: NonNullable<JsonSchema['type']>): boolean {
-  switch (t) {
-    case 'object': return isObject(v);
-    case 'array': return Array.isArray(v);
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'number': return typeof v === 'number' && Number.isFinite(v);
-    case 'null': return v === null;
-    default: return typeof v === t;
-  }
+/** ajv's `/a/0/b` as `arguments.a[0].b`. */
+function fieldOf(root: string, instancePath: string): string {
+  return instancePath.split('/').slice(1).reduce((p, raw) => {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    return /^\d+$/.test(key) ? `${p}[${key}]` : `${p}.${key}`;
+  }, root);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+function describeError(e: ErrorObject, root: string): string {
+  const at = fieldOf(root, e.instancePath);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `${at}.${String(p.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `${at}.${String(p.additionalProperty)} is not a known parameter`;
+    case 'type': {
+      const t = String(p.type);
+      return `${at} must be ${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}, got ${typeOf(e.data)}`;
+    }
+    case 'enum':
+      return `${at} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${at} ${e.message ?? `fails "${e.keyword}"`}`;
+  }
 }
 
 function typeOf(v: unknown): string {

@@ -1,8 +1,9 @@
 // The tool registry the agent loop calls: tools registered with a name, a description and
-// JSON-Schema parameters; rendered for Qwen2.5's <tools> prompt; calls validated, dispatched,
-// timed and capped, and never thrown: every call returns text for the model plus metrics info.
+// JSON-Schema parameters (compiled with ajv at registration); rendered for Qwen2.5's <tools>
+// prompt; calls validated, dispatched, timed and capped, and never thrown: every call returns
+// text for the model plus metrics info.
 // Tested by tests/unit/tools-registry.test.ts (and through the browser harness).
-import { validateJson, type JsonSchema } from './json-schema';
+import { compileSchema, type JsonSchema, type SchemaCheck } from './json-schema';
 import { renderToolsSystemPrompt, type QwenTool } from './qwen-tools';
 
 export interface ToolContext {
@@ -44,6 +45,7 @@ export interface RegistryOptions {
 
 export class ToolRegistry {
   private readonly byName = new Map<string, Tool>();
+  private readonly checks = new Map<string, SchemaCheck>();
   readonly options: RegistryOptions;
 
   constructor(options: Partial<RegistryOptions> = {}) {
@@ -56,6 +58,7 @@ export class ToolRegistry {
     }
     if (this.byName.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered`);
     if (tool.parameters.type !== 'object') throw new Error(`tool "${tool.name}": parameters must be a JSON Schema of type "object"`);
+    this.checks.set(tool.name, compileSchema(tool.parameters, `tool "${tool.name}"`));
     this.byName.set(tool.name, tool);
     return this;
   }
@@ -83,9 +86,9 @@ export class ToolRegistry {
 
   /** Problems with a call's arguments (empty when valid). */
   validate(name: string, args: unknown): string[] {
-    const tool = this.byName.get(name);
-    if (!tool) return [`unknown tool "${name}"; available: ${this.names.join(', ') || 'none'}`];
-    return validateJson(args, tool.parameters);
+    const check = this.checks.get(name);
+    if (!check) return [`unknown tool "${name}"; available: ${this.names.join(', ') || 'none'}`];
+    return check(args);
   }
 
   async call(name: string, args: unknown, ctx: ToolContext): Promise<ToolCallResult> {

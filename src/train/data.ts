@@ -12,6 +12,7 @@
 // per row ([T-1], used as is).
 import type { ChatMessage, ToolCall, ToolSpec } from '../agents/chat-template';
 import type { Tokenizer } from '../model/tokenizer';
+import { stripBom } from '../data/jsonl';
 import { tokenizeChat } from './chat-mask';
 
 export type SftFormat = 'messages' | 'text' | 'ids';
@@ -172,7 +173,7 @@ function exampleOf(j: Record<string, unknown>, opts: SftDataOptions): { format: 
 export function readSftJsonl(content: string, file: string, opts: SftDataOptions): SftDataset {
   if (!Number.isInteger(opts.maxLength) || opts.maxLength < 2) throw new Error(`readSftJsonl: maxLength is ${opts.maxLength}; expected an integer >= 2`);
   const ds: SftDataset = { file, lines: 0, examples: [], skipped: [], truncated: 0, tokens: 0, trainedTokens: 0 };
-  const rows = content.split(/\r?\n/);
+  const rows = stripBom(content).split(/\r?\n/);
   for (const [i, raw] of rows.entries()) {
     const line = i + 1;
     if (!raw.trim()) continue;

@@ -32,18 +32,28 @@ describe('cli generate / logprobs', () => {
     expect(r.err).toMatch(/tokens\/s/);
   });
 
-  it('logprobs: one line per input line, errors by line number', () => {
+  it('logprobs: one line per input line; bad, null and over-long lines named by line, the rest scored', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lp-'));
     const input = join(dir, 'in.jsonl'), out = join(dir, 'out.jsonl');
-    writeFileSync(input, '{"text": "Once upon a time"}\n{"ids": [1, 403, 407]}\n{oops\n');
+    const long = JSON.stringify({ ids: Array.from({ length: 600 }, (_, i) => 1 + (i % 400)) });
+    writeFileSync(input, `\uFEFF{"text": "Once upon a time"}\n{"ids": [1, 403, 407]}\n{oops\nnull\n${long}\n`);
     const r = cli('logprobs', '--model', MODEL, '--input', input, '--out', out, '--quant', 'none');
+    console.log(r.err.trim().split('\n').filter((l) => l.includes('in.jsonl')).join('\n'));
     expect(r.code).toBe(0);
-    expect(r.err).toContain('in.jsonl:3: not JSON');
+    expect(r.err).toContain('in.jsonl:3: not valid JSON');
+    expect(r.err).toContain('in.jsonl:4: is null; each line must be one JSON object');
+    expect(r.err).toMatch(/in\.jsonl:5: "ids" gives 600 tokens, more than the model's \d+; skipped/);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { logprobs?: number[]; error?: string });
-    expect(lines.length).toBe(3);
+    expect(lines.length).toBe(5);
     expect(lines[1].logprobs!.length).toBe(2);
     expect(lines[0].logprobs!.every((x) => x < 0)).toBe(true);
     expect(lines[2].error).toContain(':3:');
+    expect(lines[4].error).toContain(':5:');
+    const cut = cli('logprobs', '--model', MODEL, '--input', input, '--out', out, '--quant', 'none', '--too-long', 'truncate');
+    expect(cut.err).toMatch(/in\.jsonl:5: warning: "ids" gives 600 tokens; truncated to the model's \d+/);
+    const max = Number(/truncated to the model's (\d+)/.exec(cut.err)![1]);
+    const cutLines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { logprobs?: number[] });
+    expect(cutLines[4].logprobs!.length).toBe(max - 1);
   });
 
   it('names a missing model path and what to pass', () => {

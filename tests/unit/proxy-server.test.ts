@@ -1,8 +1,10 @@
 // The search proxy against a fake provider on 127.0.0.1: retries on 429, gives up on persistent
 // 5xx after max_retries, times out a slow provider, holds the rate limit, serves repeats (and a
-// GRPO group's concurrent identical queries) from one provider call, refuses foreign origins and
-// missing tokens, validates bodies, never leaks the API key, and forwards allowlisted HTTP tools.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// GRPO group's concurrent identical queries) from one provider call, refuses foreign Hosts (before
+// any token), foreign origins and missing tokens, validates bodies and HTTP-tool arguments (ajv),
+// stops reading endless answers, never leaks the API key, not even in part at a cut, and
+// forwards allowlisted HTTP tools.
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSearchConfig, type SearchConfig } from '../../src/server/search/config';
 import { startProxyServer } from '../../src/server/proxy/server';
@@ -157,5 +159,127 @@ describe('search proxy', () => {
     expect((await client.search('hello', 1))[0].title).toBe('Result for hello');
     expect(await client.callTool('weather', { city: 'Paris' })).toBe('sunny in Paris');
     await expect(client.callTool('nope', {})).rejects.toThrow('unknown HTTP tool "nope"');
+  });
+});
+
+/** A raw POST with the headers a browser on another site would send (fetch cannot forge Host). */
+function rawPost(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
+/** Answers with an endless body, 1 KiB at a time, and records when the reader hung up. */
+function endless(res: ServerResponse, first: string, state: { closed: boolean; sent: number }) {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write(first);
+  const timer = setInterval(() => {
+    if (res.destroyed) return;
+    res.write('y'.repeat(1024));
+    state.sent += 1024;
+  }, 1);
+  res.on('close', () => {
+    state.closed = true;
+    clearInterval(timer);
+  });
+}
+
+describe('search proxy hardening (issue 9)', () => {
+  it('answers a foreign Host (DNS rebinding) with 403 before any token is issued', async () => {
+    behaviour = (_r, body, res) => tavilyOk(res, body);
+    const p = await proxy({ allowed_hosts: ['studio.lan'] });
+    const port = new URL(p.url).port;
+    const rebound = await rawPost(p.url, '/api/session', { host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
+    console.log(`foreign Host: HTTP ${rebound.status} ${rebound.body}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain(p.handler.token);
+    expect(rebound.body).toContain('allowed_hosts');
+    for (const host of [`127.0.0.1.evil.example:${port}`, `localhost@evil.example:${port}`, '']) {
+      expect((await rawPost(p.url, '/api/session', { host, origin: `http://${host}` })).status).toBe(403);
+    }
+    const lan = await rawPost(p.url, '/api/session', { host: `studio.lan:${port}`, origin: `http://studio.lan:${port}` });
+    expect(lan.status).toBe(200);
+    expect(JSON.parse(lan.body)).toEqual({ token: p.handler.token });
+    const local = await rawPost(p.url, '/api/session', { host: `localhost:${port}`, origin: `http://localhost:${port}` });
+    expect(local.status).toBe(200);
+    expect(hits).toBe(0);
+  });
+
+  it('has no default origin: only the page\'s own origin, or one configured', async () => {
+    const c = resolveSearchConfig({});
+    expect(c.allowed_origins).toEqual([]);
+    behaviour = (_r, body, res) => tavilyOk(res, body);
+    const p = await proxy({ allowed_origins: [] });
+    expect((await p.call('/session', {}, { origin: ORIGIN })).status).toBe(403);
+    const port = new URL(p.url).port;
+    expect((await rawPost(p.url, '/api/session', { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+  });
+
+  it('checks HTTP-tool arguments against their JSON Schema before calling the tool', async () => {
+    behaviour = (_r, body, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`got ${body}`);
+    };
+    const parameters = { type: 'object', properties: { city: { type: 'string', minLength: 2 }, days: { type: 'integer', maximum: 7 } }, required: ['city'], additionalProperties: false };
+    const p = await proxy({ http_tools: [{ name: 'weather', description: 'Weather', url: `${fakeUrl}/weather`, parameters }] });
+    const bad = await p.call('/tool/weather', { arguments: { days: 9, extra: true } });
+    console.log(`invalid HTTP-tool call: HTTP ${bad.status} "${bad.body.error}"`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('invalid call to HTTP tool weather: arguments.city is required; arguments.extra is not a known parameter; arguments.days must be <= 7');
+    expect((await p.call('/tool/weather', { arguments: { city: 'P' } })).body.error).toContain('arguments.city must NOT have fewer than 2 characters');
+    expect(hits).toBe(0);
+    expect((await p.call('/tool/weather', { arguments: { city: 'Paris', days: 2 } })).body.text).toBe('got {"city":"Paris","days":2}');
+    expect(() => resolveSearchConfig({ http_tools: [{ name: 't', url: 'http://x', parameters: { type: 'object', properties: { a: { type: 'strin' } } } }] })).toThrow('http_tools "t": the parameters are not a valid JSON Schema');
+  });
+
+  it('stops reading an endless provider answer at max_response_bytes', async () => {
+    const state = { closed: false, sent: 0 };
+    behaviour = (_r, _b, res) => endless(res, '{"results": [{"title": "', state);
+    const p = await proxy({ max_response_bytes: 4096, max_retries: 0, timeout_ms: 5000 });
+    const r = await p.call('/search', { query: 'big' });
+    console.log(`endless provider: HTTP ${r.status} "${r.body.error}"; fake sent ${state.sent} bytes before the proxy hung up`);
+    expect(r.status).toBe(502);
+    expect(r.body.error).toContain('answered more than 4096 bytes (max_response_bytes)');
+    await new Promise((res) => setTimeout(res, 50));
+    expect(state.closed).toBe(true);
+  });
+
+  it('caps an endless HTTP-tool answer while reading it', async () => {
+    const state = { closed: false, sent: 0 };
+    behaviour = (_r, _b, res) => endless(res, 'start ', state);
+    const p = await proxy({ max_tool_response_bytes: 3000, http_tools: [{ name: 'big', description: 'Big', url: `${fakeUrl}/big`, parameters: { type: 'object' } }] });
+    const r = await p.call('/tool/big', { arguments: {} });
+    expect(r.status).toBe(200);
+    expect(r.body.text!.startsWith('start yyy')).toBe(true);
+    expect(r.body.text!.endsWith('\n...[answer cut at 3000 bytes]')).toBe(true);
+    expect(r.body.text!.length).toBe(3000 + '\n...[answer cut at 3000 bytes]'.length);
+  });
+
+  it('redacts the key before cutting: a key straddling the cut never leaks in part', async () => {
+    const head = KEY.slice(0, 6);
+    behaviour = (req, _b, res) => {
+      if (req.url === '/echo') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(`${'a'.repeat(95)}${KEY} and more after the key`);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results: [{ title: 't', url: 'https://example.org', content: `${'y'.repeat(45)}${KEY} rest` }] }));
+    };
+    const p = await proxy({ max_snippet_chars: 50, max_tool_response_bytes: 100, http_tools: [{ name: 'echo', description: 'Echo', url: `${fakeUrl}/echo`, parameters: { type: 'object' } }] });
+    const r = await p.call('/search', { query: 'leak' });
+    console.log(`snippet cut across the key: ${JSON.stringify(r.body.results![0].snippet)}`);
+    expect(r.body.results![0].snippet).not.toContain(head);
+    expect(r.body.results![0].snippet.startsWith(`${'y'.repeat(45)}***`)).toBe(true);
+    const t = await p.call('/tool/echo', { arguments: {} });
+    console.log(`tool answer cut across the key: ...${JSON.stringify(t.body.text!.slice(90))}`);
+    expect(t.body.text).not.toContain(head);
+    expect(t.body.text!.startsWith(`${'a'.repeat(95)}***`)).toBe(true);
   });
 });

@@ -16,6 +16,10 @@ describe('RL config validation', () => {
       .toThrow('configs/x.yaml: grpo.loss_type is "mean"; use token-mean, seq-mean-token-mean or seq-mean-token-sum-norm');
     expect(() => parseConfig(`${base}rollout:\n  group_size: 0\n`, 'c.yaml')).toThrow('c.yaml: rollout.group_size is 0; use an integer >= 1');
     expect(() => parseConfig(`${base}grpo:\n  epsilon_low: 1.5\n`, 'c.yaml')).toThrow('grpo.epsilon_low is 1.5; use a number > 0 and < 1');
+    expect(parseConfig(`${base}grpo:\n  advantage: rloo\n`, 'c.yaml').grpo.advantage).toBe('rloo');
+    expect(() => parseConfig(`${base}grpo:\n  advantage: ppo\n`, 'c.yaml')).toThrow('grpo.advantage is "ppo"; use grpo, rloo, reinforce_pp or reinforce_pp_baseline');
+    expect(() => parseConfig(`${base}grpo:\n  advantage: reinforce_pp\n  scale_rewards: none\n`, 'c.yaml'))
+      .toThrow('grpo.scale_rewards is "none" but grpo.advantage is "reinforce_pp", which fixes its own scaling');
     expect(() => parseConfig(`${base}lora:\n  targets: [q, qq]\n`, 'c.yaml')).toThrow('"qq" is not one of q, k, v, o, gate, up, down');
   });
 

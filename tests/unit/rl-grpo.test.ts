@@ -2,8 +2,9 @@
 // Pyodide pool), the call teacher-forced by rollout.prefill, a custom reward hook giving the
 // groups variance, micro-batches with gradient accumulation. Checks the anchor metric names,
 // the adapter changed, tool output masked (0) in rollouts.jsonl, the run folder's files and the
-// resume point; one step where every group has zero variance makes no update; one rejection-
-// sampling step; and `eval` (CLI) reports accuracy / pass@k. Run: npx vitest run tests/unit/rl-grpo.test.ts
+// resume point; one step where every group has zero variance makes no update; one RLOO step
+// (grpo.advantage); one rejection-sampling step; and `eval` (CLI) reports accuracy / pass@k.
+// Run: npx vitest run tests/unit/rl-grpo.test.ts
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,16 @@ describe('GRPO end to end on stories260K with the python tool', () => {
       expect(after.pairs.get(k)!.A).toEqual(p.A);
       expect(after.pairs.get(k)!.B).toEqual(p.B);
     }
+  }, 120_000);
+
+  it('runs an RLOO step: leave-one-out advantages reach the loss and the adapter updates', async () => {
+    const fixed = [1, 0, 0.5, 0.5];
+    const set = { on_rollout_end: (i: { rewards: { return: number }[] }) => { i.rewards.forEach((r, k) => { r.return = fixed[k]; }); } };
+    const rloo = await grpoStep({ ...run.ctx, cfg: { ...cfg, grpo: { ...cfg.grpo, advantage: 'rloo' } }, hooks: composeHooks(set) }, run.tasks, 9);
+    console.log(`rloo step: advantages ${JSON.stringify(rloo.advantages)} loss ${rloo.metrics.loss.toExponential(3)} grad_norm ${rloo.metrics.grad_norm.toFixed(4)}`);
+    expect(rloo.advantages).toEqual([1, -1, 0, 0]);   // G = 2: r - the other one
+    expect(rloo.updated).toBe(true);
+    expect(rloo.metrics.grad_norm).toBeGreaterThan(0);
   }, 120_000);
 
   it('runs a rejection-sampling step on the kept episodes (threshold below every reward: all kept)', async () => {

@@ -1,6 +1,7 @@
 // GSM8K -> math tasks: the final answer is what follows `####` in the reference answer, commas
 // stripped; the full reference (reasoning, calculator annotations, `####` line) is kept as
 // `solution`. Used by scripts/convert-datasets.ts; tested by tests/unit/data-convert.test.ts.
+import { requireJsonlObjects } from '../jsonl';
 import type { MathTask } from '../schemas';
 
 /** The text after the last `####`, commas removed and trimmed; null without a `####` line. */
@@ -14,11 +15,10 @@ export function gsm8kFinalAnswer(reference: string): string | null {
 /** One task per line of an original GSM8K file (`{"question", "answer"}` per line). */
 export function convertGsm8k(jsonl: string, split: string): MathTask[] {
   const tasks: MathTask[] = [];
-  jsonl.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    const o = JSON.parse(line) as { question: string; answer: string };
+  for (const { line, value } of requireJsonlObjects(jsonl, `gsm8k ${split}`)) {
+    const o = value as { question: string; answer: string };
     const answer = gsm8kFinalAnswer(o.answer);
-    if (answer === null) throw new Error(`gsm8k ${split}:${i + 1}: the answer has no "#### <number>" line`);
+    if (answer === null) throw new Error(`gsm8k ${split}:${line}: the answer has no "#### <number>" line`);
     tasks.push({
       task_id: `gsm8k/${split}/${tasks.length}`,
       question: o.question,
@@ -26,6 +26,6 @@ export function convertGsm8k(jsonl: string, split: string): MathTask[] {
       solution: o.answer,
       metadata: { source: 'gsm8k', split, index: tasks.length },
     });
-  });
+  }
   return tasks;
 }

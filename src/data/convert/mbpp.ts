@@ -2,6 +2,7 @@
 // validation, 601-974 train); the starter code is the signature of the function the tests call;
 // tasks of the hand-verified subset are flagged `metadata.sanitized`. Used by
 // scripts/convert-datasets.ts; tested by tests/unit/data-convert.test.ts.
+import { requireJsonlObjects, stripBom } from '../jsonl';
 import type { CodeTask } from '../schemas';
 
 export type MbppSplit = 'prompt' | 'test' | 'validation' | 'train';
@@ -41,9 +42,8 @@ const unixLines = (s: string) => s.replace(/\r\n?/g, '\n');
 /** Every MBPP task, grouped by official split; `sanitizedIds` flags the hand-verified ones. */
 export function convertMbpp(jsonl: string, sanitizedIds: ReadonlySet<number>): Record<MbppSplit, CodeTask[]> {
   const out: Record<MbppSplit, CodeTask[]> = { prompt: [], test: [], validation: [], train: [] };
-  for (const line of jsonl.split('\n')) {
-    if (!line.trim()) continue;
-    const o = JSON.parse(line) as MbppRecord;
+  for (const { value } of requireJsonlObjects(jsonl, 'mbpp')) {
+    const o = value as unknown as MbppRecord;
     const split = mbppSplit(o.task_id);
     const reference = unixLines(o.code);
     const task: CodeTask = {
@@ -64,5 +64,5 @@ export function convertMbpp(jsonl: string, sanitizedIds: ReadonlySet<number>): R
 
 /** Task ids of sanitized-mbpp.json (a JSON array of records with `task_id`). */
 export function sanitizedMbppIds(json: string): Set<number> {
-  return new Set((JSON.parse(json) as { task_id: number }[]).map((r) => r.task_id));
+  return new Set((JSON.parse(stripBom(json)) as { task_id: number }[]).map((r) => r.task_id));
 }

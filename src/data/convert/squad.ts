@@ -2,6 +2,7 @@
 // scripts/build-squad-corpus.ts) -> search_qa tasks, split into train/eval by article so no
 // article's paragraphs feed both sides. Used by scripts/convert-datasets.ts; tested by
 // tests/unit/data-convert.test.ts.
+import { requireJsonlObjects } from '../jsonl';
 import type { SearchQaTask } from '../schemas';
 import { splitByGroup } from '../sampling';
 
@@ -19,9 +20,8 @@ export interface SquadSplitOptions {
 
 export function convertSquadQuestions(jsonl: string, opts: SquadSplitOptions): { train: SearchQaTask[]; eval: SearchQaTask[] } {
   const all: SearchQaTask[] = [];
-  for (const line of jsonl.split('\n')) {
-    if (!line.trim()) continue;
-    const q = JSON.parse(line) as { id: string; question: string; answers: string[]; doc_id: string };
+  for (const { value } of requireJsonlObjects(jsonl, 'squad questions')) {
+    const q = value as { id: string; question: string; answers: string[]; doc_id: string };
     all.push({
       task_id: `squad/${q.id}`,
       question: q.question.trim(),

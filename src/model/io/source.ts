@@ -1,6 +1,7 @@
 // The file-source abstraction: one interface over a Node directory, dropped browser files, a
 // File System Access directory handle, or bytes in memory, so every reader below it has one
 // code path. Implementations: node-source.ts, browser-source.ts, memory-source.ts.
+import { stripBom } from '../../data/jsonl';
 import { ModelLoadError } from './errors';
 
 export interface FileSource {
@@ -31,11 +32,11 @@ export async function hasFile(src: FileSource, path: string): Promise<boolean> {
   return (await src.list()).includes(path);
 }
 
-/** Read and parse a JSON file, naming it when it is missing or not JSON. */
+/** Read and parse a JSON file (a leading BOM is accepted), naming it when it is missing or not JSON. */
 export async function readJson(src: FileSource, path: string): Promise<unknown> {
   const text = await src.readText(path);
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(stripBom(text)) as unknown;
   } catch (e) {
     throw new ModelLoadError(path, `is not valid JSON (${(e as Error).message}); re-download the file`);
   }

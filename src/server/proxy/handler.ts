@@ -1,7 +1,9 @@
 // The proxy's HTTP API under /api, as a node:http / connect middleware (mounted into the Vite
-// dev and preview servers, or served alone by main.ts). POST /api/session hands the page the
-// per-server-start token; POST /api/search and /api/tool/<name> need it and an allowed Origin.
-// Bodies are size-limited and validated; no response ever carries a key. proxy-server.test.ts.
+// dev and preview servers, or served alone by main.ts). First of all the Host header must be a
+// loopback name or a configured host (a DNS-rebinding page sends its own name: 403). Then POST
+// /api/session hands the page the per-server-start token; POST /api/search and /api/tool/<name>
+// need it and an allowed Origin (the page's own, or one configured). Bodies are size-limited and
+// validated; no response ever carries a key. Tested by tests/unit/proxy-server.test.ts.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER } from '../../tools/proxy-client';
@@ -9,8 +11,10 @@ import type { SearchService } from '../search/service';
 import { ProviderError } from '../search/resilience';
 
 export interface ProxyOptions {
-  /** Origins allowed besides the server's own (same host as the request's Host header). */
+  /** Origins allowed besides the page's own (same host as the request's Host header). */
   allowedOrigins: string[];
+  /** Hosts answered besides loopback: host names, or host:port for one port only. */
+  allowedHosts: string[];
   /** Largest request body accepted, bytes. */
   maxBodyBytes?: number;
   /** Fixed token (tests); default: 32 random bytes per handler, i.e. per server start. */
@@ -23,6 +27,21 @@ export type ProxyHandler = ((req: IncomingMessage, res: ServerResponse, next?: N
 export function createProxyHandler(service: SearchService, opts: ProxyOptions): ProxyHandler {
   const token = opts.token ?? randomBytes(32).toString('hex');
   const maxBody = opts.maxBodyBytes ?? 16 * 1024;
+
+  const configuredHosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
+  /** True when the Host header is exactly a loopback name or a configured host (with any port). */
+  const hostOk = (req: IncomingMessage): boolean => {
+    const host = (req.headers.host ?? '').toLowerCase();
+    let parsed: URL;
+    try {
+      parsed = new URL(`http://${host}`);
+    } catch {
+      return false;
+    }
+    // Refuse anything that is not plain host[:port] (userinfo, paths, ...).
+    if (!host || parsed.host !== host.replace(/:80$/, '')) return false;
+    return isLoopbackName(parsed.hostname) || configuredHosts.has(parsed.hostname) || configuredHosts.has(host);
+  };
 
   const originOk = (req: IncomingMessage): string | undefined => {
     const origin = req.headers.origin;
@@ -78,10 +97,13 @@ export function createProxyHandler(service: SearchService, opts: ProxyOptions): 
 
   const handler = (async (req: IncomingMessage, res: ServerResponse, next?: Next) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
-    if (!url.pathname.startsWith('/api/')) {
-      if (next) return next();
-      return send(res, 404, { error: 'not found' });
+    const isApi = url.pathname.startsWith('/api/');
+    if (!isApi && next) return next(); // the host server's own routes
+    if (!hostOk(req)) {
+      const shown = JSON.stringify(req.headers.host ?? '');
+      return send(res, 403, { error: `host ${shown} is not allowed: use localhost/127.0.0.1, or add the name to allowed_hosts (SEARCH_ALLOWED_HOSTS)` });
     }
+    if (!isApi) return send(res, 404, { error: 'not found' });
     const route = url.pathname.slice(4);
     const origin = originOk(req);
     if (req.method === 'OPTIONS') {
@@ -124,4 +146,10 @@ export function createProxyHandler(service: SearchService, opts: ProxyOptions): 
   }) as unknown as ProxyHandler;
   handler.token = token;
   return handler;
+}
+
+/** localhost, 127.0.0.0/8 and [::1]: names that only ever reach this machine. */
+export function isLoopbackName(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }

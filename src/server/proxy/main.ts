@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   const path = getString(args, 'config') ?? defaultConfigPath();
   const config = loadSearchConfig(path);
   const { url } = await startProxyServer(config, getNumber(args, 'port', 8787), getString(args, 'host', '127.0.0.1'));
-  console.log(`search proxy on ${url}/api (provider ${config.provider}${path ? `, settings ${path}` : ', default settings'}; allowed origins: ${config.allowed_origins.join(', ')})`);
+  const origins = config.allowed_origins.length ? config.allowed_origins.join(', ') : 'none (set allowed_origins to the studio page\'s origin)';
+  const hosts = ['localhost', '127.0.0.1', '[::1]', ...config.allowed_hosts].join(', ');
+  console.log(`search proxy on ${url}/api (provider ${config.provider}${path ? `, settings ${path}` : ', default settings'}; allowed origins: ${origins}; hosts: ${hosts})`);
 }
 
 main().catch((e: Error) => {

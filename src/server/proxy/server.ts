@@ -13,7 +13,7 @@ export function defaultConfigPath(): string | undefined {
 
 export async function startProxyServer(config: SearchConfig, port: number, host = '127.0.0.1', token?: string): Promise<{ server: Server; handler: ProxyHandler; service: SearchService; url: string }> {
   const service = new SearchService(config);
-  const handler = createProxyHandler(service, { allowedOrigins: config.allowed_origins, ...(token ? { token } : {}) });
+  const handler = createProxyHandler(service, { allowedOrigins: config.allowed_origins, allowedHosts: config.allowed_hosts, ...(token ? { token } : {}) });
   const server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const addr = server.address();

@@ -3,7 +3,7 @@
 // the environment variable named by api_key_env. Tested by tests/unit/proxy-config.test.ts.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { JsonSchema } from '../../tools/json-schema';
+import { compileSchema, type JsonSchema } from '../../tools/json-schema';
 
 export const PROVIDERS = ['tavily', 'serper', 'bing', 'searxng', 'custom'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -59,8 +59,14 @@ export interface SearchConfig {
   /** How long a (provider, query, options) answer is reused, seconds. */
   cache_ttl_s: number;
   cache_max_entries: number;
-  /** Origins allowed to call the proxy besides the server's own origin. */
+  /** Largest provider answer read, bytes; the download stops past it (HTTP 502). */
+  max_response_bytes: number;
+  /** Largest HTTP-tool answer passed on, bytes; the rest is not read. */
+  max_tool_response_bytes: number;
+  /** Origins allowed to call the proxy besides the page's own (same host as the request). */
   allowed_origins: string[];
+  /** Host names (or host:port) the proxy answers besides loopback (localhost, 127.x, [::1]). */
+  allowed_hosts: string[];
   custom?: CustomMapping;
   http_tools: HttpToolConfig[];
 }
@@ -76,7 +82,10 @@ export const defaultSearchConfig: SearchConfig = {
   max_count: 10,
   cache_ttl_s: 3600,
   cache_max_entries: 5000,
-  allowed_origins: ['http://localhost:5173', 'http://localhost:4173'],
+  max_response_bytes: 1024 * 1024,
+  max_tool_response_bytes: 64 * 1024,
+  allowed_origins: [],
+  allowed_hosts: [],
   http_tools: [],
 };
 
@@ -84,7 +93,10 @@ export const DEFAULT_KEY_ENV: Partial<Record<ProviderName, string>> = {
   tavily: 'TAVILY_API_KEY', serper: 'SERPER_API_KEY', bing: 'BING_API_KEY',
 };
 
-const NUMBER_FIELDS = ['timeout_ms', 'max_retries', 'backoff_factor', 'rate_limit_per_min', 'max_snippet_chars', 'default_count', 'max_count', 'cache_ttl_s', 'cache_max_entries'] as const;
+const NUMBER_FIELDS = [
+  'timeout_ms', 'max_retries', 'backoff_factor', 'rate_limit_per_min', 'max_snippet_chars', 'default_count', 'max_count', 'cache_ttl_s',
+  'cache_max_entries', 'max_response_bytes', 'max_tool_response_bytes',
+] as const;
 
 /** Reads `path` (YAML or JSON; optional) and SEARCH_* variables, then validates. */
 export function loadSearchConfig(path?: string, env: Record<string, string | undefined> = process.env): SearchConfig {
@@ -105,6 +117,8 @@ export function loadSearchConfig(path?: string, env: Record<string, string | und
   }
   const origins = env.SEARCH_ALLOWED_ORIGINS;
   if (origins) fromEnv.allowed_origins = origins.split(',').map((s) => s.trim()).filter(Boolean);
+  const hosts = env.SEARCH_ALLOWED_HOSTS;
+  if (hosts) fromEnv.allowed_hosts = hosts.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   return resolveSearchConfig({ ...fromFile, ...fromEnv }, path ?? 'search settings');
 }
 
@@ -136,11 +150,23 @@ export function resolveSearchConfig(raw: Record<string, unknown>, source = 'sear
     if (m.method === 'GET' && typeof m.query_param !== 'string') fail('custom.query_param is required for GET');
   }
   if (!Array.isArray(c.allowed_origins)) fail('allowed_origins must be a list of origins such as http://localhost:5173');
+  for (const o of c.allowed_origins) {
+    if (typeof o !== 'string' || !/^https?:\/\/[^/]+$/.test(o)) fail(`allowed_origins: "${String(o)}" is not an origin; write scheme://host[:port] with no path, e.g. http://localhost:5173`);
+  }
+  if (!Array.isArray(c.allowed_hosts) || c.allowed_hosts.some((h) => typeof h !== 'string' || !h || h.includes('/'))) {
+    fail('allowed_hosts must be a list of host names (optionally host:port), e.g. [studio.lan, 192.168.1.20:5173]');
+  }
+  if (c.max_response_bytes < 1024 || c.max_tool_response_bytes < 1) fail('max_response_bytes must be >= 1024 and max_tool_response_bytes >= 1');
   if (!Array.isArray(c.http_tools)) fail('http_tools must be a list');
   for (const t of c.http_tools) {
     if (!t.name || !t.url || !/^https?:\/\//.test(t.url)) fail(`http_tools: each tool needs a name and an http(s) url (${JSON.stringify(t)})`);
     t.parameters ??= { type: 'object', properties: {} };
     t.description ??= t.name;
+    try {
+      compileSchema(t.parameters, `http_tools "${t.name}"`);
+    } catch (e) {
+      fail((e as Error).message);
+    }
   }
   c.api_key_env ??= DEFAULT_KEY_ENV[c.provider];
   return c;

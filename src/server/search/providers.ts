@@ -74,8 +74,9 @@ function at(obj: unknown, path: string): unknown {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
-/** Maps a provider's JSON answer to normalized results (at most `count`, snippets cut). */
-export function parseResponse(c: SearchConfig, body: unknown, count: number): SearchResult[] {
+/** Maps a provider's JSON answer to normalized results (at most `count`); every field is
+ * redacted first and only then are snippets cut, so no part of a secret survives the cut. */
+export function parseResponse(c: SearchConfig, body: unknown, count: number, redact: (s: string) => string = (s) => s): SearchResult[] {
   const fields = {
     tavily: { list: 'results', title: 'title', url: 'url', snippet: 'content' },
     serper: { list: 'organic', title: 'title', url: 'link', snippet: 'snippet' },
@@ -88,10 +89,10 @@ export function parseResponse(c: SearchConfig, body: unknown, count: number): Se
   if (!Array.isArray(list)) throw new Error(`search provider ${c.provider}: "${fields.list}" in the response is not a list`);
   const max = c.max_snippet_chars;
   return list.slice(0, count).map((item) => {
-    const snippet = str(at(item, fields.snippet)).replace(/\s+/g, ' ').trim();
+    const snippet = redact(str(at(item, fields.snippet))).replace(/\s+/g, ' ').trim();
     return {
-      title: str(at(item, fields.title)).trim(),
-      url: str(at(item, fields.url)),
+      title: redact(str(at(item, fields.title))).trim(),
+      url: redact(str(at(item, fields.url))),
       snippet: snippet.length > max ? `${snippet.slice(0, max)}...` : snippet,
     };
   });

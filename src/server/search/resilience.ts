@@ -1,7 +1,8 @@
-// What keeps the proxy polite and cheap: fetch with a per-attempt timeout and exponential-backoff
-// retries (timeouts, network errors, 429, 5xx), a token bucket on provider calls, and a TTL cache
-// that also merges identical in-flight queries (a GRPO group's G samples hit the provider once).
-// Tested by tests/unit/proxy-server.test.ts.
+// What keeps the proxy polite and cheap: fetch with a per-attempt timeout, exponential-backoff
+// retries (timeouts, network errors, 429, 5xx) and a streamed size cap, a token bucket on provider
+// calls, and a TTL cache that also merges identical in-flight queries (a GRPO group's G samples
+// hit the provider once). Tested by tests/unit/proxy-server.test.ts.
+import { readCapped } from './body';
 
 export class ProviderError extends Error {
   constructor(message: string, readonly status: number) {
@@ -16,6 +17,8 @@ export interface RetryOptions {
   /** Seconds; the wait before retry n is backoffFactor * 2^n. */
   backoffFactor: number;
   label: string;
+  /** Largest answer accepted, bytes; the download stops past it. */
+  maxBytes: number;
   signal?: AbortSignal;
 }
 
@@ -40,9 +43,10 @@ export async function fetchJsonWithRetry(url: string, init: RequestInit, o: Retr
     try {
       const res = await fetch(url, { ...init, signal: ac.signal });
       if (res.ok) {
-        const text = await res.text();
+        const body = await readCapped(res, o.maxBytes);
+        if (body.over) throw new ProviderError(`${o.label} answered more than ${o.maxBytes} bytes (max_response_bytes); raise the limit or ask for fewer results`, 502);
         try {
-          return JSON.parse(text) as unknown;
+          return JSON.parse(new TextDecoder().decode(body.bytes)) as unknown;
         } catch {
           throw new ProviderError(`${o.label} answered with something that is not JSON`, 502);
         }

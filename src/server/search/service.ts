@@ -1,9 +1,12 @@
 // SearchService: the server-side search used by the proxy and by the CLI: validated query ->
 // cache -> rate limit -> provider (with retries) -> normalized results; and user-defined HTTP
-// tools (POST JSON to their configured URL). Keys are redacted from every error it raises.
-// Tested by tests/unit/proxy-server.test.ts.
+// tools (arguments checked against their JSON Schema with ajv, then POSTed as JSON to their
+// configured URL). Answers are size-capped while streaming; keys are redacted from every result
+// and error before anything is cut. Tested by tests/unit/proxy-server.test.ts.
 import type { SearchResult } from '../../tools/search/types';
 import { providerKey, type SearchConfig } from './config';
+import { compileSchema, type SchemaCheck } from '../../tools/json-schema';
+import { readCappedText, redactSecrets } from './body';
 import { buildRequest, parseResponse } from './providers';
 import { ProviderError, TokenBucket, TtlCache, fetchJsonWithRetry } from './resilience';
 
@@ -17,15 +20,22 @@ export class SearchService {
   private readonly bucket: TokenBucket;
   /** Provider requests actually sent (cache misses that passed the rate limit). */
   providerCalls = 0;
+  private readonly toolChecks = new Map<string, SchemaCheck>();
 
   constructor(readonly config: SearchConfig, private readonly env: Record<string, string | undefined> = process.env) {
     this.cache = new TtlCache(config.cache_ttl_s * 1000, config.cache_max_entries);
     this.bucket = new TokenBucket(config.rate_limit_per_min);
+    for (const t of config.http_tools) this.toolChecks.set(t.name, compileSchema(t.parameters, `http_tools "${t.name}"`));
+  }
+
+  /** The secrets no answer may carry: the provider key, when one is set. */
+  private secrets(): string[] {
+    const key = this.config.api_key_env ? this.env[this.config.api_key_env] : undefined;
+    return key ? [key] : [];
   }
 
   private redact(message: string): string {
-    const key = this.config.api_key_env ? this.env[this.config.api_key_env] : undefined;
-    return key ? message.split(key).join('***') : message;
+    return redactSecrets(message, this.secrets());
   }
 
   async search(query: string, count: number = this.config.default_count, signal?: AbortSignal): Promise<SearchAnswer> {
@@ -50,13 +60,13 @@ export class SearchService {
       }
       this.providerCalls++;
       const body = await fetchJsonWithRetry(req.url, req.init, {
-        timeoutMs: c.timeout_ms, maxRetries: c.max_retries, backoffFactor: c.backoff_factor, label: `search provider ${c.provider}`, signal,
+        timeoutMs: c.timeout_ms, maxRetries: c.max_retries, backoffFactor: c.backoff_factor, label: `search provider ${c.provider}`,
+        maxBytes: c.max_response_bytes, signal,
       });
-      return parseResponse(c, body, count);
+      return parseResponse(c, body, count, (s) => this.redact(s));
     });
     try {
-      const results = (await value).map((r) => ({ title: this.redact(r.title), url: this.redact(r.url), snippet: this.redact(r.snippet) }));
-      return { results, cached: hit };
+      return { results: await value, cached: hit };
     } catch (e) {
       const status = e instanceof ProviderError ? e.status : 502;
       throw new ProviderError(this.redact((e as Error).message), status);
@@ -67,17 +77,23 @@ export class SearchService {
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     const tool = this.config.http_tools.find((t) => t.name === name);
     if (!tool) throw new ProviderError(`unknown HTTP tool "${name}"; configured: ${this.config.http_tools.map((t) => t.name).join(', ') || 'none'}`, 404);
+    const problems = this.toolChecks.get(name)!(args);
+    if (problems.length) throw new ProviderError(`invalid call to HTTP tool ${name}: ${problems.join('; ')}`, 400);
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), tool.timeout_ms ?? this.config.timeout_ms);
     signal?.addEventListener('abort', () => ac.abort(), { once: true });
     try {
       const res = await fetch(tool.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args), signal: ac.signal });
-      const text = (await res.text()).slice(0, 64 * 1024);
-      if (!res.ok) throw new ProviderError(`HTTP tool ${name} answered HTTP ${res.status}`, 502);
-      return text;
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new ProviderError(`HTTP tool ${name} answered HTTP ${res.status}`, 502);
+      }
+      const max = this.config.max_tool_response_bytes;
+      const { text, cut } = await readCappedText(res, max, this.secrets());
+      return cut ? `${text}\n...[answer cut at ${max} bytes]` : text;
     } catch (e) {
       if (e instanceof ProviderError) throw e;
-      throw new ProviderError(ac.signal.aborted ? `HTTP tool ${name} timed out` : `HTTP tool ${name} failed: ${(e as Error).message}`, 504);
+      throw new ProviderError(this.redact(ac.signal.aborted ? `HTTP tool ${name} timed out` : `HTTP tool ${name} failed: ${(e as Error).message}`), 504);
     } finally {
       clearTimeout(timer);
     }

@@ -2,6 +2,7 @@
 // {"id","title","text"} per line, e.g. datasets/squad_corpus.jsonl) indexed with BM25 and
 // searched through the same SearchBackend interface as the web. No proxy or network needed.
 // Tested by tests/unit/tools-search.test.ts; recall@5 printed by scripts/bench-tools.ts.
+import { describeJsonValue, jsonlLines, parseJsonObjectLine } from '../../data/jsonl';
 import { Bm25Index } from './bm25';
 import type { SearchBackend, SearchResult } from './types';
 
@@ -11,20 +12,38 @@ export interface CorpusDoc {
   text: string;
 }
 
-export function parseCorpusJsonl(jsonl: string, source = 'corpus'): CorpusDoc[] {
-  const docs: CorpusDoc[] = [];
-  jsonl.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    let o: Partial<CorpusDoc>;
-    try {
-      o = JSON.parse(line) as Partial<CorpusDoc>;
-    } catch (e) {
-      throw new Error(`${source}:${i + 1}: not JSON (${(e as Error).message})`);
+export interface CorpusReadResult {
+  docs: CorpusDoc[];
+  /** `file:line: "field" reason` for each line that was skipped. */
+  skipped: string[];
+}
+
+/** Every good line as a document; bad lines (not an object, no string "text") are listed, not fatal. */
+export function readCorpusJsonl(jsonl: string, source = 'corpus'): CorpusReadResult {
+  const out: CorpusReadResult = { docs: [], skipped: [] };
+  for (const { line, text } of jsonlLines(jsonl)) {
+    const p = parseJsonObjectLine(text);
+    if (!p.ok) {
+      out.skipped.push(`${source}:${line}: ${p.reason}`);
+      continue;
     }
-    if (typeof o.text !== 'string') throw new Error(`${source}:${i + 1}: each line needs a string "text" (and "id", "title")`);
-    docs.push({ id: String(o.id ?? i), title: String(o.title ?? ''), text: o.text });
-  });
-  return docs;
+    const o = p.value;
+    if (typeof o.text !== 'string') {
+      out.skipped.push(`${source}:${line}: "text" is ${describeJsonValue(o.text)}; each line needs a string "text" (and "id", "title")`);
+      continue;
+    }
+    out.docs.push({ id: String(o.id ?? line - 1), title: String(o.title ?? ''), text: o.text });
+  }
+  return out;
+}
+
+/** The documents of a corpus file; skipped lines are reported on the console, and a corpus with
+ * no good line at all is an error naming its first problems. */
+export function parseCorpusJsonl(jsonl: string, source = 'corpus'): CorpusDoc[] {
+  const r = readCorpusJsonl(jsonl, source);
+  if (!r.docs.length) throw new Error(`${source}: no document loaded${r.skipped.length ? `:\n  ${r.skipped.slice(0, 3).join('\n  ')}` : ' (the file is empty)'}`);
+  for (const s of r.skipped) console.warn(`skipped ${s}`);
+  return r.docs;
 }
 
 export interface CorpusSearchOptions {
