@@ -71,6 +71,13 @@ print(json.dumps([r.PARTS, [f.__name__ for f in r.REWARD_FUNCS], c["parts"], r.C
     expect(names).toEqual(parts);
     expect(cfgParts).toEqual(parts);
     expect(fmt).toBe('boxed');
+    // The python tool TRL would call: output, failures as "Error: ..." (what the reward files count), our description.
+    const tool = JSON.parse(py(out, `import json, tools, rl_common
+row = json.loads(open("data/train.jsonl").readline())
+[fn] = tools.tools_for(row["tools"])
+ok, bad = fn(code="print(6 * 7)"), fn(code="1/0")
+print(json.dumps([ok, bad.splitlines()[-1], rl_common.tool_failed({"content": bad}), rl_common.tool_failed({"content": ok}), fn.__doc__.splitlines()[0]]))`)) as [string, string, boolean, boolean, string];
+    expect(tool).toEqual(['42', 'ZeroDivisionError: division by zero', true, false, env.tools()[0].description]);
   }, 60_000);
 
   it('verl: compute_score on verl rows equals our env grading the same single-turn answers (math); story rows', async () => {

@@ -207,7 +207,7 @@ describe.skipIf(!existsSync(DIR) || !existsSync(PYTHON))('TRL bundle reward file
     compare('math', rows, scored);
   }, 120_000);
 
-  it('code_exec (MBPP, graded in Pyodide vs a python3 subprocess)', async () => {
+  it('code_exec (MBPP, graded in Pyodide vs forked python3 processes)', async () => {
     const p = preset('configs/code_exec_grpo.yaml');
     const all = p.tasks as CodeTask[];
     const tasks = Array.from({ length: N }, (_, i) => all[i % all.length]);

@@ -48,7 +48,7 @@ export function perDeviceBatch(c: RlConfig, gpus: number): { perDevice: number; 
 }
 
 export const FIELD_MAP: readonly FieldMap[] = [
-  { ours: 'model.path', trl: 'model (train_grpo.py --model)', trlValue: (c) => c.model.path, verl: `${AR}.model.path`, verlValue: (c) => c.model.path, note: 'a Hugging Face id or folder of the same base model' },
+  { ours: 'model.path', trl: 'model (train_grpo.py --model)', trlValue: (c) => c.model.path, verl: `${AR}.model.path`, verlValue: (c) => c.model.path, note: 'a Hugging Face id or folder of the same base model (a llama2.c .bin needs converting to a Hugging Face folder first)' },
   { ours: 'model.quant', trl: 'model_init_kwargs.quantization_config', trlValue: (c) => (c.model.quant === 'nf4' ? 'nf4 (train_grpo.py --load-in-4bit)' : null), verl: null, note: 'TRL: bitsandbytes NF4 (QLoRA) when nf4; verl trains bf16 weights' },
   { ours: 'rollout.batch_size', trl: 'per_device_train_batch_size x gradient_accumulation_steps x GPUs / num_generations', trlValue: (c) => c.rollout.batch_size, verl: 'data.train_batch_size', verlValue: (c) => c.rollout.batch_size, note: 'prompts per step' },
   { ours: 'rollout.group_size', trl: 'num_generations', trlValue: (c) => c.rollout.group_size, verl: `${AR}.rollout.n`, verlValue: (c) => c.rollout.group_size },

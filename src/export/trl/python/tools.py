@@ -2,10 +2,12 @@
 
 `search(query)`: BM25 over the exported corpus.jsonl, ported from src/tools/search/bm25.ts and
 corpus.ts (same tokenizer, stop words, stemmer, k1 = 1.2, b = 0.75, ranking and `[Title]
-snippet` text). `python(code)`: runs code in a fresh python3 process under a timeout and
-returns stdout then stderr. Failures come back as text starting with "Error: " (never raised),
-so the reward files read a failed call the way they read RL Studio's. Each tool's description
-is the one our environment shows the model. Standard library only; search ranking is compared
+snippet` text; snippets are cut at 500 code points where ours cuts at 500 UTF-16 units).
+`python(code)`: runs code in a fresh python3 process under a timeout and returns stdout then
+stderr; unlike our sandbox, variables do not persist between the calls of an episode (TRL's
+tool callables are not told which episode calls them). Failures come back as text starting
+with "Error: " (never raised), so the reward files count a failed call as they count ours.
+Each tool's description is the one our environment shows the model. Standard library only; search ranking is compared
 with ours by tests/unit/export-trl-bundle.test.ts.
 """
 import json
