@@ -129,7 +129,7 @@ print(json.dumps([[tools._corpus["docs"][d]["id"] for d, _ in tools._corpus["ind
     const cfg = parseConfig(readFileSync('configs/code_exec_grpo.yaml', 'utf8'), 'code');
     expect(() => perDeviceBatch(cfg, 5)).toThrow(/32 completions per step do not split over 5 GPUs; pick --gpus dividing 32/);
     expect(perDeviceBatch(cfg, 8)).toEqual({ perDevice: 2, accumulation: 2 });
-    await expect(command.run(parseArgs(['--config', 'configs/code_exec_grpo.yaml', '--out', join(work, 'x'), '--adapter', 'configs']))).rejects.toThrow(/--adapter configs: no adapter_config.json there/);
+    await expect(command.run(parseArgs(['--config', 'configs/code_exec_grpo.yaml', '--out', join(work, 'x'), '--adapter', 'configs']))).rejects.toThrow(/--adapter configs: no adapter_config.json in configs/);
     await expect(command.run(parseArgs(['--config', 'configs/rejection_stories.yaml', '--out', join(work, 'y')]))).rejects.toThrow(/set trainer: grpo/);
   });
 });

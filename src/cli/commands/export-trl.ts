@@ -29,9 +29,9 @@ function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
 }
 
 /** Every file of an adapter folder (adapter_config.json + adapter_model.safetensors). */
-function readAdapter(dir: string): Map<string, Uint8Array> {
+function readAdapter(dir: string, flag: string): Map<string, Uint8Array> {
   if (!existsSync(join(dir, 'adapter_config.json'))) {
-    throw new Error(`--adapter ${dir}: no adapter_config.json there; pass the adapter/ folder a \`train\` run wrote (OUT/adapter)`);
+    throw new Error(`${flag}: no adapter_config.json in ${dir}; pass the adapter/ folder a \`train\` run wrote (OUT/adapter), or the run folder holding it`);
   }
   const files = new Map<string, Uint8Array>();
   for (const name of readdirSync(dir)) {
@@ -69,7 +69,9 @@ The bundle's README.md has the accelerate launch command; CONFIG_MAP.md maps eve
     const evalTasks = cfg.data.env === 'story' ? [] : loadTasksFor(cfg, 'eval', log);
     const python = new Map<string, string>();
     for (const name of [...COMMON_PY, ...REWARD_PY[cfg.data.env]]) python.set(name, readPython(name));
-    const files = buildBundle({ cfg, env, tasks, evalTasks, adapter: adapterDir ? readAdapter(adapterDir) : null, python, corpus, gpus });
+    const adapterFlag = getString(args, 'adapter') ? `--adapter ${adapterDir}` : `--run ${run}`;
+    const adapter = adapterDir ? readAdapter(adapterDir, adapterFlag) : null;
+    const files = buildBundle({ cfg, env, tasks, evalTasks, adapter, python, corpus, gpus });
     await writeFiles(out, files);
     if (!adapterDir) log('no --run or --adapter: the bundle starts from a fresh LoRA (train_grpo.py --adapter "")\n');
     log(`bundle written to ${out} (${files.size} files, ${tasks.length} train tasks); next: see ${join(out, 'README.md')}\n`);
