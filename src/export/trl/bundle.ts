@@ -1,0 +1,107 @@
+// Builds a TRL bundle as a file map (name -> bytes), with no file access, from a validated RL
+// config, its environment, the train / eval tasks, the run's adapter files and the Python
+// sources: data/*.jsonl, verl/*, the reward files, reward_config.json, grpo_config.json,
+// CONFIG_MAP.md, README.md, adapter/. The export-trl command (Node) reads inputs and writes the
+// map. Tested by tests/unit/export-trl-bundle.test.ts.
+import type { Task } from '../../data/schemas';
+import type { StoryTask } from '../../envs/story/env';
+import type { Environment } from '../../envs/types';
+import type { RlConfig, RlEnvName } from '../../rl/config-schema';
+import { configMapTable, grpoConfig, verlOverrides, type Json, type MapContext } from './config-map';
+import { bundleReadme } from './readme';
+import { trlPromptRow, verlRow, type TrlPromptRow } from './rows';
+
+/** The reward parts of each environment, in the order of the reward files' REWARD_FUNCS. */
+export const REWARD_PARTS: Record<RlEnvName, readonly string[]> = {
+  math: ['correctness', 'format', 'tool_use', 'tool_errors'],
+  code_exec: ['correctness', 'pass_rate', 'format', 'tool_use', 'tool_errors'],
+  search_qa: ['correctness', 'em', 'f1', 'format', 'tool_use', 'tool_errors'],
+  story: ['mentions', 'length'],
+};
+
+export interface BundleInputs {
+  cfg: RlConfig;
+  env: Environment<Task>;
+  tasks: (Task | StoryTask)[];
+  evalTasks: (Task | StoryTask)[];
+  /** The run's adapter folder (name -> bytes), or null to start from a fresh LoRA. */
+  adapter: Map<string, Uint8Array> | null;
+  /** Python sources by file name (the shared ones and this environment's). */
+  python: Map<string, string>;
+  /** search_qa: the corpus JSONL text the search tool reads. */
+  corpus: string | null;
+  gpus: number;
+}
+
+const enc = new TextEncoder();
+const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
+
+/** The environment's settings the reward file needs beyond weights (reward_config.json "config"). */
+function rewardSettings(cfg: RlConfig): Record<string, Json> {
+  return cfg.data.env === 'math' ? { answer_format: cfg.env.answer_format } : {};
+}
+
+/** Why verl is not a direct map for this environment, or null when it is. */
+export function verlLimit(cfg: RlConfig, tools: string[]): string | null {
+  if (!tools.length) return null;
+  return `Not a direct map for this environment: it uses tools (${tools.join(', ')}), and verl runs tools through its own ` +
+    'agent loop (a tool class per tool and a tool_config YAML, `actor_rollout_ref.rollout.multi_turn.tool_config_path`), ' +
+    'which our tools do not implement. The data and single-turn reward still work: with the overrides below verl trains ' +
+    'without tools, and the reward file grades each response as one turn.';
+}
+
+export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
+  const { cfg } = b;
+  const env = cfg.data.env;
+  if (cfg.trainer !== 'grpo') throw new Error(`export-trl maps GRPO runs; this config has trainer: ${cfg.trainer} (set trainer: grpo)`);
+  if (!b.tasks.length) throw new Error('export-trl: no training tasks; check data.dataset and data.max_tasks');
+  const tools = b.env.tools().map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const rowOf = (t: Task | StoryTask): TrlPromptRow => trlPromptRow(env, t, b.env.initialMessages(t as Task), tools);
+  const train = b.tasks.map(rowOf);
+  const evalRows = b.evalTasks.map(rowOf);
+  const parts = REWARD_PARTS[env];
+  const weights = b.env.weights;
+  const m: MapContext = { gpus: b.gpus, rewardNames: parts, rewardWeights: parts.map((p) => weights[p] ?? 0) };
+  const grpo = grpoConfig(cfg, m);
+  delete grpo.reward_weights; // train_grpo.py sets them from reward_config.json (one source of truth)
+
+  const files = new Map<string, Uint8Array>();
+  const put = (name: string, text: string) => files.set(name, enc.encode(text));
+  put('data/train.jsonl', jsonl(train));
+  if (evalRows.length) put('data/eval.jsonl', jsonl(evalRows));
+  put('verl/train.jsonl', jsonl(train.map((r, i) => verlRow(env, r, i, 'train'))));
+  if (evalRows.length) put('verl/eval.jsonl', jsonl(evalRows.map((r, i) => verlRow(env, r, i, 'eval'))));
+  put('verl/to_parquet.py', VERL_TO_PARQUET);
+  put('grpo_config.json', json(grpo));
+  put('reward_config.json', json({
+    env, module: `reward_${env}`, parts, weights, config: rewardSettings(cfg),
+    base_model: cfg.model.path, quant: cfg.model.quant,
+    lora: { r: cfg.lora.rank, lora_alpha: cfg.lora.alpha, target_modules: cfg.lora.targets.map((t) => `${t}_proj`), use_rslora: cfg.lora.rslora },
+  }));
+  for (const [name, text] of b.python) put(name, text);
+  if (env === 'search_qa') {
+    if (b.corpus === null) throw new Error('export-trl: search_qa needs the corpus (data.corpus or datasets/squad_corpus.jsonl)');
+    put('corpus.jsonl', b.corpus);
+  }
+  for (const [name, bytes] of b.adapter ?? []) files.set(`adapter/${name}`, bytes);
+  const table = configMapTable(cfg, m);
+  put('CONFIG_MAP.md', `# Config map: RL Studio -> TRL GRPOConfig / verl\n\n${table}\n`);
+  const overrides = verlOverrides(cfg, m);
+  if (evalRows.length) overrides.push('data.val_files=verl/eval.parquet');
+  put('README.md', bundleReadme({
+    cfg, gpus: b.gpus, tasks: train.length, evalTasks: evalRows.length, tools: tools.map((t) => t.function.name),
+    adapter: b.adapter !== null, table, verlOverrides: overrides, verlNote: verlLimit(cfg, tools.map((t) => t.function.name)),
+  }));
+  return files;
+}
+
+const VERL_TO_PARQUET = `"""Converts the bundle's verl JSONL files to the Parquet files verl reads (needs \`datasets\`)."""
+import os
+from datasets import load_dataset
+
+for split in ("train", "eval"):
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{split}.jsonl")
+    if os.path.exists(src):
+        load_dataset("json", data_files=src, split="train").to_parquet(src[: -len(".jsonl")] + ".parquet")
+`;
