@@ -33,7 +33,7 @@ const TEMPLATE = [
 const ADD: ToolSpec = { type: 'function', function: { name: 'add', description: 'Add two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } };
 const CALL_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
 const ANSWER = 'The answer is 5.';
-const USER: ChatMessage = { role: 'user', content: 'Add 2 and 3.' };
+const USER = { role: 'user' as const, content: 'Add 2 and 3.' };
 
 let srv: RunningServer, model: GpuModel, client: OpenAI, out: string;
 
