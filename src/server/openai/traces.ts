@@ -67,7 +67,7 @@ export class TraceStore {
   readonly dir: string | null;
   private readonly rollouts = new Map<string, CallRecord[]>();
   private readonly maxRollouts: number;
-  /** Records written (for the load script's "no lost trace" check). */
+  /** Call records stored (for /health and the load script's "no lost trace" check). */
   written = 0;
 
   constructor(opts: TraceStoreOptions) {
@@ -89,6 +89,7 @@ export class TraceStore {
     this.rollouts.set(id, list.concat(records));
     while (this.rollouts.size > this.maxRollouts) this.rollouts.delete(this.rollouts.keys().next().value as string);
     this.append(CALLS_FILE, records);
+    this.written += records.length;
   }
 
   reward(rolloutId: string, value: number | number[]): RewardRecord {
@@ -103,6 +104,5 @@ export class TraceStore {
 
   private append(file: string, rows: object[]): void {
     if (this.dir) appendFileSync(join(this.dir, file), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    this.written += rows.length;
   }
 }
