@@ -3,7 +3,7 @@
 // batching of concurrent requests, OpenAI-shaped errors (400/401/403/404/413/429), captured traces
 // (mask exactly on sampled tokens, log-probs vs a fresh forward, maxdiff printed), token-faithful
 // multi-turn and divergence reports, and the reward endpoint.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,29 @@ describe('serve: the official openai client against stories260K on 127.0.0.1', (
     } finally {
       await locked.close();
     }
+  });
+
+  it('cancels the choices of a client that goes away mid-stream', async () => {
+    const ac = new AbortController();
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [user('A long story')], max_tokens: 200, stream: true, metadata: { rollout_id: 'gone' } }, { signal: ac.signal });
+    let chunks = 0;
+    try {
+      for await (const ch of stream) {
+        if (ch.choices[0]?.delta.content && ++chunks === 2) ac.abort();
+      }
+    } catch {
+      // Depending on timing the SDK ends the iteration quietly or throws an abort error.
+    }
+    expect(chunks).toBe(2);
+    // The trace is still written, ended early with finish_reason "cancelled".
+    let rec: CallRecord | undefined;
+    for (let i = 0; i < 100 && !rec; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (existsSync(join(out, 'traces', 'calls.jsonl'))) rec = readJsonl<CallRecord>('calls.jsonl').find((c) => c.rollout_id === 'gone');
+    }
+    console.log(`cancelled after ${rec!.tokens.length - rec!.prompt_length} of at most 200 tokens`);
+    expect(rec!.finish_reason).toBe('cancelled');
+    expect(rec!.tokens.length - rec!.prompt_length).toBeLessThan(200);
   });
 
   it('captures traces: mask exactly on sampled tokens, log-probs equal a fresh forward; rewards recorded', async () => {

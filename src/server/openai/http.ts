@@ -135,13 +135,14 @@ async function chat(req: IncomingMessage, res: ServerResponse, deps: ChatDeps, o
   let cancel: (() => void) | null = null, finished = false;
   res.on('close', () => { if (!finished) cancel?.(); });
   const emit = r.stream ? (chunk: object) => {
+    if (res.destroyed || res.writableEnded) return; // the client went away; its choices are being cancelled
     if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   } : null;
   const out = await chatCompletion(deps, r, ref, emit, (c) => { cancel = c; });
   finished = true;
   if (emit) {
-    res.end('data: [DONE]\n\n');
+    if (!res.destroyed) res.end('data: [DONE]\n\n');
     return;
   }
   res.writeHead(200, {

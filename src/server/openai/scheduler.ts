@@ -160,6 +160,13 @@ export class Scheduler {
     }
     for (let i = 0; i < this.pending.length; i++) {
       const g = this.pending[i];
+      if (g.seqs.every((s) => s.cancelled)) {
+        // The client left before its request got a slot.
+        this.pending.splice(i--, 1);
+        for (const s of g.seqs) s.out.finish = 'cancelled';
+        g.resolve(g.seqs.map((s) => s.out));
+        continue;
+      }
       // First come, first served: an older request with other settings waits for this batch to drain.
       if (!sameKey(g.key, key) || g.seqs.length > B - used.size) break;
       this.pending.splice(i--, 1);

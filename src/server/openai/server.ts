@@ -39,7 +39,8 @@ export async function startServe(rt: GpuRuntime, model: GpuModel, tok: Tokenizer
   const deps: ChatDeps = { served: { id: o.modelId, rt, model, tok, modelEosTokenIds, created: Math.floor(Date.now() / 1000) }, scheduler, traces };
   // The loopback names, plus the host the server was bound to when that is something else.
   const allowedHosts = o.http.allowedHosts ?? [...LOOPBACK_HOSTS, ...(LOOPBACK_HOSTS.includes(o.host) || o.host === '0.0.0.0' ? [] : [o.host])];
-  const handler = createServeHandler(deps, { ...o.http, allowedHosts });
+  // The n choices of a request run in one batch: n can be at most the batch.
+  const handler = createServeHandler(deps, { ...o.http, maxN: Math.min(o.http.maxN, o.maxBatch), allowedHosts });
   const server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
