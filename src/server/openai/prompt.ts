@@ -3,9 +3,10 @@
 // call's exact token ids (prompt + sampled completion) plus only the new turns, tokenized alone
 // (TurnRenderer.continuation), so earlier samples are never re-tokenized; otherwise the whole
 // conversation is rendered and tokenized, and the first token where that differs from the
-// rollout's stored tokens is reported. Tested by tests/unit/serve-openai.test.ts (multi-turn).
+// rollout's stored tokens is reported. Tested by tests/unit/serve-prompt.test.ts (Qwen2.5 tool
+// template) and serve-openai.test.ts (multi-turn through the server).
 import type { ChatMessage } from '../../agents/chat-template';
-import { TurnRenderer } from '../../agents/turn-render';
+import type { TurnRenderer } from '../../agents/turn-render';
 import type { CallRecord, Divergence } from './traces';
 
 export interface BuiltPrompt {
