@@ -68,7 +68,7 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'serve-tools-'));
   srv = await startServe(rt, model, tok, loaded.config.eosTokenIds, { modelId: 'stories-tools', host: '127.0.0.1', port: 0, outDir: out, maxBatch: 4, maxContext: 256, http: DEFAULT_HTTP });
   client = new OpenAI({ baseURL: `${srv.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await srv?.close();
