@@ -191,7 +191,7 @@ export class PythonPool {
     slot.info = undefined;
     const port = this.factory();
     slot.port = port;
-    const sab = typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
+    const sab = port.sharesMemory && typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
     slot.interrupt = sab ? new Int32Array(sab) : undefined;
     const generation = slot.generation;
     const alive = () => slot.port === port && slot.generation === generation;

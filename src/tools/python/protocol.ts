@@ -1,5 +1,5 @@
 // The message protocol between the sandbox pool and one Python worker (browser Web Worker or
-// Node worker_threads): one discriminated union each way. Every request {kind, id} gets exactly
+// a Node sandbox process): one discriminated union each way. Every request {kind, id} gets exactly
 // one `result` or `error`; streamed output and per-assert results are their own kinds.
 
 /** Pool -> worker. */
@@ -49,6 +49,8 @@ export type SandboxReply =
 
 /** Anything that carries the protocol: a Web Worker or a worker_threads Worker, wrapped. */
 export interface SandboxPort {
+  /** The worker shares memory with the pool (SharedArrayBuffer interrupts); false for OS processes. */
+  readonly sharesMemory: boolean;
   post(msg: SandboxRequest): void;
   /** Called for every reply; `onExit` when the worker dies or fails to load. */
   listen(onReply: (msg: SandboxReply) => void, onExit: (reason: string) => void): void;
