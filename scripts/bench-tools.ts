@@ -3,7 +3,8 @@
 // grading time of an MBPP-style task, pool throughput in runs/s with 1, 2 and 4 workers, and BM25
 // recall@1/@5 of the gold paragraph on SQuAD dev questions.
 // Options: --runs N (throughput runs per pool size, 40), --questions N (every Nth question, 10),
-// --src DIR (load the pool from another checkout's src/, e.g. /work/main/src, to compare).
+// --src DIR (load the pool from another checkout's src/, e.g. /work/main/src, to compare),
+// --sizes 1,2,4 (pool sizes of the throughput runs).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +16,9 @@ import { CorpusSearch, parseCorpusJsonl } from '../src/tools/search/corpus';
 const args = parseArgs(process.argv.slice(2));
 const RUNS = getNumber(args, 'runs', 40);
 const EVERY = getNumber(args, 'questions', 10);
+const SIZES = getString(args, 'sizes', '1,2,4').split(',').map(Number);
+/** Generous start budget: on a loaded shared machine Pyodide can take tens of seconds to start. */
+const START_MS = 300_000;
 const SRC = resolve(getString(args, 'src', new URL('../src', import.meta.url).pathname));
 const { createNodePythonPool } = (await import(pathToFileURL(`${SRC}/tools/python/node-pool.ts`).href)) as {
   createNodePythonPool(config?: Partial<PoolConfig>): PythonPool;
@@ -23,7 +27,7 @@ const { createNodePythonPool } = (await import(pathToFileURL(`${SRC}/tools/pytho
 const TASK = 'total = 0\nfor i in range(20000):\n    total += i * i\nprint(total)';
 
 async function python(): Promise<void> {
-  const cold = createNodePythonPool({ workers: 1 });
+  const cold = createNodePythonPool({ workers: 1, startTimeoutMs: START_MS });
   const t0 = performance.now();
   const [info] = await cold.ready();
   console.log(`pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) cold start: ${(performance.now() - t0).toFixed(0)} ms to a ready worker (loadPyodide + prelude ${info.startMs.toFixed(0)} ms), heap ${(info.heapBytes / 2 ** 20).toFixed(0)} MiB`);
@@ -53,8 +57,8 @@ async function python(): Promise<void> {
   console.log(`grading (3 asserts, first one plans the tests) median ${grade[2].toFixed(1)} ms; respawn after a timeout kill median ${respawn[1].toFixed(0)} ms (${respawn.map((x) => x.toFixed(0)).join('/')})`);
   await cold.close();
 
-  for (const workers of [1, 2, 4]) {
-    const pool = createNodePythonPool({ workers });
+  for (const workers of SIZES) {
+    const pool = createNodePythonPool({ workers, startTimeoutMs: START_MS });
     await pool.ready();
     const t = performance.now();
     const results = await Promise.all(Array.from({ length: RUNS }, () => pool.run(TASK)));

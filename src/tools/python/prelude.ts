@@ -202,7 +202,10 @@ def _make_sandbox(max_recursion):
         # Modules the run imported (its own or the stdlib's) are forgotten: the next import is fresh.
         for name in list(sys.modules):
             if name not in modules_snapshot and name not in bridge:
-                del sys.modules[name]
+                module = sys.modules.pop(name)
+                parent, _, child = name.rpartition('.')
+                if parent in modules_snapshot and getattr(sys.modules.get(parent), child, None) is module:
+                    delattr(sys.modules[parent], child)  # importing a submodule sets it on its package
         real_setrecursionlimit(default_limit)
         try:
             for task in asyncio.all_tasks():
