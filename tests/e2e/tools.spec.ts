@@ -125,6 +125,7 @@ test.describe('python sandbox in Web Workers', () => {
   });
 
   test('every escape attempt fails: no request leaves the sandbox', async () => {
+    test.setTimeout(600_000); // attempts that reach the JS bridge recycle their worker
     const outcomes: string[] = [];
     const nodeList = Object.entries(NODE_ESCAPES).map(([name, code]) => [`node list: ${name}`, code.replaceAll('LISTENER', String(listenerPort))]);
     for (const [name, code] of [...Object.entries(ESCAPES), ...nodeList]) {
@@ -164,6 +165,7 @@ test.describe('python sandbox in Web Workers', () => {
   });
 
   test('no run leaks into the next run or another episode', async () => {
+    test.setTimeout(600_000);
     for (const [name, leak, probe, expected] of LEAKS) {
       const first = await py(page, leak, { episode: 'leaker' });
       await page.waitForTimeout(150); // timers would fire now
