@@ -16,7 +16,8 @@ let pool: PythonPool | undefined;
 let corpus: Promise<CorpusSearch> | undefined;
 
 function getPool(): PythonPool {
-  pool ??= createBrowserPythonPool({ workers: 2, timeoutMs: 5000, maxMemoryBytes: 256 * 1024 * 1024, maxOutputBytes: 4096 });
+  // A generous start budget: on a loaded shared machine Pyodide can take minutes to start.
+  pool ??= createBrowserPythonPool({ workers: 2, timeoutMs: 5000, maxMemoryBytes: 256 * 1024 * 1024, maxOutputBytes: 4096, startTimeoutMs: 240_000 });
   return pool;
 }
 

@@ -1,7 +1,9 @@
 // Browser tests of the agent's tools in headless Chromium against the built app: the Pyodide
 // sandbox in Web Workers (normal runs, episodes, every failure mode ending in a structured error,
-// the pool serving on), the worker's CSP holding against every escape tried (no request leaves
-// the sandbox), the BM25 corpus shipped with the build, the registry, and the proxy's /api.
+// the pool serving on), the worker's CSP holding against every escape tried (the browser's own
+// list plus the Node list of issue 9, with a loopback listener started here), cross-run isolation,
+// the BM25 corpus shipped with the build, the registry, and the proxy's /api.
+import { createServer, type Server } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 
 type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
@@ -51,13 +53,42 @@ const ESCAPES: Record<string, string> = {
   'setTimeout-string': `import gc\nfor o in gc.get_objects():\n    if type(o).__name__.startswith('Js') and 'setTimeout' in str(o):\n        try:\n            o("fetch('/canary/settimeout')", 0)\n        except BaseException:\n            pass`,
 };
 
+// The Node escape list of issue 9 (tests/unit/tools-python-escape.test.ts), run in the browser:
+// success would be a connection to the loopback listener (LISTENER is replaced by its port).
+const NODE_ESCAPES: Record<string, string> = {
+  'os.system': `import os\nprint(os.system('curl http://127.0.0.1:LISTENER/'))`,
+  'Function constructor -> process': `from pyodide.ffi import to_js\nf = to_js([1]).constructor.constructor\nfor src in ('return process', 'return globalThis.process', "return fetch('http://127.0.0.1:LISTENER/fn')"):\n    try:\n        print(f(src)())\n    except BaseException as e:\n        print('blocked', type(e).__name__)`,
+  'pyodide_js after meta_path.pop + mountNodeFS': `import sys\nsys.meta_path.pop(0)\nimport pyodide_js\ntry:\n    pyodide_js.mountNodeFS('/host', '/')\nexcept BaseException as e:\n    print('mount', type(e).__name__)\ntry:\n    pyodide_js.runPython('import js; js.fetch("http://127.0.0.1:LISTENER/pyjs")')\nexcept BaseException as e:\n    print('runPython', type(e).__name__)`,
+  'JS heap blow-up': `import sys\nsys.meta_path.pop(0)\nimport pyodide_js\nfrom pyodide.ffi import to_js\nkeep = []\nfor i in range(40):\n    keep.append(to_js('x' * 10**7 + str(i)))\nprint('allocated', len(keep))`,
+  'network to a loopback listener': `import socket, urllib.request\nfor f in (lambda: socket.create_connection(('127.0.0.1', LISTENER), timeout=2), lambda: urllib.request.urlopen('http://127.0.0.1:LISTENER/', timeout=2)):\n    try:\n        f()\n    except BaseException as e:\n        print('net', type(e).__name__)`,
+};
+
+// Each leak of issue 9: what one run does, what a later run prints, and what it must print.
+const LEAKS: [string, string, string, string][] = [
+  ['json.dumps / math', 'import json, math\njson.dumps = lambda *a, **k: "HACKED"\nmath.pi = 3', 'import json, math\nprint(json.dumps([1]), math.pi)', '[1] 3.141592653589793\n'],
+  ['files under absolute paths', 'open("/tmp/leak.txt", "w").write("x")', 'import os\nprint(os.path.exists("/tmp/leak.txt"))', 'False\n'],
+  ['os.environ', 'import os\nos.environ["LEAK"] = "1"', 'import os\nprint("LEAK" in os.environ)', 'False\n'],
+  ['the import blocker', 'import sys\ntype(sys.meta_path[0]).find_spec = lambda *a, **k: None', 'try:\n    import js\n    print("js imported")\nexcept ImportError:\n    print("blocked")', 'blocked\n'],
+  ['loop.call_later', 'import asyncio, builtins\nasyncio.get_event_loop().call_later(0.05, setattr, builtins, "LEAK", 1)', 'import builtins\nprint(hasattr(builtins, "LEAK"))', 'False\n'],
+  ['pyodide_js.setStdout(None)', 'import sys\nsys.meta_path.pop(0)\nimport pyodide_js\npyodide_js.setStdout()\ndel sys.modules["pyodide_js"]', 'print("visible")', 'visible\n'],
+];
+
 test.describe('python sandbox in Web Workers', () => {
   test.describe.configure({ mode: 'serial' });
   let page: Page;
   const wire: string[] = [];
   let workerCsp: string | null = null;
+  let listener: Server;
+  let listenerPort = 0;
+  let connections = 0;
 
   test.beforeAll(async ({ browser }) => {
+    listener = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    listenerPort = (listener.address() as { port: number }).port;
     page = await browser.newPage();
     page.on('request', (r) => wire.push(r.url()));
     page.on('websocket', (ws) => wire.push(ws.url()));
@@ -74,6 +105,7 @@ test.describe('python sandbox in Web Workers', () => {
 
   test.afterAll(async () => {
     await page.close();
+    listener.close();
   });
 
   test('the worker script is served with the strict CSP', async () => {
@@ -93,15 +125,19 @@ test.describe('python sandbox in Web Workers', () => {
   });
 
   test('every escape attempt fails: no request leaves the sandbox', async () => {
+    test.setTimeout(600_000); // attempts that reach the JS bridge recycle their worker
     const outcomes: string[] = [];
-    for (const [name, code] of Object.entries(ESCAPES)) {
+    const nodeList = Object.entries(NODE_ESCAPES).map(([name, code]) => [`node list: ${name}`, code.replaceAll('LISTENER', String(listenerPort))]);
+    for (const [name, code] of [...Object.entries(ESCAPES), ...nodeList]) {
       const r = await py(page, code, { timeoutMs: 5000 });
       outcomes.push(`${name}: ${r.errorType ?? 'ran'}${r.stdout ? ` (${r.stdout.trim().split('\n').pop()})` : ''}`);
     }
     await page.waitForTimeout(1500); // let any asynchronous request surface
     console.log(`escape probes -> ${outcomes.join('; ')}`);
-    const leaked = wire.filter((u) => /canary/.test(u));
+    const leaked = wire.filter((u) => /canary|127\.0\.0\.1/.test(u));
     expect(leaked).toEqual([]);
+    expect(connections).toBe(0);
+    expect((await py(page, 'print("still serving")')).stdout).toBe('still serving\n');
     // Positive controls: the workers' own Pyodide downloads, and a request from the page, are seen.
     expect(wire.some((u) => u.endsWith('/pyodide/python_stdlib.zip'))).toBe(true);
     await call(page, 'toolsPageFetch', '/canary/control');
@@ -128,10 +164,29 @@ test.describe('python sandbox in Web Workers', () => {
     expect(stats.dead).toBe(0);
   });
 
+  test('no run leaks into the next run or another episode', async () => {
+    test.setTimeout(600_000);
+    for (const [name, leak, probe, expected] of LEAKS) {
+      const first = await py(page, leak, { episode: 'leaker' });
+      await page.waitForTimeout(150); // timers would fire now
+      const next = await py(page, probe);
+      const other = await py(page, probe, { episode: 'victim' });
+      console.log(`${name}: first ${first.errorType ?? 'ok'}, changed outside: ${(first as { changedOutside?: string[] }).changedOutside?.join(', ') ?? '-'}; next ${JSON.stringify(next.stdout)}`);
+      expect(first.errorType).toBeNull();
+      expect(next).toMatchObject({ stdout: expected, errorType: null });
+      expect(other).toMatchObject({ stdout: expected, errorType: null });
+      await call(page, 'toolsPythonEndEpisode', 'leaker');
+      await call(page, 'toolsPythonEndEpisode', 'victim');
+    }
+    const stats = await call<{ recycles: number; poisoned: number }>(page, 'toolsPythonStats');
+    console.log(`pool after the leaks: ${JSON.stringify(stats)}`);
+    expect(stats.poisoned + stats.recycles).toBeGreaterThanOrEqual(5);
+  });
+
   test('MBPP-style asserts report pass/fail per assert', async () => {
     const r = await call<{ passed: number; total: number; asserts: { passed: boolean; error?: string }[] }>(page, 'toolsPythonTests', 'def sq(x):\n    return x * x', ['assert sq(3) == 9', 'assert sq(2) == 5']);
     expect(r.asserts.map((a) => a.passed)).toEqual([true, false]);
-    expect(r.asserts[1].error).toBe('AssertionError');
+    expect(r.asserts[1].error).toBe('AssertionError: got 4, expected 5');
   });
 
   test('registry, corpus search and the proxy route work in the page', async () => {

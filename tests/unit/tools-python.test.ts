@@ -146,7 +146,7 @@ describe('python sandbox: code-task asserts (MBPP shape)', () => {
     console.log(`asserts: ${r.passed}/${r.total} passed; errors ${r.asserts.filter((a) => !a.passed).map((a) => a.error).join(' | ')}`);
     expect(r.solutionOk).toBe(true);
     expect(r.asserts.map((a) => a.passed)).toEqual([true, true, false, false]);
-    expect(r.asserts[2].error).toBe('AssertionError');
+    expect(r.asserts[2].error).toBe('AssertionError: got "H", expected "X"');
     expect(r.asserts[3].error).toContain('NameError');
   });
 

@@ -1,18 +1,21 @@
 // `npm run cli -- python (--code TEXT | --file F.py) [--timeout-ms N] [--max-output-bytes N]
-// [--stdin TEXT]`: runs code in the same Pyodide sandbox as the studio (a one-worker Node pool)
-// and prints the run result as one JSON object. Exercised by tests/unit/tools-cli.test.ts.
+// [--stdin TEXT] [--allow-weak-sandbox]`: runs code in a one-worker Node sandbox pool, prints the
+// isolation level on stderr and the run result as one JSON object on stdout.
+// Exercised by tests/unit/tools-cli.test.ts.
 import { readFileSync } from 'node:fs';
 import { getNumber, getString, type CliCommand } from '../args';
-import { createNodePythonPool } from '../../tools/python/node-pool';
+import { announceSandbox, createNodePythonPool } from '../../tools/python/node-pool';
 
 export const command: CliCommand = {
   name: 'python',
   summary: 'run Python in the Pyodide sandbox and print the result as JSON',
   usage: [
-    'Usage: npm run cli -- python (--code TEXT | --file F.py) [--timeout-ms N] [--max-output-bytes N] [--stdin TEXT]',
+    'Usage: npm run cli -- python (--code TEXT | --file F.py) [--timeout-ms N] [--max-output-bytes N] [--stdin TEXT] [--allow-weak-sandbox]',
     '',
     'Prints {stdout, stderr, errorType, errorMessage, durationMs, truncated, timedOut}.',
-    'Node has no CSP: the sandbox bounds time, memory and output, but it is not a security boundary here (see README).',
+    'The code runs in a separate process with no environment, no network and no host files (see',
+    'README "Python sandbox isolation"); the level obtained is printed on stderr. Below the minimum',
+    'level the command refuses to run unless --allow-weak-sandbox is given.',
   ].join('\n'),
   async run(args) {
     const code = getString(args, 'code');
@@ -21,7 +24,9 @@ export const command: CliCommand = {
     const source = code ?? readFileSync(file!, 'utf8');
     const timeoutMs = getNumber(args, 'timeout-ms', 10_000);
     const maxOutputBytes = getNumber(args, 'max-output-bytes', 64 * 1024);
-    const pool = createNodePythonPool({ workers: 1, timeoutMs, maxOutputBytes });
+    const allowWeakSandbox = args.flags['allow-weak-sandbox'] === true;
+    announceSandbox((line) => console.error(line), { allowWeakSandbox });
+    const pool = createNodePythonPool({ workers: 1, timeoutMs, maxOutputBytes, allowWeakSandbox });
     try {
       await pool.ready();
       const stdin = getString(args, 'stdin');

@@ -9,6 +9,7 @@ import type { PoolConfig } from './types';
 export function browserSandboxPort(): SandboxPort {
   const worker = new Worker(new URL('../../workers/python-sandbox.worker.ts', import.meta.url), { type: 'module', name: 'python-sandbox' });
   return {
+    sharesMemory: true,
     post: (msg) => worker.postMessage(msg),
     listen(onReply, onExit) {
       worker.onmessage = (ev: MessageEvent<SandboxReply>) => onReply(ev.data);

@@ -1,15 +1,13 @@
-// The Python pool in Node: each sandbox worker is a worker_threads Worker running
-// src/workers/python-node.worker.ts through tsx, with Pyodide loaded from node_modules.
-// No CSP exists in Node: this isolates time, memory and output, not capabilities (see README).
-// Used by the CLI (`npm run cli -- python`), scripts/bench-tools.ts and the unit tests.
-import { Worker } from 'node:worker_threads';
+// The Python pool in Node: each sandbox worker is a separate OS process (process-port.ts) with
+// an empty environment, Node's permission model, heap and rlimit caps and no network, at the
+// isolation level detectIsolation() reports; below MINIMUM_LEVEL it refuses unless allowed.
+// Used by the CLI (`python`, `train`, `eval`), scripts/bench-tools.ts and the unit tests.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { SandboxPort, SandboxReply } from './protocol';
+import { dirname } from 'node:path';
 import { PythonPool } from './pool';
-import type { PoolConfig } from './types';
+import { resolvePoolConfig, type PoolConfig } from './types';
+import { describeIsolation, detectIsolation, requireIsolation, type Isolation, type IsolationOptions, type SandboxLimits } from './isolation';
+import { processSandboxPort } from './process-port';
 
 const require = createRequire(import.meta.url);
 
@@ -18,35 +16,36 @@ export function pyodideDir(): string {
   return dirname(require.resolve('pyodide/package.json')) + '/';
 }
 
-/** tsx's ESM API (resolved through its package exports), used to run the TS worker entry. */
-function tsxApiUrl(): string {
-  const pkgPath = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import?: { default?: string } }> };
-  const rel = pkg.exports['./esm/api']?.import?.default;
-  if (!rel) throw new Error('python pool: cannot find tsx/esm/api (is tsx installed?)');
-  return pathToFileURL(join(dirname(pkgPath), rel)).href;
+export interface NodeSandboxOptions {
+  /** Run model-written code even below the minimum isolation level (CLI --allow-weak-sandbox). */
+  allowWeakSandbox?: boolean;
+  /** Features to leave out on purpose (tests). */
+  isolation?: IsolationOptions;
+  /** V8 heap cap of each sandbox process, MiB (JS reached from Python allocates here). */
+  jsHeapMb?: number;
 }
 
-const workerEntry = new URL('../../workers/python-node.worker.ts', import.meta.url).href;
+/**
+ * The one-line hook for commands that start a pool (`python`, `train`, `eval`): detects the
+ * isolation level, prints it with `log`, and throws when it is below the minimum and not allowed.
+ */
+export function announceSandbox(log: (line: string) => void, opts: NodeSandboxOptions = {}): Isolation {
+  const iso = detectIsolation(opts.isolation);
+  log(describeIsolation(iso));
+  requireIsolation(iso, opts.allowWeakSandbox ?? false);
+  return iso;
+}
 
-export function nodeSandboxPort(): SandboxPort {
-  const api = tsxApiUrl();
-  const boot = `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(workerEntry)}, ${JSON.stringify(workerEntry)}))`;
-  // stdout/stderr piped so a crashing interpreter's dumps never reach the CLI's JSON output.
-  const worker = new Worker(boot, { eval: true, stdout: true, stderr: true, resourceLimits: { stackSizeMb: 8 } });
-  worker.stdout.resume();
-  worker.stderr.resume();
-  return {
-    post: (msg) => worker.postMessage(msg),
-    listen(onReply, onExit) {
-      worker.on('message', (m: SandboxReply) => onReply(m));
-      worker.on('error', (e) => onExit(`worker error: ${e.message}`));
-      worker.on('exit', (code) => onExit(`worker exited with code ${code}`));
-    },
-    terminate: () => void worker.terminate(),
+export function createNodePythonPool(config: Partial<PoolConfig> & NodeSandboxOptions = {}): PythonPool {
+  const { allowWeakSandbox, isolation, jsHeapMb = 256, ...poolConfig } = config;
+  const iso = detectIsolation(isolation);
+  requireIsolation(iso, allowWeakSandbox ?? false);
+  const resolved = resolvePoolConfig(poolConfig);
+  const limits: SandboxLimits = {
+    jsHeapMb,
+    // wasm heap + JS heap + the runtime itself (code, wasm compilation, buffers).
+    dataBytes: resolved.maxMemoryBytes + jsHeapMb * 2 ** 20 + 768 * 2 ** 20,
+    fileBytes: 64 * 2 ** 20,
   };
-}
-
-export function createNodePythonPool(config: Partial<PoolConfig> = {}): PythonPool {
-  return new PythonPool(nodeSandboxPort, pyodideDir(), config);
+  return new PythonPool(() => processSandboxPort(iso, pyodideDir(), limits), pyodideDir(), resolved);
 }

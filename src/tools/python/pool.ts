@@ -1,18 +1,21 @@
 // PythonPool: N warm Pyodide workers behind one queue. Runs get a clean namespace, or their
 // episode's persistent one (an episode sticks to one worker); timeouts interrupt through the
-// SharedArrayBuffer and then terminate + respawn the worker, without touching other runs.
+// SharedArrayBuffer (when shared) and then terminate + respawn the worker, without touching other
+// runs. A worker that a job changed outside its namespace, or that fails its output check, is
+// replaced (a poisoned worker's job is requeued, not failed). Tests are graded against expected
+// values computed in a job that never sees the solution (grader.ts).
 // Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools-python*.test.ts.
-import type { InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest } from './protocol';
+import type { CheckResult, InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest, TestPlan } from './protocol';
+import { gradeChecks, planChecks } from './grader';
 import {
   resolvePoolConfig,
-  type AssertResult,
   type PoolConfig,
   type RunOptions,
   type RunResult,
   type TestsResult,
 } from './types';
 
-type JobRequest = Extract<SandboxRequest, { kind: 'run' } | { kind: 'tests' }>;
+type JobRequest = Extract<SandboxRequest, { kind: 'run' | 'tests' | 'plan' }>;
 
 interface Job {
   request: JobRequest;
@@ -25,18 +28,22 @@ interface Job {
   stderr: string;
   outBytes: number;
   truncated: boolean;
-  asserts: Map<number, AssertResult>;
+  checks: Map<number, CheckResult>;
+  plans?: TestPlan[];
   solutionOk: boolean;
   startedAt: number;
   stopReason?: 'Timeout' | 'Aborted';
   timers: ReturnType<typeof setTimeout>[];
   namespaceLost: boolean;
+  /** Times the job was put back because its worker was found poisoned. */
+  requeues: number;
   resolve(r: JobResult): void;
 }
 
 interface JobResult {
   run: RunResult;
-  asserts: Map<number, AssertResult>;
+  checks: Map<number, CheckResult>;
+  plans?: TestPlan[];
   solutionOk: boolean;
 }
 
@@ -48,6 +55,8 @@ interface Slot {
   interrupt?: Int32Array;
   job?: Job;
   info?: InitInfo;
+  /** Jobs this worker (this generation) has run; at config.recycleAfterRuns it is replaced. */
+  jobs: number;
   /** Replies awaited for control requests (init, endEpisode). */
   control: Map<number, () => void>;
   started: Promise<void>;
@@ -62,6 +71,12 @@ export interface PoolStats {
   queued: number;
   runs: number;
   respawns: number;
+  /** Workers replaced because a job changed something outside its namespace, or after recycleAfterRuns jobs. */
+  recycles: number;
+  /** Workers found broken before a job (output wiring), replaced with the job requeued. */
+  poisoned: number;
+  /** Why the last worker was recycled or found poisoned. */
+  lastRecycle?: string;
 }
 
 export class PythonPool {
@@ -73,6 +88,11 @@ export class PythonPool {
   private nextId = 1;
   private runs = 0;
   private respawns = 0;
+  private recycles = 0;
+  private poisoned = 0;
+  private lastRecycle: string | undefined;
+  /** Test plans by test list: dataset code is planned once (a plan job never sees a solution). */
+  private readonly plans = new Map<string, TestPlan[]>();
   private lastStartError = '';
   private closed = false;
   private readonly encoder = new TextEncoder();
@@ -84,7 +104,7 @@ export class PythonPool {
   ) {
     this.config = resolvePoolConfig(config);
     for (let i = 0; i < this.config.workers; i++) {
-      const slot: Slot = { index: i, generation: 0, state: 'dead', control: new Map(), started: Promise.resolve() };
+      const slot: Slot = { index: i, generation: 0, state: 'dead', jobs: 0, control: new Map(), started: Promise.resolve() };
       this.slots.push(slot);
       this.spawn(slot);
     }
@@ -105,19 +125,32 @@ export class PythonPool {
     return this.submit(request, opts).then((r) => r.run);
   }
 
-  /** Runs a candidate solution, then each assert statement (MBPP shape) in its namespace. */
+  /**
+   * Grades a candidate solution on assert statements (MBPP shape). Each `assert A == B` is planned
+   * first in a job without the solution (B's value computed there); the solution's job only
+   * evaluates A, and the pool compares. Other asserts run whole in the solution's job.
+   */
   async runTests(code: string, tests: string[], opts: RunOptions & { setup?: string } = {}): Promise<TestsResult> {
-    const request: JobRequest = { kind: 'tests', id: 0, code, tests, maxOutputBytes: this.outputCap(opts) };
+    const plans = await this.plan(tests, opts);
+    const request: JobRequest = { kind: 'tests', id: 0, code, checks: planChecks(plans), maxOutputBytes: this.outputCap(opts) };
     if (opts.setup) request.setup = opts.setup;
-    const { run, asserts, solutionOk } = await this.submit(request, { ...opts, episode: undefined });
-    const list = tests.map((test, i): AssertResult => {
-      const a = asserts.get(i);
-      if (a) return a;
-      const why = solutionOk ? `${run.errorType ?? 'NotRun'}: ${run.errorMessage ?? 'stopped before this assert'}` : `solution failed: ${run.errorType}: ${run.errorMessage}`;
-      return { test, passed: false, error: why };
-    });
+    const { run, checks, solutionOk } = await this.submit(request, { ...opts, episode: undefined });
+    const list = gradeChecks(plans, checks, run, solutionOk, tests);
     const passed = list.filter((a) => a.passed).length;
     return { solutionOk, run, asserts: list, passed, total: tests.length };
+  }
+
+  private async plan(tests: string[], opts: RunOptions): Promise<TestPlan[]> {
+    const key = JSON.stringify(tests);
+    const hit = this.plans.get(key);
+    if (hit) return hit;
+    const { run, plans } = await this.submit({ kind: 'plan', id: 0, tests, maxOutputBytes: this.outputCap(opts) }, { ...opts, episode: undefined });
+    const got = plans ?? tests.map((test): TestPlan => ({ kind: 'assert', test }));
+    if (plans && !run.errorType) {
+      if (this.plans.size >= 4096) this.plans.delete(this.plans.keys().next().value as string);
+      this.plans.set(key, got);
+    }
+    return got;
   }
 
   /** Drops the episode's namespace and working directory. */
@@ -144,6 +177,7 @@ export class PythonPool {
     return {
       workers: this.slots.length, idle: count('idle'), busy: count('busy'), starting: count('starting'),
       dead: count('dead'), queued: this.queue.length, runs: this.runs, respawns: this.respawns,
+      recycles: this.recycles, poisoned: this.poisoned, ...(this.lastRecycle ? { lastRecycle: this.lastRecycle } : {}),
     };
   }
 
@@ -168,8 +202,8 @@ export class PythonPool {
     return new Promise((resolve) => {
       const job: Job = {
         request, timeoutMs: opts.timeoutMs ?? this.config.timeoutMs, maxOutputBytes: request.maxOutputBytes,
-        stdout: '', stderr: '', outBytes: 0, truncated: false, asserts: new Map(), solutionOk: false, startedAt: 0,
-        timers: [], namespaceLost: false, resolve,
+        stdout: '', stderr: '', outBytes: 0, truncated: false, checks: new Map(), solutionOk: false, startedAt: 0,
+        timers: [], namespaceLost: false, requeues: 0, resolve,
       };
       if (opts.episode !== undefined) job.episode = opts.episode;
       if (this.closed) return this.finish(job, failure('SandboxUnavailable', 'the Python pool was closed'));
@@ -189,9 +223,10 @@ export class PythonPool {
     slot.generation++;
     slot.state = 'starting';
     slot.info = undefined;
+    slot.jobs = 0;
     const port = this.factory();
     slot.port = port;
-    const sab = typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
+    const sab = port.sharesMemory && typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
     slot.interrupt = sab ? new Int32Array(sab) : undefined;
     const generation = slot.generation;
     const alive = () => slot.port === port && slot.generation === generation;
@@ -241,11 +276,29 @@ export class PythonPool {
         if (msg.cut) job.truncated = true;
         return;
       }
-      case 'assert': {
+      case 'check': {
         if (!job || msg.id !== job.request.id || job.request.kind !== 'tests') return;
-        const test = job.request.tests[msg.index];
-        if (test === undefined) return;
-        job.asserts.set(msg.index, { test, passed: msg.passed, ...(msg.error ? { error: msg.error } : {}) });
+        if (msg.index >= 0 && msg.index < job.request.checks.length) job.checks.set(msg.index, msg.result);
+        return;
+      }
+      case 'plan': {
+        if (job && msg.id === job.request.id && job.request.kind === 'plan' && msg.plans.length === job.request.tests.length) job.plans = msg.plans;
+        return;
+      }
+      case 'poisoned': {
+        if (!job || msg.id !== job.request.id) return;
+        if (++job.requeues > 2) {
+          return this.complete(slot, job, { errorType: 'SandboxCrash', errorMessage: `three fresh workers failed their output check: ${msg.reason}`, truncated: false, fatal: true });
+        }
+        // Not the job's fault: put it back at the front and replace the worker.
+        this.poisoned++;
+        this.lastRecycle = msg.reason;
+        slot.job = undefined;
+        for (const t of job.timers) clearTimeout(t);
+        job.timers = [];
+        this.runs--;
+        this.queue.unshift(job);
+        this.respawn(slot);
         return;
       }
       case 'solution': {
@@ -351,6 +404,7 @@ export class PythonPool {
     job.startedAt = performance.now();
     slot.state = 'busy';
     slot.job = job;
+    slot.jobs++;
     this.runs++;
     job.timers.push(setTimeout(() => this.stop(slot, job, 'Timeout'), job.timeoutMs));
     slot.port?.post(job.request);
@@ -403,9 +457,15 @@ export class PythonPool {
       timedOut: errorType === 'Timeout',
     };
     if (job.namespaceLost) result.namespaceLost = true;
+    if (outcome.recycle?.length) result.changedOutside = outcome.recycle;
     this.finish(job, result);
+    const recycle = outcome.recycle?.length ? `a job changed ${outcome.recycle.join('; ')}` : slot.jobs >= this.config.recycleAfterRuns ? `${slot.jobs} jobs run` : '';
     if (outcome.fatal) this.respawn(slot);
-    else slot.state = 'idle';
+    else if (recycle) {
+      this.recycles++;
+      this.lastRecycle = recycle;
+      this.respawn(slot);
+    } else slot.state = 'idle';
     this.pump();
   }
 
@@ -424,7 +484,7 @@ export class PythonPool {
     for (const t of job.timers) clearTimeout(t);
     job.timers = [];
     if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
-    job.resolve({ run, asserts: job.asserts, solutionOk: job.solutionOk });
+    job.resolve({ run, checks: job.checks, solutionOk: job.solutionOk, ...(job.plans ? { plans: job.plans } : {}) });
   }
 }
 

@@ -1,6 +1,7 @@
 // The message protocol between the sandbox pool and one Python worker (browser Web Worker or
-// Node worker_threads): one discriminated union each way. Every request {kind, id} gets exactly
-// one `result` or `error`; streamed output and per-assert results are their own kinds.
+// a Node sandbox process): one discriminated union each way. Every request {kind, id} gets exactly
+// one `result` or `error`; streamed output, per-check results and test plans are their own kinds.
+import type { PyValue } from './py-value';
 
 /** Pool -> worker. */
 export type SandboxRequest =
@@ -15,8 +16,19 @@ export type SandboxRequest =
       maxRecursionLimit: number;
     }
   | { kind: 'run'; id: number; code: string; stdin?: string; episode?: string; maxOutputBytes: number }
-  | { kind: 'tests'; id: number; code: string; setup?: string; tests: string[]; maxOutputBytes: number }
+  /** Dataset code only (no solution): split each assert into what to evaluate and the expected value. */
+  | { kind: 'plan'; id: number; tests: string[]; maxOutputBytes: number }
+  /** The solution, then each check in its namespace; expected values are never sent. */
+  | { kind: 'tests'; id: number; code: string; setup?: string; checks: Check[]; maxOutputBytes: number }
   | { kind: 'endEpisode'; id: number; episode: string };
+
+/** What the solution's worker runs per test: an expression whose value the pool compares, or a whole assert. */
+export type Check = { kind: 'value'; expr: string } | { kind: 'assert'; test: string };
+
+/** How a test is graded, decided without the solution: compare `probe`'s value with `expected`, or run it whole. */
+export type TestPlan = { kind: 'compare'; probe: string; expected: PyValue } | { kind: 'assert'; test: string };
+
+export type CheckResult = { kind: 'passed' } | { kind: 'value'; value: PyValue } | { kind: 'failed'; error: string };
 
 /** What a run reports back; output itself arrives as `output` messages before it. */
 export interface RunOutcome {
@@ -26,6 +38,8 @@ export interface RunOutcome {
   truncated: boolean;
   /** The interpreter is unusable (fatal error, JS stack overflow): replace the worker. */
   fatal: boolean;
+  /** What the job changed outside its namespace (stdlib, files, hooks, the JS bridge): the result stands, the worker is replaced. */
+  recycle?: string[];
 }
 
 export interface InitInfo {
@@ -45,10 +59,15 @@ export type SandboxReply =
   /** A chunk of output; `cut` when the worker reached maxOutputBytes with it. */
   | { kind: 'output'; id: number; stream: 'stdout' | 'stderr'; text: string; cut?: boolean }
   | { kind: 'solution'; id: number; ok: boolean }
-  | { kind: 'assert'; id: number; index: number; passed: boolean; error?: string };
+  | { kind: 'check'; id: number; index: number; result: CheckResult }
+  | { kind: 'plan'; id: number; plans: TestPlan[] }
+  /** The worker found itself broken before running the job (output wiring): replace it, requeue the job. */
+  | { kind: 'poisoned'; id: number; reason: string };
 
 /** Anything that carries the protocol: a Web Worker or a worker_threads Worker, wrapped. */
 export interface SandboxPort {
+  /** The worker shares memory with the pool (SharedArrayBuffer interrupts); false for OS processes. */
+  readonly sharesMemory: boolean;
   post(msg: SandboxRequest): void;
   /** Called for every reply; `onExit` when the worker dies or fails to load. */
   listen(onReply: (msg: SandboxReply) => void, onExit: (reason: string) => void): void;

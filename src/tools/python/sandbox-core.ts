@@ -1,10 +1,12 @@
-// The worker side of the Python sandbox, shared by the browser Web Worker and the Node
-// worker_threads entry (src/workers/python-*.ts): loads Pyodide once, runs each request in a
-// clean (or the episode's) namespace, streams capped output, and reports one result per request.
+// The worker side of the Python sandbox, shared by the browser Web Worker and the Node sandbox
+// process (src/workers/python-*.ts): loads Pyodide once, checks its output wiring before each job,
+// runs it in a clean (or the episode's) namespace, streams capped output, cancels the job's timers,
+// and reports one result per request, naming anything the job changed outside its namespace.
 // Exercised through the pool by tests/unit/tools-python*.test.ts and tests/e2e/tools.spec.ts.
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
-import type { InitInfo, RunOutcome, SandboxReply, SandboxRequest } from './protocol';
+import type { Check, CheckResult, InitInfo, RunOutcome, SandboxReply, SandboxRequest, TestPlan } from './protocol';
+import type { PyValue } from './py-value';
 import { PRELUDE_PY } from './prelude';
 import { capWasmMemory } from './js-hygiene';
 
@@ -26,6 +28,9 @@ export interface CoreEnv {
 interface SandboxPy {
   run(code: string, ns: PyProxy, key: string, done: () => void): PyProxy | undefined;
   check(test: string, ns: PyProxy): string | undefined;
+  value(expr: string, ns: PyProxy): PyProxy;
+  plan(test: string): PyProxy;
+  outside_changes(): PyProxy;
   reset(): void;
   new_namespace(key: string): PyProxy;
   drop_workdir(key: string): void;
@@ -48,10 +53,18 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
   let capture: Capture | undefined;
   const episodes = new Map<string, PyProxy>();
   let chain: Promise<void> = Promise.resolve();
+  /** Timers Python started through the JS globals it is given; cleared after every job. */
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Streams seen by the wiring probe (set while probing). */
+  let probe: Set<string> | undefined;
 
   const writer = (stream: 'stdout' | 'stderr') => {
     const decoder = new TextDecoder();
     return (bytes: Uint8Array): number => {
+      if (probe) {
+        probe.add(stream);
+        return bytes.length;
+      }
       const c = capture;
       if (!c) return bytes.length;
       if (c.flood) {
@@ -76,7 +89,20 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     capWasmMemory(req.maxMemoryBytes);
     if (req.interrupt) interrupt = new Int32Array(req.interrupt);
     const silent = () => {};
-    const jsglobals = { setTimeout: setTimeout.bind(globalThis), clearTimeout: clearTimeout.bind(globalThis) };
+    const jsglobals = {
+      setTimeout: (f: () => void, ms?: number) => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          f();
+        }, ms);
+        timers.add(t);
+        return t;
+      },
+      clearTimeout: (t: ReturnType<typeof setTimeout>) => {
+        timers.delete(t);
+        clearTimeout(t);
+      },
+    };
     py = await env.loadPyodide({ indexURL: req.indexURL, jsglobals, stdout: silent, stderr: silent });
     py.setInterruptBuffer(interrupt);
     py.setStdout({ write: writer('stdout'), isatty: false });
@@ -91,6 +117,7 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     });
     const make = py.runPython(`${PRELUDE_PY}\n_make_sandbox`) as PyProxy & ((n: number) => PyProxy);
     sb = make(req.maxRecursionLimit) as unknown as SandboxPy;
+    writeProbe = py.runPython('def _probe():\n    import os\n    os.write(1, b"\\0")\n    os.write(2, b"\\0")\n_probe') as PyProxy & (() => void);
     env.scrubGlobals();
     const heap = (py as unknown as { _module: { HEAPU8: Uint8Array } })._module.HEAPU8.length;
     const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
@@ -101,6 +128,35 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
       heapBytes: heap,
       interruptible: req.interrupt !== undefined,
     };
+  }
+
+  let writeProbe: (() => void) | undefined;
+
+  /** Output reaches our writers (a run may have rewired Pyodide's stdout/stderr): null when it does. */
+  function wiringFault(): string | null {
+    const seen = new Set<string>();
+    probe = seen;
+    let raised: string | null = null;
+    try {
+      writeProbe?.();
+    } catch (e) {
+      raised = `the output probe raised ${(e as Error).message}`;
+    } finally {
+      probe = undefined;
+    }
+    const missing = ['stdout', 'stderr'].filter((x) => !seen.has(x));
+    return raised ?? (missing.length ? `output wiring broken (${missing.join(', ')} no longer reaches the sandbox)` : null);
+  }
+
+  /** After a job: cancel its timers and name what it changed outside its namespace. */
+  function afterJob(outcome: RunOutcome): RunOutcome {
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+    if (outcome.fatal) return outcome;
+    const changes = ready().outside_changes();
+    const list = changes.toJs() as string[];
+    changes.destroy();
+    return list.length ? { ...outcome, recycle: list } : outcome;
   }
 
   function ready(): SandboxPy {
@@ -171,6 +227,18 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     return outcome;
   }
 
+  /** Runs one check in the solution's namespace (after the solution): a value to encode, or a whole assert. */
+  function runCheck(s: SandboxPy, check: Check, ns: PyProxy): CheckResult {
+    if (check.kind === 'assert') {
+      const error = s.check(check.test, ns);
+      return error === undefined ? { kind: 'passed' } : { kind: 'failed', error };
+    }
+    const r = s.value(check.expr, ns);
+    const [status, payload] = r.toJs() as ['ok', PyValue] | ['error', string];
+    r.destroy();
+    return status === 'ok' ? { kind: 'value', value: payload } : { kind: 'failed', error: payload };
+  }
+
   async function tests(req: Extract<SandboxRequest, { kind: 'tests' }>): Promise<RunOutcome> {
     const s = ready();
     const key = `run-${req.id}`;
@@ -182,16 +250,16 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     if (!outcome.errorType) {
       capture = c;
       c.userDone = false;
-      for (let i = 0; i < req.tests.length; i++) {
+      for (let i = 0; i < req.checks.length; i++) {
         interrupt[0] = 0;
-        let error: string | undefined;
+        let result: CheckResult;
         try {
-          error = s.check(req.tests[i], ns);
+          result = runCheck(s, req.checks[i], ns);
         } catch {
-          error = 'KeyboardInterrupt'; // landed while the assert's failure was being described
+          result = { kind: 'failed', error: 'KeyboardInterrupt' }; // landed while the failure was being described
         }
-        env.post({ kind: 'assert', id: req.id, index: i, passed: error === undefined, ...(error !== undefined ? { error } : {}) });
-        if (error?.startsWith('KeyboardInterrupt')) {
+        env.post({ kind: 'check', id: req.id, index: i, result });
+        if (result.kind === 'failed' && result.error.startsWith('KeyboardInterrupt')) {
           // The pool timed us out (or output flooded): stop, and say so in the outcome.
           Object.assign(outcome, { errorType: 'KeyboardInterrupt', errorMessage: '' });
           break;
@@ -209,6 +277,24 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     return outcome;
   }
 
+  /** Dataset code only: how each test is graded (see prelude.ts `plan`). */
+  function plan(req: Extract<SandboxRequest, { kind: 'plan' }>): RunOutcome {
+    const s = ready();
+    const c: Capture = { id: req.id, room: req.maxOutputBytes, truncated: false, flood: false, userDone: false };
+    capture = c;
+    interrupt[0] = 0;
+    const plans = req.tests.map((test): TestPlan => {
+      const r = s.plan(test);
+      const p = r.toJs() as ['assert'] | ['compare', string, PyValue];
+      r.destroy();
+      return p[0] === 'compare' ? { kind: 'compare', probe: p[1], expected: p[2] } : { kind: 'assert', test };
+    });
+    env.post({ kind: 'plan', id: req.id, plans });
+    const outcome: RunOutcome = { errorType: null, errorMessage: null, truncated: c.truncated, fatal: false };
+    cleanup(outcome);
+    return outcome;
+  }
+
   function endEpisode(episode: string): void {
     const ns = episodes.get(episode);
     episodes.delete(episode);
@@ -218,6 +304,13 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     }
   }
 
+  async function job(req: Extract<SandboxRequest, { kind: 'run' | 'tests' | 'plan' }>): Promise<void> {
+    const fault = wiringFault();
+    if (fault) return env.post({ kind: 'poisoned', id: req.id, reason: fault });
+    const outcome = req.kind === 'run' ? await run(req) : req.kind === 'tests' ? await tests(req) : plan(req);
+    env.post({ kind: 'result', id: req.id, for: 'run', outcome: afterJob(outcome) });
+  }
+
   async function handle(req: SandboxRequest): Promise<void> {
     try {
       switch (req.kind) {
@@ -225,10 +318,9 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
           env.post({ kind: 'result', id: req.id, for: 'init', info: await init(req) });
           break;
         case 'run':
-          env.post({ kind: 'result', id: req.id, for: 'run', outcome: await run(req) });
-          break;
         case 'tests':
-          env.post({ kind: 'result', id: req.id, for: 'run', outcome: await tests(req) });
+        case 'plan':
+          await job(req);
           break;
         case 'endEpisode':
           endEpisode(req.episode);

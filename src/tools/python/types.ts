@@ -36,6 +36,8 @@ export interface RunResult {
   timedOut: boolean;
   /** The episode's namespace was lost since its previous run (its worker was replaced). */
   namespaceLost?: boolean;
+  /** What the run changed outside its namespace (stdlib modules, files, hooks, the JS bridge); its worker was replaced. */
+  changedOutside?: string[];
 }
 
 /** One assert of a code-task test (MBPP shape). */
@@ -70,6 +72,8 @@ export interface PoolConfig {
   interruptGraceMs: number;
   /** Budget for loading Pyodide in a new worker, ms (a CSP without 'wasm-unsafe-eval' hangs it). */
   startTimeoutMs: number;
+  /** A worker is replaced after this many jobs even when no change was detected (a floor under the checks). */
+  recycleAfterRuns: number;
 }
 
 export const defaultPoolConfig: PoolConfig = {
@@ -80,6 +84,7 @@ export const defaultPoolConfig: PoolConfig = {
   maxRecursionLimit: 3000,
   interruptGraceMs: 1000,
   startTimeoutMs: 60_000,
+  recycleAfterRuns: 500,
 };
 
 export function resolvePoolConfig(partial: Partial<PoolConfig> = {}): PoolConfig {
@@ -97,6 +102,7 @@ export function resolvePoolConfig(partial: Partial<PoolConfig> = {}): PoolConfig
   positiveInt('maxRecursionLimit', 100, 100_000);
   positiveInt('interruptGraceMs', 0, 60_000);
   positiveInt('startTimeoutMs', 1000, 600_000);
+  positiveInt('recycleAfterRuns', 1, 1_000_000);
   return c;
 }
 
