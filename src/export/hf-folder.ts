@@ -4,7 +4,7 @@
 // Exercised by the CLI `export --format merged` and tests/unit/export-merged.test.ts.
 import type { FloatDtype } from '../model/io/dtype';
 import { readJson, type FileSource } from '../model/io/source';
-import { writeSafetensors } from '../model/io/safetensors-write';
+import { exportHfModel, type ExportFiles } from '../train/peft-export';
 import type { HostTensor, LoraWeights, ModelConfig } from '../model/types';
 import { mergedTensors, type TensorSource } from './merge';
 import { jsonBytes, type ExportSink } from './sink';
@@ -33,8 +33,6 @@ export interface MergedExportInput {
 
 export interface MergedExportOptions {
   dtype: MergedDtype;
-  /** Where the adapter came from, recorded in the safetensors metadata. */
-  adapterName?: string;
 }
 
 /** The merged tensors in memory (f32), for callers that go on to ONNX. */
@@ -44,23 +42,19 @@ export async function collectMerged(input: Pick<MergedExportInput, 'config' | 'w
   return out;
 }
 
-/** Writes the merged folder into `sink`; returns the paths written. */
+/**
+ * Writes the merged folder into `sink`; returns the paths written. The weights go through
+ * exportHfModel (every tensor the config implies, shapes checked); config.json is the base's
+ * own (fields we do not model are kept) with torch_dtype set to the stored dtype.
+ */
 export async function exportMergedFolder(input: MergedExportInput, sink: ExportSink, opts: MergedExportOptions): Promise<string[]> {
-  const written: string[] = [];
-  const put = async (path: string, bytes: Uint8Array) => {
-    await sink.write(path, bytes);
-    written.push(path);
-  };
   const files = await input.source.list();
+  const extra: ExportFiles = new Map();
+  for (const f of COPIED_FILES) if (files.includes(f)) extra.set(f, await input.source.read(f));
+  if (!files.includes('chat_template.jinja') && input.chatTemplate) extra.set('chat_template.jinja', new TextEncoder().encode(input.chatTemplate));
+  const out = exportHfModel(input.config, await collectMerged(input), extra, { dtype: SAFETENSORS_DTYPE[opts.dtype] });
   const config = { ...(await readJson(input.source, 'config.json') as Record<string, unknown>), torch_dtype: TORCH_DTYPE[opts.dtype] };
-  await put('config.json', jsonBytes(config));
-
-  const tensors = await collectMerged(input);
-  const meta: Record<string, string> = { format: 'pt' };
-  if (input.lora) meta.merged_adapter = `${opts.adapterName ?? 'LoRA adapter'} (r=${input.lora.config.rank}, alpha=${input.lora.config.alpha}${input.lora.config.useRslora ? ', rsLoRA' : ''})`;
-  await put('model.safetensors', writeSafetensors(tensors, meta, { dtype: SAFETENSORS_DTYPE[opts.dtype] }));
-
-  for (const f of COPIED_FILES) if (files.includes(f)) await put(f, await input.source.read(f));
-  if (!files.includes('chat_template.jinja') && input.chatTemplate) await put('chat_template.jinja', new TextEncoder().encode(input.chatTemplate));
-  return written;
+  out.set('config.json', jsonBytes(config));
+  for (const [path, bytes] of out) await sink.write(path, bytes);
+  return [...out.keys()];
 }

@@ -48,7 +48,7 @@ for (const m of INTEROP_MODELS) {
     for (const dtype of ['f32', 'f16', 'bf16'] as const) {
       it(`${dtype}: the folder loads and matches base + adapter`, async () => {
         const sink = new MemorySink();
-        const written = await exportMergedFolder(input, sink, { dtype, adapterName: 'test adapter' });
+        const written = await exportMergedFolder(input, sink, { dtype });
         const src = new MemorySource(sink.files, `merged ${dtype}`);
         expect(written).toContain('model.safetensors');
         const cfgJson = (await readJson(src, 'config.json')) as { torch_dtype: string };
