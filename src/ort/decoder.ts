@@ -27,6 +27,8 @@ export interface OrtDecoderOptions {
   backend: OrtBackend;
   /** External data files named by the graph (path as written in the model, bytes). */
   externalData?: { path: string; data: Uint8Array }[];
+  /** WebGPU: keep present key/values on the GPU between steps (default: read back each step). */
+  gpuCache?: boolean;
 }
 
 /** The cache after some tokens: present.{i}.key/value of the last run, in layer order. */
@@ -67,7 +69,7 @@ export class OrtDecoder {
       externalData: opts.externalData?.map((e) => ({ path: e.path, data: e.data })),
     };
     // On WebGPU keep the cache on the GPU between steps instead of reading it back every token.
-    if (opts.backend === 'webgpu') {
+    if (opts.backend === 'webgpu' && opts.gpuCache) {
       const loc: Record<string, ort.Tensor.DataLocation> = {};
       for (let i = 0; i < shape.numLayers; i++) loc[onnxNames.presentKey(i)] = loc[onnxNames.presentValue(i)] = 'gpu-buffer';
       options.preferredOutputLocation = loc;
@@ -83,7 +85,7 @@ export class OrtDecoder {
 
   /** Forgets the cache (the next step starts a new sequence). */
   reset(): void {
-    for (const t of this.past?.tensors ?? []) t.dispose();
+    for (const t of this.past?.tensors ?? []) if (t.location === 'gpu-buffer') t.dispose();
     this.past = null;
   }
 
@@ -103,14 +105,13 @@ export class OrtDecoder {
       feeds[onnxNames.pastValue(i)] = this.past ? this.past.tensors[2 * i + 1] : empty();
     }
     const out = await this.session.run(feeds);
-    for (const t of this.past?.tensors ?? []) t.dispose();
+    for (const t of this.past?.tensors ?? []) if (t.location === 'gpu-buffer') t.dispose();
     const tensors: ort.Tensor[] = [];
     for (let i = 0; i < L; i++) tensors.push(out[onnxNames.presentKey(i)], out[onnxNames.presentValue(i)]);
     this.past = { length: P + T, tensors };
     const lt = out[onnxNames.logits];
     const raw = (await lt.getData()) as Float32Array | Uint16Array;
     const logits = raw instanceof Float32Array ? raw : toFloat32('F16', new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), T * V);
-    lt.dispose();
     return { logits };
   }
 

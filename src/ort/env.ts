@@ -11,12 +11,18 @@ export interface OrtEnvOptions {
   wasmPaths?: string;
   /** wasm threads (multi-threading needs a cross-origin isolated page); default 1. */
   numThreads?: number;
+  /**
+   * Our engine's GPUDevice, for the WebGPU EP to share (set before the first WebGPU session).
+   * With a second device of its own, our engine's work stalled once ORT's session existed.
+   */
+  webgpuDevice?: GPUDevice;
 }
 
 export function configureOrt(opts: OrtEnvOptions = {}): typeof ort {
   if (opts.wasmPaths) ort.env.wasm.wasmPaths = opts.wasmPaths;
   ort.env.wasm.numThreads = opts.numThreads ?? 1;
   ort.env.logLevel = 'error';
+  if (opts.webgpuDevice) ort.env.webgpu.device = opts.webgpuDevice;
   return ort;
 }
 
