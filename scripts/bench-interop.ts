@@ -46,29 +46,31 @@ const browserRuns: { name: string; req: OrtBenchRequest }[] = [];
 for (const i of picks) {
   const m = INTEROP_MODELS[i];
   const input = await m.open();
-  const V = input.config.vocabSize;
-  const prompt = Array.from({ length: P }, (_, t) => (t * 7 + 3) % V);
+  const V = input.config.vocabSize, maxPos = input.config.maxPositions;
+  // Prompt + decoded tokens must fit the model's positions (the tiny Qwen2 has 64).
+  const promptLen = Math.min(P, Math.floor(maxPos / 2)), n = Math.min(N, maxPos - promptLen - 1);
+  const prompt = Array.from({ length: promptLen }, (_, t) => (t * 7 + 3) % V);
   const sink = new MemorySink();
   await exportOnnxFolder(input, sink, { dtypes: ['f32'] });
   const onnx = sink.files.get(onnxModelPath('f32'))!;
 
   rt.pool.resetPeak();
   const ours = await GpuModel.load(rt, input.config, { read: (n) => input.weights.read(n), has: (n) => input.weights.names().includes(n) }, { quant: 'none', quantEmbeddings: false, lora: input.lora });
-  const o = await benchOurs(rt, ours, prompt, N);
+  const o = await benchOurs(rt, ours, prompt, n);
   const rows: Row[] = [{ engine: 'ours (WebGPU, Dawn/SwiftShader)', ...o, memory: `GPU peak ${formatBytes(rt.memory().peak)}` }];
   ours.dispose();
   const rss0 = process.memoryUsage().rss;
   const ort = await OrtDecoder.create(onnx, decoderShape(input.config, 'f32'), { backend: 'wasm' });
-  const w = await benchOrt(ort, prompt, N);
+  const w = await benchOrt(ort, prompt, n);
   rows.push({ engine: 'onnxruntime-web wasm (1 thread)', ...w, memory: `RSS +${formatBytes(Math.max(0, process.memoryUsage().rss - rss0))}` });
   await ort.release();
-  table(`Node, ${m.name}: prompt ${P} tokens, ${N} decode tokens, f32`, rows);
+  table(`Node, ${m.name}: prompt ${promptLen} tokens, ${n} decode tokens, f32`, rows);
 
   const base: Record<string, string> = {};
   for (const f of await input.source.list()) if (f === 'config.json' || f.endsWith('.safetensors')) base[f] = b64(await input.source.read(f));
   const adapter = input.lora ? Object.fromEntries([...exportPeftAdapter(input.lora, input.config, { baseModelName: 'bench' })].map(([k, v]) => [k, b64(v)])) : null;
-  browserRuns.push({ name: m.name, req: { base, adapter, onnx: b64(onnx), prompt, decodeTokens: N, engines: ['ours', 'wasm'] } });
-  browserRuns.push({ name: m.name, req: { base, adapter, onnx: b64(onnx), prompt: prompt.slice(0, 8), decodeTokens: NW, engines: ['ours', 'webgpu'] } });
+  browserRuns.push({ name: m.name, req: { base, adapter, onnx: b64(onnx), prompt, decodeTokens: n, engines: ['ours', 'wasm'] } });
+  browserRuns.push({ name: m.name, req: { base, adapter, onnx: b64(onnx), prompt: prompt.slice(0, 8), decodeTokens: Math.min(NW, n), engines: ['ours', 'webgpu'] } });
 }
 
 if (getBool(args, 'browser', true)) {
