@@ -9,7 +9,7 @@ import globals from 'globals';
 const engineFolders = [
   'src/gpu/**', 'src/model/**', 'src/rl/**', 'src/agents/**', 'src/tools/**',
   'src/reference/**', 'src/envs/**', 'src/data/**', 'src/metrics/**', 'src/cli/**',
-  'src/server/**', 'src/workers/**', 'src/train/**',
+  'src/server/**', 'src/workers/**', 'src/train/**', 'src/export/**', 'src/ort/**',
 ];
 
 const uiOnly = ['react', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*', 'recharts'];

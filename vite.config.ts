@@ -3,7 +3,7 @@
 // build` and `npm run test:unit`.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
+import { ortRuntimePlugin, pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
 
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -12,8 +12,9 @@ const isolation = {
 
 export default defineConfig({
   // pythonSandboxPlugin: Pyodide served under /pyodide/ + the strict CSP of the Python worker;
-  // searchProxyPlugin: the search proxy under /api/ (keys stay on the server).
-  plugins: [react(), pythonSandboxPlugin(), searchProxyPlugin()],
+  // searchProxyPlugin: the search proxy under /api/ (keys stay on the server);
+  // ortRuntimePlugin: onnxruntime-web's .wasm/.mjs under /ort/ (no CDN).
+  plugins: [react(), pythonSandboxPlugin(), searchProxyPlugin(), ortRuntimePlugin()],
   server: { headers: isolation, port: 5173, host: 'localhost' },
   preview: { headers: isolation, port: 4173, host: 'localhost' },
   worker: { format: 'es' },

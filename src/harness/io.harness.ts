@@ -3,6 +3,7 @@
 // loadModelFiles, and report config, tensor checks, tokenizer ids and a short greedy generation
 // from the CPU reference. The e2e spec passes stories260K.bin + tok512.bin as base64.
 import type { Harness } from './types';
+import { bytesOf } from './bytes';
 import { FileListSource, DirectoryHandleSource } from '../model/io/browser-source';
 import { loadModelFiles } from '../model/io/loader';
 import type { FileSource, ProgressInfo } from '../model/io/source';
@@ -11,12 +12,6 @@ import { greedy_generate } from '../reference/model';
 /** name -> base64 bytes. */
 type FilesB64 = Record<string, string>;
 
-function bytesOf(b64: string): Uint8Array {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 async function summarize(src: FileSource, greedyTokens: number) {
   const progress: ProgressInfo[] = [];

@@ -2,6 +2,7 @@
 // user's drop would give), build the GPU model and generate greedily. Used by
 // tests/e2e/model.spec.ts (stories260K in headless Chromium on WebGPU).
 import type { Harness } from './types';
+import { bytesOf } from './bytes';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
 import { FileListSource } from '../model/io/browser-source';
@@ -12,12 +13,6 @@ import type { QuantMode } from '../model/gpu/upload';
 
 let rt: Promise<GpuRuntime> | undefined;
 
-function bytesOf(b64: string): Uint8Array {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 export function register(h: Harness): void {
   /** files: name -> base64 bytes. Returns the greedy text from BOS and the speed. */

@@ -3,6 +3,7 @@
 // in memory, and the PEFT export turned into Blobs (what the UI offers as downloads) and read
 // back with readPeftAdapter. Used by tests/e2e/sft.spec.ts (stories260K in headless Chromium).
 import type { Harness } from './types';
+import { bytesOf } from './bytes';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
 import { FileListSource } from '../model/io/browser-source';
@@ -17,12 +18,6 @@ import { planSftRun, resolveSftConfig, SftRun } from '../train/sft-run';
 
 let rt: Promise<GpuRuntime> | undefined;
 
-function bytesOf(b64: string): Uint8Array {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 export function register(h: Harness): void {
   /**

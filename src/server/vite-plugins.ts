@@ -1,7 +1,8 @@
-// Vite plugins of the tools: serve the `pyodide` npm package under <base>pyodide/ (dev) and copy
-// it into dist/pyodide/ (build); send the strict CSP on the Python worker script's response
-// (dev and preview) so nothing in the sandbox reaches the network; mount the search proxy under
-// /api/. Wired in vite.config.ts; exercised by tests/e2e/tools.spec.ts against `vite preview`.
+// Vite plugins: serve the `pyodide` npm package under <base>pyodide/ and onnxruntime-web's
+// .wasm/.mjs runtime under <base>ort/ (dev) and copy both into dist/ (build); send the strict CSP
+// on the Python worker script's response (dev and preview) so nothing in the sandbox reaches the
+// network; mount the search proxy under /api/. Wired in vite.config.ts; exercised by
+// tests/e2e/tools.spec.ts and tests/e2e/ort.spec.ts against `vite preview`.
 import { copyFileSync, createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -42,51 +43,92 @@ function originOf(req: IncomingMessage): string {
 
 type Next = (err?: unknown) => void;
 
-export function pythonSandboxPlugin(): Plugin {
+/** Files of an npm package served under <base><prefix>/ in dev and copied to dist/<prefix>/. */
+interface PackageFiles {
+  prefix: string;
+  /** The package folder the files are read from. */
+  dir: string;
+  files: string[];
+}
+
+/**
+ * A plugin serving a package's files under <base><prefix>/ in dev (same-origin, so
+ * cross-origin isolation holds) and copying them into <outDir>/<prefix>/ after the build.
+ */
+function packageFilesPlugin(name: string, p: PackageFiles): Plugin {
   let base = '/';
   let outDir = 'dist';
-  const pyodideDir = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
-
-  const addCsp = (req: IncomingMessage, res: ServerResponse, next: Next) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (SANDBOX_WORKER_RE.test(path)) res.setHeader('Content-Security-Policy', sandboxCsp(originOf(req), base));
-    next();
-  };
-
   return {
-    name: 'rl-studio:python-sandbox',
+    name,
     configResolved(c) {
       base = c.base;
       outDir = resolve(c.root, c.build.outDir);
     },
     configureServer(server) {
-      server.middlewares.use(addCsp);
       server.middlewares.use((req: IncomingMessage, res: ServerResponse, next: Next) => {
         const path = (req.url ?? '').split('?')[0];
-        const prefix = `${base}pyodide/`;
+        const prefix = `${base}${p.prefix}/`;
         if (!path.startsWith(prefix)) return next();
-        const name = path.slice(prefix.length);
-        if (!PYODIDE_FILES.includes(name)) return next();
-        const file = join(pyodideDir, name);
+        const file = path.slice(prefix.length);
+        if (!p.files.includes(file)) return next();
         res.writeHead(200, {
-          'content-type': TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream',
-          'content-length': String(statSync(file).size),
+          'content-type': TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream',
+          'content-length': String(statSync(join(p.dir, file)).size),
           'cross-origin-resource-policy': 'same-origin',
           'cache-control': 'max-age=3600',
         });
-        createReadStream(file).pipe(res);
+        createReadStream(join(p.dir, file)).pipe(res);
       });
+    },
+    closeBundle() {
+      if (!existsSync(outDir)) return;
+      const dest = join(outDir, p.prefix);
+      mkdirSync(dest, { recursive: true });
+      for (const f of p.files) copyFileSync(join(p.dir, f), join(dest, f));
+    },
+  };
+}
+
+/** Pyodide's files under <base>pyodide/ and the strict CSP on the Python worker's response. */
+export function pythonSandboxPlugin(): Plugin[] {
+  let base = '/';
+  const pkg: PackageFiles = { prefix: 'pyodide', dir: dirname(createRequire(import.meta.url).resolve('pyodide/package.json')), files: PYODIDE_FILES };
+  const addCsp = (req: IncomingMessage, res: ServerResponse, next: Next) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (SANDBOX_WORKER_RE.test(path)) res.setHeader('Content-Security-Policy', sandboxCsp(originOf(req), base));
+    next();
+  };
+  const csp: Plugin = {
+    name: 'rl-studio:python-sandbox',
+    configResolved(c) {
+      base = c.base;
+    },
+    configureServer(server) {
+      server.middlewares.use(addCsp);
     },
     configurePreviewServer(server) {
       server.middlewares.use(addCsp);
     },
-    closeBundle() {
-      if (!existsSync(outDir)) return;
-      const dest = join(outDir, 'pyodide');
-      mkdirSync(dest, { recursive: true });
-      for (const f of PYODIDE_FILES) copyFileSync(join(pyodideDir, f), join(dest, f));
-    },
   };
+  return [csp, packageFilesPlugin('rl-studio:pyodide-files', pkg)];
+}
+
+/** onnxruntime-web's runtime files (the wasm builds and their loaders), fetched at session start. */
+export const ORT_FILES = [
+  'ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.mjs',
+  'ort-wasm-simd-threaded.jsep.wasm', 'ort-wasm-simd-threaded.jsep.mjs',
+  'ort-wasm-simd-threaded.asyncify.wasm', 'ort-wasm-simd-threaded.asyncify.mjs',
+];
+
+/**
+ * Serves onnxruntime-web's .wasm/.mjs under <base>ort/ (dev) and copies them into dist/ort/
+ * (build), so the studio never fetches them from a CDN; src/ort/env.ts points
+ * `ort.env.wasm.wasmPaths` there.
+ */
+export function ortRuntimePlugin(): Plugin {
+  // The package exports its runtime files but not package.json: find dist/ through one of them.
+  const dir = dirname(createRequire(import.meta.url).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'));
+  return packageFilesPlugin('rl-studio:ort-runtime', { prefix: 'ort', dir, files: ORT_FILES });
 }
 
 /** Mounts the search proxy's /api/ routes into the dev and preview servers. */
