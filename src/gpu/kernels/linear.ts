@@ -5,6 +5,7 @@
 // CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/kernels-a-linear.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
 /** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv (M <= 8). */
@@ -15,10 +16,11 @@ export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'tiled
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
 
-interface VariantShape { kind: 'rb' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
+interface VariantShape { kind: 'rb' | 'rb8' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
-  rb8: { kind: 'rb', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
+  // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
+  rb8: { kind: 'rb8', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
@@ -64,12 +66,12 @@ export interface LinearRunOptions {
 export interface LinearVariantChoice { decode: LinearVariant; prefill: LinearVariant }
 
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
-  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind}` };
+  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
 /** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
 export function defaultVariants(rt: GpuRuntime): LinearVariantChoice {
-  const cpu = rt.report.isFallback || /swiftshader|llvmpipe|lavapipe/i.test(rt.report.architecture + rt.report.description);
+  const cpu = isCpuAdapter(rt.report);
   return cpu ? { decode: 'rb1', prefill: 'rb8' } : { decode: 'gemv', prefill: 'tiled' };
 }
 
