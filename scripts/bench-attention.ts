@@ -11,6 +11,7 @@ import { AttentionBackward, sequenceTable } from '../src/gpu/kernels/attention-b
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
+import { describeLimits, measureLimits, ofPeak } from '../src/gpu/limits';
 import { getNumber, getString, parseArgs } from '../src/cli/args';
 
 const args = parseArgs(process.argv.slice(2));
@@ -20,6 +21,8 @@ const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split
 const budget = getNumber(args, 'budget-ms', 400);
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
+const limits = await measureLimits(rt);
+console.log(describeLimits(limits));
 const M = B * T;
 const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax: T });
 const step = cache.append(Array.from({ length: B }, () => T));
@@ -41,8 +44,8 @@ for (const variant of variants) {
   await rt.sync();
   const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE), budget);
   const b = await timeRuns(rt, () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV }), budget);
-  const gf = (flops: number, ms: number) => (flops / (ms * 1e6)).toFixed(2);
-  console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms (${gf(4 * HS * pairs, f)} GFLOPS)  backward ${b.toFixed(1)} ms (${gf(8 * HS * pairs, b)} GFLOPS)`);
+  const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
+  console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}; backward ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
   if (rt.hasFeature('timestamp-query')) {
     rt.profiler = new DispatchProfiler(rt.device);
     bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });

@@ -9,6 +9,7 @@ import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { getString, getNumber, parseArgs } from '../src/cli/args';
+import { describeLimits, measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '1,8,64').split(',').map(Number);
@@ -24,6 +25,8 @@ const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = [
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
 console.log(`adapter: ${rt.report.vendor} ${rt.report.architecture}; budget ${budget} ms per cell; GFLOPS (2*M*N_w*K / time)`);
+const limits = await measureLimits(rt);
+console.log(`${describeLimits(limits)}\ncells: GFLOPS / % of peak GFLOPS / % of bandwidth (weight bytes read once per run)`);
 const quant = await Nf4Quantizer.create(rt);
 const header = ['format', 'shape', 'M', ...variants];
 const rows: string[][] = [];
@@ -42,7 +45,9 @@ for (const shape of shapes) {
         if (v === 'gemv' && M > DECODE_MAX_M) { row.push('-'); continue; }
         await lin.prepare(v);
         const ms = await timeRuns(rt, () => lin.run(X, Y, M, { variant: v }), budget);
-        row.push(((2 * M * NW * shape.K) / (ms * 1e6)).toFixed(2));
+        const gflops = (2 * M * NW * shape.K) / (ms * 1e6);
+        const gbs = (NW * shape.K * (w.format === 'f32' ? 4 : 0.5 + 4 / 64)) / (ms * 1e6);
+        row.push(`${gflops.toFixed(2)}/${((100 * gflops) / limits.peakGflops).toFixed(0)}%/${((100 * gbs) / limits.bandwidthGBs).toFixed(0)}%`);
       }
       rows.push(row);
       console.log(row.join('\t'));

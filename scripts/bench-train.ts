@@ -1,5 +1,5 @@
 // `npm run bench -- train [--only stories|qwen] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--profile]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits on|off]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections.
@@ -15,6 +15,7 @@ import type { TensorReader } from '../src/model/gpu/upload';
 import { Trainer, type TrainerConfig } from '../src/train/trainer';
 import { rememberedVariants } from '../src/gpu/kernels/linear-tune';
 import { DispatchProfiler } from '../src/gpu/profiler';
+import { describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../src/gpu/limits';
 import { masked_ce } from '../src/reference/loss';
 import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
 import { sharedDir } from './shared-dir';
@@ -24,6 +25,24 @@ const { gpu } = await getNodeGpu();
 const B = getNumber(args, 'batch', 2), T = getNumber(args, 'seq', 64);
 const recomputeArg = getString(args, 'recompute', 'both');
 const profile = getBool(args, 'profile', false);
+let limits: AdapterLimits | null = null;
+if (getBool(args, 'limits', true)) {
+  const lrt = await GpuRuntime.create(gpu);
+  limits = await measureLimits(lrt);
+  console.log(describeLimits(limits));
+  lrt.destroy();
+}
+
+/**
+ * Useful flops of one token's training: the forward's matmuls and attention times 3 in full mode
+ * (forward, dX, dW) or 2 with LoRA (forward, dX; the adapter's own flops are left out).
+ */
+function trainFlopsPerToken(cfg: ModelConfig, T: number, full: boolean): number {
+  const C = cfg.hiddenSize, I = cfg.intermediateSize, HS = cfg.headDim, NQ = cfg.numHeads * HS, F = NQ + 2 * cfg.numKvHeads * HS;
+  const linear = 2 * (C * F + NQ * C + 2 * C * I + I * C);
+  const attention = 4 * NQ * ((T + 1) / 2);
+  return (full ? 3 : 2) * (cfg.numLayers * (linear + attention) + 2 * C * cfg.vocabSize);
+}
 const modes = recomputeArg === 'both' ? [false, true] : [recomputeArg === 'on'];
 
 interface Case {
@@ -74,7 +93,8 @@ async function bench(c: Case): Promise<void> {
       rt.profiler.destroy();
       rt.profiler = null;
     }
-    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
+    const gflops = (trainFlopsPerToken(c.cfg, T, c.params.mode === 'full') * B * T) / (per * 1e9);
+    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? ofPeak(gflops, limits.peakGflops, 'GFLOPS') : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
       `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
       `${c.warmup ? `first short step ${compileS.toFixed(1)} s` : 'pipeline compiling included'}; f32 prefill variant ${rememberedVariants(rt, 'f32').prefill}, nf4 ${rememberedVariants(rt, 'nf4').prefill}`);
