@@ -141,7 +141,8 @@ export class TrainStep {
       };
       const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
       for (const g of GROUP_NAMES) {
-        fwd[g] = await Linear.create(rt, specs[g], rememberedVariants(rt, specs[g].weight.format)); // as the model's
+        const sp = specs[g];
+        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.swiglu ? 2 * sp.N : sp.N)); // as the model's
         bwd[g] = await LinearBackward.create(rt, specs[g]);
       }
       layers.push({ fwd, bwd });
