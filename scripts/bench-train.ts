@@ -1,5 +1,5 @@
 // `npm run bench -- train [--only stories|qwen] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits on|off]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections.
