@@ -1,9 +1,11 @@
 // `npm run bench -- gpu [--size N] [--iters N]`: the GPU self-test in Node at a chosen size:
-// adapter, max difference against the CPU and GFLOPS of each f32 matmul variant.
+// adapter, max difference against the CPU and GFLOPS of each f32 matmul variant; then this
+// adapter's limits (peak Linear GFLOPS at that size, streaming-read GB/s: src/gpu/limits.ts).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { runMatmulSelfTest } from '../src/gpu/selftest';
 import { getNumber, parseArgs } from '../src/cli/args';
+import { describeLimits, measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));
 const size = getNumber(args, 'size', 512);
@@ -17,4 +19,5 @@ for (const v of r.variants) {
   console.log(`  ${v.variant.padEnd(6)} maxdiff ${v.maxDiff.toExponential(2)}  ${v.msPerRun.toFixed(1)} ms/run  ${v.gflops.toFixed(2)} GFLOPS`);
 }
 console.log(`best: ${r.best.variant}, passed: ${r.passed}`);
+console.log(describeLimits(await measureLimits(rt, { size })));
 process.exit(0);

@@ -1,20 +1,30 @@
-// `npx tsx scripts/bench-matmul.ts [--m 1,8,64] [--budget-ms 400] [--variants rb,rb8,...]`:
-// GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at Qwen2.5-0.5B projection
-// shapes (C=896, q 896, kv 128, I=4864) for a few row counts M, printed as a table. Quick (~1 min
+// `npx tsx scripts/bench-matmul.ts [--model qwen|stories] [--m 1,8,64] [--budget-ms 400]
+// [--variants rb,rb8,...]`: GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at
+// Qwen2.5-0.5B projection shapes (C=896, q 896, kv 128, I=4864) or stories260K's (C=64, I=172,
+// V=512) for a few row counts M, printed as a table with the tuned choice of each (row bucket,
+// shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
 // on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
 import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
-import { timeRuns } from '../src/gpu/kernels/linear-tune';
+import { timeRuns, tuneLinear } from '../src/gpu/kernels/linear-tune';
+import { mBucket, shapeClass } from '../src/gpu/kernels/linear';
 import { randomArray } from '../src/gpu/selftest';
 import { getString, getNumber, parseArgs } from '../src/cli/args';
+import { describeLimits, measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '1,8,64').split(',').map(Number);
 const budget = getNumber(args, 'budget-ms', 400);
 const variants = getString(args, 'variants', LINEAR_VARIANTS.join(',')).split(',') as LinearVariant[];
-const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = [
+const model = getString(args, 'model', 'qwen');
+const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = model === 'stories' ? [
+  { name: 'qkv 128x64', N: 128, K: 64 },
+  { name: 'gate|up 344x64', N: 344, K: 64 },
+  { name: 'down 64x172', N: 64, K: 172 },
+  { name: 'lm_head 512x64', N: 512, K: 64 },
+] : [
   { name: 'q/o 896x896', N: 896, K: 896 },
   { name: 'k/v 128x896', N: 128, K: 896 },
   { name: 'gate|up+silu 2x4864x896', N: 4864, K: 896, swiglu: true },
@@ -24,32 +34,46 @@ const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = [
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
 console.log(`adapter: ${rt.report.vendor} ${rt.report.architecture}; budget ${budget} ms per cell; GFLOPS (2*M*N_w*K / time)`);
+const limits = await measureLimits(rt);
+console.log(`${describeLimits(limits)}\ncells: GFLOPS / % of peak GFLOPS / % of bandwidth (weight bytes read once per run)`);
 const quant = await Nf4Quantizer.create(rt);
-const header = ['format', 'shape', 'M', ...variants];
+const header = ['format', 'shape', 'M', ...variants, 'tuned (class)', 'tuned/best'];
 const rows: string[][] = [];
 const maxM = Math.max(...Ms);
 for (const shape of shapes) {
   const NW = shape.swiglu ? 2 * shape.N : shape.N;
   const Wb = rt.upload(randomArray(NW * shape.K, 7), 'bench W');
-  const { weight: q } = await quant.quantize(Wb, NW, shape.K, 'bench W');
+  // NF4 needs K a multiple of 64 (one absmax per 64 inputs): f32 only otherwise.
+  const q = shape.K % 64 === 0 ? (await quant.quantize(Wb, NW, shape.K, 'bench W')).weight : null;
   const X = rt.upload(randomArray(maxM * shape.K, 8), 'bench X');
   const Y = rt.storage(maxM * shape.N * 4, 'bench Y');
-  for (const w of [{ format: 'f32', W: Wb }, { format: 'nf4', q }] as LinearWeight[]) {
+  const weights: LinearWeight[] = [{ format: 'f32', W: Wb }, ...(q ? [{ format: 'nf4' as const, q }] : [])];
+  for (const w of weights) {
     const lin = await Linear.create(rt, { label: 'bench', K: shape.K, N: shape.N, weight: w, swiglu: shape.swiglu });
+    await tuneLinear(rt, lin); // remembered choice, or measured now (once per class)
     for (const M of Ms) {
       const row = [w.format, shape.name, String(M)];
+      const speed = new Map<string, number>();
       for (const v of variants) {
         if (v === 'gemv' && M > DECODE_MAX_M) { row.push('-'); continue; }
         await lin.prepare(v);
+        lin.run(X, Y, M, { variant: v }); // SwiftShader compiles at the first dispatch: untimed
+        await rt.sync();
         const ms = await timeRuns(rt, () => lin.run(X, Y, M, { variant: v }), budget);
-        row.push(((2 * M * NW * shape.K) / (ms * 1e6)).toFixed(2));
+        const gflops = (2 * M * NW * shape.K) / (ms * 1e6);
+        speed.set(v, gflops);
+        const gbs = (NW * shape.K * (w.format === 'f32' ? 4 : 0.5 + 4 / 64)) / (ms * 1e6);
+        row.push(`${gflops.toFixed(2)}/${((100 * gflops) / limits.peakGflops).toFixed(0)}%/${((100 * gbs) / limits.bandwidthGBs).toFixed(0)}%`);
       }
+      const tuned = lin.variantFor(M);
+      const best = Math.max(...speed.values());
+      row.push(`${tuned} (${mBucket(M)} ${shapeClass(shape.K, NW)})`, speed.has(tuned) ? `${((100 * speed.get(tuned)!) / best).toFixed(0)}%` : '-');
       rows.push(row);
       console.log(row.join('\t'));
     }
     lin.dispose();
   }
-  rt.release(Wb, q.codes, q.absmax, X, Y);
+  rt.release(Wb, X, Y, ...(q ? [q.codes, q.absmax] : []));
 }
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');

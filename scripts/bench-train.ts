@@ -1,5 +1,5 @@
 // `npm run bench -- train [--only stories|qwen] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections.
@@ -14,6 +14,8 @@ import type { ModelConfig } from '../src/model/types';
 import type { TensorReader } from '../src/model/gpu/upload';
 import { Trainer, type TrainerConfig } from '../src/train/trainer';
 import { rememberedVariants } from '../src/gpu/kernels/linear-tune';
+import { DispatchProfiler } from '../src/gpu/profiler';
+import { describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../src/gpu/limits';
 import { masked_ce } from '../src/reference/loss';
 import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
 import { sharedDir } from './shared-dir';
@@ -22,6 +24,25 @@ const args = parseArgs(process.argv.slice(2));
 const { gpu } = await getNodeGpu();
 const B = getNumber(args, 'batch', 2), T = getNumber(args, 'seq', 64);
 const recomputeArg = getString(args, 'recompute', 'both');
+const profile = getBool(args, 'profile', false);
+let limits: AdapterLimits | null = null;
+if (getBool(args, 'limits', true)) {
+  const lrt = await GpuRuntime.create(gpu);
+  limits = await measureLimits(lrt);
+  console.log(describeLimits(limits));
+  lrt.destroy();
+}
+
+/**
+ * Useful flops of one token's training: the forward's matmuls and attention times 3 in full mode
+ * (forward, dX, dW) or 2 with LoRA (forward, dX; the adapter's own flops are left out).
+ */
+function trainFlopsPerToken(cfg: ModelConfig, T: number, full: boolean): number {
+  const C = cfg.hiddenSize, I = cfg.intermediateSize, HS = cfg.headDim, NQ = cfg.numHeads * HS, F = NQ + 2 * cfg.numKvHeads * HS;
+  const linear = 2 * (C * F + NQ * C + 2 * C * I + I * C);
+  const attention = 4 * NQ * ((T + 1) / 2);
+  return (full ? 3 : 2) * (cfg.numLayers * (linear + attention) + 2 * C * cfg.vocabSize);
+}
 const modes = recomputeArg === 'both' ? [false, true] : [recomputeArg === 'on'];
 
 interface Case {
@@ -51,6 +72,7 @@ async function bench(c: Case): Promise<void> {
     rt.pool.resetPeak();
     let fb = 0, opt = 0, loss = 0, gradNorm = 0;
     const d0 = rt.dispatchCount;
+    if (profile) rt.profiler = new DispatchProfiler(rt.device);
     for (let s = 0; s < c.steps; s++) {
       let t = performance.now();
       const { dlogp } = masked_ce(batch.map((e) => new Float32Array(e.ids.length - 1)), batch.map((e) => e.mask));
@@ -62,10 +84,20 @@ async function bench(c: Case): Promise<void> {
       opt += performance.now() - t;
     }
     const per = (fb + opt) / c.steps / 1000;
-    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
+    if (rt.profiler) {
+      await rt.profiler.collect();
+      const rows = rt.profiler.report();
+      const total = rows.reduce((n, r) => n + r.ms, 0);
+      console.log(`GPU time per kernel over ${c.steps} update(s), ${total.toFixed(0)} ms in all:`);
+      for (const r of rows.slice(0, 20)) console.log(`  ${r.ms.toFixed(1).padStart(9)} ms ${(100 * r.ms / total).toFixed(1).padStart(5)}%  ${String(r.calls).padStart(5)} calls  ${r.kernel}`);
+      rt.profiler.destroy();
+      rt.profiler = null;
+    }
+    const gflops = (trainFlopsPerToken(c.cfg, T, c.params.mode === 'full') * B * T) / (per * 1e9);
+    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? ofPeak(gflops, limits.peakGflops, 'GFLOPS') : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
       `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
-      `${c.warmup ? `first short step ${compileS.toFixed(1)} s` : 'pipeline compiling included'}; f32 prefill variant ${rememberedVariants(rt, 'f32').prefill}, nf4 ${rememberedVariants(rt, 'nf4').prefill}`);
+      `${c.warmup ? `first short step ${compileS.toFixed(1)} s` : 'pipeline compiling included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize).large}`);
     await trainer.dispose();
   }
   model.dispose();

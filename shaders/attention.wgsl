@@ -14,6 +14,8 @@
 //                value sum split over (dimension, key slice) pairs (decode on real GPUs).
 //   attn_thread_lse / attn_wg_lse  the same, also writing LSE [M, NH] = log sum_j exp(s_j) of
 //                the scaled scores (for the backward); bindings 5 = LSE, 6 = uniforms.
+//   attn_thread_hs8[_lse]  attn_thread for HS = 8 with named registers instead of arrays (the
+//                launcher picks it for HS = 8; the backward has _hs8 twins of its _thread entries).
 // Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
 // The backward (attn_bwd_*) follows the forward in this file, with its own header.
 
@@ -115,6 +117,67 @@ fn attend_thread(pp: Params, idx: u32) -> f32 {
   }
   let inv = 1.0 / l;
   for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }
+  return mx + log(l);
+}
+
+// ---- one invocation per (row, head), HS = 8 in named registers ------------------------------
+// The same maths as attend_thread for 8-wide heads (stories260K-class models): the query and
+// the running output in two named vec4s each. SwiftShader keeps private arrays (q, acc above)
+// in memory and reaches them lane by lane: this form is about 5x faster there.
+@compute @workgroup_size(WG)
+fn attn_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * p.NH) { return; }
+  _ = attend_thread_hs8(p, idx);
+}
+
+@compute @workgroup_size(WG)
+fn attn_thread_hs8_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pl.M * pl.NH) { return; }
+  LSE[idx] = attend_thread_hs8(pl, idx);
+}
+
+fn attend_thread_hs8(pp: Params, idx: u32) -> f32 {
+  let m = idx / pp.NH;
+  let h = idx % pp.NH;
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let base = cache_base(pp, seq, h / (pp.NH / pp.KVH));
+  let qo = idx * 2u;
+  let q0 = Q[qo] * pp.scale;
+  let q1 = Q[qo + 1u] * pp.scale;
+  var a0 = vec4<f32>(0.0);
+  var a1 = vec4<f32>(0.0);
+  var mx = NEG_BIG;
+  var l = 0.0;
+  var j = 0u;
+  for (; j + 3u <= last; j += 4u) {
+    let k0 = base + j * 2u;
+    let s4 = vec4<f32>(dot(q0, Kc[k0]) + dot(q1, Kc[k0 + 1u]), dot(q0, Kc[k0 + 2u]) + dot(q1, Kc[k0 + 3u]),
+                       dot(q0, Kc[k0 + 4u]) + dot(q1, Kc[k0 + 5u]), dot(q0, Kc[k0 + 6u]) + dot(q1, Kc[k0 + 7u]));
+    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+    let a = exp(mx - mnew);
+    let e = exp(s4 - vec4<f32>(mnew));
+    l = l * a + (e.x + e.y) + (e.z + e.w);
+    a0 = a0 * a + e.x * Vc[k0] + e.y * Vc[k0 + 2u] + e.z * Vc[k0 + 4u] + e.w * Vc[k0 + 6u];
+    a1 = a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k0 + 3u] + e.z * Vc[k0 + 5u] + e.w * Vc[k0 + 7u];
+    mx = mnew;
+  }
+  for (; j <= last; j++) {
+    let ko = base + j * 2u;
+    let s = dot(q0, Kc[ko]) + dot(q1, Kc[ko + 1u]);
+    let mnew = max(mx, s);
+    let a = exp(mx - mnew);
+    let e = exp(s - mnew);
+    l = l * a + e;
+    a0 = a0 * a + e * Vc[ko];
+    a1 = a1 * a + e * Vc[ko + 1u];
+    mx = mnew;
+  }
+  let inv = 1.0 / l;
+  O[qo] = a0 * inv;
+  O[qo + 1u] = a1 * inv;
   return mx + log(l);
 }
 
@@ -339,6 +402,80 @@ fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     dKc[ko + d] = dk[d] * pk.scale;
     dVc[ko + d] = dv[d];
   }
+}
+
+// ---- HS = 8 in named registers (see attn_thread_hs8): dQ and dK/dV ---------------------------
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pq.M * pq.NH) { return; }
+  let m = idx / pq.NH;
+  let h = idx % pq.NH;
+  let seq = min(rows[2u * m], pq.B - 1u);
+  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
+  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
+  let st = ST[idx];
+  let qo = idx * 2u;
+  let q0 = Q[qo] * pq.scale;
+  let q1 = Q[qo + 1u] * pq.scale;
+  let g0 = dO[qo];
+  let g1 = dO[qo + 1u];
+  var a0 = vec4<f32>(0.0);
+  var a1 = vec4<f32>(0.0);
+  for (var j = 0u; j <= last; j++) {
+    let ko = base + j * 2u;
+    let k0 = Kc[ko];
+    let k1 = Kc[ko + 1u];
+    let s = dot(q0, k0) + dot(q1, k1);
+    let dp = dot(g0, Vc[ko]) + dot(g1, Vc[ko + 1u]);
+    let ds = exp(s - st.x) * (dp - st.y);
+    a0 += ds * k0;
+    a1 += ds * k1;
+  }
+  dQ[qo] = a0 * pq.scale;
+  dQ[qo + 1u] = a1 * pq.scale;
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pk.B * pk.KVH * pk.Tmax) { return; }
+  let j = idx % pk.Tmax;
+  let kh = (idx / pk.Tmax) % pk.KVH;
+  let seq = idx / (pk.Tmax * pk.KVH);
+  let G = pk.NH / pk.KVH;
+  let first = seqs[2u * seq];
+  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let ko = idx * 2u;
+  let k0 = Kc[ko] * pk.scale;
+  let k1 = Kc[ko + 1u] * pk.scale;
+  let v0 = Vc[ko];
+  let v1 = Vc[ko + 1u];
+  var dk0 = vec4<f32>(0.0);
+  var dk1 = vec4<f32>(0.0);
+  var dv0 = vec4<f32>(0.0);
+  var dv1 = vec4<f32>(0.0);
+  for (var i = j; i < len; i++) {
+    for (var hg = 0u; hg < G; hg++) {
+      let qi = (first + i) * pk.NH + kh * G + hg;
+      let qo = qi * 2u;
+      let x0 = Q[qo];
+      let x1 = Q[qo + 1u];
+      let g0 = dO[qo];
+      let g1 = dO[qo + 1u];
+      let st = ST[qi];
+      let pr = exp(dot(x0, k0) + dot(x1, k1) - st.x);
+      let ds = pr * (dot(g0, v0) + dot(g1, v1) - st.y);
+      dk0 += ds * x0;
+      dk1 += ds * x1;
+      dv0 += pr * g0;
+      dv1 += pr * g1;
+    }
+  }
+  dKc[ko] = dk0 * pk.scale;
+  dKc[ko + 1u] = dk1 * pk.scale;
+  dVc[ko] = dv0;
+  dVc[ko + 1u] = dv1;
 }
 
 // ---- workgroup variants -------------------------------------------------------------------

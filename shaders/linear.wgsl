@@ -6,8 +6,8 @@
 // CPU twin: linear_forward + lora_forward (+ swiglu_forward) in src/reference. Launcher:
 // src/gpu/kernels/linear.ts. Tested by tests/unit/kernels-a-linear.test.ts.
 // Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
-// Entry points: lin_rb (register-blocked, no workgroup memory), lin_tiled (workgroup-memory
-// tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8).
+// Entry points: lin_rb (register-blocked, no workgroup memory), lin_rb8 (its 8 x 8 tile in named
+// registers: CPU adapters), lin_tiled (workgroup-memory tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8).
 
 struct Params {
   M: u32,
@@ -106,6 +106,73 @@ fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (r >= p.M) { break; }
     for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
   }
+}
+
+// ---- register-blocked 8 x 8, named registers ---------------------------------------------------
+// The same tile as lin_rb with TM = TN = 8, but the 64 sums live in 16 named vec4 registers
+// (row i: columns 0-3 in a{i}l, 4-7 in a{i}h) built as x . [w0 w1 w2 w3] (vector-matrix product):
+// SwiftShader spills dynamically indexed private arrays such as lin_rb's acc to memory.
+fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  if (r >= p.M) { return; }
+  // Plain output (no bias, LoRA or SwiGLU) and all 8 columns in range: no per-element epilogue.
+  if (!SWIGLU && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N) {
+    let i = r * p.N + g * 8u;
+    if ((p.flags & 4u) != 0u) {
+      Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
+      Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
+    } else {
+      Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
+      Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
+    }
+    return;
+  }
+  if (SWIGLU) {
+    store(r, g, 0u, 8u, lo.x, hi.x); store(r, g, 1u, 8u, lo.y, hi.y);
+    store(r, g, 2u, 8u, lo.z, hi.z); store(r, g, 3u, 8u, lo.w, hi.w);
+  } else {
+    store(r, g, 0u, 8u, lo.x, 0.0); store(r, g, 1u, 8u, lo.y, 0.0);
+    store(r, g, 2u, 8u, lo.z, 0.0); store(r, g, 3u, 8u, lo.w, 0.0);
+    store(r, g, 4u, 8u, hi.x, 0.0); store(r, g, 5u, 8u, hi.y, 0.0);
+    store(r, g, 6u, 8u, hi.z, 0.0); store(r, g, 7u, 8u, hi.w, 0.0);
+  }
+}
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * 8u;
+  let g = gid.x;
+  if (row0 >= p.M || out_col(g, 0u, 8u) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let last = nw() - 1u;
+  let lastM = p.M - 1u;
+  let x0 = min(row0, lastM) * K4;      let x1 = min(row0 + 1u, lastM) * K4;
+  let x2 = min(row0 + 2u, lastM) * K4; let x3 = min(row0 + 3u, lastM) * K4;
+  let x4 = min(row0 + 4u, lastM) * K4; let x5 = min(row0 + 5u, lastM) * K4;
+  let x6 = min(row0 + 6u, lastM) * K4; let x7 = min(row0 + 7u, lastM) * K4;
+  let r0 = min(w_row(g, 0u, 8u), last) * K4; let r1 = min(w_row(g, 1u, 8u), last) * K4;
+  let r2 = min(w_row(g, 2u, 8u), last) * K4; let r3 = min(w_row(g, 3u, 8u), last) * K4;
+  let r4 = min(w_row(g, 4u, 8u), last) * K4; let r5 = min(w_row(g, 5u, 8u), last) * K4;
+  let r6 = min(w_row(g, 6u, 8u), last) * K4; let r7 = min(w_row(g, 7u, 8u), last) * K4;
+  var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
+  var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
+  var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
+  var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  for (var k = 0u; k < K4; k++) {
+    let wl = mat4x4<f32>(W[r0 + k], W[r1 + k], W[r2 + k], W[r3 + k]);
+    let wh = mat4x4<f32>(W[r4 + k], W[r5 + k], W[r6 + k], W[r7 + k]);
+    let y0 = X[x0 + k]; a0l += y0 * wl; a0h += y0 * wh;
+    let y1 = X[x1 + k]; a1l += y1 * wl; a1h += y1 * wh;
+    let y2 = X[x2 + k]; a2l += y2 * wl; a2h += y2 * wh;
+    let y3 = X[x3 + k]; a3l += y3 * wl; a3h += y3 * wh;
+    let y4 = X[x4 + k]; a4l += y4 * wl; a4h += y4 * wh;
+    let y5 = X[x5 + k]; a5l += y5 * wl; a5h += y5 * wh;
+    let y6 = X[x6 + k]; a6l += y6 * wl; a6h += y6 * wh;
+    let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
+  }
+  store8(row0, g, a0l, a0h);      store8(row0 + 1u, g, a1l, a1h);
+  store8(row0 + 2u, g, a2l, a2h); store8(row0 + 3u, g, a3l, a3h);
+  store8(row0 + 4u, g, a4l, a4h); store8(row0 + 5u, g, a5l, a5h);
+  store8(row0 + 6u, g, a6l, a6h); store8(row0 + 7u, g, a7l, a7h);
 }
 
 // ---- workgroup-tiled ----------------------------------------------------------------------

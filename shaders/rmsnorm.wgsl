@@ -3,8 +3,10 @@
 //   residual_rmsnorm: x[n, :] += d[n, :];  y[n, :] = rmsnorm(x[n, :]) * w   (one dispatch)
 //   rmsnorm_bwd:      dx[n, :] (=|+=) r dy w - r^3 x sum(dy w x) / C, r = rstd of row n (saved)
 //   rmsnorm_dw:       dw[c] += sum_n dy[n, c] x[n, c] r[n]   (one invocation per 4 channels)
-// N = rows (tokens), C = channels (a multiple of 4). One workgroup of WG invocations per row;
-// the sum of squares is reduced through workgroup memory.
+// N = rows (tokens), C = channels (a multiple of 4). Two layouts of the same maths: one
+// workgroup of WG invocations per row, the sum of squares reduced through workgroup memory
+// (GPUs, wide rows); or `*_t` entries, one invocation per whole row and no barriers (CPU
+// adapters, where barriers cost far more than the row's arithmetic; narrow rows).
 // CPU twin: rmsnorm_forward (src/reference/rmsnorm.ts). Launcher: src/gpu/kernels/rmsnorm.ts.
 // Tested by tests/unit/kernels-a-rmsnorm.test.ts.
 // Write contract: y is overwritten (=); in residual_rmsnorm x is the residual stream and is
@@ -76,6 +78,35 @@ fn residual_rmsnorm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
   for (var c = li; c < C4; c += WG) { yr[n * C4 + c] = xr[n * C4 + c] * rstd * wr[c]; }
 }
 
+// ---- one invocation per row (same bindings as rmsnorm / residual_rmsnorm) ----------------------
+fn row_of(gid: vec3<u32>, nwg: vec3<u32>) -> u32 { return gid.x + gid.y * nwg.x * WG; }
+
+@compute @workgroup_size(WG)
+fn rmsnorm_t(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = row_of(gid, nwg);
+  if (n >= p.N) { return; }
+  let C4 = p.C / 4u;
+  var ss = 0.0;
+  for (var c = 0u; c < C4; c++) { let v = x[n * C4 + c]; ss += dot(v, v); }
+  let rstd = inverseSqrt(ss / f32(p.C) + p.eps);
+  for (var c = 0u; c < C4; c++) { y[n * C4 + c] = x[n * C4 + c] * rstd * w[c]; }
+}
+
+@compute @workgroup_size(WG)
+fn residual_rmsnorm_t(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = row_of(gid, nwg);
+  if (n >= pr.N) { return; }
+  let C4 = pr.C / 4u;
+  var ss = 0.0;
+  for (var c = 0u; c < C4; c++) {
+    let v = xr[n * C4 + c] + d[n * C4 + c];
+    xr[n * C4 + c] = v;
+    ss += dot(v, v);
+  }
+  let rstd = inverseSqrt(ss / f32(pr.C) + pr.eps);
+  for (var c = 0u; c < C4; c++) { yr[n * C4 + c] = xr[n * C4 + c] * rstd * wr[c]; }
+}
+
 // ---- backward: dx, and each row's rstd for rmsnorm_dw ---------------------------------------------
 struct BwdParams {
   N: u32,
@@ -120,6 +151,28 @@ fn rmsnorm_bwd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   if (n >= pb.N) { return; }
   if (li == 0u) { brstd[n] = rstd; }
   for (var c = li; c < C4; c += WG) {
+    let i = n * C4 + c;
+    let v = rstd * bdy[i] * bw[c] - k * bx[i];
+    if ((pb.flags & 1u) != 0u) { bdx[i] += v; } else { bdx[i] = v; }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn rmsnorm_bwd_t(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = row_of(gid, nwg);
+  if (n >= pb.N) { return; }
+  let C4 = pb.C / 4u;
+  var ss = 0.0;
+  var gx = 0.0;
+  for (var c = 0u; c < C4; c++) {
+    let v = bx[n * C4 + c];
+    ss += dot(v, v);
+    gx += dot(bdy[n * C4 + c] * bw[c], v);
+  }
+  let rstd = inverseSqrt(ss / f32(pb.C) + pb.eps);
+  let k = rstd * rstd * rstd * gx / f32(pb.C);
+  brstd[n] = rstd;
+  for (var c = 0u; c < C4; c++) {
     let i = n * C4 + c;
     let v = rstd * bdy[i] * bw[c] - k * bx[i];
     if ((pb.flags & 1u) != 0u) { bdx[i] += v; } else { bdx[i] = v; }

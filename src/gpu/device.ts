@@ -80,6 +80,12 @@ export async function openDevice(gpu: GPU, opts: OpenDeviceOptions = {}): Promis
   return { device, adapter, report };
 }
 
+/** True for CPU implementations of WebGPU (SwiftShader, llvmpipe, lavapipe): barriers and
+ * workgroup memory are expensive there, so kernels prefer one invocation per row or tile. */
+export function isCpuAdapter(r: AdapterReport): boolean {
+  return r.isFallback || /swiftshader|llvmpipe|lavapipe/i.test(r.architecture + r.description);
+}
+
 /** A stable key for remembering per-adapter choices (kernel variants). */
 export function adapterKey(r: AdapterReport): string {
   return [r.vendor, r.architecture, r.device, r.description].join('|');

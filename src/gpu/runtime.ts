@@ -6,6 +6,7 @@ import { openDevice, type AdapterReport, type OpenDeviceOptions } from './device
 import { BufferPool, type PoolStats } from './pool';
 import { PipelineCache, type KernelSpec } from './pipelines';
 import { GpuDeviceLostError, GpuError } from './errors';
+import type { DispatchProfiler } from './profiler';
 
 
 export type ErrorListener = (err: GpuError) => void;
@@ -23,6 +24,8 @@ export class GpuRuntime {
   lost: GpuDeviceLostError | null = null;
   /** Dispatches recorded since creation (for dispatches-per-token figures). */
   dispatchCount = 0;
+  /** When set, each dispatch runs in its own timestamped pass (benchmarks only; see profiler.ts). */
+  profiler: DispatchProfiler | null = null;
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private frameUniforms: GPUBuffer[] = [];
@@ -121,10 +124,13 @@ export class GpuRuntime {
     if (wg.x > max || y > max || z > max) {
       throw new GpuError(`${pipeline.label}: ${wg.x}x${y}x${z} workgroups exceed the device limit ${max} per dimension`);
     }
-    const pass = this.computePass();
+    const stamps = this.profiler?.next(`${pipeline.label} [${wg.x}x${y}x${z}]`);
+    if (stamps) this.endPass();
+    const pass = this.computePass(stamps);
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, this.pipelines.bindGroup(pipeline, all));
     pass.dispatchWorkgroups(wg.x, y, z);
+    if (stamps) this.endPass();
     this.dispatchCount++;
   }
 
@@ -192,8 +198,8 @@ export class GpuRuntime {
     return this.encoder;
   }
 
-  private computePass(): GPUComputePassEncoder {
-    if (!this.pass) this.pass = this.getEncoder().beginComputePass({ label: 'step compute' });
+  private computePass(timestampWrites?: GPUComputePassTimestampWrites): GPUComputePassEncoder {
+    if (!this.pass) this.pass = this.getEncoder().beginComputePass({ label: 'step compute', timestampWrites });
     return this.pass;
   }
 

@@ -9,6 +9,7 @@ import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import type { QuantMode } from '../model/gpu/upload';
 import { projShape, type ModelConfig, type Projection } from '../model/types';
 import { PoolSim, POOL_FREE_ROW, type SimBuffer } from './pool-sim';
+import { trainChunkRows } from './train-acts';
 
 export interface PlanRow {
   name: string;
@@ -281,7 +282,7 @@ const TROW = {
   rows: 'per-row data: ids, row table, targets, logp, entropy, dlogp, sequence table',
   bwd: 'backward scratch (one layer at a time)',
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
-  lmChunk: 'LM-head chunks of the step: H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
+  lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   csr: 'embedding backward CSR (full mode)',
@@ -308,7 +309,8 @@ interface BwdScratch {
 export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPlan {
   const d = dims(cfg);
   const B = o.batchSize, T = o.seqLen;
-  const chunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
+  const modelChunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
+  const chunkRows = trainChunkRows(cfg.vocabSize, modelChunkRows, maxRows);
   const updates = o.updates ?? [Array<number>(B).fill(T), Array<number>(B).fill(T)];
   if (o.mode === 'full' && (o.quant !== 'none' || o.quantEmbeddings)) throw new Error('planTraining: full fine-tuning trains f32 weights; use quant "none" without quantEmbeddings (NF4 is for the frozen base of LoRA)');
   if (o.mode === 'lora' && !o.lora) throw new Error('planTraining: LoRA mode needs lora {rank, targets}');
@@ -323,7 +325,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const sim = new PoolSim();
   simulateUpload(sim, cfg, o.quant, o.quantEmbeddings);
   const weightsBytes = sim.allocated;
-  const modelDummies = simulateModelLoad(sim, cfg, null, chunkRows);
+  const modelDummies = simulateModelLoad(sim, cfg, null, modelChunkRows);
   const loadPeak = sim.peak;
   // Until the first submit (the first pass's readback): AdamW's moment fills.
   const frame = new Frame(sim);

@@ -49,6 +49,20 @@ export function layerRowSizes(cfg: ModelConfig): Record<Exclude<keyof LayerActs,
   return { h: C, q: NQ, o: NQ, lse: cfg.numHeads, xMid: C, h2: C, gu: 2 * I, act: I };
 }
 
+/** Bytes the training step may spend on one LM-head chunk of logits. */
+export const TRAIN_LOGITS_BUDGET = 4 * 1024 * 1024;
+
+/**
+ * Rows of the training step's LM-head chunks: as many as TRAIN_LOGITS_BUDGET of [rows, V] logits
+ * holds (a multiple of 8, at most maxRows), never fewer than the model's own chunkRows. Small
+ * vocabularies then run the LM head, log-probs and their backward in one chunk per pass instead
+ * of maxRows / 16 (stories260K: 1 chunk instead of 128, i.e. 640 dispatches fewer per update).
+ */
+export function trainChunkRows(V: number, modelChunkRows: number, maxRows: number): number {
+  const fit = Math.floor(TRAIN_LOGITS_BUDGET / (V * 4) / 8) * 8;
+  return Math.max(modelChunkRows, Math.min(maxRows, fit));
+}
+
 /**
  * Allocates the buffers for `rows` rows keeping `layersKept` layers of activations (L, or 1 when
  * recomputing). xaWidth(g) is S*R of LoRA group g (0: no LoRA on that group).

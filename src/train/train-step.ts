@@ -26,7 +26,7 @@ import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { GpuLoraParams } from './lora-params';
 import { GROUP_NAMES } from './lora-params';
 import type { GpuFullParams } from './full-params';
-import { allocTrainActs, releaseTrainActs, type LayerActs, type TrainActs } from './train-acts';
+import { allocTrainActs, releaseTrainActs, trainChunkRows, type LayerActs, type TrainActs } from './train-acts';
 
 /** What the step trains: a LoRA adapter (base frozen, f32 or NF4) or every weight (f32 model). */
 export type Trainable = { mode: 'lora'; params: GpuLoraParams } | { mode: 'full'; params: GpuFullParams };
@@ -141,7 +141,8 @@ export class TrainStep {
       };
       const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
       for (const g of GROUP_NAMES) {
-        fwd[g] = await Linear.create(rt, specs[g], rememberedVariants(rt, specs[g].weight.format)); // as the model's
+        const sp = specs[g];
+        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.swiglu ? 2 * sp.N : sp.N)); // as the model's
         bwd[g] = await LinearBackward.create(rt, specs[g]);
       }
       layers.push({ fwd, bwd });
@@ -198,6 +199,11 @@ export class TrainStep {
       start = end;
     }
     return out;
+  }
+
+  /** Rows of the backward's LM-head chunks (train-acts.ts trainChunkRows). */
+  get chunkRows(): number {
+    return trainChunkRows(this.model.cfg.vocabSize, this.model.logprobsOp.opts.chunkRows, this.maxRows);
   }
 
   /** Bytes of the activation buffers currently held. */
@@ -313,7 +319,7 @@ export class TrainStep {
     // LM head, chunk by chunk (at most [chunkRows, V] logits): logits, [log-probs], dlogits in
     // place, dH rows into dN; full mode: dW_lm (the embedding when tied) +=.
     const dWlm = full ? { dW: full.lmHead ?? full.embed } : null;
-    const chunkRows = this.model.logprobsOp.opts.chunkRows;
+    const chunkRows = this.chunkRows;
     for (let r0 = 0; r0 < M; r0 += chunkRows) {
       const n = Math.min(chunkRows, M - r0);
       rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
@@ -361,7 +367,7 @@ export class TrainStep {
       const lin = lora?.group(0, g);
       return lin ? (1 + (lin.segmentStarts?.length ?? 0)) * lin.R : 0;
     };
-    this.acts = allocTrainActs(this.rt, this.model.cfg, rows, kept, this.model.logprobsOp.opts.chunkRows, width);
+    this.acts = allocTrainActs(this.rt, this.model.cfg, rows, kept, this.chunkRows, width);
     return this.acts;
   }
 

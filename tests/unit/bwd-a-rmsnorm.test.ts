@@ -10,13 +10,13 @@ import { randomArray } from '../../src/gpu/selftest';
 import { ShapeError } from '../../src/gpu/errors';
 
 describe('rmsnorm backward', () => {
-  for (const [N, C] of [[1, 64], [7, 896], [33, 52]]) {
-    it(`N=${N} C=${C}: dx (= and +=) and dw (+=)`, async () => {
+  for (const layout of ['wg', 'thread'] as const) for (const [N, C] of [[1, 64], [7, 896], [33, 52], ...(layout === 'thread' ? [[70, 8]] : [])]) {
+    it(`${layout} N=${N} C=${C}: dx (= and +=) and dw (+=)`, async () => {
       const rt = await nodeRuntime();
       const eps = 1e-6;
       const x = randomArray(N * C, N + C), w = randomArray(C, 7), dy = randomArray(N * C, 8);
       const dx0 = randomArray(N * C, 9), dw0 = randomArray(C, 10);
-      const bwd = await RmsNormBackward.create(rt, C, eps);
+      const bwd = await RmsNormBackward.create(rt, C, eps, layout);
       const [xb, wb, dyb, dxb, dwb] = [x, w, dy, dx0, dw0].map((a, i) => rt.upload(a, `t${i}`));
       const dwRef = dw0.slice();
       const dxRef = rmsnorm_backward(dy, x, w, N, C, eps, dwRef);
@@ -27,7 +27,7 @@ describe('rmsnorm backward', () => {
       bwd.run(dyb, xb, wb, dxb, N);
       const dSet = maxAbsDiff(await rt.readF32(dxb, N * C), dxRef);
       const dwAgain = maxAbsDiff(await rt.readF32(dwb, C), dwRef);
-      console.log(`rmsnorm_backward N=${N} C=${C}: dx+= maxdiff=${dAcc.toExponential(2)} dx= maxdiff=${dSet.toExponential(2)} dw+= maxdiff=${dW.toExponential(2)}`);
+      console.log(`rmsnorm_backward ${layout} N=${N} C=${C}: dx+= maxdiff=${dAcc.toExponential(2)} dx= maxdiff=${dSet.toExponential(2)} dw+= maxdiff=${dW.toExponential(2)}`);
       expect(dAcc).toBeLessThan(1e-5);
       expect(dSet).toBeLessThan(1e-5);
       expect(dW).toBeLessThan(1e-5);

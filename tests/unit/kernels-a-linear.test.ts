@@ -76,6 +76,19 @@ describe('Linear', () => {
       });
     }
 
+    it(`${fmt} M=17: no bias or LoRA (lin_rb8's direct stores; N=44 leaves a partial column group)`, async () => {
+      const rt = await nodeRuntime();
+      const M = 17, K = 64, N = 44;
+      const X = randomArray(M * K, 21), W = randomArray(N * K, 22), Y0 = randomArray(M * N, 23);
+      const { w, eff, bufs } = await weightOf(rt, fmt, W, N, K);
+      const lin = await Linear.create(rt, { label: 'test plain', K, N, weight: w });
+      const ref = linear_forward(X, eff, null, M, K, N);
+      expect(report(`linear ${fmt} plain M=${M}`, await allVariants(rt, lin, X, M, N, ref))).toBeLessThan(1e-4);
+      expect(report(`linear ${fmt} plain Y += M=${M}`, await allVariants(rt, lin, X, M, N, add(Y0, ref), { accumulateOnto: Y0 }))).toBeLessThan(1e-4);
+      lin.dispose();
+      rt.release(...bufs);
+    });
+
     it(`${fmt}: fused gate|up with SwiGLU epilogue and per-segment LoRA`, async () => {
       const rt = await nodeRuntime();
       const M = 6, K = 64, I = 24, R = 2, scale = 0.5;

@@ -6,7 +6,7 @@
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
-import { ATTENTION_MAX_HS, type AttentionVariant } from './attention';
+import { ATTENTION_MAX_HS, threadEntry, type AttentionVariant } from './attention';
 
 export interface AttentionBackwardOptions {
   NH: number;
@@ -100,8 +100,8 @@ export class AttentionBackward {
     const overrides = { WG: wg, HS };
     const [pStats, pDq, pDkv] = await Promise.all([
       rt.kernel({ shader: 'attention', entry: 'attn_bwd_stats', overrides }),
-      rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_${o.variant}`, overrides }),
-      rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_${o.variant}`, overrides }),
+      rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dq_thread', HS) : 'attn_bwd_dq_wg', overrides }),
+      rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     return new AttentionBackward(rt, pStats, pDq, pDkv, o);
   }

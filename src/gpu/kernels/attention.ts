@@ -33,6 +33,14 @@ export interface AttentionOptions {
   lse?: boolean;
 }
 
+/**
+ * The entry point of a 'thread' kernel for this head size: HS = 8 has `_hs8` forms that keep
+ * the head in named registers (SwiftShader spills the generic forms' private arrays).
+ */
+export function threadEntry(base: string, HS: number): string {
+  return HS === 8 ? `${base}_hs8` : base;
+}
+
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
 export const ATTENTION_MAX_HS = 128;
 
@@ -55,7 +63,7 @@ export class Attention {
     if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
       throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
     }
-    const entry = (o.variant === 'thread' ? 'attn_thread' : 'attn_wg') + (o.lse ? '_lse' : '');
+    const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
     const pipeline = await rt.kernel({ shader: 'attention', entry, overrides: { WG: wg, HS } });
     return new Attention(rt, pipeline, o);
   }

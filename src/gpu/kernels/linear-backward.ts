@@ -5,6 +5,7 @@
 // CPU twins: linear_backward, lora_backward (src/reference/linear.ts). Tested by tests/unit/bwd-a-linear.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { isCpuAdapter } from '../device';
 import type { LinearLora, LinearSpec } from './linear';
 
 /** rb: register-blocked (CPU adapters such as SwiftShader); tiled: workgroup-memory tiles (GPUs). */
@@ -30,7 +31,7 @@ const MAX_GROUPS = 65535;
 
 /** The variant before tuning: rb on CPU adapters, tiled elsewhere (as Linear's defaults). */
 export function defaultBackwardVariant(rt: GpuRuntime): BackwardVariant {
-  const cpu = rt.report.isFallback || /swiftshader|llvmpipe|lavapipe/i.test(rt.report.architecture + rt.report.description);
+  const cpu = isCpuAdapter(rt.report);
   return cpu ? 'rb' : 'tiled';
 }
 

@@ -1,15 +1,21 @@
-// Chooses a Linear's kernel variants per adapter by timing the candidates once, at the first
-// layer's shape, and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in
-// the browser). Families: `linear:<f32|nf4>:<decode|prefill>`. Tested by tests/unit/kernels-a-tune.test.ts.
+// Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode M <= 8,
+// prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
+// candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
+// browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>`.
+// Tested by tests/unit/kernels-a-tune.test.ts; `bench matmul` compares choices with the best.
 import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';
-import { DECODE_CANDIDATES, DECODE_MAX_M, PREFILL_CANDIDATES, defaultVariants, type Linear, type LinearVariant, type LinearVariantChoice } from './linear';
+import {
+  DECODE_CANDIDATES, DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, defaultVariants, shapeClass,
+  type Linear, type LinearVariant, type LinearVariantChoice, type MBucket,
+} from './linear';
 
 export interface TuneOptions {
-  /** Rows for the decode and prefill timings. */
+  /** Rows for the decode, prefill and large timings (defaults 1, 64, 256). */
   decodeM?: number;
   prefillM?: number;
+  largeM?: number;
   /** Rough time per candidate, milliseconds. */
   budgetMs?: number;
 }
@@ -28,39 +34,67 @@ export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number
   return (performance.now() - t0) / n;
 }
 
+/** The tuning family of a bucket for a weight format and shape. */
+export function tuningFamily(format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number): string {
+  return `linear:${format}:${bucket}:${shapeClass(K, NW)}`;
+}
+
+const CANDIDATES: Record<MBucket, readonly LinearVariant[]> = { decode: DECODE_CANDIDATES, prefill: PREFILL_CANDIDATES, large: PREFILL_CANDIDATES };
+
 /**
- * Sets lin.variants to the remembered or measured fastest decode and prefill variants for this
- * adapter and weight format, compiling what it needs. Runs on scratch X/Y; LoRA is left as is.
+ * Sets lin.variants to the remembered or measured fastest variant of each row bucket for this
+ * adapter, weight format and shape class, compiling what it needs. Runs on scratch X/Y; LoRA is
+ * left as is.
  */
 export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions = {}): Promise<LinearVariantChoice> {
   const budget = opts.budgetMs ?? 150;
   const { K, N } = lin.spec;
-  const maxM = Math.max(opts.decodeM ?? 1, opts.prefillM ?? 64);
+  const rowsOf: Record<MBucket, number> = {
+    decode: Math.min(opts.decodeM ?? 1, DECODE_MAX_M),
+    prefill: Math.min(Math.max(opts.prefillM ?? 64, DECODE_MAX_M + 1), LARGE_MIN_M - 1),
+    large: Math.max(opts.largeM ?? LARGE_MIN_M, LARGE_MIN_M),
+  };
+  const maxM = Math.max(...Object.values(rowsOf));
   const X = rt.upload(randomArray(maxM * K, 1), 'tune X');
   const Y = rt.storage(maxM * N * 4, 'tune Y');
   try {
-    const pick = (bucket: 'decode' | 'prefill', M: number, candidates: readonly LinearVariant[]) =>
-      pickFastest(rt.report, `linear:${lin.format}:${bucket}`, candidates, async (v) => {
+    const choice = { ...lin.variants };
+    for (const bucket of M_BUCKETS) {
+      // Decode is timed at both ends of its bucket (1 and 8 rows), the others at one size.
+      const Ms = bucket === 'decode' ? [...new Set([rowsOf.decode, DECODE_MAX_M])] : [rowsOf[bucket]];
+      choice[bucket] = await pickFastest(rt.report, tuningFamily(lin.format, bucket, K, lin.NW), CANDIDATES[bucket], async (v) => {
         await lin.prepare(v);
-        // The best of two timings: one noisy burst on a shared machine must not decide for good.
-        const run = () => lin.run(X, Y, M, { variant: v });
-        return Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+        let total = 0;
+        for (const M of Ms) {
+          const run = () => lin.run(X, Y, M, { variant: v });
+          run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
+          await rt.sync();
+          // The best of two timings: one noisy burst on a shared machine must not decide for good.
+          total += Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+        }
+        return total;
       });
-    const decode = await pick('decode', Math.min(opts.decodeM ?? 1, DECODE_MAX_M), DECODE_CANDIDATES);
-    const prefill = await pick('prefill', Math.max(opts.prefillM ?? 64, DECODE_MAX_M + 1), PREFILL_CANDIDATES);
-    await lin.prepare(decode);
-    await lin.prepare(prefill);
-    lin.variants = { decode, prefill };
-    return lin.variants;
+      await lin.prepare(choice[bucket]);
+    }
+    lin.variants = choice;
+    return choice;
   } finally {
     rt.release(X, Y);
   }
 }
 
-/** The variants remembered for this adapter and format (by tuneLinear), else the defaults. */
-export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4'): LinearVariantChoice {
+/** True when every bucket of this format and shape has a remembered choice. */
+export function isTuned(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): boolean {
+  return M_BUCKETS.every((b) => CANDIDATES[b].some((c) => c === getTuning(rt.report, tuningFamily(format, b, K, NW))));
+}
+
+/** The variants remembered for this adapter, format and shape (by tuneLinear), else the defaults. */
+export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): LinearVariantChoice {
   const d = defaultVariants(rt);
-  const get = <T extends LinearVariant>(bucket: string, candidates: readonly T[], fallback: LinearVariant): LinearVariant =>
-    candidates.find((c) => c === getTuning(rt.report, `linear:${format}:${bucket}`)) ?? fallback;
-  return { decode: get('decode', DECODE_CANDIDATES, d.decode), prefill: get('prefill', PREFILL_CANDIDATES, d.prefill) };
+  const out = { ...d };
+  for (const b of M_BUCKETS) {
+    const known = getTuning(rt.report, tuningFamily(format, b, K, NW));
+    out[b] = CANDIDATES[b].find((c) => c === known) ?? d[b];
+  }
+  return out;
 }

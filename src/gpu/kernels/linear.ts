@@ -5,20 +5,42 @@
 // CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/kernels-a-linear.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
 /** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv (M <= 8). */
 export type LinearVariant = 'rb' | 'rb8' | 'rb1' | 'tiled' | 'gemv';
 export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb1', 'tiled', 'gemv'];
-export const DECODE_CANDIDATES: readonly LinearVariant[] = ['rb1', 'gemv', 'rb'];
+export const DECODE_CANDIDATES: readonly LinearVariant[] = ['rb1', 'gemv', 'rb', 'rb8'];
 export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'tiled'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
+/** Rows from which the `large` variant is used (training passes, long prefills). */
+export const LARGE_MIN_M = 256;
 
-interface VariantShape { kind: 'rb' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
+/** Row-count buckets with a variant each: M <= 8, 8 < M < 256, M >= 256. */
+export type MBucket = 'decode' | 'prefill' | 'large';
+export const M_BUCKETS: readonly MBucket[] = ['decode', 'prefill', 'large'];
+
+export function mBucket(M: number): MBucket {
+  return M <= DECODE_MAX_M ? 'decode' : M < LARGE_MIN_M ? 'prefill' : 'large';
+}
+
+/** Size class of in or out features: s <= 256 < m <= 2048 < l. */
+function sizeClass(n: number): string {
+  return n <= 256 ? 's' : n <= 2048 ? 'm' : 'l';
+}
+
+/** Shape class of a weight [NW, K] for tuning: `k<class>n<class>` (e.g. stories260K: ksns). */
+export function shapeClass(K: number, NW: number): string {
+  return `k${sizeClass(K)}n${sizeClass(NW)}`;
+}
+
+interface VariantShape { kind: 'rb' | 'rb8' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
-  rb8: { kind: 'rb', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
+  // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
+  rb8: { kind: 'rb8', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
@@ -61,16 +83,17 @@ export interface LinearRunOptions {
   xa?: GPUBuffer;
 }
 
-export interface LinearVariantChoice { decode: LinearVariant; prefill: LinearVariant }
+/** The variant per row bucket (see mBucket). */
+export type LinearVariantChoice = Record<MBucket, LinearVariant>;
 
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
-  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind}` };
+  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
 /** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
 export function defaultVariants(rt: GpuRuntime): LinearVariantChoice {
-  const cpu = rt.report.isFallback || /swiftshader|llvmpipe|lavapipe/i.test(rt.report.architecture + rt.report.description);
-  return cpu ? { decode: 'rb1', prefill: 'rb8' } : { decode: 'gemv', prefill: 'tiled' };
+  const cpu = isCpuAdapter(rt.report);
+  return cpu ? { decode: 'rb1', prefill: 'rb8', large: 'rb8' } : { decode: 'gemv', prefill: 'tiled', large: 'tiled' };
 }
 
 export class Linear {
@@ -94,8 +117,7 @@ export class Linear {
   static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice): Promise<Linear> {
     const lin = new Linear(rt, spec, variants ?? defaultVariants(rt));
     lin.checkSpec();
-    await lin.prepare(lin.variants.decode);
-    await lin.prepare(lin.variants.prefill);
+    for (const b of M_BUCKETS) await lin.prepare(lin.variants[b]);
     return lin;
   }
 
@@ -117,7 +139,7 @@ export class Linear {
   }
 
   variantFor(M: number): LinearVariant {
-    return M <= DECODE_MAX_M ? this.variants.decode : this.variants.prefill;
+    return this.variants[mBucket(M)];
   }
 
   /** Records Y[M, N] (=|+=) X[M, K] W^T (+ bias) (+ LoRA) into the runtime's current step. */

@@ -3,9 +3,9 @@
 // CPU twin: rmsnorm_backward (src/reference/rmsnorm.ts). Tested by tests/unit/bwd-a-rmsnorm.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { defaultRowLayout, rowEntry, rowGrid, type RowLayout } from './rmsnorm';
 
 const WG = 64;
-const MAX_X = 65535;
 
 export interface RmsNormGradOptions {
   /** dx += instead of = (the residual stream's gradient). */
@@ -20,15 +20,15 @@ export class RmsNormBackward {
   private rstd: GPUBuffer | null = null;
 
   private constructor(private readonly rt: GpuRuntime, private readonly dxPipe: GPUComputePipeline,
-    private readonly dwPipe: GPUComputePipeline, readonly C: number, readonly eps: number) {}
+    private readonly dwPipe: GPUComputePipeline, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
 
-  static async create(rt: GpuRuntime, C: number, eps: number): Promise<RmsNormBackward> {
+  static async create(rt: GpuRuntime, C: number, eps: number, layout: RowLayout = defaultRowLayout(rt, C)): Promise<RmsNormBackward> {
     if (C % 4 !== 0) throw new ShapeError('rmsnorm_backward', 'C (channels) a multiple of 4', `C=${C}`);
     const [dx, dw] = await Promise.all([
-      rt.kernel({ shader: 'rmsnorm', entry: 'rmsnorm_bwd', overrides: { WG } }),
+      rt.kernel({ shader: 'rmsnorm', entry: rowEntry('rmsnorm_bwd', layout), overrides: { WG } }),
       rt.kernel({ shader: 'rmsnorm', entry: 'rmsnorm_dw', overrides: { WG } }),
     ]);
-    return new RmsNormBackward(rt, dx, dw, C, eps);
+    return new RmsNormBackward(rt, dx, dw, C, eps, layout);
   }
 
   /** Records dx (=|+=) d rmsnorm(x) * w / dx . dy for N rows; dw += when given. x is the forward input. */
@@ -47,7 +47,7 @@ export class RmsNormBackward {
     }
     this.u.set([N, C, 0, opts.accumulate ? 1 : 0]);
     this.uf[2] = this.eps;
-    this.rt.dispatch(this.dxPipe, [dy, x, w, dx, this.rstd], this.u, { x: Math.min(N, MAX_X), y: Math.ceil(N / MAX_X) });
+    this.rt.dispatch(this.dxPipe, [dy, x, w, dx, this.rstd], this.u, rowGrid(this.layout, N));
     if (opts.dw) this.rt.dispatch(this.dwPipe, [dy, x, this.rstd, opts.dw], this.u, { x: Math.ceil(C / 4 / WG) });
   }
 

@@ -3,24 +3,44 @@
 // CPU twin: src/reference/rmsnorm.ts. Tested by tests/unit/kernels-a-rmsnorm.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { isCpuAdapter } from '../device';
 
 const WG = 64;
 const MAX_X = 65535;
+
+/** `wg`: one workgroup per row (reduction in workgroup memory); `thread`: one invocation per row. */
+export type RowLayout = 'wg' | 'thread';
+
+/** One invocation per row on CPU adapters (barriers are costly there) and for narrow rows. */
+export function defaultRowLayout(rt: GpuRuntime, C: number): RowLayout {
+  return isCpuAdapter(rt.report) || C <= 128 ? 'thread' : 'wg';
+}
+
+/** Workgroups for N rows in `layout` (rows beyond 65535 groups spill into y). */
+export function rowGrid(layout: RowLayout, N: number): { x: number; y: number } {
+  const groups = layout === 'wg' ? N : Math.ceil(N / WG);
+  return { x: Math.min(groups, MAX_X), y: Math.ceil(groups / MAX_X) };
+}
+
+/** The entry point of `entry` in `layout` (`*_t` for one invocation per row). */
+export function rowEntry(entry: string, layout: RowLayout): string {
+  return layout === 'wg' ? entry : `${entry}_t`;
+}
 
 export class RmsNorm {
   private readonly uniforms = new Uint32Array(4);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
 
   private constructor(private readonly rt: GpuRuntime, private readonly plain: GPUComputePipeline,
-    private readonly fused: GPUComputePipeline, readonly C: number, readonly eps: number) {}
+    private readonly fused: GPUComputePipeline, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
 
-  static async create(rt: GpuRuntime, C: number, eps: number): Promise<RmsNorm> {
+  static async create(rt: GpuRuntime, C: number, eps: number, layout: RowLayout = defaultRowLayout(rt, C)): Promise<RmsNorm> {
     if (C % 4 !== 0) throw new ShapeError('rmsnorm', 'C (channels) a multiple of 4', `C=${C}`);
     const [plain, fused] = await Promise.all([
-      rt.kernel({ shader: 'rmsnorm', entry: 'rmsnorm', overrides: { WG } }),
-      rt.kernel({ shader: 'rmsnorm', entry: 'residual_rmsnorm', overrides: { WG } }),
+      rt.kernel({ shader: 'rmsnorm', entry: rowEntry('rmsnorm', layout), overrides: { WG } }),
+      rt.kernel({ shader: 'rmsnorm', entry: rowEntry('residual_rmsnorm', layout), overrides: { WG } }),
     ]);
-    return new RmsNorm(rt, plain, fused, C, eps);
+    return new RmsNorm(rt, plain, fused, C, eps, layout);
   }
 
   /** Records y[N, C] = rmsnorm(x) * w. */
@@ -42,7 +62,7 @@ export class RmsNorm {
   }
 
   private grid(N: number): { x: number; y: number } {
-    return { x: Math.min(N, MAX_X), y: Math.ceil(N / MAX_X) };
+    return rowGrid(this.layout, N);
   }
 
   private check(op: string, N: number, bufs: Record<string, GPUBuffer>): void {

@@ -6,8 +6,7 @@
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import { Linear, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
-import { getTuning } from '../../gpu/tuning';
-import { rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
+import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
@@ -54,23 +53,22 @@ interface Activations {
 }
 
 /**
- * Times the linear kernel variants once per adapter and weight format in use (on layer 0's
- * projections, gate|up first as the largest), unless a choice is already remembered.
+ * Times the linear kernel variants once per adapter, weight format and shape class in use (on
+ * layer 0's projections and the LM head), unless the choices are already remembered.
  */
 async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights): Promise<void> {
   const l0 = w.layers[0];
   if (!l0) return;
-  const C = cfg.hiddenSize, I = cfg.intermediateSize;
+  const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
   const specs: LinearSpec[] = [
     { label: 'tuning gate_up', K: C, N: I, weight: l0.gateUp, swiglu: true },
     { label: 'tuning down', K: I, N: C, weight: l0.down },
+    { label: 'tuning qkv', K: C, N: NQ + 2 * NKV, weight: l0.qkv },
+    { label: 'tuning o', K: NQ, N: C, weight: l0.o },
+    { label: 'tuning lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead },
   ];
-  const done = new Set<string>();
   for (const spec of specs) {
-    const fmt = spec.weight.format;
-    if (done.has(fmt)) continue;
-    done.add(fmt);
-    if (getTuning(rt.report, `linear:${fmt}:decode`) && getTuning(rt.report, `linear:${fmt}:prefill`)) continue;
+    if (isTuned(rt, spec.weight.format, spec.K, spec.swiglu ? 2 * spec.N : spec.N)) continue;
     const lin = await Linear.create(rt, spec);
     try {
       await tuneLinear(rt, lin);
@@ -120,22 +118,22 @@ export class GpuModel {
       const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
       const lora = (i: number, g: LinearGroup) => (opts.lora ? uploadLoraGroup(rt, cfg, opts.lora, i, g, loraBuffers) : null);
       if (opts.tune ?? true) await tuneFormats(rt, cfg, w);
-      const v = (weight: LinearWeight) => rememberedVariants(rt, weight.format);
+      const v = (weight: LinearWeight, K: number, NW: number) => rememberedVariants(rt, weight.format, K, NW);
       const layers: LayerOps[] = [];
       for (let i = 0; i < cfg.numLayers; i++) {
         const lw = w.layers[i];
         layers.push({
-          qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }, v(lw.qkv)),
-          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }, v(lw.o)),
-          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp)),
-          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }, v(lw.down)),
+          qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }, v(lw.qkv, C, NQ + 2 * NKV)),
+          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }, v(lw.o, NQ, C)),
+          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp, C, 2 * I)),
+          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }, v(lw.down, I, C)),
         });
       }
       const embedding = await Embedding.create(rt, w.embed, cfg.vocabSize, C);
       const norm = await RmsNorm.create(rt, C, cfg.rmsNormEps);
       const rope = await QkvRope.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, theta: cfg.ropeTheta, Tmax: cfg.maxPositions });
       const attention = await Attention.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, variant: defaultAttentionVariant(rt) });
-      const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }, v(w.lmHead));
+      const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }, v(w.lmHead, C, cfg.vocabSize));
       const lp = await ChunkedLogprobs.create(rt, { V: cfg.vocabSize, C, chunkRows: opts.chunkRows ?? 16 });
       const sampler = await Sampler.create(rt, { V: cfg.vocabSize });
       const model = new GpuModel(rt, cfg, w, layers, embedding, norm, rope, attention, lmHead, lp, sampler, loraBuffers.length > 0, opts.maxRows ?? 512);

@@ -1,0 +1,60 @@
+// `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
+//  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
+// (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
+// per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS).
+// Random inputs: only the timing matters here (tests/unit/bwd-b-attention.test.ts checks values).
+import { getNodeGpu } from '../src/gpu/node-gpu';
+import { GpuRuntime } from '../src/gpu/runtime';
+import { KvCache } from '../src/gpu/kv-cache';
+import { Attention, ATTENTION_VARIANTS, type AttentionVariant } from '../src/gpu/kernels/attention';
+import { AttentionBackward, sequenceTable } from '../src/gpu/kernels/attention-backward';
+import { timeRuns } from '../src/gpu/kernels/linear-tune';
+import { randomArray } from '../src/gpu/selftest';
+import { DispatchProfiler } from '../src/gpu/profiler';
+import { describeLimits, measureLimits, ofPeak } from '../src/gpu/limits';
+import { getNumber, getString, parseArgs } from '../src/cli/args';
+
+const args = parseArgs(process.argv.slice(2));
+const B = getNumber(args, 'batch', 16), T = getNumber(args, 'seq', 128);
+const [NH, KVH, HS] = getString(args, 'heads', '8,4,8').split(',').map(Number);
+const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split(',') as AttentionVariant[];
+const budget = getNumber(args, 'budget-ms', 400);
+const { gpu } = await getNodeGpu();
+const rt = await GpuRuntime.create(gpu);
+const limits = await measureLimits(rt);
+console.log(describeLimits(limits));
+const M = B * T;
+const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax: T });
+const step = cache.append(Array.from({ length: B }, () => T));
+rt.write(cache.k[0], randomArray(cache.layerBytes / 4, 1));
+rt.write(cache.v[0], randomArray(cache.layerBytes / 4, 2));
+const act = M * NH * HS;
+const Q = rt.upload(randomArray(act, 3), 'Q'), dO = rt.upload(randomArray(act, 4), 'dO');
+const O = rt.storage(act * 4, 'O'), LSE = rt.storage(M * NH * 4, 'LSE'), dQ = rt.storage(act * 4, 'dQ');
+const dK = rt.storage(cache.layerBytes, 'dK'), dV = rt.storage(cache.layerBytes, 'dV');
+const rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
+const pairs = B * NH * T * (T + 1) / 2;
+console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
+for (const variant of variants) {
+  const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
+  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M });
+  // one untimed run each first: SwiftShader compiles a pipeline at its first dispatch
+  fwd.run(Q, rows, cache, 0, O, M, LSE);
+  bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+  await rt.sync();
+  const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE), budget);
+  const b = await timeRuns(rt, () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV }), budget);
+  const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
+  console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}; backward ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
+  if (rt.hasFeature('timestamp-query')) {
+    rt.profiler = new DispatchProfiler(rt.device);
+    bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+    await rt.sync();
+    await rt.profiler.collect();
+    console.log(`        backward kernels: ${rt.profiler.report().map((k) => `${k.kernel.split(':')[1]} ${k.ms.toFixed(1)} ms`).join(', ')}`);
+    rt.profiler.destroy();
+    rt.profiler = null;
+  }
+  bwd.destroy();
+}
+process.exit(0);

@@ -1,0 +1,95 @@
+// This adapter's measured limits, the yardsticks of every benchmark figure: peak f32 matmul
+// GFLOPS (the best Linear prefill variant on a large square product) and streaming-read memory
+// bandwidth (shaders/bandwidth.wgsl, best layout), measured in the same run as the benchmark.
+// Used by scripts/bench-*.ts; the stream kernel is tested by tests/unit/kernels-limits.test.ts.
+import type { GpuRuntime } from './runtime';
+import { Linear, PREFILL_CANDIDATES, type LinearVariant } from './kernels/linear';
+import { timeRuns } from './kernels/linear-tune';
+import { randomArray } from './selftest';
+import type { StreamLayout } from '../reference/bandwidth';
+
+export interface AdapterLimits {
+  /** Best f32 GFLOPS over the prefill variants at size^3 (2 size^3 flops per run). */
+  peakGflops: number;
+  peakVariant: LinearVariant;
+  /** Best GB/s (10^9 bytes per second) of a streaming read of `streamBytes`. */
+  bandwidthGBs: number;
+  bandwidthLayout: StreamLayout;
+  size: number;
+  streamBytes: number;
+}
+
+export interface LimitsOptions {
+  /** Side of the square matmul (default 512). */
+  size?: number;
+  /** Bytes read by the streaming kernel (default 64 MiB: past the caches). */
+  streamBytes?: number;
+  /** Rough time per measurement, milliseconds (default 400). */
+  budgetMs?: number;
+}
+
+/** Invocations of the streaming read: enough for every core of a CPU adapter and a GPU's SMs. */
+export const STREAM_THREADS = 4096;
+
+/** Records one streaming read of src [n4 vec4] into partial [threads vec4] with `layout`. */
+export async function streamReadKernel(rt: GpuRuntime, layout: StreamLayout): Promise<(src: GPUBuffer, n4: number, partial: GPUBuffer, threads: number) => void> {
+  const pipeline = await rt.kernel({ shader: 'bandwidth', entry: `stream_${layout}`, overrides: { WG: 64 } });
+  const u = new Uint32Array(4);
+  return (src, n4, partial, threads) => {
+    if (src.size < n4 * 16) throw new Error(`stream_read: src of [${n4}] vec4 (${n4 * 16} bytes) expected, got ${src.size} bytes (${src.label})`);
+    if (partial.size < threads * 16) throw new Error(`stream_read: partial of [${threads}] vec4 (${threads * 16} bytes) expected, got ${partial.size} bytes (${partial.label})`);
+    u.set([n4, threads, 0, 0]);
+    rt.dispatch(pipeline, [src, partial], u, { x: Math.ceil(threads / 64) });
+  };
+}
+
+/** Measures peak matmul GFLOPS and streaming bandwidth on `rt` (a few seconds on SwiftShader). */
+export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): Promise<AdapterLimits> {
+  const size = opts.size ?? 512, streamBytes = opts.streamBytes ?? 64 * 1024 * 1024, budget = opts.budgetMs ?? 400;
+  const X = rt.upload(randomArray(size * size, 1), 'limits X'), W = rt.upload(randomArray(size * size, 2), 'limits W');
+  const Y = rt.storage(size * size * 4, 'limits Y');
+  let peakGflops = 0, peakVariant: LinearVariant = PREFILL_CANDIDATES[0];
+  const lin = await Linear.create(rt, { label: 'limits', K: size, N: size, weight: { format: 'f32', W } });
+  try {
+    for (const v of PREFILL_CANDIDATES) {
+      await lin.prepare(v);
+      const run = () => lin.run(X, Y, size, { variant: v });
+      run();
+      await rt.sync();
+      const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+      const gf = (2 * size ** 3) / (ms * 1e6);
+      if (gf > peakGflops) { peakGflops = gf; peakVariant = v; }
+    }
+  } finally {
+    lin.dispose();
+    rt.release(X, W, Y);
+  }
+  const n4 = Math.floor(streamBytes / 16);
+  const src = rt.upload(randomArray(n4 * 4, 3), 'limits stream'), partial = rt.storage(STREAM_THREADS * 16, 'limits partial');
+  let bandwidthGBs = 0, bandwidthLayout: StreamLayout = 'grid';
+  try {
+    for (const layout of ['grid', 'chunk'] as const) {
+      const k = await streamReadKernel(rt, layout);
+      const run = () => k(src, n4, partial, STREAM_THREADS);
+      run();
+      await rt.sync();
+      const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+      const gbs = (n4 * 16) / (ms * 1e6);
+      if (gbs > bandwidthGBs) { bandwidthGBs = gbs; bandwidthLayout = layout; }
+    }
+  } finally {
+    rt.release(src, partial);
+  }
+  return { peakGflops, peakVariant, bandwidthGBs, bandwidthLayout, size, streamBytes: n4 * 16 };
+}
+
+/** `12.3 GFLOPS (45% of peak)`: a figure with its share of the measured limit. */
+export function ofPeak(value: number, peak: number, unit: string): string {
+  return `${value.toFixed(2)} ${unit} (${peak > 0 ? ((100 * value) / peak).toFixed(0) : '?'}% of peak)`;
+}
+
+/** One line describing the limits, for the head of a benchmark's output. */
+export function describeLimits(l: AdapterLimits): string {
+  return `adapter limits (measured now): peak ${l.peakGflops.toFixed(2)} GFLOPS f32 (${l.peakVariant}, ${l.size}^3), ` +
+    `bandwidth ${l.bandwidthGBs.toFixed(2)} GB/s (streaming read of ${(l.streamBytes / 2 ** 20).toFixed(0)} MiB, ${l.bandwidthLayout})`;
+}
