@@ -1,4 +1,4 @@
-// The TRL bundle as the export-trl command writes it, for every shipped preset: rows carry the
+// The TRL bundle as `export --format trl` writes it, for every shipped preset: rows carry the
 // environment's own prompts, reward columns and tool schemas; the GRPOConfig mapping keeps the
 // batch arithmetic; every Python file compiles (train_grpo.py cannot run here: no TRL) and the
 // rest runs under /usr/bin/python3: reward_config.json matches the reward file's parts, verl's
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args';
-import { command } from '../../src/cli/commands/export-trl';
+import { trlBundleCommand as command } from '../../src/cli/commands/export-trl';
 import type { MathTask, SearchQaTask } from '../../src/data/schemas';
 import { perDeviceBatch } from '../../src/export/trl/config-map';
 import { exportServices } from '../../src/export/trl/services';

@@ -1,7 +1,7 @@
-// `npm run cli -- export-trl --config F [--run DIR] --out DIR`: writes a bundle that continues a
-// run at scale with TRL's GRPOTrainer (or verl): the tasks as TRL / verl rows, the reward files
-// in Python, the mapped config, the run's adapter, a README with the launch commands. The
-// lead folds it into `export --format trl`. Tested by tests/unit/export-trl-bundle.test.ts.
+// `npm run cli -- export --format trl --config F [--run DIR] --out DIR` (dispatched here by
+// export.ts): writes a bundle that continues a run at scale with TRL's GRPOTrainer (or verl): the
+// tasks as TRL / verl rows, the reward files in Python, the mapped config, the run's adapter, a
+// README with the launch commands. Tested by tests/unit/export-trl-bundle.test.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliCommand } from '../args';
@@ -40,10 +40,11 @@ function readAdapter(dir: string, flag: string): Map<string, Uint8Array> {
   return files;
 }
 
-export const command: CliCommand = {
-  name: 'export-trl',
+/** Not registered on its own: `export --format trl` runs it. */
+export const trlBundleCommand: CliCommand = {
+  name: 'export --format trl',
   summary: 'write a bundle that continues a run with TRL GRPOTrainer / verl on many GPUs',
-  usage: `Usage: npm run cli -- export-trl --config F --out DIR [options]
+  usage: `Usage: npm run cli -- export --format trl --config F --out DIR [options]
 
   --config F        the run's YAML config (default: RUN/config.yaml when --run has one)
   --run DIR         the run folder: its adapter/ is copied (unless --adapter is given)

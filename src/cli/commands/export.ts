@@ -17,6 +17,7 @@ import { configureOrt } from '../../ort/env';
 import { decoderShape, OrtDecoder } from '../../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../../ort/check';
 import { loadCliModel } from '../load-model';
+import { trlBundleCommand } from './export-trl';
 
 type Log = (s: string) => void;
 interface ExportContext { args: ParsedArgs; input: MergedExportInput; loaded: LoadedModel; out: string; log: Log }
@@ -63,7 +64,7 @@ async function exportOnnx({ args, input, loaded, out, log }: ExportContext): Pro
   return worst;
 }
 
-/** One handler per --format. The TRL/verl bundle (`trl`) is dispatched here by its own module. */
+/** One handler per model --format. The TRL/verl bundle (`trl`) needs no model: run() hands it to export-trl.ts. */
 const FORMATS: Record<string, FormatHandler> = {
   merged: exportMerged,
   onnx: exportOnnx,
@@ -71,7 +72,7 @@ const FORMATS: Record<string, FormatHandler> = {
 
 export const command: CliCommand = {
   name: 'export',
-  summary: 'write base + adapter as a merged Hugging Face folder or ONNX',
+  summary: 'write base + adapter as a merged HF folder or ONNX, or a run as a TRL/verl bundle',
   usage: `Usage: npm run cli -- export --model PATH --format merged|onnx --out DIR [options]
 
   --model PATH            Hugging Face model folder, or a llama2.c .bin checkpoint
@@ -79,18 +80,23 @@ export const command: CliCommand = {
   --adapter DIR           PEFT LoRA adapter folded into the weights (none: the base model)
   --format merged         one Hugging Face folder: config.json, model.safetensors, tokenizer
                           files, chat template (what transformers / vLLM / our loader read)
+  --format trl            a bundle that continues a run with TRL GRPOTrainer / verl on many
+                          GPUs (its options are listed below)
   --format onnx           config + tokenizer files + onnx/model.onnx (f32) / model_fp16.onnx
                           (f16) with past key/values, as transformers.js / onnxruntime-web run it
   --out DIR               the folder to write (created if missing; files in it are replaced)
   --dtype D               merged: f32 (default), f16 or bf16; onnx: f32 (default), f16 or f32,f16
   --check                 onnx: run the export with onnxruntime-web (wasm) and compare
                           log-probs and greedy tokens with our engine; exit 1 when they differ
-  --check-text TEXT       the text scored by --check (default "Once upon a time")`,
+  --check-text TEXT       the text scored by --check (default "Once upon a time")
+
+${trlBundleCommand.usage}`,
   async run(args) {
     const log: Log = (s) => process.stderr.write(s);
     const format = requireString(args, 'format');
+    if (format === 'trl') return trlBundleCommand.run(args); // needs the run's config, not a model
     const handler = FORMATS[format];
-    if (!handler) throw new Error(`--format "${format}" is not one of ${Object.keys(FORMATS).join(', ')}`);
+    if (!handler) throw new Error(`--format "${format}" is not one of ${[...Object.keys(FORMATS), 'trl'].join(', ')}`);
     const out = requireString(args, 'out');
     const loaded = await loadModelFiles(await openNodeModelSource(requireString(args, 'model'), { tokenizer: getString(args, 'tokenizer') }));
     const adapterDir = getString(args, 'adapter');

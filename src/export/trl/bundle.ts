@@ -1,7 +1,7 @@
 // Builds a TRL bundle as a file map (name -> bytes), with no file access, from a validated RL
 // config, its environment, the train / eval tasks, the run's adapter files and the Python
 // sources: data/*.jsonl, verl/*, the reward files, reward_config.json, grpo_config.json,
-// CONFIG_MAP.md, README.md, adapter/. The export-trl command (Node) reads inputs and writes the
+// CONFIG_MAP.md, README.md, adapter/. The `export --format trl` command (Node, src/cli/commands/export-trl.ts) reads inputs and writes the
 // map. Tested by tests/unit/export-trl-bundle.test.ts.
 import type { Task } from '../../data/schemas';
 import type { StoryTask } from '../../envs/story/env';
@@ -54,8 +54,8 @@ export function verlLimit(cfg: RlConfig, tools: string[]): string | null {
 export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
   const { cfg } = b;
   const env = cfg.data.env;
-  if (cfg.trainer !== 'grpo') throw new Error(`export-trl maps GRPO runs; this config has trainer: ${cfg.trainer} (set trainer: grpo)`);
-  if (!b.tasks.length) throw new Error('export-trl: no training tasks; check data.dataset and data.max_tasks');
+  if (cfg.trainer !== 'grpo') throw new Error(`export --format trl maps GRPO runs; this config has trainer: ${cfg.trainer} (set trainer: grpo)`);
+  if (!b.tasks.length) throw new Error('export --format trl: no training tasks; check data.dataset and data.max_tasks');
   const tools = b.env.tools().map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
   const rowOf = (t: Task | StoryTask): TrlPromptRow => trlPromptRow(env, t, b.env.initialMessages(t as Task), tools);
   const train = b.tasks.map(rowOf);
