@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { CliCommand } from '../args';
 import { requireString } from '../args';
 import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import { checkOutFileOf } from '../out-path';
 
 export const command: CliCommand = {
   name: 'logprobs',
@@ -15,10 +16,12 @@ ${MODEL_OPTIONS}
   --input F.jsonl         one {"text": "..."} or {"ids": [..]} per line
   --out G.jsonl           one line per non-empty input line, in order: {"logprobs": [..]},
                           log p(token t | tokens < t) for every token after the first, or
-                          {"error": "..."} for a line that could not be read`,
+                          {"error": "..."} for a line that could not be read
+  --overwrite             replace an existing --out file (never one of the inputs)`,
   async run(args) {
     const input = requireString(args, 'input');
     const outPath = requireString(args, 'out');
+    checkOutFileOf(args, 'logprobs');
     const lines = readFileSync(input, 'utf8').split('\n');
     const { loaded, model } = await loadCliModel(args);
     const tok = loaded.tokenizer, V = loaded.config.vocabSize;

@@ -2,11 +2,12 @@
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
 // DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
 // --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/sft-cli.test.ts.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../args';
 import { getBool, getNumber, getString, requireString } from '../args';
 import { parseQuant } from '../load-model';
+import { prepareRunFolder } from '../out-path';
 import { getNodeGpu } from '../../gpu/node-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
 import { formatBytes } from '../../gpu/errors';
@@ -15,11 +16,12 @@ import { loadModelFiles } from '../../model/io/loader';
 import { NodeDirSource, openNodeModelSource } from '../../model/io/node-source';
 import { readPeftAdapter } from '../../model/io/peft';
 import { PROJECTIONS, type Projection } from '../../model/types';
-import { loadTrainState, type TrainState } from '../../train/checkpoint';
+import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { formatStep, planSftRun, resolveSftConfig, resumeConfig, SftRun, type SftConfigInput } from '../../train/sft-run';
-import { writeFiles } from '../../train/write-files';
+import { cutJsonl, recoverCheckpoint, sftSlots } from '../../train/run-folder';
+import { writeFilesAtomic } from '../../train/write-files';
 import { parseConfig, type RlConfig } from '../../rl/config';
 
 const USAGE = `Usage: npm run cli -- sft --model PATH --data F.jsonl --out DIR [options]
@@ -35,11 +37,13 @@ Model and data
   --tokenizer F           llama2.c tokenizer .bin (default: tok*.bin beside the checkpoint)
   --data F.jsonl          one example per line: {"messages": [...]} (loss on assistant tokens),
                           {"text": "..."} (loss on every token) or {"ids": [...], "mask": [...]}
-  --out DIR               checkpoint/, adapter/ (or model/), metrics.jsonl go here
+  --out DIR               checkpoint/, adapter/ (or model/), metrics.jsonl go here; a folder
+                          that already holds files needs --resume or --overwrite
   --max-length N          longest example in tokens; longer ones are truncated (default 512)
   --quant nf4|none        frozen base in 4-bit NF4 (LoRA default) or f32 (full mode: none)
   --quant-embeddings      also quantize the embedding / LM head (LoRA only)
   --base-model NAME       base_model_name_or_path written in adapter_config.json (default --model)
+  --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
 
 What to train
   --mode lora|full        a LoRA adapter (default) or every weight
@@ -63,7 +67,11 @@ Optimization
 
 Checkpoints
   --save-every N          checkpoint every N updates (default: only at the end)
-  --resume DIR            continue DIR/checkpoint exactly (its config; --steps may raise the total)
+  --resume DIR            continue the run in DIR from its newest complete checkpoint exactly (its
+                          config; --steps may raise the total); rows of metrics.jsonl past that
+                          checkpoint are cut. Without a checkpoint yet, starts DIR over.
+                          A bare --resume continues --out.
+  --overwrite             delete what --out holds and start a new run there
 
 Prints the memory plan, then one line per update (step, loss, grad_norm, learning_rate,
 tokens/s); DIR/metrics.jsonl gets the same as JSON lines.`;
@@ -108,13 +116,20 @@ export const command: CliCommand = {
   usage: USAGE,
   async run(args) {
     const log = (s: string) => process.stderr.write(s);
-    const resumeDir = getString(args, 'resume');
+    const resumeFlag = args.flags.resume;
+    const resumeDir = typeof resumeFlag === 'string' ? resumeFlag : undefined;
+    const outFlag = getString(args, 'out');
+    if (resumeDir && outFlag && resolve(outFlag) !== resolve(resumeDir)) {
+      throw new Error(`--resume ${resumeDir} continues the run in its own folder, but --out is ${outFlag}; drop --out (or copy the run folder first)`);
+    }
     const configFile = getString(args, 'config');
     const rl = configFile ? parseConfig(readFileSync(configFile, 'utf8'), configFile, {
       sets: args.all.set ?? [], model: getString(args, 'model'), dataset: getString(args, 'data') ?? getString(args, 'dataset'), out: getString(args, 'out'),
     }) : null;
     if (rl && rl.trainer !== 'sft') throw new Error(`${configFile}: trainer is "${rl.trainer}"; this command runs SFT (use \`npm run cli -- train\` for ${rl.trainer})`);
-    const out = resolve(getString(args, 'out') ?? resumeDir ?? rl?.log.out_dir ?? requireString(args, 'out'));
+    const out = resolve(outFlag ?? resumeDir ?? rl?.log.out_dir ?? requireString(args, 'out'));
+    const intent = resumeFlag !== undefined ? 'resume' : getBool(args, 'overwrite', false) ? 'overwrite' : 'new';
+    const folder = prepareRunFolder(out, intent, 'sft');
     const modelPath = getString(args, 'model') ?? rl?.model.path ?? requireString(args, 'model');
     if (rl) {
       if (args.flags.quant === undefined) args.flags.quant = rl.model.quant;
@@ -127,10 +142,14 @@ export const command: CliCommand = {
     const loaded = await loadModelFiles(await openNodeModelSource(modelPath, { tokenizer: getString(args, 'tokenizer') }));
     const cfg = loaded.config;
 
+    const metricsFile = join(out, 'metrics.jsonl');
     let state: TrainState | null = null;
-    if (resumeDir) {
-      state = await loadTrainState(new NodeDirSource(join(resumeDir, 'checkpoint')), cfg);
-      log(`resume: ${join(resumeDir, 'checkpoint')} at step ${state.step} (${state.mode}${state.lora ? ` r=${state.lora.rank}` : ''})\n`);
+    if (folder === 'resume') {
+      const found = await recoverCheckpoint(await sftSlots(out), cfg, (s) => s.step, log);
+      state = found?.state ?? null;
+      const cut = await cutJsonl(metricsFile, found?.step ?? 0);
+      log(found ? `resume: ${found.dir} at step ${found.step} (${found.state.mode}${found.state.lora ? ` r=${found.state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
+      log(cut ? `; cut ${cut} metrics.jsonl rows past it\n` : '\n');
     }
     const saved = state?.config as { data?: { file?: string }; maxLength?: number } | undefined;
     const dataPath = getString(args, 'data') ?? rl?.data.dataset ?? saved?.data?.file ?? requireString(args, 'data');
@@ -154,7 +173,7 @@ export const command: CliCommand = {
     log(`memory plan (${config.mode}, quant ${quant}${quantEmbeddings ? ' + embeddings' : ''}, batch ${config.batchSize} x ${Math.max(...data.examples.map((e) => e.ids.length))} tokens, micro-batch ${config.microBatch}, recompute ${config.recompute ? 'on' : 'off'}):\n${formatPlan(plan)}\n`);
 
     const model = await GpuModel.load(rt, cfg, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, {
-      quant, quantEmbeddings, maxRows,
+      quant, quantEmbeddings, maxRows, tune: getBool(args, 'tune', true),
       onProgress: (done, total) => { if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`); },
     });
     const run = await SftRun.create(rt, model, { config, data, baseModelName: getString(args, 'base-model') ?? modelPath, tokenizer: loaded.tokenizer, adapter, resume: state });
@@ -162,15 +181,11 @@ export const command: CliCommand = {
     log(`sft: ${c.mode}${c.mode === 'lora' ? ` r=${c.rank} alpha=${c.alpha} targets ${c.targets.join(',')}` : ''}, ${run.trainer.trainable.params.numParams} trainable values, ` +
       `lr ${c.lr} ${c.schedule} warmup ${c.warmup}, ${c.steps} updates of ${c.batchSize} examples (from step ${run.step})\n`);
 
-    const metricsFile = join(out, 'metrics.jsonl');
     mkdirSync(out, { recursive: true });
     if (!state) writeFileSync(metricsFile, '');
     const saveCheckpoint = async (files: Map<string, Uint8Array>, step: number) => {
-      const dir = join(out, 'checkpoint'), tmp = join(out, 'checkpoint.tmp');
-      rmSync(tmp, { recursive: true, force: true });
-      await writeFiles(tmp, files);
-      rmSync(dir, { recursive: true, force: true });
-      renameSync(tmp, dir);
+      const dir = join(out, 'checkpoint');
+      await writeFilesAtomic(dir, files);
       log(`checkpoint: ${dir} (step ${step})\n`);
     };
     const t0 = performance.now();
@@ -182,10 +197,10 @@ export const command: CliCommand = {
       onCheckpoint: saveCheckpoint,
     });
     if (!existsSync(join(out, 'checkpoint'))) await saveCheckpoint(await run.checkpoint(), run.step);
-    const { folder, files } = await run.exportFiles();
-    await writeFiles(join(out, folder), files);
+    const exported = await run.exportFiles();
+    await writeFilesAtomic(join(out, exported.folder), exported.files);
     const peak = rt.memory().peak;
-    log(`export: ${join(out, folder)} (${[...files.keys()].join(', ')})\n`);
+    log(`export: ${join(out, exported.folder)} (${[...exported.files.keys()].join(', ')})\n`);
     log(`done: ${run.step} updates in ${((performance.now() - t0) / 1000).toFixed(1)} s; GPU peak ${formatBytes(peak)} (plan ${formatBytes(plan.total)})\n`);
     await run.dispose();
     model.dispose();

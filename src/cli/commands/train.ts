@@ -2,10 +2,11 @@
 // a YAML config validated in src/rl/config.ts, with a progress line per step, metrics.jsonl,
 // rollouts.jsonl, periodic checkpoints and the final PEFT adapter in the run folder.
 // Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { CliCommand } from '../args';
-import { getNumber, getString, requireString } from '../args';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { CliCommand, ParsedArgs } from '../args';
+import { getBool, getNumber, getString, requireString } from '../args';
+import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
@@ -28,7 +29,7 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
 }
 
 /** The \`sft\` command's arguments for a trainer: sft config (its loop is src/train/sft-run.ts). */
-export function sftArgv(cfg: RlConfig, resume?: string): string[] {
+export function sftArgv(cfg: RlConfig, resume?: string, overwrite = false): string[] {
   const o = cfg.optim;
   const argv = ['--model', cfg.model.path, '--data', cfg.data.dataset ?? '', '--out', cfg.log.out_dir, '--quant', cfg.model.quant,
     '--mode', cfg.lora.mode, '--rank', String(cfg.lora.rank), '--alpha', String(cfg.lora.alpha), '--targets', cfg.lora.targets.join(','),
@@ -39,6 +40,7 @@ export function sftArgv(cfg: RlConfig, resume?: string): string[] {
   if (cfg.model.tokenizer) argv.push('--tokenizer', cfg.model.tokenizer);
   if (cfg.model.quant_embeddings) argv.push('--quant-embeddings');
   if (resume) argv.push('--resume', resume);
+  if (overwrite) argv.push('--overwrite');
   return argv;
 }
 
@@ -52,8 +54,12 @@ export const command: CliCommand = {
   --dataset F             overrides data.dataset (task JSONL)
   --set key=value         overrides one field, type-checked (repeatable), e.g. --set grpo.beta=0.04
   --seed N                overrides train.seed
-  --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/)
-  --resume DIR            continue from a checkpoint folder (OUT/checkpoints/step-N)
+  --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/);
+                          a folder that already holds files needs --resume or --overwrite
+  --resume [DIR]          continue the run in DIR (default: the run folder) from its newest complete
+                          checkpoint; rows of metrics.jsonl / rollouts.jsonl past it are cut
+  --overwrite             delete what the run folder holds and start a new run there
+  --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
   --preview-tasks N       print the first N tasks' opening messages (and prefill) and exit
 
 trainer: sft hands the config to the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts):
@@ -78,10 +84,11 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
       }
       return 0;
     }
-    if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv(cfg, getString(args, 'resume'))));
-    const run = await openRun(cfg, { log, resume: getString(args, 'resume') });
+    const { out, intent } = runFolderOf(args, cfg);
+    if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv({ ...cfg, log: { ...cfg.log, out_dir: out } }, intent === 'resume' ? out : undefined, intent === 'overwrite')));
+    const folder = prepareRunFolder(out, intent, 'train');
+    const run = await openRun(cfg, { log, resume: folder === 'resume' ? out : undefined, tune: getBool(args, 'tune', true) });
     try {
-      const out = cfg.log.out_dir;
       log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${cfg.data.env} (${run.tasks.length} tasks), out ${out}\n`);
       await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start });
       log(`metrics: ${join(out, 'metrics.jsonl')}, rollouts: ${join(out, 'rollouts.jsonl')}\n`);
@@ -91,3 +98,20 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
     return 0;
   },
 };
+
+/**
+ * The run folder and what to do with it: --resume alone continues log.out_dir (or --out);
+ * --resume DIR continues DIR, or the run holding DIR when DIR is one of its checkpoints (which
+ * must then be its newest complete one: run-folder.ts picks that).
+ */
+function runFolderOf(args: ParsedArgs, cfg: RlConfig): { out: string; intent: RunFolderIntent } {
+  const r = args.flags.resume;
+  const overwrite = getBool(args, 'overwrite', false);
+  if (r !== undefined && overwrite) throw new Error('--resume continues a run and --overwrite deletes it: pass one of them');
+  if (r === undefined) return { out: resolve(cfg.log.out_dir), intent: overwrite ? 'overwrite' : 'new' };
+  if (r === true) return { out: resolve(cfg.log.out_dir), intent: 'resume' };
+  const dir = existsSync(join(r, 'state.json')) ? dirname(dirname(resolve(r))) : resolve(r);
+  const outFlag = getString(args, 'out');
+  if (outFlag && resolve(outFlag) !== dir) throw new Error(`--resume ${r} continues the run in ${dir}, but --out is ${outFlag}; drop --out`);
+  return { out: dir, intent: 'resume' };
+}
