@@ -15,6 +15,7 @@ import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
 import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
 import { Trainer } from '../train/trainer';
+import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
 import { writeFilesAtomic } from '../train/write-files';
 import { loadCliModel, type CliModel } from '../cli/load-model';
@@ -84,15 +85,7 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
   const m = await loadRunModel(cfg, opts.log, undefined, { tune: opts.tune });
   const svc = await startServices(cfg);
   try {
-    const o = cfg.optim;
-    const schedule = o.schedule === 'cosine'
-      ? { kind: 'cosine' as const, lr: o.lr, warmupSteps: o.warmup_steps, totalSteps: cfg.train.steps * cfg.grpo.num_iterations, minRatio: o.min_lr_ratio }
-      : { kind: 'constant' as const, lr: o.lr, warmupSteps: o.warmup_steps };
-    const trainer = await Trainer.create(m.rt, m.model, {
-      params: cfg.lora.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: cfg.lora.rank, alpha: cfg.lora.alpha, useRslora: cfg.lora.rslora, targets: cfg.lora.targets }, seed: cfg.lora.init_seed },
-      optimizer: { schedule, beta1: o.beta1, beta2: o.beta2, weightDecay: o.weight_decay, maxGradNorm: o.max_grad_norm > 0 ? o.max_grad_norm : null },
-      recompute: cfg.train.recompute,
-    });
+    const trainer = await Trainer.create(m.rt, m.model, rlTrainerConfigOf(cfg));
     let start: OpenRun['start'];
     if (opts.resume) {
       const found = await recoverCheckpoint(await rlSlots(opts.resume), m.model.cfg, (st) => resumePoint(st).step, opts.log);

@@ -11,8 +11,7 @@ import { parseConfig, type RlConfig } from '../../rl/config';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
-import { command as sftCommand } from './sft';
-import { parseArgs } from '../args';
+import { runSft } from './sft';
 
 export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
   const file = requireString(args, 'config');
@@ -26,22 +25,6 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
     sets: args.all.set ?? [], model: getString(args, 'model'), dataset: getString(args, 'dataset'),
     seed: getNumber(args, 'seed'), out: getString(args, 'out'),
   });
-}
-
-/** The \`sft\` command's arguments for a trainer: sft config (its loop is src/train/sft-run.ts). */
-export function sftArgv(cfg: RlConfig, resume?: string, overwrite = false): string[] {
-  const o = cfg.optim;
-  const argv = ['--model', cfg.model.path, '--data', cfg.data.dataset ?? '', '--out', cfg.log.out_dir, '--quant', cfg.model.quant,
-    '--mode', cfg.lora.mode, '--rank', String(cfg.lora.rank), '--alpha', String(cfg.lora.alpha), '--targets', cfg.lora.targets.join(','),
-    '--lr', String(o.lr), '--steps', String(cfg.train.steps), '--batch-size', String(cfg.rollout.batch_size),
-    '--micro-batch', String(Math.min(cfg.grpo.micro_batch_size, cfg.rollout.batch_size)), '--clip', String(o.max_grad_norm),
-    '--weight-decay', String(o.weight_decay), '--schedule', o.schedule, '--warmup', String(o.warmup_steps), '--seed', String(cfg.train.seed),
-    '--recompute', String(cfg.train.recompute), '--save-every', String(cfg.log.checkpoint_every)];
-  if (cfg.model.tokenizer) argv.push('--tokenizer', cfg.model.tokenizer);
-  if (cfg.model.quant_embeddings) argv.push('--quant-embeddings');
-  if (resume) argv.push('--resume', resume);
-  if (overwrite) argv.push('--overwrite');
-  return argv;
 }
 
 export const command: CliCommand = {
@@ -62,8 +45,9 @@ export const command: CliCommand = {
   --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
   --preview-tasks N       print the first N tasks' opening messages (and prefill) and exit
 
-trainer: sft hands the config to the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts):
-data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
+trainer: sft runs the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts) on the same config,
+mapped by src/run/trainer-settings.ts: data.dataset is the chat JSONL, rollout.batch_size the
+examples per update.`,
   async run(args) {
     const cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);
@@ -85,7 +69,10 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
       return 0;
     }
     const { out, intent } = runFolderOf(args, cfg);
-    if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv({ ...cfg, log: { ...cfg.log, out_dir: out } }, intent === 'resume' ? out : undefined, intent === 'overwrite')));
+    if (cfg.trainer === 'sft') {
+      const flags: ParsedArgs['flags'] = { tune: String(getBool(args, 'tune', true)), ...(intent === 'resume' ? { resume: out } : intent === 'overwrite' ? { overwrite: true } : {}) };
+      return runSft({ positionals: [], flags, all: {} }, { ...cfg, log: { ...cfg.log, out_dir: out } });
+    }
     const folder = prepareRunFolder(out, intent, 'train');
     const run = await openRun(cfg, { log, resume: folder === 'resume' ? out : undefined, tune: getBool(args, 'tune', true) });
     try {
