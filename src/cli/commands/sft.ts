@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../args';
 import { getBool, getNumber, getString, requireString } from '../args';
+import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder } from '../out-path';
 import { getNodeGpu } from '../../gpu/node-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -19,6 +20,7 @@ import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { formatStep, planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
 import { cutJsonl, recoverCheckpoint, sftSlots } from '../../train/run-folder';
+import { RunControl } from '../../train/run-control';
 import { writeFilesAtomic } from '../../train/write-files';
 import { parseConfig, type RunConfig } from '../../run/config';
 import { sftFlagSets, sftInputOf } from '../../run/trainer-settings';
@@ -168,13 +170,22 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
     log(`checkpoint: ${dir} (step ${step})\n`);
   };
   const t0 = performance.now();
+  const control = new RunControl();
+  const release = stopOnInterrupt(control, log);
   await run.run({
     onStep: (m) => {
       console.log(formatStep(m, c.steps));
       appendFileSync(metricsFile, JSON.stringify(m) + '\n');
     },
     onCheckpoint: saveCheckpoint,
-  });
+  }, c.steps, control);
+  release();
+  if (control.current === 'stopping') {
+    log(`stopped at step ${run.step}; continue with --resume ${out}\n`);
+    await run.dispose();
+    model.dispose();
+    return 0;
+  }
   if (!existsSync(join(out, 'checkpoint'))) await saveCheckpoint(await run.checkpoint(), run.step);
   const exported = await run.exportFiles();
   await writeFilesAtomic(join(out, exported.folder), exported.files);

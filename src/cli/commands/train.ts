@@ -6,7 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../args';
 import { getBool, getNumber, getString, requireString } from '../args';
+import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
+import { RunControl } from '../../train/run-control';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
@@ -77,7 +79,11 @@ examples per update.`,
     const run = await openRun(cfg, { log, resume: folder === 'resume' ? out : undefined, tune: getBool(args, 'tune', true) });
     try {
       log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${cfg.data.env} (${run.tasks.length} tasks), out ${out}\n`);
-      await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start });
+      const control = new RunControl();
+      const release = stopOnInterrupt(control, log);
+      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start, control });
+      release();
+      if (r.stopped) log(`stopped; continue with --resume ${out}\n`);
       log(`metrics: ${join(out, 'metrics.jsonl')}, rollouts: ${join(out, 'rollouts.jsonl')}\n`);
     } finally {
       await run.close();
