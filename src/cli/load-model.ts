@@ -22,7 +22,9 @@ export const MODEL_OPTIONS = `  --model PATH            Hugging Face model folde
   --adapter DIR           PEFT LoRA adapter folder (adapter_config.json + adapter_model.safetensors)
   --quant nf4|none        4-bit NF4 linear layers (default) or f32 everywhere
   --quant-embeddings      also quantize the embedding / LM head (big vocabularies)
-  --verbose               list the quantization error of every tensor`;
+  --verbose               list the quantization error of every tensor
+  --tune true|false       time the kernel variants at load and keep the fastest (default true);
+                          false: the defaults (faster start, same kernels in every process)`;
 
 /** The quantization error of every tensor (all with --verbose; else a summary and the worst). */
 function logQuantReport(model: GpuModel, verbose: boolean, log: (s: string) => void): void {
@@ -55,7 +57,7 @@ export async function loadCliModel(args: ParsedArgs, log: (s: string) => void = 
   const lora = adapterDir ? await readPeftAdapter(new NodeDirSource(adapterDir), loaded.config) : null;
   const quant = parseQuant(args);
   const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, {
-    quant, quantEmbeddings: getBool(args, 'quant-embeddings', false), lora,
+    quant, quantEmbeddings: getBool(args, 'quant-embeddings', false), lora, tune: getBool(args, 'tune', true),
     onProgress: (done, total) => {
       if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`);
     },

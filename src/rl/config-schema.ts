@@ -11,7 +11,7 @@ export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'story';
 export interface RlConfig {
   trainer: TrainerKind;
   model: { path: string; tokenizer: string | null; quant: 'nf4' | 'none'; quant_embeddings: boolean; template: 'auto' | 'plain' };
-  data: { env: RlEnvName; dataset: string | null; eval_dataset: string | null; corpus: string | null; story_words: string[]; story_target_words: number; max_tasks: number };
+  data: { env: RlEnvName; dataset: string | null; eval_dataset: string | null; corpus: string | null; story_words: string[]; story_target_words: number; max_tasks: number; max_length: number; shuffle: boolean };
   env: { python_tool: boolean; answer_format: 'boxed' | 'hash' | 'answer_is'; system_prompt: string | null; weights: Record<string, number> };
   rollout: {
     batch_size: number; group_size: number; max_turns: number; max_tokens: number; max_new_tokens: number;
@@ -35,7 +35,7 @@ export interface RlConfig {
 export const DEFAULT_CONFIG: RlConfig = {
   trainer: 'grpo',
   model: { path: '', tokenizer: null, quant: 'nf4', quant_embeddings: false, template: 'auto' },
-  data: { env: 'math', dataset: null, eval_dataset: null, corpus: null, story_words: ['dog', 'ball', 'cat', 'tree'], story_target_words: 0, max_tasks: 0 },
+  data: { env: 'math', dataset: null, eval_dataset: null, corpus: null, story_words: ['dog', 'ball', 'cat', 'tree'], story_target_words: 0, max_tasks: 0, max_length: 0, shuffle: true },
   env: { python_tool: false, answer_format: 'boxed', system_prompt: null, weights: {} },
   rollout: {
     batch_size: 4, group_size: 8, max_turns: 3, max_tokens: 1024, max_new_tokens: 256,
@@ -49,11 +49,24 @@ export const DEFAULT_CONFIG: RlConfig = {
   },
   rejection: { threshold: 1, epochs: 1 },
   optim: { lr: 2e-5, schedule: 'constant', warmup_steps: 0, min_lr_ratio: 0, weight_decay: 0, max_grad_norm: 1, beta1: 0.9, beta2: 0.999 },
-  lora: { mode: 'lora', rank: 16, alpha: 32, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], rslora: false, init_seed: 0 },
+  lora: { mode: 'lora', rank: 16, alpha: 0, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], rslora: false, init_seed: 0 },
   train: { steps: 100, seed: 0, recompute: true },
   log: { out_dir: 'runs/rl', checkpoint_every: 50, rollouts: true, print_examples: 1 },
   eval: { split: 'eval', samples: 1, num_tasks: 50, temperature: 0 },
 };
+
+/**
+ * What trainer: sft uses instead of the defaults above (the usual SFT recipe): 10x the RL
+ * learning rate with a cosine schedule, batches of 8, no recompute, one epoch
+ * (train.steps 0), a checkpoint only at the end. Applied before the file and the overrides.
+ */
+export const SFT_DEFAULTS = {
+  rollout: { batch_size: 8 },
+  grpo: { micro_batch_size: 8 },
+  optim: { lr: 2e-4, schedule: 'cosine' },
+  train: { steps: 0, recompute: false },
+  log: { out_dir: 'runs/sft', checkpoint_every: 0 },
+} as const;
 
 export type FieldKind =
   | { t: 'int'; min: number; max?: number }
@@ -84,6 +97,8 @@ export const FIELDS: Record<string, FieldDoc> = {
   'model.quant_embeddings': { kind: bool, doc: 'Also quantize the embedding / LM head (big vocabularies).' },
   'model.template': { kind: oneOf('auto', 'plain'), doc: 'Chat template: the tokenizer\'s (auto; plain when it has none) or the plain `role: content` one.' },
   'data.env': { kind: oneOf('math', 'code_exec', 'search_qa', 'story'), doc: 'Environment: math (GSM8K), code_exec (MBPP, Python tests), search_qa (SQuAD + search tool), story (stories260K word/length reward).' },
+  'data.max_length': { kind: int(0), doc: 'sft: longest example in tokens, longer ones are truncated (0: min(512, the model\'s context)).' },
+  'data.shuffle': { kind: bool, doc: 'sft: reshuffle the examples every epoch.' },
   'data.dataset': { kind: str(true), doc: 'Training tasks JSONL (null: the shipped train split of data.env; story needs none). `--dataset` overrides.' },
   'data.eval_dataset': { kind: str(true), doc: 'Held-out tasks JSONL for `eval` (null: the shipped eval split).' },
   'data.corpus': { kind: str(true), doc: 'search_qa: the corpus JSONL the search tool reads (null: datasets/squad_corpus.jsonl).' },
@@ -135,11 +150,11 @@ export const FIELDS: Record<string, FieldDoc> = {
   'optim.beta2': { kind: num({ min: 0, below: 1 }), doc: 'Adam beta2.' },
   'lora.mode': { kind: oneOf('lora', 'full'), doc: 'Train a LoRA adapter or every weight (full: model.quant none).' },
   'lora.rank': { kind: int(1), doc: 'R: LoRA rank (1-32 is enough for RL).' },
-  'lora.alpha': { kind: num({ above: 0 }), doc: 'LoRA alpha (scale alpha / R, or alpha / sqrt(R) with rslora).' },
+  'lora.alpha': { kind: num({ min: 0 }), doc: 'LoRA alpha (scale alpha / R, or alpha / sqrt(R) with rslora); 0: 2 x R.' },
   'lora.targets': { kind: { t: 'strings', values: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] }, doc: 'Projections to adapt (all linear layers by default).' },
   'lora.rslora': { kind: bool, doc: 'rsLoRA scaling alpha / sqrt(R).' },
   'lora.init_seed': { kind: int(0), doc: 'Seed of the fresh adapter\'s A init.' },
-  'train.steps': { kind: int(1), doc: 'Training steps (one rollout batch and its updates each).' },
+  'train.steps': { kind: int(0), doc: 'Training steps (one rollout batch and its updates each); sft: optimizer updates, 0 = one epoch (the sft default).' },
   'train.seed': { kind: int(0), doc: 'Seed of task order and sampling (`--seed` overrides).' },
   'train.recompute': { kind: bool, doc: 'Recompute activations in the backward (less memory, ~30 % more time).' },
   'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (`--out` overrides).' },

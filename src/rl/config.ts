@@ -4,7 +4,7 @@
 // cross-field rules last. Also renders the README field table from the same docs.
 // Tested by tests/unit/rl-config.test.ts (errors, every preset in configs/, README table).
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_CONFIG, FIELDS, type FieldKind, type RlConfig } from './config-schema';
+import { DEFAULT_CONFIG, FIELDS, SFT_DEFAULTS, type FieldKind, type RlConfig } from './config-schema';
 
 export { DEFAULT_CONFIG, FIELDS, type RlConfig } from './config-schema';
 
@@ -152,7 +152,8 @@ function crossCheck(c: RlConfig, where: string): void {
   if (c.rollout.max_new_tokens >= c.rollout.max_tokens) fail(`rollout.max_new_tokens (${c.rollout.max_new_tokens}) must be below rollout.max_tokens (${c.rollout.max_tokens}), which also holds the prompt`);
   if (c.eval.samples > 1 && c.eval.temperature === 0) fail(`eval.samples is ${c.eval.samples} but eval.temperature is 0: greedy samples are identical; set eval.temperature > 0 (e.g. 1) for pass@k`);
   if (c.trainer === 'sft' && !c.data.dataset) fail('trainer is "sft" but data.dataset is null; set it to a chat JSONL file (or pass --dataset F)');
-  if (c.optim.schedule === 'cosine' && c.optim.warmup_steps >= c.train.steps) fail(`optim.warmup_steps (${c.optim.warmup_steps}) must be below train.steps (${c.train.steps}) for a cosine schedule`);
+  if (c.trainer !== 'sft' && c.train.steps < 1) fail(`train.steps is 0; ${c.trainer} needs at least 1 step (0 means one epoch for trainer sft only)`);
+  if (c.optim.schedule === 'cosine' && c.train.steps > 0 && c.optim.warmup_steps >= c.train.steps) fail(`optim.warmup_steps (${c.optim.warmup_steps}) must be below train.steps (${c.train.steps}) for a cosine schedule`);
 }
 
 /** The config from YAML text: defaults, the file, then the overrides; throws ConfigError. */
@@ -169,7 +170,7 @@ export function parseConfig(text: string, file: string, o: ConfigOverrides = {})
 /** The config from an already-parsed object (the UI's form, tests). */
 export function resolveConfig(raw: unknown, file: string, o: ConfigOverrides = {}): RlConfig {
   if (!isObject(raw)) throw new ConfigError(`${file}: the top level must be a mapping of sections (model:, rollout:, grpo: ...), got ${show(raw)}`);
-  const cfg = structuredClone(DEFAULT_CONFIG);
+  const cfg = defaultsFor(trainerOf(raw, o.sets ?? []));
   applyRaw(cfg, file, raw);
   for (const s of o.sets ?? []) applySet(cfg, s);
   if (o.model !== undefined) applyField(cfg, '--model', 'model.path', o.model);
@@ -177,6 +178,22 @@ export function resolveConfig(raw: unknown, file: string, o: ConfigOverrides = {
   if (o.seed !== undefined) applyField(cfg, '--seed', 'train.seed', o.seed);
   if (o.out !== undefined) applyField(cfg, '--out', 'log.out_dir', o.out);
   crossCheck(cfg, file);
+  return cfg;
+}
+
+/** The trainer the file or a `--set trainer=...` asks for (the defaults depend on it); checked later with the rest. */
+function trainerOf(raw: Record<string, unknown>, sets: string[]): unknown {
+  const set = [...sets].reverse().find((x) => x.trim().startsWith('trainer='));
+  return set !== undefined ? set.slice(set.indexOf('=') + 1).trim() : raw.trainer;
+}
+
+/** The defaults of a trainer: DEFAULT_CONFIG, with SFT_DEFAULTS over it for sft. */
+export function defaultsFor(trainer: unknown): RlConfig {
+  const cfg = structuredClone(DEFAULT_CONFIG);
+  if (trainer !== 'sft') return cfg;
+  for (const [section, fields] of Object.entries(SFT_DEFAULTS)) {
+    for (const [k, v] of Object.entries(fields)) setPath(cfg, `${section}.${k}`, v);
+  }
   return cfg;
 }
 

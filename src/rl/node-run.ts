@@ -1,21 +1,23 @@
 // Node side of an RL run (the `train` / `eval` commands and the experiment script): loads the
 // model, the services the environment needs (a Pyodide pool, the SQuAD corpus), the tasks, the
 // Trainer and the GPU GRPO loss from a validated RlConfig, and writes the run folder
-// (metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/). Exercised by
-// tests/unit/rl-grpo.test.ts and the CLI.
+// (metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/; folders written atomically).
+// Resuming puts the run folder in order first (run-folder.ts). Exercised by
+// tests/unit/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PLAIN_TEMPLATE } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
 import { GrpoLoss } from '../gpu/kernels/grpo';
-import { NodeDirSource } from '../model/io/node-source';
 import { createNodePythonPool } from '../tools/python/node-pool';
 import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
-import { loadTrainState } from '../train/checkpoint';
+import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
 import { Trainer } from '../train/trainer';
-import { writeFiles } from '../train/write-files';
+import { rlTrainerConfigOf } from '../run/trainer-settings';
+import { restoreTrainState } from '../train/trainer-state';
+import { writeFilesAtomic } from '../train/write-files';
 import { loadCliModel, type CliModel } from '../cli/load-model';
 import type { RlConfig } from './config';
 import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
@@ -52,8 +54,8 @@ export function loadTasksFor(cfg: RlConfig, split: 'train' | 'eval', log: (s: st
   return tasksFromText(cfg, file ? readFileSync(file, 'utf8') : null, file ?? 'story', log);
 }
 
-export async function loadRunModel(cfg: RlConfig, log: (s: string) => void, adapter?: string): Promise<CliModel> {
-  const flags: Record<string, string | true> = { model: cfg.model.path, quant: cfg.model.quant };
+export async function loadRunModel(cfg: RlConfig, log: (s: string) => void, adapter?: string, opts: { tune?: boolean } = {}): Promise<CliModel> {
+  const flags: Record<string, string | true> = { model: cfg.model.path, quant: cfg.model.quant, tune: String(opts.tune ?? true) };
   if (cfg.model.tokenizer) flags.tokenizer = cfg.model.tokenizer;
   if (cfg.model.quant_embeddings) flags['quant-embeddings'] = true;
   if (adapter) flags.adapter = adapter;
@@ -68,27 +70,35 @@ export interface OpenRun {
   close(): Promise<void>;
 }
 
-/** Everything a training run needs, built from the config; `resume`: a checkpoint folder. */
-export async function openRun(cfg: RlConfig, opts: { log: (s: string) => void; resume?: string; hooks?: RlHooks }): Promise<OpenRun> {
+export interface OpenRunOptions {
+  log: (s: string) => void;
+  /** Continue the run in this folder from its newest complete checkpoint (logs cut to it); from step 0 when it has none. */
+  resume?: string;
+  hooks?: RlHooks;
+  /** Time kernel variants at load (default true). */
+  tune?: boolean;
+}
+
+/** Everything a training run needs, built from the config. */
+export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<OpenRun> {
   const tasks = loadTasksFor(cfg, 'train', opts.log);
-  const m = await loadRunModel(cfg, opts.log);
+  const m = await loadRunModel(cfg, opts.log, undefined, { tune: opts.tune });
   const svc = await startServices(cfg);
   try {
-    const o = cfg.optim;
-    const schedule = o.schedule === 'cosine'
-      ? { kind: 'cosine' as const, lr: o.lr, warmupSteps: o.warmup_steps, totalSteps: cfg.train.steps * cfg.grpo.num_iterations, minRatio: o.min_lr_ratio }
-      : { kind: 'constant' as const, lr: o.lr, warmupSteps: o.warmup_steps };
-    const trainer = await Trainer.create(m.rt, m.model, {
-      params: cfg.lora.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: cfg.lora.rank, alpha: cfg.lora.alpha, useRslora: cfg.lora.rslora, targets: cfg.lora.targets }, seed: cfg.lora.init_seed },
-      optimizer: { schedule, beta1: o.beta1, beta2: o.beta2, weightDecay: o.weight_decay, maxGradNorm: o.max_grad_norm > 0 ? o.max_grad_norm : null },
-      recompute: cfg.train.recompute,
-    });
+    const trainer = await Trainer.create(m.rt, m.model, rlTrainerConfigOf(cfg));
     let start: OpenRun['start'];
     if (opts.resume) {
-      const st = await loadTrainState(new NodeDirSource(opts.resume), m.model.cfg);
-      trainer.restore({ params: st.params, adam: st.adam });
-      start = resumePoint(st);
-      opts.log(`resumed from ${opts.resume}: step ${start.step}, ${st.step} optimizer updates\n`);
+      const found = await recoverCheckpoint(await rlSlots(opts.resume), m.model.cfg, (st) => resumePoint(st).step, opts.log);
+      const step = found?.step ?? 0;
+      const cut = (await cutJsonl(join(opts.resume, 'metrics.jsonl'), step)) + (await cutJsonl(join(opts.resume, 'rollouts.jsonl'), step));
+      if (found) {
+        restoreTrainState(m.rt, trainer, found.state);
+        start = resumePoint(found.state);
+        opts.log(`resumed from ${found.dir}: step ${start.step}, ${found.state.step} optimizer updates`);
+      } else {
+        opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
+      }
+      opts.log(cut ? `; cut ${cut} log rows past it\n` : '\n');
     }
     const rc: RolloutContext = {
       cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
@@ -118,10 +128,10 @@ export function nodeSink(outDir: string, log: (s: string) => void): RunSink {
     metrics: (row) => appendFileSync(join(outDir, 'metrics.jsonl'), toJsonl([row])),
     rollouts: (rows) => appendFileSync(join(outDir, 'rollouts.jsonl'), toJsonl(rows)),
     async checkpoint(step, files) {
-      await writeFiles(join(outDir, 'checkpoints', `step-${step}`), files);
+      await writeFilesAtomic(join(outDir, 'checkpoints', `step-${step}`), files);
     },
     async adapter(files) {
-      await writeFiles(join(outDir, 'adapter'), files);
+      await writeFilesAtomic(join(outDir, 'adapter'), files);
       log(`adapter written to ${join(outDir, 'adapter')}\n`);
     },
   };

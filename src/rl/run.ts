@@ -11,6 +11,7 @@ import type { RlConfig } from './config';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';
+import type { RunControl } from '../train/run-control';
 
 export type Files = Map<string, Uint8Array>;
 
@@ -32,11 +33,15 @@ export interface RunArgs {
   baseModelName: string;
   /** Resume: the first step to run and the sampler's position (from a checkpoint). */
   start?: { step: number; sampler: SamplerPosition; numTokens: number };
+  /** Pause / resume / stop (after a checkpoint) / checkpoint now, checked between steps. */
+  control?: RunControl;
 }
 
 export interface RunResult {
   history: Record<string, number>[];
   steps: number;
+  /** The run ended on control.stop() before its last step. */
+  stopped: boolean;
 }
 
 const fmt = (v: number | undefined, d = 3) => (v === undefined || !Number.isFinite(v) ? '-' : Math.abs(v) >= 1e-3 || v === 0 ? v.toFixed(d) : v.toExponential(1));
@@ -72,11 +77,23 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
   const history: Record<string, number>[] = [];
   const t0 = performance.now();
   const first = a.start?.step ?? 0;
+  let saved = first, last: Record<string, number> = {}, done = first;
+  const save = async (step: number) => {
+    if (saved === step) return;
+    await sink.checkpoint(step, await checkpointFiles(ctx, step, sampler.position, numTokens, last));
+    saved = step;
+  };
   for (let step = first; step < total; step++) {
+    if (a.control && (await a.control.beforeStep()) === 'stopping') {
+      await save(step);
+      return { history, steps: step - first, stopped: true };
+    }
     const tasks = sampler.next(cfg.rollout.batch_size);
     const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
     numTokens += out.rollout.episodes.reduce((s, e) => s + e.tokens.length, 0);
     const row = { step: step + 1, ...out.metrics, num_tokens: numTokens };
+    last = row;
+    done = step + 1;
     history.push(row);
     await sink.metrics(row);
     if (cfg.log.rollouts) {
@@ -89,14 +106,13 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     }
     await ctx.hooks.on_step_end({ step: step + 1, metrics: row });
     const every = cfg.log.checkpoint_every;
-    if ((every > 0 && (step + 1) % every === 0) || step + 1 === total) {
-      await sink.checkpoint(step + 1, await checkpointFiles(ctx, step + 1, sampler.position, numTokens, row));
-    }
+    const asked = a.control?.takeCheckpointRequest() ?? false;
+    if (asked || (every > 0 && (step + 1) % every === 0) || step + 1 === total) await save(step + 1);
   }
   if (ctx.trainer.trainable.mode === 'lora') {
     await sink.adapter(exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }));
   }
-  return { history, steps: total - first };
+  return { history, steps: done - first, stopped: false };
 }
 
 /** What a checkpoint's config block holds for resuming (written by checkpointFiles). */

@@ -116,7 +116,7 @@ export function expectedParams(mode: TrainMode, cfg: ModelConfig, lora?: LoraCon
 const finiteOrNull = (rows: Record<string, number | null>[]) =>
   rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' && Number.isFinite(v) ? v : null])));
 
-/** state.json + state.safetensors. */
+/** state.safetensors + state.json (in this order). */
 export function saveTrainState(state: TrainState): Map<string, Uint8Array> {
   if (state.mode === 'lora' && !state.lora) throw new Error('saveTrainState: LoRA mode needs state.lora (the adapter config)');
   const tensors: [string, HostTensor][] = [];
@@ -141,9 +141,11 @@ export function saveTrainState(state: TrainState): Map<string, Uint8Array> {
     metrics: finiteOrNull(state.metrics ?? []),
     tensors: { file: STATE_TENSORS, params: state.params.size, moments: state.adam.m.size },
   };
+  // The tensors first: a folder written in this order and cut short has no state.json, so it never
+  // passes for a checkpoint (write-files.ts flushes each file before the next).
   return new Map([
-    [STATE_JSON, new TextEncoder().encode(JSON.stringify(json, null, 1) + '\n')],
     [STATE_TENSORS, writeSafetensors(tensors, { format: 'pt', content: TRAIN_STATE_MAGIC })],
+    [STATE_JSON, new TextEncoder().encode(JSON.stringify(json, null, 1) + '\n')],
   ]);
 }
 

@@ -16,6 +16,7 @@ import type { SftDataset } from './data';
 import { planTraining, type MemoryPlan } from './memory-plan';
 import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } from './peft-export';
 import { Trainer, type TrainerConfig } from './trainer';
+import type { RunControl } from './run-control';
 import { captureTrainState, restoreTrainState, trainerParamsOf } from './trainer-state';
 
 export interface SftConfig {
@@ -242,16 +243,30 @@ export class SftRun {
     return m;
   }
 
-  /** Trains until `untilStep` (default config.steps), checkpointing every saveEvery updates and at the end. */
-  async run(hooks: SftHooks = {}, untilStep = this.config.steps): Promise<SftMetrics[]> {
+  /**
+   * Trains until `untilStep` (default config.steps), checkpointing every saveEvery updates, at the
+   * end, when `control` asks (checkpointNow) and before it stops the loop; waits while it is paused.
+   */
+  async run(hooks: SftHooks = {}, untilStep = this.config.steps, control?: RunControl): Promise<SftMetrics[]> {
     const out: SftMetrics[] = [];
     const until = Math.min(untilStep, this.config.steps);
+    let saved = -1;
+    const save = async () => {
+      if (!hooks.onCheckpoint || saved === this.step) return;
+      await hooks.onCheckpoint(await this.checkpoint(), this.step);
+      saved = this.step;
+    };
     while (this.step < until) {
+      if (control && (await control.beforeStep()) === 'stopping') {
+        await save();
+        break;
+      }
       const m = await this.trainStep();
       out.push(m);
       hooks.onStep?.(m);
       const every = this.config.saveEvery;
-      if (hooks.onCheckpoint && (this.step === until || (every > 0 && this.step % every === 0))) await hooks.onCheckpoint(await this.checkpoint(), this.step);
+      const asked = control?.takeCheckpointRequest() ?? false;
+      if (asked || this.step === until || (every > 0 && this.step % every === 0)) await save();
     }
     return out;
   }

@@ -1,11 +1,9 @@
 // Small pieces of the RL run without a GPU: rejection / reward-weighted episode weights, the
 // progress line (with the zero-variance note), custom reward hooks, JSON lines with non-finite
-// numbers, and the sft hand-off arguments. Run: npx vitest run tests/unit/rl-run.test.ts
+// numbers. Run: npx vitest run tests/unit/rl-run.test.ts
 import { describe, expect, it } from 'vitest';
 import type { EpisodeResult } from '../../src/agents/episode';
-import { sftArgv } from '../../src/cli/commands/train';
 import type { EpisodeReward } from '../../src/envs/reward';
-import { parseConfig } from '../../src/rl/config';
 import { composeHooks, customReward, type RolloutEndInfo } from '../../src/rl/hooks';
 import { toJsonl } from '../../src/rl/rollout-log';
 import { progressLine } from '../../src/rl/run';
@@ -39,10 +37,4 @@ describe('RL run pieces', () => {
     expect(toJsonl([])).toBe('');
   });
 
-  it('hands a trainer: sft config to the sft command with its own option names', () => {
-    const cfg = parseConfig('trainer: sft\nmodel:\n  path: m.bin\ndata:\n  dataset: d.jsonl\nrollout:\n  batch_size: 8\ngrpo:\n  micro_batch_size: 16\n', 'c.yaml');
-    const argv = sftArgv(cfg, 'ck');
-    const opt = (k: string) => argv[argv.indexOf(k) + 1];
-    expect([opt('--model'), opt('--data'), opt('--batch-size'), opt('--micro-batch'), opt('--resume'), opt('--lr')]).toEqual(['m.bin', 'd.jsonl', '8', '8', 'ck', '0.00002']);
-  });
 });

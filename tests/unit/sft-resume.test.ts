@@ -15,34 +15,19 @@ import { NodeDirSource, openNodeModelSource } from '../../src/model/io/node-sour
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
 import { parseModelConfig } from '../../src/model/config';
-import type { ModelConfig, TensorMap } from '../../src/model/types';
-import { maxAbsDiff } from '../../src/reference/matmul';
+import type { ModelConfig } from '../../src/model/types';
 import { loadTrainState, type TrainState } from '../../src/train/checkpoint';
 import { readSftJsonl, type SftDataset } from '../../src/train/data';
 import { resolveSftConfig, resumeConfig, SftRun, type SftConfigInput, type SftMetrics } from '../../src/train/sft-run';
 import type { Tokenizer } from '../../src/model/tokenizer';
 import { STORIES_DIR } from '../fixtures/io/stories260k';
+import { compareTensors as compare } from './tensor-compare';
 
 const STORIES = join(STORIES_DIR, 'stories260K.bin');
 const SENTENCES = [
   'Lily saw a big red ball in the park.', 'Tom wanted to fly his blue kite with his dad.', 'The cat sat on the warm mat and fell asleep.',
   'Sue found a little bird under the tree.', 'Ben and Mia built a tall tower of blocks.',
 ];
-
-const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
-
-/** Bitwise comparison of two tensor maps; returns the maxdiff (0 when identical). */
-function compare(a: TensorMap, b: TensorMap, what: string): { maxdiff: number; identical: boolean } {
-  expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
-  let maxdiff = 0, identical = true;
-  for (const [k, t] of a) {
-    const u = b.get(k)!.data;
-    maxdiff = Math.max(maxdiff, maxAbsDiff(t.data, u));
-    identical &&= bits(t.data).every((x, i) => x === bits(u)[i]);
-  }
-  console.log(`  ${what}: ${a.size} tensors, maxdiff=${maxdiff}${identical ? ' (bit-identical)' : ''}`);
-  return { maxdiff, identical };
-}
 
 interface Setup {
   rt: GpuRuntime;

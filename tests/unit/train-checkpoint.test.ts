@@ -82,7 +82,7 @@ describe('TrainState save/load', () => {
   it('round-trips a LoRA state bit-exactly, and the adapter comes back from the params', async () => {
     const s = loraState();
     const files = saveTrainState(s);
-    expect([...files.keys()]).toEqual([STATE_JSON, STATE_TENSORS]);
+    expect([...files.keys()]).toEqual([STATE_TENSORS, STATE_JSON]);
     const back = await loadTrainState(new MemorySource(files), cfg);
     expectSameState(s, back, 'lora state');
     const lora = loraFromParams(back.params, back.lora!, cfg);

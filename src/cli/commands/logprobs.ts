@@ -7,6 +7,7 @@ import type { CliCommand } from '../args';
 import { getString, requireString } from '../args';
 import { readScoreInput, TOO_LONG_POLICIES, type TooLongPolicy } from '../../data/score-input';
 import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import { checkOutFileOf } from '../out-path';
 
 export const command: CliCommand = {
   name: 'logprobs',
@@ -19,10 +20,12 @@ ${MODEL_OPTIONS}
                           log p(token t | tokens < t) for every token after the first, or
                           {"error": "..."} for a line that could not be read
   --too-long skip|truncate  a line over the model's context: skip it (default) or score
-                          its first tokens; either way with a warning naming the line`,
+                          its first tokens; either way with a warning naming the line
+  --overwrite             replace an existing --out file (never one of the inputs)`,
   async run(args) {
     const input = requireString(args, 'input');
     const outPath = requireString(args, 'out');
+    checkOutFileOf(args, 'logprobs');
     const tooLong = getString(args, 'too-long', 'skip');
     if (!(TOO_LONG_POLICIES as readonly string[]).includes(tooLong)) throw new Error(`--too-long must be one of ${TOO_LONG_POLICIES.join(', ')}, got "${tooLong}"`);
     const content = readFileSync(input, 'utf8');

@@ -2,16 +2,18 @@
 // a YAML config validated in src/rl/config.ts, with a progress line per step, metrics.jsonl,
 // rollouts.jsonl, periodic checkpoints and the final PEFT adapter in the run folder.
 // Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { CliCommand } from '../args';
-import { getNumber, getString, requireString } from '../args';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { CliCommand, ParsedArgs } from '../args';
+import { getBool, getNumber, getString, requireString } from '../args';
+import { stopOnInterrupt } from '../interrupt';
+import { prepareRunFolder, type RunFolderIntent } from '../out-path';
+import { RunControl } from '../../train/run-control';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
-import { command as sftCommand } from './sft';
-import { parseArgs } from '../args';
+import { runSft } from './sft';
 
 export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
   const file = requireString(args, 'config');
@@ -27,21 +29,6 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
   });
 }
 
-/** The \`sft\` command's arguments for a trainer: sft config (its loop is src/train/sft-run.ts). */
-export function sftArgv(cfg: RlConfig, resume?: string): string[] {
-  const o = cfg.optim;
-  const argv = ['--model', cfg.model.path, '--data', cfg.data.dataset ?? '', '--out', cfg.log.out_dir, '--quant', cfg.model.quant,
-    '--mode', cfg.lora.mode, '--rank', String(cfg.lora.rank), '--alpha', String(cfg.lora.alpha), '--targets', cfg.lora.targets.join(','),
-    '--lr', String(o.lr), '--steps', String(cfg.train.steps), '--batch-size', String(cfg.rollout.batch_size),
-    '--micro-batch', String(Math.min(cfg.grpo.micro_batch_size, cfg.rollout.batch_size)), '--clip', String(o.max_grad_norm),
-    '--weight-decay', String(o.weight_decay), '--schedule', o.schedule, '--warmup', String(o.warmup_steps), '--seed', String(cfg.train.seed),
-    '--recompute', String(cfg.train.recompute), '--save-every', String(cfg.log.checkpoint_every)];
-  if (cfg.model.tokenizer) argv.push('--tokenizer', cfg.model.tokenizer);
-  if (cfg.model.quant_embeddings) argv.push('--quant-embeddings');
-  if (resume) argv.push('--resume', resume);
-  return argv;
-}
-
 export const command: CliCommand = {
   name: 'train',
   summary: 'RL training (GRPO, rejection sampling, reward-weighted) from a YAML config',
@@ -52,12 +39,17 @@ export const command: CliCommand = {
   --dataset F             overrides data.dataset (task JSONL)
   --set key=value         overrides one field, type-checked (repeatable), e.g. --set grpo.beta=0.04
   --seed N                overrides train.seed
-  --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/)
-  --resume DIR            continue from a checkpoint folder (OUT/checkpoints/step-N)
+  --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/);
+                          a folder that already holds files needs --resume or --overwrite
+  --resume [DIR]          continue the run in DIR (default: the run folder) from its newest complete
+                          checkpoint; rows of metrics.jsonl / rollouts.jsonl past it are cut
+  --overwrite             delete what the run folder holds and start a new run there
+  --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
   --preview-tasks N       print the first N tasks' opening messages (and prefill) and exit
 
-trainer: sft hands the config to the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts):
-data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
+trainer: sft runs the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts) on the same config,
+mapped by src/run/trainer-settings.ts: data.dataset is the chat JSONL, rollout.batch_size the
+examples per update.`,
   async run(args) {
     const cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);
@@ -78,12 +70,20 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
       }
       return 0;
     }
-    if (cfg.trainer === 'sft') return sftCommand.run(parseArgs(sftArgv(cfg, getString(args, 'resume'))));
-    const run = await openRun(cfg, { log, resume: getString(args, 'resume') });
+    const { out, intent } = runFolderOf(args, cfg);
+    if (cfg.trainer === 'sft') {
+      const flags: ParsedArgs['flags'] = { tune: String(getBool(args, 'tune', true)), ...(intent === 'resume' ? { resume: out } : intent === 'overwrite' ? { overwrite: true } : {}) };
+      return runSft({ positionals: [], flags, all: {} }, { ...cfg, log: { ...cfg.log, out_dir: out } });
+    }
+    const folder = prepareRunFolder(out, intent, 'train');
+    const run = await openRun(cfg, { log, resume: folder === 'resume' ? out : undefined, tune: getBool(args, 'tune', true) });
     try {
-      const out = cfg.log.out_dir;
       log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${cfg.data.env} (${run.tasks.length} tasks), out ${out}\n`);
-      await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start });
+      const control = new RunControl();
+      const release = stopOnInterrupt(control, log);
+      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start, control });
+      release();
+      if (r.stopped) log(`stopped; continue with --resume ${out}\n`);
       log(`metrics: ${join(out, 'metrics.jsonl')}, rollouts: ${join(out, 'rollouts.jsonl')}\n`);
     } finally {
       await run.close();
@@ -91,3 +91,20 @@ data.dataset is the chat JSONL, rollout.batch_size the examples per update.`,
     return 0;
   },
 };
+
+/**
+ * The run folder and what to do with it: --resume alone continues log.out_dir (or --out);
+ * --resume DIR continues DIR, or the run holding DIR when DIR is one of its checkpoints (which
+ * must then be its newest complete one: run-folder.ts picks that).
+ */
+function runFolderOf(args: ParsedArgs, cfg: RlConfig): { out: string; intent: RunFolderIntent } {
+  const r = args.flags.resume;
+  const overwrite = getBool(args, 'overwrite', false);
+  if (r !== undefined && overwrite) throw new Error('--resume continues a run and --overwrite deletes it: pass one of them');
+  if (r === undefined) return { out: resolve(cfg.log.out_dir), intent: overwrite ? 'overwrite' : 'new' };
+  if (r === true) return { out: resolve(cfg.log.out_dir), intent: 'resume' };
+  const dir = existsSync(join(r, 'state.json')) ? dirname(dirname(resolve(r))) : resolve(r);
+  const outFlag = getString(args, 'out');
+  if (outFlag && resolve(outFlag) !== dir) throw new Error(`--resume ${r} continues the run in ${dir}, but --out is ${outFlag}; drop --out`);
+  return { out: dir, intent: 'resume' };
+}
