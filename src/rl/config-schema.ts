@@ -16,7 +16,7 @@ export interface RlConfig {
   rollout: {
     batch_size: number; group_size: number; max_turns: number; max_tokens: number; max_new_tokens: number;
     temperature: number; top_p: number; top_k: number; tool_response_max_tokens: number; tool_timeout_ms: number;
-    mode: 'async' | 'sync'; prefill: string | null; python_workers: number;
+    mode: 'async' | 'sync'; prefill: string | null; python_workers: number; allow_weak_sandbox: boolean;
   };
   grpo: {
     advantage: AdvantageEstimator; scale_rewards: 'group' | 'batch' | 'none'; epsilon_low: number; epsilon_high: number;
@@ -40,7 +40,7 @@ export const DEFAULT_CONFIG: RlConfig = {
   rollout: {
     batch_size: 4, group_size: 8, max_turns: 3, max_tokens: 1024, max_new_tokens: 256,
     temperature: 1, top_p: 1, top_k: 0, tool_response_max_tokens: 256, tool_timeout_ms: 10_000,
-    mode: 'async', prefill: null, python_workers: 2,
+    mode: 'async', prefill: null, python_workers: 2, allow_weak_sandbox: false,
   },
   grpo: {
     advantage: 'grpo', scale_rewards: 'group', epsilon_low: 0.2, epsilon_high: 0.28, loss_type: 'token-mean', beta: 0, kl_estimator: 'k3',
@@ -122,6 +122,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'rollout.mode': { kind: oneOf('async', 'sync'), doc: 'async: episodes keep generating while others wait on tools; sync: one at a time (debugging).' },
   'rollout.prefill': { kind: str(true), doc: 'Teacher-forced text opening every first assistant turn (mask 0), e.g. "Once upon a time".' },
   'rollout.python_workers': { kind: int(1, 16), doc: 'Pyodide workers of the Python pool (when a python tool or code tests are used).' },
+  'rollout.allow_weak_sandbox': { kind: bool, doc: 'Run model-written Python even when the sandbox is below the "sealed" level (see Python sandbox); --allow-weak-sandbox.' },
   'grpo.advantage': {
     kind: oneOf(...ADVANTAGE_ESTIMATORS),
     doc: 'Advantage estimator: grpo (group mean, divided per scale_rewards), rloo (leave-one-out: minus the mean of the other G-1 rewards), reinforce_pp (REINFORCE++: batch mean and std), reinforce_pp_baseline (group mean, then batch std).',

@@ -10,7 +10,7 @@ import { PLAIN_TEMPLATE } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
 import { GrpoLoss } from '../gpu/kernels/grpo';
-import { createNodePythonPool } from '../tools/python/node-pool';
+import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
 import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
 import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
@@ -33,11 +33,15 @@ export interface RunServices {
   pool: PythonPool | null;
 }
 
-export async function startServices(cfg: RlConfig): Promise<RunServices> {
+/** Starts what the environment needs; the Python pool prints its isolation level (and refuses a
+ * weak sandbox unless rollout.allow_weak_sandbox) before any model-written code can run. */
+export async function startServices(cfg: RlConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunServices> {
   const services: EnvServices = {};
   let pool: PythonPool | null = null;
   if (needsPython(cfg)) {
-    pool = createNodePythonPool({ workers: cfg.rollout.python_workers, timeoutMs: cfg.rollout.tool_timeout_ms });
+    const allowWeakSandbox = cfg.rollout.allow_weak_sandbox;
+    announceSandbox(log, { allowWeakSandbox });
+    pool = createNodePythonPool({ workers: cfg.rollout.python_workers, timeoutMs: cfg.rollout.tool_timeout_ms, allowWeakSandbox });
     await pool.ready();
     services.python = pool;
   }

@@ -21,7 +21,8 @@ export const command: CliCommand = {
   --split eval|train      which tasks (default eval.split)
   --samples K             samples per task: pass@K (default eval.samples; K > 1 samples at eval.temperature or 1)
   --tasks N               tasks graded (default eval.num_tasks; 0 = all)
-  --set key=value         overrides a config field (repeatable)`,
+  --set key=value         overrides a config field (repeatable)
+  --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level`,
   async run(args) {
     const cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);

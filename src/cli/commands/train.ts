@@ -23,8 +23,9 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
   } catch (e) {
     throw new Error(`--config ${file}: ${(e as Error).message}`);
   }
+  const sets = [...(args.all.set ?? []), ...(args.flags['allow-weak-sandbox'] === true ? ['rollout.allow_weak_sandbox=true'] : [])];
   return parseConfig(text, file, {
-    sets: args.all.set ?? [], model: getString(args, 'model'), dataset: getString(args, 'dataset'),
+    sets, model: getString(args, 'model'), dataset: getString(args, 'dataset'),
     seed: getNumber(args, 'seed'), out: getString(args, 'out'),
   });
 }
@@ -38,6 +39,8 @@ export const command: CliCommand = {
   --model PATH            overrides model.path
   --dataset F             overrides data.dataset (task JSONL)
   --set key=value         overrides one field, type-checked (repeatable), e.g. --set grpo.beta=0.04
+  --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level (README:
+                          Python sandbox); same as --set rollout.allow_weak_sandbox=true
   --seed N                overrides train.seed
   --out DIR               overrides log.out_dir (metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/);
                           a folder that already holds files needs --resume or --overwrite
