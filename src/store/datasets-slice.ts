@@ -4,7 +4,7 @@
 import type { StateCreator } from 'zustand';
 import { splitByGroup } from '../data/sampling';
 import type { DatasetReport } from '../ui/datasets/analyse';
-import type { DatasetReply, DatasetRequest } from '../ui/datasets/protocol';
+import type { DatasetReply, DatasetRequest, DatasetSource } from '../ui/datasets/protocol';
 import type { StudioState } from './store';
 
 export interface DatasetSplit {
@@ -19,14 +19,15 @@ export interface DatasetsSlice {
   datasetReport: DatasetReport | null;
   datasetError: string | null;
   datasetSplit: DatasetSplit | null;
-  openDataset: (file: Blob, fileName: string) => Promise<void>;
+  /** Validates a dropped/chosen file (Blob) or a shipped one (its URL) in the dataset worker. */
+  openDataset: (source: DatasetSource, fileName: string) => Promise<void>;
   setSplit: (evalFraction: number, seed: number) => void;
 }
 
 let worker: Worker | null = null;
 let nextId = 1;
 
-function analyseInWorker(file: Blob, fileName: string): Promise<DatasetReport> {
+function analyseInWorker(source: DatasetSource, fileName: string): Promise<DatasetReport> {
   worker ??= new Worker(new URL('../ui/datasets/dataset.worker.ts', import.meta.url), { type: 'module', name: 'dataset' });
   const w = worker;
   const id = nextId++;
@@ -39,7 +40,7 @@ function analyseInWorker(file: Blob, fileName: string): Promise<DatasetReport> {
     };
     w.addEventListener('message', onMessage);
     w.addEventListener('error', (e) => reject(new Error(`${fileName}: the dataset worker failed (${e.message}); reload the page and try again`)), { once: true });
-    const req: DatasetRequest = { kind: 'analyse', id, file, fileName };
+    const req: DatasetRequest = { kind: 'analyse', id, source, fileName };
     w.postMessage(req);
   });
 }
@@ -57,10 +58,10 @@ export const createDatasetsSlice: StateCreator<StudioState, [], [], DatasetsSlic
   datasetError: null,
   datasetSplit: null,
 
-  openDataset: async (file, fileName) => {
+  openDataset: async (source, fileName) => {
     set({ datasetStatus: 'reading', datasetError: null });
     try {
-      const report = await analyseInWorker(file, fileName);
+      const report = await analyseInWorker(source, fileName);
       const prev = get().datasetSplit;
       set({ datasetStatus: 'ready', datasetReport: report, datasetSplit: splitCounts(report.taskIds, prev?.evalFraction ?? 0.1, prev?.seed ?? 0) });
     } catch (e) {

@@ -2,7 +2,11 @@
 // exactly one reply (result or error) per request id.
 import type { DatasetReport } from './analyse';
 
-export type DatasetRequest = { kind: 'analyse'; id: number; file: Blob; fileName: string };
+/** A dropped or chosen file is posted as a Blob; a shipped one as its URL (the worker fetches it, so
+ * the page never holds its bytes). */
+export type DatasetSource = { blob: Blob } | { url: string };
+
+export type DatasetRequest = { kind: 'analyse'; id: number; source: DatasetSource; fileName: string };
 
 export type DatasetReply =
   | { kind: 'result'; id: number; report: DatasetReport }

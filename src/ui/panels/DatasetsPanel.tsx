@@ -6,7 +6,7 @@ import { useId, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/store';
 import { SHIPPED_DATASETS } from '../../data/shipped';
 import { formatBytes } from '../../gpu/errors';
-import { fetchShipped } from '../datasets/shipped-urls';
+import { shippedUrl } from '../datasets/shipped-urls';
 import { ProblemList } from '../datasets/ProblemList';
 import { TaskPreviewCard } from '../datasets/TaskPreviewCard';
 
@@ -34,17 +34,15 @@ export function DatasetsPanel() {
     e.preventDefault();
     setDragging(false);
     const f = e.dataTransfer.files[0];
-    if (f) void openDataset(f, f.name);
+    if (f) void openDataset({ blob: f }, f.name);
   };
   const pickShipped = async (file: string) => {
     setShipped(file);
     setShippedError(null);
     if (!file) return;
-    try {
-      await openDataset(await fetchShipped(file), file);
-    } catch (e) {
-      setShippedError((e as Error).message);
-    }
+    const url = shippedUrl(file);
+    if (url) await openDataset({ url }, file);
+    else setShippedError(`datasets/${file}: not part of this build; rebuild the studio (npm run build)`);
   };
 
   return (
@@ -58,7 +56,7 @@ export function DatasetsPanel() {
             (math, code_exec, search_qa) or an SFT chat example.</p>
           <label htmlFor={ids.file}>Choose a file</label>{' '}
           <input id={ids.file} type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="dataset-file"
-            onChange={(e) => { const f = e.target.files?.[0]; if (f) void openDataset(f, f.name); }} />
+            onChange={(e) => { const f = e.target.files?.[0]; if (f) void openDataset({ blob: f }, f.name); }} />
         </div>
         <div className="card">
           <h2>Shipped datasets</h2>
