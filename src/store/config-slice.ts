@@ -4,6 +4,7 @@
 import type { StateCreator } from 'zustand';
 import { checkConfigText, setField, type ConfigCheck } from '../ui/config/validate';
 import { DEFAULT_PRESET, PRESETS } from '../ui/config/presets';
+import type { RlConfig } from '../rl/config';
 import type { StudioState } from './store';
 
 /** The name validation messages use for the text in the editor. */
@@ -13,6 +14,8 @@ export interface ConfigSlice {
   configText: string;
   configPreset: string;
   configCheck: ConfigCheck;
+  /** The last config that validated (the form keeps showing it, disabled, while the YAML is wrong). */
+  configLastValid: RlConfig | null;
   /** What pressing Start did (shown beside it). */
   startNote: string | null;
   setConfigText: (text: string) => void;
@@ -22,21 +25,29 @@ export interface ConfigSlice {
 }
 
 const initial = PRESETS.find((p) => p.file === DEFAULT_PRESET) ?? PRESETS[0];
+const initialCheck = checkConfigText(initial.text, CONFIG_FILE);
+
+/** The state after validating `text`: its check, and the last valid config kept when it fails. */
+function validated(text: string, lastValid: RlConfig | null): Pick<ConfigSlice, 'configText' | 'configCheck' | 'configLastValid'> {
+  const configCheck = checkConfigText(text, CONFIG_FILE);
+  return { configText: text, configCheck, configLastValid: configCheck.ok ? configCheck.config : lastValid };
+}
 
 export const createConfigSlice: StateCreator<StudioState, [], [], ConfigSlice> = (set, get) => ({
   configText: initial.text,
   configPreset: initial.file,
-  configCheck: checkConfigText(initial.text, CONFIG_FILE),
+  configCheck: initialCheck,
+  configLastValid: initialCheck.ok ? initialCheck.config : null,
   startNote: null,
 
   setConfigText: (text) => {
     if (text === get().configText) return;
-    set({ configText: text, configCheck: checkConfigText(text, CONFIG_FILE), startNote: null });
+    set({ ...validated(text, get().configLastValid), startNote: null });
   },
   loadPreset: (file) => {
     const p = PRESETS.find((x) => x.file === file);
     if (!p) return;
-    set({ configPreset: p.file, configText: p.text, configCheck: checkConfigText(p.text, CONFIG_FILE), startNote: null });
+    set({ configPreset: p.file, ...validated(p.text, get().configLastValid), startNote: null });
   },
   setConfigField: (path, value) => get().setConfigText(setField(get().configText, path, value)),
   requestStart: () => {

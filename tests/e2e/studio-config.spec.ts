@@ -23,9 +23,15 @@ test('a typo key: did-you-mean inline, Start disabled; fixing it enables Start',
   await expect(problem).toHaveText('config.yaml: unknown field trainr; did you mean trainer?');
   await expect(start).toBeDisabled();
   await expect(page.getByTestId('start-reason')).toContainText('did you mean trainer?');
-  // The editor underlines the key itself.
+  // The editor underlines the key itself (once the linter has run on the whole edit).
+  await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
   await expect(page.locator('.cm-lintRange-error')).toHaveText('trainr');
-  await shot(page, testInfo, 'typo');
+  await expect(page.getByLabel('train.steps')).toBeDisabled();
+  await expect(page.getByLabel('train.steps')).toHaveValue('30');
+  await page.setViewportSize({ width: 1280, height: 1250 });   // the whole panel in one picture
+  await page.locator('.main').evaluate((e) => e.scrollTo(0, 0));
+  await shot(page, testInfo, 'typo', 'config-typo.png');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.keyboard.press('Control+Home');
   for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');

@@ -1,11 +1,13 @@
 // The Config panel's form: the fields most runs change, each written into the YAML (comments
-// kept) and validated like the rest. Disabled while the YAML does not parse to a config.
+// kept) and validated like the rest. Read-only (showing the last valid config) while the YAML is wrong.
 import { useId } from 'react';
 import { FIELDS, getPath, type RlConfig } from '../../rl/config';
 
 const COMMON = ['trainer', 'data.env', 'rollout.batch_size', 'rollout.group_size', 'rollout.max_new_tokens', 'optim.lr', 'lora.rank', 'train.steps'] as const;
 
-function FormField({ path, config, onSet }: { path: string; config: RlConfig | null; onSet: (path: string, v: unknown) => void }) {
+interface FieldProps { path: string; config: RlConfig | null; disabled: boolean; onSet: (path: string, v: unknown) => void }
+
+function FormField({ path, config, disabled, onSet }: FieldProps) {
   const id = useId();
   const kind = FIELDS[path].kind;
   const value = config ? getPath(config, path) : '';
@@ -14,11 +16,11 @@ function FormField({ path, config, onSet }: { path: string; config: RlConfig | n
     <div className="form-row">
       <label htmlFor={id}>{path}</label>
       {kind.t === 'enum' ? (
-        <select id={id} value={String(value)} disabled={!config} aria-describedby={hint} onChange={(e) => onSet(path, e.target.value)}>
+        <select id={id} value={String(value)} disabled={disabled} aria-describedby={hint} onChange={(e) => onSet(path, e.target.value)}>
           {kind.values.map((v) => <option key={v} value={v}>{v}</option>)}
         </select>
       ) : (
-        <input id={id} type="number" value={String(value)} disabled={!config} aria-describedby={hint}
+        <input id={id} type="number" value={String(value)} disabled={disabled} aria-describedby={hint}
           step={kind.t === 'int' ? 1 : 'any'} min={kind.t === 'int' ? kind.min : undefined}
           onChange={(e) => { if (e.target.value !== '') onSet(path, Number(e.target.value)); }} />
       )}
@@ -27,12 +29,13 @@ function FormField({ path, config, onSet }: { path: string; config: RlConfig | n
   );
 }
 
-export function ConfigForm({ config, onSet }: { config: RlConfig | null; onSet: (path: string, v: unknown) => void }) {
+/** `config` is the last valid one; `valid` says whether the YAML is valid now (else the form is read-only). */
+export function ConfigForm({ config, valid, onSet }: { config: RlConfig | null; valid: boolean; onSet: (path: string, v: unknown) => void }) {
   return (
     <fieldset className="config-form" data-testid="config-form">
       <legend>Common fields</legend>
-      {!config && <p className="small">Fix the YAML below to edit these fields here.</p>}
-      {COMMON.map((p) => <FormField key={p} path={p} config={config} onSet={onSet} />)}
+      {!valid && <p className="small">Fix the YAML to edit these fields here; they show the last valid config.</p>}
+      {COMMON.map((p) => <FormField key={p} path={p} config={config} disabled={!valid} onSet={onSet} />)}
     </fieldset>
   );
 }

@@ -14,6 +14,7 @@ export function ConfigPanel() {
   const text = useStudio((s) => s.configText);
   const presetFile = useStudio((s) => s.configPreset);
   const check = useStudio((s) => s.configCheck);
+  const lastValid = useStudio((s) => s.configLastValid);
   const startNote = useStudio((s) => s.startNote);
   const setText = useStudio((s) => s.setConfigText);
   const loadPreset = useStudio((s) => s.loadPreset);
@@ -58,7 +59,7 @@ export function ConfigPanel() {
         </div>
       </div>
       <div className="config-grid">
-        <ConfigForm config={check.ok ? check.config : null} onSet={setField} />
+        <ConfigForm config={lastValid} valid={check.ok} onSet={setField} />
         <div className="card">
           <h2 id="yaml-title">YAML ({CONFIG_FILE})</h2>
           <p className="small">Every field, validated as you type by the same code and messages as <code>npm run cli -- train --config</code>.</p>
