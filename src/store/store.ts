@@ -1,12 +1,18 @@
 // The studio's one store, built from slices (zustand slices pattern). UI components select
 // from it with useStudio(selector); only this folder imports zustand.
 import { create } from 'zustand';
+import { createConfigSlice, type ConfigSlice } from './config-slice';
+import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
+import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
   ...createUiSlice(...a),
+  ...createDatasetsSlice(...a),
+  ...createConfigSlice(...a),
+  ...createToolsSlice(...a),
 }));

@@ -1,14 +1,30 @@
-// The studio shell: header with the GPU status, left navigation of panels, main area.
-// Rendered by src/main.tsx; exercised by tests/e2e/gpu.spec.ts.
+// The studio shell: header with the GPU status, left navigation of every panel (built or coming),
+// and the panel shown. The panel is also in the address (#datasets), so links and reloads keep it.
+// Rendered by src/main.tsx; exercised by tests/e2e/studio-layout.spec.ts and gpu.spec.ts.
 import { useEffect } from 'react';
 import { useStudio } from '../store/store';
-import type { PanelId } from '../store/ui-slice';
+import { PANELS, type PanelId } from '../store/ui-slice';
+import { ComingPanel } from './panels/ComingPanel';
+import { ConfigPanel } from './panels/ConfigPanel';
+import { DatasetsPanel } from './panels/DatasetsPanel';
 import { GpuPanel } from './panels/GpuPanel';
+import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
 
-const PANELS: { id: PanelId; title: string; hint: string }[] = [
-  { id: 'gpu', title: 'GPU', hint: 'Adapter, limits and a kernel self-test' },
-];
+function panelFromHash(): PanelId | null {
+  const id = window.location.hash.replace(/^#\/?/, '');
+  return PANELS.find((p) => p.id === id)?.id ?? null;
+}
+
+function PanelView({ id }: { id: PanelId }) {
+  switch (id) {
+    case 'gpu': return <GpuPanel />;
+    case 'datasets': return <DatasetsPanel />;
+    case 'config': return <ConfigPanel />;
+    case 'tools': return <ToolsPanel />;
+    default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
+  }
+}
 
 export function App() {
   const panel = useStudio((s) => s.panel);
@@ -17,6 +33,15 @@ export function App() {
   useEffect(() => {
     void openGpu();
   }, [openGpu]);
+  useEffect(() => {
+    const follow = () => {
+      const id = panelFromHash();
+      if (id) setPanel(id);
+    };
+    follow();
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, [setPanel]);
 
   return (
     <div className="shell">
@@ -26,14 +51,20 @@ export function App() {
         <GpuBadge />
       </header>
       <nav className="nav" aria-label="Panels">
-        {PANELS.map((p) => (
-          <button key={p.id} className={p.id === panel ? 'nav-item active' : 'nav-item'} title={p.hint}
-            aria-current={p.id === panel ? 'page' : undefined} onClick={() => setPanel(p.id)}>
-            {p.title}
-          </button>
-        ))}
+        <ul>
+          {PANELS.map((p) => (
+            <li key={p.id}>
+              <a href={`#${p.id}`} className={p.id === panel ? 'nav-item active' : 'nav-item'} title={p.job}
+                aria-current={p.id === panel ? 'page' : undefined} data-testid={`nav-${p.id}`}>
+                {p.title}{!p.built && <span className="soon"> (coming)</span>}
+              </a>
+            </li>
+          ))}
+        </ul>
       </nav>
-      <main className="main">{panel === 'gpu' && <GpuPanel />}</main>
+      <main className="main">
+        <PanelView id={panel} />
+      </main>
     </div>
   );
 }

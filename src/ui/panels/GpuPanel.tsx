@@ -54,11 +54,11 @@ export function GpuPanel() {
           </ul>
           <details><summary>All {report.features.length} features enabled on the device</summary><p className="small">{report.features.join(', ')}</p></details>
         </div>
-        <div className="card">
+        <div className="card limits">
           <h2>Limits obtained</h2>
-          <table className="kv" data-testid="gpu-limits"><tbody>
+          <table className="kv limits-table" data-testid="gpu-limits"><tbody>
             {RAISED_LIMITS.map((l) => (
-              <tr key={l}><td>{l}</td><td>{/Size$/.test(l) ? formatBytes(report.limits[l]) : report.limits[l].toLocaleString()}</td></tr>
+              <tr key={l}><th scope="row">{l}</th><td>{/Size$/.test(l) ? formatBytes(report.limits[l]) : report.limits[l].toLocaleString()}</td></tr>
             ))}
           </tbody></table>
         </div>
@@ -79,7 +79,7 @@ export function GpuPanel() {
         <p className="small">Multiplies random {size}x{size} matrices with each WGSL kernel variant, compares with a plain
           CPU loop, and times it. The fastest correct variant is remembered for this adapter.</p>
         <label>Size{' '}
-          <select value={size} onChange={(e) => setSize(Number(e.target.value))} disabled={selfTest.running}>
+          <select aria-label="Matrix size" value={size} onChange={(e) => setSize(Number(e.target.value))} disabled={selfTest.running}>
             {SIZES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>{' '}

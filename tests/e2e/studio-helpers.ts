@@ -1,0 +1,39 @@
+// Helpers of the studio's browser tests: open a panel through the navigation, run axe on the
+// page (serious/critical violations listed by rule and target), find clipped text, and keep a
+// screenshot per step (test artifact, and under docs/studio/ for the README when asked).
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, type TestInfo } from '@playwright/test';
+
+export async function openPanel(page: Page, id: string): Promise<void> {
+  await page.getByTestId(`nav-${id}`).click();
+  await expect(page.getByTestId(`${id}-panel`)).toBeVisible();
+}
+
+/** Serious and critical axe violations of the page, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const r = await new AxeBuilder({ page }).analyze();
+  return r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Elements whose content is wider than their box (cut off or forcing a scrollbar), and page overflow. */
+export async function clippedText(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) out.push(`page is ${document.documentElement.scrollWidth}px wide for a ${window.innerWidth}px window`);
+    for (const el of document.querySelectorAll<HTMLElement>('.main *, .nav *, .header *')) {
+      if (el.closest('.cm-editor, .problem-list, pre')) continue;   // scrollable by design
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && getComputedStyle(el).display !== 'inline') {
+        out.push(`${el.tagName.toLowerCase()}.${el.className || '-'} "${(el.textContent ?? '').slice(0, 40)}": content ${el.scrollWidth}px in ${el.clientWidth}px`);
+      }
+    }
+    return out;
+  });
+}
+
+export async function shot(page: Page, testInfo: TestInfo, name: string, docsFile?: string): Promise<void> {
+  const body = await page.screenshot({ fullPage: false });
+  await testInfo.attach(name, { body, contentType: 'image/png' });
+  if (docsFile && process.env.STUDIO_DOC_SHOTS) await page.screenshot({ path: `docs/studio/${docsFile}` });
+}

@@ -1,0 +1,42 @@
+// Browser tests of the studio shell: every panel of the left navigation opens (by mouse and by
+// keyboard), panels not built yet say what they will do, no text is clipped at 1280x800,
+// 1400x900 (the GPU limits card) and 1920x1080, and axe finds no serious/critical violations.
+import { expect, test } from '@playwright/test';
+import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+
+const PANELS = ['models', 'datasets', 'config', 'run', 'runs', 'export', 'playground', 'eval', 'tools', 'gpu'];
+
+for (const [w, h] of [[1280, 800], [1400, 900], [1920, 1080]]) {
+  test(`layout holds at ${w}x${h} on every panel`, async ({ page }, testInfo) => {
+    await page.setViewportSize({ width: w, height: h });
+    await page.goto('/');
+    await expect(page.getByTestId('gpu-limits')).toBeVisible();
+    for (const id of PANELS) {
+      await openPanel(page, id);
+      const clipped = await clippedText(page);
+      expect(clipped, `${id} at ${w}x${h}`).toEqual([]);
+      await shot(page, testInfo, `${id}-${w}x${h}`, w === 1280 && id === 'gpu' ? 'gpu.png' : undefined);
+    }
+  });
+}
+
+test('the navigation works from the keyboard, coming panels say what they will do, axe is clean', async ({ page }, testInfo) => {
+  await page.goto('/#gpu');
+  await expect(page.getByTestId('gpu-panel')).toBeVisible();
+  await page.getByTestId('nav-models').focus();
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('nav-datasets')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('datasets-panel')).toBeVisible();
+  await expect(page).toHaveURL(/#datasets$/);
+  await page.reload();
+  await expect(page.getByTestId('datasets-panel')).toBeVisible();
+  await openPanel(page, 'run');
+  await expect(page.getByTestId('run-panel')).toContainText('Coming');
+  await expect(page.getByTestId('run-panel')).toContainText('live charts');
+  await shot(page, testInfo, 'run-coming');
+  for (const id of ['gpu', 'run']) {
+    await openPanel(page, id);
+    expect(await seriousViolations(page), id).toEqual([]);
+  }
+});
