@@ -2,7 +2,8 @@
 // key the CLI's message is about (the message itself on hover). The text
 // lives in the store; the editor follows it when the form or a preset changes it.
 import { useEffect, useRef } from 'react';
-import { EditorView, drawSelection, highlightActiveLine, lineNumbers } from '@codemirror/view';
+import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { yaml } from '@codemirror/lang-yaml';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
@@ -32,8 +33,9 @@ export function YamlEditor({ text, file, label, onChange }: Props) {
       parent: host.current!,
       doc: text,
       extensions: [
-        // No @codemirror/commands is installed, so no keymap or undo history beyond typing,
-        // arrows and deletion; Tab leaves the editor (keyboard users are not trapped).
+        // The standard keymap with undo history; Tab is not bound, so it leaves the editor
+        // (keyboard users are not trapped).
+        history(), keymap.of([...defaultKeymap, ...historyKeymap]),
         lineNumbers(), drawSelection(), highlightActiveLine(), EditorView.lineWrapping,
         syntaxHighlighting(defaultHighlightStyle), yaml(), lint, lintGutter(),
         EditorView.contentAttributes.of({ 'aria-label': label, 'data-testid': 'config-yaml' }),
