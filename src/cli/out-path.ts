@@ -50,4 +50,31 @@ export function checkOutFileOf(args: ParsedArgs, command: string): void {
   checkOutFile(out, inputs, getBool(args, 'overwrite', false), command);
 }
 
-const INPUT_FLAGS = ['input', 'data', 'dataset', 'model', 'tokenizer', 'adapter', 'config'];
+const INPUT_FLAGS = ['input', 'data', 'dataset', 'model', 'tokenizer', 'adapter', 'config', 'run'];
+
+/** True when `inner` is `outer` or lies below it (both canonical). */
+function within(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith('/') ? outer : `${outer}/`);
+}
+
+/**
+ * For commands writing a folder of files (`export`): `--out` must not hold, or lie inside, any
+ * input (model folder, adapter, run folder, ...), and an existing non-empty folder is written
+ * into only with --overwrite.
+ */
+export function checkOutFolderOf(args: ParsedArgs, command: string): void {
+  const out = getString(args, 'out');
+  if (out === undefined) return;
+  const o = canonical(out);
+  for (const f of INPUT_FLAGS) {
+    for (const p of args.all[f] ?? []) {
+      const i = canonical(p);
+      if (within(i, o) || within(o, i)) throw new Error(`${command}: --out ${out} overlaps --${f} ${p}; writing there could destroy the input: pick another --out`);
+    }
+  }
+  const entries = existsSync(o) ? (statSync(o).isDirectory() ? readdirSync(o) : null) : [];
+  if (entries === null) throw new Error(`${command}: --out ${out} is a file, not a folder; pick a folder`);
+  if (entries.length && !getBool(args, 'overwrite', false)) {
+    throw new Error(`${command}: --out ${out} already holds ${entries.slice(0, 4).join(', ')}${entries.length > 4 ? ', ...' : ''}; pass --overwrite to write over its files, or pick another --out`);
+  }
+}

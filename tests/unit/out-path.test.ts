@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args';
-import { checkOutFile, checkOutFileOf, prepareRunFolder } from '../../src/cli/out-path';
+import { checkOutFile, checkOutFileOf, checkOutFolderOf, prepareRunFolder } from '../../src/cli/out-path';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'out-path-'));
 
@@ -29,6 +29,27 @@ describe('run folders', () => {
     expect(readdirSync(run)).toEqual([]);
     writeFileSync(join(dir, 'file'), 'x');
     expect(() => prepareRunFolder(join(dir, 'file'), 'new', 'train')).toThrow(/is a file, not a folder/);
+  });
+});
+
+describe('output folders (export)', () => {
+  it('refuses an --out that holds or lies inside an input, and a non-empty one without --overwrite', () => {
+    const dir = tmp();
+    const model = join(dir, 'model');
+    mkdirSync(join(model, 'adapter'), { recursive: true });
+    writeFileSync(join(model, 'config.json'), '{}');
+    const args = (...a: string[]) => parseArgs(['--model', model, ...a]);
+    expect(() => checkOutFolderOf(args('--out', model), 'export')).toThrow(/export: --out .*model overlaps --model .*pick another --out/);
+    expect(() => checkOutFolderOf(args('--out', join(model, 'merged')), 'export')).toThrow(/overlaps --model/);
+    expect(() => checkOutFolderOf(args('--out', dir), 'export')).toThrow(/overlaps --model/);
+    expect(() => checkOutFolderOf(parseArgs(['--adapter', join(model, 'adapter'), '--out', join(model, 'adapter', '..', 'adapter')]), 'export')).toThrow(/overlaps --adapter/);
+    const out = join(dir, 'out');
+    expect(() => checkOutFolderOf(args('--out', out), 'export')).not.toThrow();
+    mkdirSync(out);
+    writeFileSync(join(out, 'model.onnx'), 'x');
+    expect(() => checkOutFolderOf(args('--out', out), 'export')).toThrow(/already holds model\.onnx; pass --overwrite/);
+    expect(() => checkOutFolderOf(args('--out', out, '--overwrite'), 'export')).not.toThrow();
+    expect(readFileSync(join(model, 'config.json'), 'utf8')).toBe('{}');
   });
 });
 

@@ -18,6 +18,7 @@ import { decoderShape, OrtDecoder } from '../../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../../ort/check';
 import { loadCliModel } from '../load-model';
 import { trlBundleCommand } from './export-trl';
+import { checkOutFolderOf } from '../out-path';
 
 type Log = (s: string) => void;
 interface ExportContext { args: ParsedArgs; input: MergedExportInput; loaded: LoadedModel; out: string; log: Log }
@@ -84,7 +85,8 @@ export const command: CliCommand = {
                           GPUs (its options are listed below)
   --format onnx           config + tokenizer files + onnx/model.onnx (f32) / model_fp16.onnx
                           (f16) with past key/values, as transformers.js / onnxruntime-web run it
-  --out DIR               the folder to write (created if missing; files in it are replaced)
+  --out DIR               the folder to write (created if missing; never inside an input)
+  --overwrite             write into an --out folder that already holds files
   --dtype D               merged: f32 (default), f16 or bf16; onnx: f32 (default), f16 or f32,f16
   --check                 onnx: run the export with onnxruntime-web (wasm) and compare
                           log-probs and greedy tokens with our engine; exit 1 when they differ
@@ -94,6 +96,7 @@ ${trlBundleCommand.usage}`,
   async run(args) {
     const log: Log = (s) => process.stderr.write(s);
     const format = requireString(args, 'format');
+    checkOutFolderOf(args, `export --format ${format}`);
     if (format === 'trl') return trlBundleCommand.run(args); // needs the run's config, not a model
     const handler = FORMATS[format];
     if (!handler) throw new Error(`--format "${format}" is not one of ${[...Object.keys(FORMATS), 'trl'].join(', ')}`);
