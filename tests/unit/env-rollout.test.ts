@@ -5,37 +5,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toolSpecs } from '../../src/agents/gpu-rollout';
-import { runEpisodes, type PolicyStepper } from '../../src/agents/loop';
+import { runEpisodes } from '../../src/agents/loop';
 import { TurnRenderer } from '../../src/agents/turn-render';
 import type { SearchQaTask } from '../../src/data/schemas';
 import { MathEnv } from '../../src/envs/math/env';
 import { envRollout } from '../../src/envs/rollout';
 import { SearchQaEnv } from '../../src/envs/search/env';
-import type { StepSample } from '../../src/model/gpu/session';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../src/model/tokenizer';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
+import { ScriptedStepper } from '../fixtures/scripted-stepper';
 import { sharedPath } from '../fixtures/shared';
 
 const DIR = sharedPath('models/qwen2.5-tokenizer');
 const END = '<|im_end|>';
-
-/** Per slot, a queue of token ids it "samples" one per step. */
-class ScriptedStepper implements PolicyStepper {
-  constructor(readonly B: number, private readonly scripts: number[][]) {}
-  async step(newTokens: number[][]): Promise<StepSample> {
-    const ids = new Int32Array(this.B).fill(-1), logprobs = new Float32Array(this.B).fill(NaN);
-    newTokens.forEach((toks, s) => {
-      if (!toks.length) return;
-      const id = this.scripts[s].shift();
-      if (id === undefined) throw new Error(`slot ${s} ran out of script`);
-      ids[s] = id;
-      logprobs[s] = -0.5;
-    });
-    return { ids, logprobs };
-  }
-  reset(): void {}
-}
 
 let tok: Tokenizer;
 let template: string;
