@@ -9,16 +9,8 @@ import { renderChat, type ChatMessage, type ToolSpec } from '../src/agents/chat-
 import { addedToken, byteLevelBpeJson } from '../src/model/tokenizer/json';
 import { trainByteLevelBpe } from './agent-data/bpe';
 import { AGENT_CHAT_TEMPLATE } from './agent-data/chat-template';
+import { AGENT_MODEL_DIR, AGENT_SPECIAL_TOKENS, AGENT_SPLIT_REGEX, AGENT_VOCAB_SIZE } from './agent-data/tokenizer-spec';
 
-export const AGENT_MODEL_DIR = 'public/models/agent-tiny';
-export const AGENT_VOCAB_SIZE = 1024;
-/** GPT-2's split with single digits (as Qwen2 does), so numbers are copied digit by digit. */
-export const AGENT_SPLIT_REGEX = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
-/** Special tokens, in id order after the BPE vocab; the tool tags are not "special" (decoding keeps them), as in Qwen2.5. */
-export const AGENT_SPECIAL_TOKENS: readonly [string, boolean][] = [
-  ['<|endoftext|>', true], ['<|im_start|>', true], ['<|im_end|>', true],
-  ['<tool_call>', false], ['</tool_call>', false], ['<tool_response>', false], ['</tool_response>', false],
-];
 
 function renderedTraces(file: string): string[] {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {

@@ -21,7 +21,7 @@ import type { PythonPool } from '../../src/tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
 import { trainByteLevelBpe } from '../../scripts/agent-data/bpe';
 import { ScriptedStepper } from '../fixtures/scripted-stepper';
-import { AGENT_SPECIAL_TOKENS, AGENT_SPLIT_REGEX } from '../../scripts/make-agent-tokenizer';
+import { AGENT_SPECIAL_TOKENS, AGENT_SPLIT_REGEX } from '../../scripts/agent-data/tokenizer-spec';
 
 const DIR = 'public/models/agent-tiny';
 const END = '<|im_end|>';
