@@ -1,11 +1,11 @@
-// `npm run train-agent [-- --out DIR --steps N --seed S --publish [--evaluation F.md]]`: trains the shipped default
-// agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI command, in process):
-// writes the seeded initial model (scripts/agent-data/init-model.ts) with the tokenizer of
-// public/models/agent-tiny into DIR/init, then SFT on datasets/agent_sft.jsonl with checkpoints
-// every 25 updates; rerunning resumes from DIR/sft/checkpoint. --publish copies the trained
-// weights into public/models/agent-tiny and writes its model card (README.md) from the run's
-// records (--evaluation F.md adds an evaluation section).
-// Long-running: run it under nohup; `tail -f DIR/train.log`.
+// `npm run train-agent [-- --out DIR --steps N --seed S --publish [--evaluation F]]`: trains
+// the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
+// command, in process): writes the seeded initial model (scripts/agent-data/init-model.ts) with
+// the tokenizer of public/models/agent-tiny into DIR/init, then SFT on datasets/agent_sft.jsonl
+// with a checkpoint every 10 updates; rerunning resumes from DIR/sft/checkpoint. --publish copies
+// the trained weights into public/models/agent-tiny and writes its model card (README.md) from
+// the run's records (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
+// export again without training). Long-running: run it under nohup.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { command as sft } from '../src/cli/commands/sft';
@@ -48,6 +48,10 @@ async function main(): Promise<void> {
   const seed = Number(flag('seed') ?? r.seed);
   const steps = Number(flag('steps') ?? r.steps);
   const sftDir = join(out, 'sft');
+  if (process.argv.includes('--card-only')) {
+    publish(out, sftDir, 0, flag('evaluation'));
+    process.exit(0);
+  }
   const resume = existsSync(join(sftDir, 'checkpoint'));
   if (!resume) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
   const flags: Record<string, string | true> = resume
@@ -72,8 +76,9 @@ function publish(out: string, sftDir: string, lastWall: number, evaluation?: str
   writeFileSync(join(out, 'summary.json'), JSON.stringify({ recipe: AGENT_RECIPE, lastInvocationSeconds: lastWall, steps: metrics.length, metrics }, null, 1) + '\n');
   const cfg = parseModelConfig(JSON.parse(readFileSync(join(AGENT_MODEL_DIR, 'config.json'), 'utf8')));
   const params = countParams(initAgentWeights(cfg, 0));
-  const evalText = evaluation ? readFileSync(evaluation, 'utf8') : undefined;
-  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe: AGENT_RECIPE, metrics, evaluation: evalText }));
+  // The eval command's stdout: its last line is the JSON of the figures.
+  const evalJson = evaluation ? (JSON.parse(readFileSync(evaluation, 'utf8').trim().split('\n').pop() ?? '{}') as Record<string, number | string>) : undefined;
+  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe: AGENT_RECIPE, metrics, evaluation: evalJson }));
   process.stderr.write(`published ${AGENT_MODEL_DIR} (${metrics.length} updates, model card README.md)\n`);
 }
 

@@ -17,8 +17,27 @@ export interface CardInput {
   params: number;
   recipe: Record<string, unknown>;
   metrics: StepRecord[];
-  /** Free text: the held-out evaluation, when one was run for this checkpoint. */
-  evaluation?: string;
+  /** The JSON line `npm run cli -- eval` printed for this checkpoint, when one was run. */
+  evaluation?: Record<string, number | string>;
+}
+
+/** The eval figures as a table (success per family, tool-call and malformed-call rates, turns). */
+function evaluationText(e: Record<string, number | string>): string {
+  const pct = (k: string) => (typeof e[k] === 'number' ? `${(100 * (e[k] as number)).toFixed(1)} %` : 'n/a');
+  const num = (k: string) => (typeof e[k] === 'number' ? (e[k] as number).toFixed(2) : 'n/a');
+  return `Held-out split (\`datasets/agent_eval.jsonl\`, first ${e.tasks} tasks, greedy):
+\`npm run cli -- eval --config configs/agent_grpo.yaml --tasks ${e.tasks}\`.
+
+| figure | value |
+| --- | --- |
+| success, all | ${pct('eval/accuracy')} |
+| success, calculator | ${pct('eval/accuracy/calculator')} |
+| success, lookup | ${pct('eval/accuracy/lookup')} |
+| tool calls per episode | ${num('tools/call_frequency')} |
+| failed tool calls (share of calls) | ${pct('tools/failure_frequency')} |
+| episodes with a malformed call | ${pct('eval/malformed_call_rate')} |
+| mean turns | ${num('num_turns/mean')} |
+| mean reward | ${num('eval/reward')} |`;
 }
 
 /** Mean loss of the records in steps (from, to]. */
@@ -98,6 +117,6 @@ ${curve.join('\n')}
 
 ## Evaluation
 
-${c.evaluation ?? 'Not run for this checkpoint: `npm run cli -- eval --config configs/agent_grpo.yaml`.'}
+${c.evaluation ? evaluationText(c.evaluation) : 'Not run for this checkpoint: `npm run cli -- eval --config configs/agent_grpo.yaml`.'}
 `;
 }
