@@ -15,7 +15,7 @@ export interface StepRecord {
 export interface CardInput {
   cfg: ModelConfig;
   params: number;
-  recipe: Record<string, unknown>;
+  recipe: Record<string, unknown> & { steps: number };
   metrics: StepRecord[];
   /** The JSON line `npm run cli -- eval` printed for this checkpoint, when one was run. */
   evaluation?: Record<string, number | string>;
@@ -99,7 +99,11 @@ Held-out split \`datasets/agent_eval.jsonl\` (400 tasks): other places and peopl
 ## Training
 
 Recipe (scripts/train-agent.ts, \`AGENT_RECIPE\`): ${Object.entries(c.recipe).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.
-Loss on assistant tokens only.
+Loss on assistant tokens only.${last.step < c.recipe.steps ? `
+
+**Status: stopped after ${last.step} of the planned ${c.recipe.steps} updates (the shared machine
+trained at about ${(last.num_tokens / wall).toFixed(0)} tokens/s). The model is under-trained; resume with
+\`npm run train-agent -- --steps ${c.recipe.steps} --publish\` (it continues from the checkpoint).**` : ''}
 
 | figure | value |
 | --- | --- |
