@@ -16,10 +16,10 @@ import { model_logprobs } from '../../src/reference/model';
 import { agentModelConfig, countParams, initAgentWeights } from '../../scripts/agent-data/init-model';
 import { AGENT_MODEL_DIR } from '../../scripts/agent-data/tokenizer-spec';
 
-/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (update 60). */
+/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (update 80). */
 const PINNED_LOGPROBS: number[] = [
-  -2.65853, -3.46603, -9.72452, -7.44576, -7.91006, -6.1225, -2.45553, -2.49856, -9.31867, -7.4441, -8.12398, -7.77099,
-  -7.74526, -7.35341, -7.95854, -7.34934, -6.97135, -7.71615, -6.90302, -6.59405, -4.53774, -7.93096, -8.28939, -4.67523,
+  -2.9637, -3.54977, -9.6659, -7.16503, -7.03545, -9.21582, -2.15418, -2.46159, -10.16314, -7.22981, -7.27533, -7.16827,
+  -7.27455, -7.08471, -7.60484, -6.89715, -6.98233, -7.40813, -6.49703, -7.40671, -4.59193, -9.21609, -8.14197, -4.33616,
 ];
 const PIN_TOL = 2e-4;
 
