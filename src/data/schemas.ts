@@ -1,10 +1,10 @@
-// Task JSONL schemas of the three built-in environments (math, code_exec, search_qa): the task
+// Task JSONL schemas of the built-in environments (math, code_exec, search_qa, agent): the task
 // types, and one field table per environment that the loader checks every line against (each
 // row: field name, required or not, what it must be, and a doc line for docs/envs.md).
 // Used by src/data/loader.ts and the environments; tested by tests/unit/data-loader.test.ts.
 
-export type EnvName = 'math' | 'code_exec' | 'search_qa';
-export const ENV_NAMES: readonly EnvName[] = ['math', 'code_exec', 'search_qa'];
+export type EnvName = 'math' | 'code_exec' | 'search_qa' | 'agent';
+export const ENV_NAMES: readonly EnvName[] = ['math', 'code_exec', 'search_qa', 'agent'];
 
 /** Fields every task has. */
 export interface TaskBase {
@@ -46,10 +46,23 @@ export interface SearchQaTask extends TaskBase {
   gold_doc_id?: string;
 }
 
+/** The shipped agent's task families (datasets/agent_*.jsonl, scripts/make-agent-data.ts). */
+export type AgentFamily = 'calculator' | 'lookup';
+export const AGENT_FAMILIES: readonly AgentFamily[] = ['calculator', 'lookup'];
+
+/** A task of the `agent` environment: a word problem (python tool) or a corpus question (search tool). */
+export interface AgentTask extends TaskBase {
+  family: AgentFamily;
+  question: string;
+  /** The reference answer: a number (calculator) or a short string from the corpus (lookup). */
+  answer: string;
+}
+
 export interface TaskByEnv {
   math: MathTask;
   code_exec: CodeTask;
   search_qa: SearchQaTask;
+  agent: AgentTask;
 }
 export type Task = TaskByEnv[EnvName];
 
@@ -112,6 +125,16 @@ export const TASK_FIELDS: Record<EnvName, FieldSpec[]> = {
     { name: 'question', required: true, check: checks.nonEmptyString, doc: 'the question' },
     { name: 'answers', required: true, check: checks.nonEmptyStringArray, doc: 'accepted answers (scores take the max)' },
     { name: 'gold_doc_id', required: false, check: checks.nonEmptyString, doc: 'id of the corpus document with the answer' },
+    METADATA,
+  ],
+  agent: [
+    TASK_ID,
+    {
+      name: 'family', required: true, doc: 'calculator (answer with the python tool) or lookup (answer with the search tool)',
+      check: (v) => (typeof v === 'string' && (AGENT_FAMILIES as readonly string[]).includes(v) ? null : `must be one of ${AGENT_FAMILIES.join(', ')}`),
+    },
+    { name: 'question', required: true, check: checks.nonEmptyString, doc: 'the question, shown to the model' },
+    { name: 'answer', required: true, check: checks.stringOrNumber, normalize: toStr, doc: 'reference answer (a number for calculator, corpus words for lookup)' },
     METADATA,
   ],
 };

@@ -60,13 +60,15 @@ export const METRIC = {
   // Ours: evaluation
   'eval/accuracy': m('eval/accuracy', 'fraction', 'Share of held-out prompts answered correctly (greedy).'),
   'eval/reward': m('eval/reward', 'reward', 'Mean total reward on held-out prompts.'),
+  'eval/malformed_call_rate': m('eval/malformed_call_rate', 'fraction', 'Share of held-out episodes with at least one unreadable <tool_call> block.'),
 } as const;
 
 export type FixedMetricName = keyof typeof METRIC;
 export type RewardFnMetric = `rewards/${string}/mean` | `rewards/${string}/std`;
 export type PassAtKMetric = `eval/pass@${number}`;
+export type GroupAccuracyMetric = `eval/accuracy/${string}`;
 /** Every name a logger may write. */
-export type MetricName = FixedMetricName | RewardFnMetric | PassAtKMetric;
+export type MetricName = FixedMetricName | RewardFnMetric | PassAtKMetric | GroupAccuracyMetric;
 
 const FN_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -91,6 +93,11 @@ export function passAtKName(k: number): PassAtKMetric {
   return `eval/pass@${k}`;
 }
 
+/** eval/accuracy/{group}: eval/accuracy over the held-out tasks of one group (e.g. a task family). */
+export function groupAccuracyName(group: string): GroupAccuracyMetric {
+  return `eval/accuracy/${checkFn(group)}`;
+}
+
 /** The spec of any metric name, templated ones included; undefined for a name not in the vocabulary. */
 export function describeMetric(name: string): MetricSpec | undefined {
   if (Object.hasOwn(METRIC, name)) return METRIC[name as FixedMetricName];
@@ -100,6 +107,8 @@ export function describeMetric(name: string): MetricSpec | undefined {
   }
   g = /^eval\/pass@([1-9][0-9]*)$/.exec(name);
   if (g) return { name, unit: 'fraction', description: `Share of held-out prompts with a correct answer among ${g[1]} samples.` };
+  g = /^eval\/accuracy\/([A-Za-z0-9_.-]+)$/.exec(name);
+  if (g) return { name, unit: 'fraction', description: `eval/accuracy over the held-out tasks of group ${g[1]}.` };
   return undefined;
 }
 

@@ -6,7 +6,7 @@ import type { Projection } from '../model/types';
 import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator } from './advantages';
 
 export type TrainerKind = 'grpo' | 'rejection_sampling' | 'reward_weighted' | 'sft';
-export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'story';
+export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'agent' | 'story';
 
 export interface RlConfig {
   trainer: TrainerKind;
@@ -96,18 +96,18 @@ export const FIELDS: Record<string, FieldDoc> = {
   'model.quant': { kind: oneOf('nf4', 'none'), doc: 'Base weights in 4-bit NF4 (LoRA only) or f32 (needed for lora.mode full).' },
   'model.quant_embeddings': { kind: bool, doc: 'Also quantize the embedding / LM head (big vocabularies).' },
   'model.template': { kind: oneOf('auto', 'plain'), doc: 'Chat template: the tokenizer\'s (auto; plain when it has none) or the plain `role: content` one.' },
-  'data.env': { kind: oneOf('math', 'code_exec', 'search_qa', 'story'), doc: 'Environment: math (GSM8K), code_exec (MBPP, Python tests), search_qa (SQuAD + search tool), story (stories260K word/length reward).' },
+  'data.env': { kind: oneOf('math', 'code_exec', 'search_qa', 'agent', 'story'), doc: 'Environment: math (GSM8K), code_exec (MBPP, Python tests), search_qa (SQuAD + search tool), agent (the default agent\'s calculator + lookup tasks, python and search tools), story (stories260K word/length reward).' },
   'data.max_length': { kind: int(0), doc: 'sft: longest example in tokens, longer ones are truncated (0: min(512, the model\'s context)).' },
   'data.shuffle': { kind: bool, doc: 'sft: reshuffle the examples every epoch.' },
   'data.dataset': { kind: str(true), doc: 'Training tasks JSONL (null: the shipped train split of data.env; story needs none). `--dataset` overrides.' },
   'data.eval_dataset': { kind: str(true), doc: 'Held-out tasks JSONL for `eval` (null: the shipped eval split).' },
-  'data.corpus': { kind: str(true), doc: 'search_qa: the corpus JSONL the search tool reads (null: datasets/squad_corpus.jsonl).' },
+  'data.corpus': { kind: str(true), doc: 'search_qa / agent: the corpus JSONL the search tool reads (null: datasets/squad_corpus.jsonl, agent: datasets/agent_corpus.jsonl).' },
   'data.story_words': { kind: { t: 'strings' }, doc: 'story: the words a story must mention (one task per word, cycled).' },
   'data.story_target_words': { kind: int(0), doc: 'story: target length in words for the `length` reward part (0: no length part).' },
   'data.max_tasks': { kind: int(0), doc: 'Use only the first N tasks of the dataset (0: all).' },
   'env.python_tool': { kind: bool, doc: 'math: offer the `python` tool (a Pyodide pool); code_exec always runs tests in Python.' },
   'env.answer_format': { kind: oneOf('boxed', 'hash', 'answer_is'), doc: 'math: the final-answer format asked for and rewarded.' },
-  'env.system_prompt': { kind: str(true), doc: 'Replaces the environment\'s system prompt (math, code_exec, search_qa); story: the user prompt with {word}.' },
+  'env.system_prompt': { kind: str(true), doc: 'Replaces the environment\'s system prompt (math, code_exec, search_qa, agent); story: the user prompt with {word}.' },
   'env.weights': { kind: { t: 'weights' }, doc: 'Reward part weights overriding the environment\'s defaults, e.g. {correctness: 1, format: 0.1}.' },
   'rollout.batch_size': { kind: int(1), doc: 'B: prompts per step (trainer sft: examples per update).' },
   'rollout.group_size': { kind: int(1), doc: 'G: episodes sampled per prompt (GRPO needs >= 2 for a non-zero advantage).' },

@@ -1,4 +1,4 @@
-// The run config's environment and tasks: builds math / code_exec / search_qa (src/envs) or the
+// The run config's environment and tasks: builds math / code_exec / search_qa / agent (src/envs) or the
 // story env from the `data` and `env` sections, and turns a task file's text into the task list
 // (story tasks come from data.story_words, no file). Engine-only: callers read the files.
 // Exercised by tests/unit/rl-config.test.ts (presets) and rl-grpo.test.ts.
@@ -12,7 +12,7 @@ import type { RlConfig } from './config';
 
 /** The Python pool is needed (code tests or a python tool). */
 export function needsPython(cfg: RlConfig): boolean {
-  return cfg.data.env === 'code_exec' || (cfg.env.python_tool && cfg.data.env === 'math');
+  return cfg.data.env === 'code_exec' || cfg.data.env === 'agent' || (cfg.env.python_tool && cfg.data.env === 'math');
 }
 
 export function buildEnvironment(cfg: RlConfig, services: EnvServices): Environment<Task> {
@@ -28,6 +28,8 @@ export function buildEnvironment(cfg: RlConfig, services: EnvServices): Environm
       return createEnvironment('code_exec', services, { pythonTool: e.python_tool, ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
     case 'search_qa':
       return createEnvironment('search_qa', services, { ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
+    case 'agent':
+      return createEnvironment('agent', services, { ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
   }
 }
 

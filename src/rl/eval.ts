@@ -1,11 +1,15 @@
 // Held-out evaluation, separate from training: k samples per task (greedy when k = 1 and the
 // temperature is 0) through the same agent loop and environment, graded by the env. A sample is
 // correct when its `correctness` part (story: `mentions`) is 1. Reports eval/accuracy (mean over
-// samples), eval/pass@k (share of tasks with a correct sample) and eval/reward.
+// samples), eval/pass@k (share of tasks with a correct sample), eval/reward, the tool and turn
+// figures of the episodes (tools/call_frequency, tools/failure_frequency, num_turns/mean,
+// eval/malformed_call_rate) and, when tasks carry a `family`, eval/accuracy/{family}.
 // Tested by tests/unit/rl-eval.test.ts; run by `npm run cli -- eval`.
 import type { Task } from '../data/schemas';
 import type { EpisodeReward } from '../envs/reward';
-import { passAtKName } from '../metrics/names';
+import { rolloutStats } from '../agents/stats';
+import type { EpisodeResult } from '../agents/episode';
+import { groupAccuracyName, passAtKName } from '../metrics/names';
 import { collectRollouts, type RolloutContext } from './rollouts';
 
 export function isCorrect(r: EpisodeReward): boolean {
@@ -22,11 +26,13 @@ export interface EvalResult {
 export async function evaluate(ctx: RolloutContext, tasks: Task[], k: number, temperature: number, onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
   const B = ctx.cfg.rollout.batch_size;
   const correct: number[] = [];
+  const episodes: EpisodeResult[] = [];
   let reward = 0;
   for (let i = 0; i < tasks.length; i += B) {
     const chunk = tasks.slice(i, i + B);
     // temperature 0: greedy (the agent config accepts 0 for eval).
     const r = await collectRollouts(ctx, chunk, 1_000_000 + i, { G: k, temperature });
+    episodes.push(...r.episodes);
     chunk.forEach((_, t) => {
       let c = 0;
       for (let s = 0; s < k; s++) {
@@ -44,5 +50,14 @@ export async function evaluate(ctx: RolloutContext, tasks: Task[], k: number, te
     'eval/reward': reward / (n * k),
   };
   metrics[passAtKName(k)] = correct.filter((c) => c > 0).length / n;
+  const stats = rolloutStats(episodes, { rolloutMs: 0, idleMs: 0, steps: 0 });
+  for (const name of ['tools/call_frequency', 'tools/failure_frequency', 'num_turns/mean'] as const) metrics[name] = stats[name];
+  metrics['eval/malformed_call_rate'] = episodes.filter((e) => e.toolCalls.some((c) => c.args === null)).length / Math.max(1, episodes.length);
+  const groups = new Map<string, number[]>();
+  tasks.forEach((t, i) => {
+    const family = (t as { family?: unknown }).family;
+    if (typeof family === 'string') groups.set(family, [...(groups.get(family) ?? []), correct[i]]);
+  });
+  for (const [g, cs] of groups) metrics[groupAccuracyName(g)] = cs.reduce((a, c) => a + c, 0) / (cs.length * k);
   return { metrics, correct };
 }

@@ -45,8 +45,8 @@ export async function startServices(cfg: RlConfig, log: (line: string) => void =
     await pool.ready();
     services.python = pool;
   }
-  if (cfg.data.env === 'search_qa') {
-    const file = cfg.data.corpus ?? 'datasets/squad_corpus.jsonl';
+  if (cfg.data.env === 'search_qa' || cfg.data.env === 'agent') {
+    const file = cfg.data.corpus ?? (cfg.data.env === 'agent' ? 'datasets/agent_corpus.jsonl' : 'datasets/squad_corpus.jsonl');
     services.search = new CorpusSearch(parseCorpusJsonl(readFileSync(file, 'utf8'), file));
   }
   return { services, pool };

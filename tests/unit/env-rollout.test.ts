@@ -14,8 +14,8 @@ import { SearchQaEnv } from '../../src/envs/search/env';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../src/model/tokenizer';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
+import { ScriptedStepper } from '../fixtures/scripted-stepper';
 import { sharedPath } from '../fixtures/shared';
-import { ScriptedStepper } from './scripted-stepper';
 
 const DIR = sharedPath('models/qwen2.5-tokenizer');
 const END = '<|im_end|>';

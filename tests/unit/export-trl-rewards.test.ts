@@ -16,7 +16,7 @@ import { envRollout } from '../../src/envs/rollout';
 import { storyTasks, type StoryTask } from '../../src/envs/story/env';
 import type { EnvServices } from '../../src/envs';
 import type { Environment } from '../../src/envs/types';
-import { exportRollout, type ExportedRollout } from '../../src/export/trl/rows';
+import { exportRollout, type ExportedRollout, type TrlEnvName } from '../../src/export/trl/rows';
 import { PYTHON_DIR } from '../../src/export/trl/python-files';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../src/model/tokenizer';
@@ -26,9 +26,8 @@ import { loadTasksFor } from '../../src/rl/node-run';
 import { createNodePythonPool } from '../../src/tools/python/node-pool';
 import type { PythonPool } from '../../src/tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
-import type { RlEnvName } from '../../src/rl/config-schema';
 import { sharedPath } from '../fixtures/shared';
-import { ScriptedStepper } from './scripted-stepper';
+import { ScriptedStepper } from '../fixtures/scripted-stepper';
 
 const DIR = sharedPath('models/qwen2.5-tokenizer');
 const PYTHON = '/usr/bin/python3';
@@ -134,7 +133,7 @@ interface Scored {
 }
 
 /** Runs the N episodes through the loop, exports them, scores them in Python; returns both sides. */
-async function roundTrip(env: RlEnvName, cfg: RlConfig, envObj: Environment<Task>, tasks: (Task | StoryTask)[], turns: (i: number) => string[]) {
+async function roundTrip(env: TrlEnvName, cfg: RlConfig, envObj: Environment<Task>, tasks: (Task | StoryTask)[], turns: (i: number) => string[]) {
   const r = envRollout(envObj, tasks as Task[], 1);
   const renderer = new TurnRenderer(tok, { tools: toolSpecs(r.registry), template });
   const scripts = tasks.map((_, i) => turns(i).flatMap((t) => tok.encode(t + END, { addSpecialTokens: false })));

@@ -3,7 +3,7 @@
 // and reward metrics only use vocabulary names, and summarize matches hand-computed figures.
 import { describe, expect, it } from 'vitest';
 import {
-  METRIC, describeMetric, isMetricName, passAtKName, rewardMeanName, rewardStdName, summarize, type MetricUnit,
+  METRIC, describeMetric, isMetricName, groupAccuracyName, passAtKName, rewardMeanName, rewardStdName, summarize, type MetricUnit,
 } from '../../src/metrics/names';
 import { grpoMetrics, zeroSums } from '../../src/rl/grpo-loss';
 import { computeAdvantages, rewardMetrics } from '../../src/rl/advantages';
@@ -41,6 +41,8 @@ describe('metric vocabulary', () => {
     expect(passAtKName(8)).toBe('eval/pass@8');
     expect(describeMetric('rewards/accuracy/mean')?.unit).toBe('reward');
     expect(describeMetric('eval/pass@8')?.unit).toBe('fraction');
+    expect(groupAccuracyName('calculator')).toBe('eval/accuracy/calculator');
+    expect(describeMetric('eval/accuracy/calculator')?.unit).toBe('fraction');
     expect(() => rewardMeanName('a/b')).toThrow(/reward function name/);
     expect(() => passAtKName(0)).toThrow(/positive integer/);
   });

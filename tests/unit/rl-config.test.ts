@@ -61,7 +61,7 @@ describe('RL config validation', () => {
       }
     }
     const stories = parseConfig(readFileSync('configs/stories_grpo.yaml', 'utf8'), 'configs/stories_grpo.yaml');
-    expect(stories.model.path).toBe('../shared/models/stories260K/stories260K.bin');
+    expect(stories.model.path).toBe('public/models/stories260K'); // the shipped copy, not ../shared
   });
 
   it('documents every field once, in FIELDS, the table and README.md', () => {

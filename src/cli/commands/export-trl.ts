@@ -10,6 +10,7 @@ import { parseConfig, type RlConfig } from '../../rl/config';
 import { buildEnvironment } from '../../rl/env-factory';
 import { loadTasksFor } from '../../rl/node-run';
 import { buildBundle } from '../../export/trl/bundle';
+import { isTrlEnv, TRL_ENVS } from '../../export/trl/rows';
 import { COMMON_PY, readPython, REWARD_PY } from '../../export/trl/python-files';
 import { exportServices } from '../../export/trl/services';
 import { writeFiles } from '../../train/write-files';
@@ -58,6 +59,8 @@ export const trlBundleCommand: CliCommand = {
 The bundle's README.md has the accelerate launch command; CONFIG_MAP.md maps every field.`,
   async run(args) {
     const cfg = readConfig(args);
+    const envName = cfg.data.env;
+    if (!isTrlEnv(envName)) throw new Error(`export --format trl: data.env ${envName} has no Python reward port yet (supported: ${TRL_ENVS.join(', ')})`);
     const out = requireString(args, 'out');
     const gpus = getNumber(args, 'gpus', 8);
     const log = (s: string) => process.stderr.write(s);
@@ -69,7 +72,7 @@ The bundle's README.md has the accelerate launch command; CONFIG_MAP.md maps eve
     const tasks = loadTasksFor(cfg, 'train', log);
     const evalTasks = cfg.data.env === 'story' ? [] : loadTasksFor(cfg, 'eval', log);
     const python = new Map<string, string>();
-    for (const name of [...COMMON_PY, ...REWARD_PY[cfg.data.env]]) python.set(name, readPython(name));
+    for (const name of [...COMMON_PY, ...REWARD_PY[envName]]) python.set(name, readPython(name));
     const adapterFlag = getString(args, 'adapter') ? `--adapter ${adapterDir}` : `--run ${run}`;
     const adapter = adapterDir ? readAdapter(adapterDir, adapterFlag) : null;
     const files = buildBundle({ cfg, env, tasks, evalTasks, adapter, python, corpus, gpus });

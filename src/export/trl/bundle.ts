@@ -6,13 +6,13 @@
 import type { Task } from '../../data/schemas';
 import type { StoryTask } from '../../envs/story/env';
 import type { Environment } from '../../envs/types';
-import type { RlConfig, RlEnvName } from '../../rl/config-schema';
+import type { RlConfig } from '../../rl/config-schema';
 import { configMapTable, grpoConfig, verlOverrides, type Json, type MapContext } from './config-map';
 import { bundleReadme } from './readme';
-import { trlPromptRow, verlRow, type TrlPromptRow } from './rows';
+import { isTrlEnv, TRL_ENVS, trlPromptRow, verlRow, type TrlEnvName, type TrlPromptRow } from './rows';
 
 /** The reward parts of each environment, in the order of the reward files' REWARD_FUNCS. */
-export const REWARD_PARTS: Record<RlEnvName, readonly string[]> = {
+export const REWARD_PARTS: Record<TrlEnvName, readonly string[]> = {
   math: ['correctness', 'format', 'tool_use', 'tool_errors'],
   code_exec: ['correctness', 'pass_rate', 'format', 'tool_use', 'tool_errors'],
   search_qa: ['correctness', 'em', 'f1', 'format', 'tool_use', 'tool_errors'],
@@ -54,6 +54,7 @@ export function verlLimit(cfg: RlConfig, tools: string[]): string | null {
 export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
   const { cfg } = b;
   const env = cfg.data.env;
+  if (!isTrlEnv(env)) throw new Error(`export --format trl: data.env ${env} has no Python reward port yet (supported: ${TRL_ENVS.join(', ')})`);
   if (cfg.trainer !== 'grpo') throw new Error(`export --format trl maps GRPO runs; this config has trainer: ${cfg.trainer} (set trainer: grpo)`);
   if (!b.tasks.length) throw new Error('export --format trl: no training tasks; check data.dataset and data.max_tasks');
   const tools = b.env.tools().map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));

@@ -8,10 +8,17 @@ import type { CodeTask, MathTask, SearchQaTask, Task } from '../../data/schemas'
 import type { EpisodeReward } from '../../envs/reward';
 import type { StoryTask } from '../../envs/story/env';
 import type { RlEnvName } from '../../rl/config-schema';
+
+/** The environments whose rewards have a Python port (the default agent's `agent` env has none yet). */
+export type TrlEnvName = Exclude<RlEnvName, 'agent'>;
+export const TRL_ENVS: readonly TrlEnvName[] = ['math', 'code_exec', 'search_qa', 'story'];
+export function isTrlEnv(env: RlEnvName): env is TrlEnvName {
+  return (TRL_ENVS as readonly string[]).includes(env);
+}
 import type { QwenTool } from '../../tools/qwen-tools';
 
 /** The columns each environment's reward functions read (besides prompt and completion). */
-export const REWARD_COLUMNS: Record<RlEnvName, readonly string[]> = {
+export const REWARD_COLUMNS: Record<TrlEnvName, readonly string[]> = {
   math: ['answer'],
   code_exec: ['tests', 'test_setup_code'],
   search_qa: ['answers'],
@@ -28,7 +35,7 @@ export interface TrlPromptRow {
   [column: string]: unknown;
 }
 
-export function rewardColumns(env: RlEnvName, task: Task | StoryTask): Columns {
+export function rewardColumns(env: TrlEnvName, task: Task | StoryTask): Columns {
   switch (env) {
     case 'math':
       return { answer: (task as MathTask).answer };
@@ -42,7 +49,7 @@ export function rewardColumns(env: RlEnvName, task: Task | StoryTask): Columns {
 }
 
 /** One GRPOTrainer row. `prompt` must be the env's initialMessages (no `# Tools` block: TRL's chat template adds it). */
-export function trlPromptRow(env: RlEnvName, task: Task | StoryTask, prompt: ChatMessage[], tools: QwenTool[]): TrlPromptRow {
+export function trlPromptRow(env: TrlEnvName, task: Task | StoryTask, prompt: ChatMessage[], tools: QwenTool[]): TrlPromptRow {
   const row: TrlPromptRow = { prompt: prompt.map(plainMessage), task_id: task.task_id, ...rewardColumns(env, task) };
   if (tools.length) row.tools = JSON.stringify(tools);
   return row;
@@ -51,13 +58,13 @@ export function trlPromptRow(env: RlEnvName, task: Task | StoryTask, prompt: Cha
 export interface VerlRow {
   data_source: string;
   prompt: ChatMessage[];
-  ability: RlEnvName;
+  ability: TrlEnvName;
   reward_model: { style: 'rule'; ground_truth: string };
   extra_info: Columns & { index: number; split: string; task_id: string };
 }
 
 /** verl's RL dataset row: the reward columns travel in extra_info, the main one as ground_truth. */
-export function verlRow(env: RlEnvName, row: TrlPromptRow, index: number, split: string): VerlRow {
+export function verlRow(env: TrlEnvName, row: TrlPromptRow, index: number, split: string): VerlRow {
   const cols = rewardColumnsOf(env, row);
   const truth = cols[REWARD_COLUMNS[env][0]];
   return {
@@ -70,7 +77,7 @@ export function verlRow(env: RlEnvName, row: TrlPromptRow, index: number, split:
 }
 
 /** The reward columns of a row, checked to be what rewardColumns writes. */
-function rewardColumnsOf(env: RlEnvName, row: TrlPromptRow): Columns {
+function rewardColumnsOf(env: TrlEnvName, row: TrlPromptRow): Columns {
   const cols: Columns = {};
   for (const c of REWARD_COLUMNS[env]) {
     const v = row[c];
@@ -94,7 +101,7 @@ export interface ExportedRollout extends TrlPromptRow {
  * them), the task's reward columns and our reward.
  */
 export function exportRollout(
-  env: RlEnvName, task: Task | StoryTask, transcript: ChatMessage[], promptLength: number,
+  env: TrlEnvName, task: Task | StoryTask, transcript: ChatMessage[], promptLength: number,
   toolCalls: readonly { ok: boolean }[], reward: EpisodeReward,
 ): ExportedRollout {
   let call = 0;
