@@ -70,8 +70,11 @@ for (const m of INTEROP_MODELS) {
         const got = (await model.logprobs(m.sequences)).logprobs;
         model.dispose();
         const d = Math.max(...got.map((g, i) => maxAbsDiff(g, reference[i])));
-        console.log(`${m.name} merged ${dtype}: log-probs maxdiff vs base + adapter ${d.toExponential(2)}`);
-        expect(d).toBeLessThan(BOUND[dtype]);
+        // f32 sums in another order (W + sBA folded vs the fused LoRA epilogue): the bound is per
+        // log-prob, relative to its size past 1 (a log-prob of -13 carries ~13x the rounding of -1).
+        const rel = Math.max(...got.flatMap((g, i) => Array.from(g, (v, j) => Math.abs(v - reference[i][j]) / Math.max(1, Math.abs(reference[i][j])))));
+        console.log(`${m.name} merged ${dtype}: log-probs maxdiff vs base + adapter ${d.toExponential(2)} (relative past 1: ${rel.toExponential(2)})`);
+        expect(rel).toBeLessThan(BOUND[dtype]);
       });
     }
   });
