@@ -49,7 +49,7 @@ describe('cli generate / logprobs', () => {
     expect(lines[0].logprobs!.every((x) => x < 0)).toBe(true);
     expect(lines[2].error).toContain(':3:');
     expect(lines[4].error).toContain(':5:');
-    const cut = cli('logprobs', '--model', MODEL, '--input', input, '--out', out, '--quant', 'none', '--too-long', 'truncate');
+    const cut = cli('logprobs', '--model', MODEL, '--input', input, '--out', out, '--quant', 'none', '--too-long', 'truncate', '--overwrite');
     expect(cut.err).toMatch(/in\.jsonl:5: warning: "ids" gives 600 tokens; truncated to the model's \d+/);
     const max = Number(/truncated to the model's (\d+)/.exec(cut.err)![1]);
     const cutLines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { logprobs?: number[] });
