@@ -1,4 +1,4 @@
-// `npm run cli -- eval --config F --model DIR [--adapter DIR]`: held-out accuracy / pass@k of a
+// `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR]`: held-out accuracy / pass@k of a
 // model (and optionally a trained PEFT adapter) on the config's environment, separate from
 // training. Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
 import type { CliCommand } from '../args';
@@ -13,9 +13,11 @@ import { readConfig } from './train';
 export const command: CliCommand = {
   name: 'eval',
   summary: 'held-out accuracy / pass@k of a model (+ adapter) on a config\'s environment',
-  usage: `Usage: npm run cli -- eval --config F [--model DIR] [--adapter DIR] [options]
+  usage: `Usage: npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [options]
 
-  --config F              YAML config (environment, data, rollout limits, eval section)
+  --config F              YAML config (environment, data, rollout limits, eval section); default
+                          configs/agent_grpo.yaml: the shipped default agent public/models/agent-tiny
+                          on the agent env's held-out split (paths from the repo root)
   --model PATH            overrides model.path
   --adapter DIR           PEFT adapter to evaluate (e.g. OUT/adapter); default: the base model
   --split eval|train      which tasks (default eval.split)

@@ -1,9 +1,11 @@
 // `npm run cli -- generate`: text generation with the GPU engine from a prompt, a chat
-// (--messages, rendered with the model's chat template) or BOS. Streams the text to stdout and
-// prints tokens/s on stderr. Tested by tests/unit/cli-model.test.ts.
+// (--messages, rendered with the model's chat template) or BOS; without --model, the shipped
+// default agent with --prompt as a user turn. Streams the text to stdout and prints tokens/s on
+// stderr. Tested by tests/unit/cli-model.test.ts and tests/unit/cli-chat.test.ts (the default).
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../args';
-import { getNumber, getString } from '../args';
+import { getBool, getNumber, getString } from '../args';
+import { DEFAULT_MODEL, fromRepo } from '../defaults';
 import { loadCliModel, MODEL_OPTIONS } from '../load-model';
 import { generate } from '../../model/generate';
 import { renderChat, type ChatMessage } from '../../agents/chat-template';
@@ -11,10 +13,14 @@ import { renderChat, type ChatMessage } from '../../agents/chat-template';
 export const command: CliCommand = {
   name: 'generate',
   summary: 'generate text from a prompt, a chat or BOS',
-  usage: `Usage: npm run cli -- generate --model PATH [--prompt TEXT | --messages F.json] [options]
+  usage: `Usage: npm run cli -- generate [--model PATH] [--prompt TEXT | --messages F.json] [options]
 
 ${MODEL_OPTIONS}
+                          default model: the shipped default agent ${DEFAULT_MODEL}
+                          (from the repo root, --quant none unless given)
   --prompt TEXT           text to continue (with the tokenizer's BOS when it adds one)
+  --chat true|false       send --prompt as one user turn rendered with the model's chat template
+                          (default true without --model, false with it)
   --messages F.json       a chat: [{"role": "system"|"user"|"assistant"|"tool", "content": "..."}]
                           rendered with the model's chat template and a generation prompt
   --temperature T         0 = greedy (default 1)
@@ -26,19 +32,27 @@ ${MODEL_OPTIONS}
 
 With neither --prompt nor --messages it starts from BOS.`,
   async run(args) {
+    const isDefault = args.flags.model === undefined;
+    if (isDefault) {
+      args.flags.model = fromRepo(DEFAULT_MODEL);
+      args.flags.quant ??= 'none';   // 263K parameters: NF4 would only add error
+    }
     const { rt, loaded, model } = await loadCliModel(args);
     const tok = loaded.tokenizer;
     const promptText = getString(args, 'prompt');
     const messagesFile = getString(args, 'messages');
     let prompt: number[];
-    if (messagesFile) {
-      let messages: ChatMessage[];
-      try {
-        messages = JSON.parse(readFileSync(messagesFile, 'utf8')) as ChatMessage[];
-      } catch (e) {
-        throw new Error(`${messagesFile}: ${(e as Error).message} (expected a JSON array of {"role", "content"} messages)`);
+    const asChat = promptText !== undefined && getBool(args, 'chat', isDefault);
+    if (messagesFile || asChat) {
+      let messages: ChatMessage[] = [{ role: 'user', content: promptText ?? '' }];
+      if (messagesFile) {
+        try {
+          messages = JSON.parse(readFileSync(messagesFile, 'utf8')) as ChatMessage[];
+        } catch (e) {
+          throw new Error(`${messagesFile}: ${(e as Error).message} (expected a JSON array of {"role", "content"} messages)`);
+        }
+        if (!Array.isArray(messages)) throw new Error(`${messagesFile}: expected a JSON array of messages`);
       }
-      if (!Array.isArray(messages)) throw new Error(`${messagesFile}: expected a JSON array of messages`);
       const text = renderChat(tok.chatTemplate, messages, { addGenerationPrompt: true });
       prompt = tok.encode(text, { addSpecialTokens: false });
     } else if (promptText !== undefined) {

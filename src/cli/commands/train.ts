@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
+import { getBool, getNumber, getString } from '../args';
+import { anchorPresetPaths, DEFAULT_PRESET, fromRepo } from '../defaults';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';
@@ -15,8 +16,10 @@ import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { runSft } from './sft';
 
-export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
-  const file = requireString(args, 'config');
+/** The run config: --config F, or the default preset (configs/agent_grpo.yaml, paths from the repo root). */
+export function readConfig(args: Parameters<CliCommand['run']>[0], log: (s: string) => void = (s) => process.stderr.write(s)): RlConfig {
+  const given = getString(args, 'config');
+  const file = given ?? fromRepo(DEFAULT_PRESET);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -24,18 +27,23 @@ export function readConfig(args: Parameters<CliCommand['run']>[0]): RlConfig {
     throw new Error(`--config ${file}: ${(e as Error).message}`);
   }
   const sets = [...(args.all.set ?? []), ...(args.flags['allow-weak-sandbox'] === true ? ['rollout.allow_weak_sandbox=true'] : [])];
-  return parseConfig(text, file, {
+  const cfg = parseConfig(text, given ?? DEFAULT_PRESET, {
     sets, model: getString(args, 'model'), dataset: getString(args, 'dataset'),
     seed: getNumber(args, 'seed'), out: getString(args, 'out'),
   });
+  if (given) return cfg;
+  log(`config: ${DEFAULT_PRESET} (the default preset; --config F picks another)\n`);
+  return anchorPresetPaths(cfg, parseConfig(text, DEFAULT_PRESET));
 }
 
 export const command: CliCommand = {
   name: 'train',
   summary: 'RL training (GRPO, rejection sampling, reward-weighted) from a YAML config',
-  usage: `Usage: npm run cli -- train --config F [options]
+  usage: `Usage: npm run cli -- train [--config F] [options]
 
-  --config F              YAML config (see configs/ and the README table "Training with RL")
+  --config F              YAML config (see configs/ and the README table "Training with RL");
+                          default configs/agent_grpo.yaml: GRPO on the shipped default agent
+                          public/models/agent-tiny with the agent env (paths from the repo root)
   --model PATH            overrides model.path
   --dataset F             overrides data.dataset (task JSONL)
   --set key=value         overrides one field, type-checked (repeatable), e.g. --set grpo.beta=0.04

@@ -1,0 +1,125 @@
+// `npm run cli -- chat`: talk to the shipped default agent (or --model / --adapter) in the
+// terminal. Each line read from stdin (a TTY or a pipe) is a user turn; the reply runs through the
+// agent loop with the config's environment tools (python in the sandboxed pool, search over the
+// corpus), streaming the tokens, showing every tool call's result, until the model answers.
+// Tested by tests/unit/cli-chat.test.ts (piped stdin).
+import { createInterface } from 'node:readline';
+import type { CliCommand } from '../args';
+import { getBool, getNumber, getString } from '../args';
+import { AGENT_LABEL, StreamingStepper } from '../chat-stream';
+import { DEFAULT_MODEL, DEFAULT_PRESET } from '../defaults';
+import { readConfig } from './train';
+import { PLAIN_TEMPLATE, type ChatMessage } from '../../agents/chat-template';
+import { toolSpecs } from '../../agents/gpu-rollout';
+import { runEpisodes, type ToolResult } from '../../agents/loop';
+import { TurnRenderer } from '../../agents/turn-render';
+import { DecodeSession } from '../../model/gpu/session';
+import { buildEnvironment } from '../../rl/env-factory';
+import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
+import { ToolRegistry } from '../../tools/registry';
+
+export const command: CliCommand = {
+  name: 'chat',
+  summary: 'talk to the default agent (or --model / --adapter) in the terminal, tools executed',
+  usage: `Usage: npm run cli -- chat [--model DIR] [--adapter DIR] [options]
+
+Reads one user message per line from stdin (typed, or piped: \`echo "..." | npm run cli -- chat\`).
+Each reply streams after "${AGENT_LABEL.trim()}"; the tool calls it makes run (python in the sandboxed
+Pyodide pool, search over the config's corpus) and their responses print after "tool NAME".
+/reset starts a new conversation, /exit (or end of input) quits.
+
+  --config F              environment (tools, system prompt), model and tool limits; default
+                          ${DEFAULT_PRESET} (the agent env: python + search over datasets/agent_corpus.jsonl)
+  --model PATH            overrides model.path (default: the shipped default agent ${DEFAULT_MODEL})
+  --adapter DIR           PEFT LoRA adapter to apply (e.g. runs/agent_grpo/adapter)
+  --temperature T         0 = greedy (default 0)
+  --seed S                sampling seed (default 0)
+  --max-new-tokens N      tokens per assistant turn (default 128)
+  --max-turns N           assistant turns per reply, tool calls included (default 4)
+  --system TEXT           system prompt (default: the environment's, as its tasks open)
+  --prefill TEXT          text forced at the start of every reply (mask as in training); ending it
+                          with <|im_end|> ends the turn there, e.g. a forced tool call
+  --tune true|false       time kernel variants at load (default true; false starts faster)
+  --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level`,
+  async run(args) {
+    const log = (s: string) => process.stderr.write(s);
+    const out = (s: string) => process.stdout.write(s);
+    const cfg = readConfig(args, log);
+    const temperature = getNumber(args, 'temperature', 0);
+    const seed = getNumber(args, 'seed', 0);
+    const maxNew = getNumber(args, 'max-new-tokens', 128);
+    const maxTurns = getNumber(args, 'max-turns', 4);
+    const m = await loadRunModel(cfg, log, getString(args, 'adapter'), { tune: getBool(args, 'tune', true) });
+    const svc = await startServices(cfg);
+    const maxTokens = m.model.cfg.maxPositions;
+    const session = new DecodeSession(m.rt, m.model, 1, maxTokens);
+    try {
+      const env = buildEnvironment(cfg, svc.services);
+      const registry = new ToolRegistry();
+      for (const t of env.tools()) registry.register(t);
+      const template = cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined;
+      const renderer = new TurnRenderer(m.loaded.tokenizer, { template, tools: toolSpecs(registry), modelEosTokenIds: m.model.cfg.eosTokenIds });
+      const stepper = new StreamingStepper(session, m.loaded.tokenizer, new Set(renderer.defaultStopIds), out);
+      const prefill = getString(args, 'prefill');
+      if (prefill) stepper.prefill = renderer.encodeText(prefill);
+      const system = systemMessages(args, () => env.initialMessages(loadTasksFor(cfg, 'eval', () => {})[0]));
+      log(`chat: ${cfg.model.path}${getString(args, 'adapter') ? ` + ${getString(args, 'adapter')}` : ''}, tools ${registry.tools().map((t) => t.function.name).join(', ') || 'none'}, ` +
+        `temperature ${temperature}, context ${maxTokens} tokens; /reset, /exit\n`);
+
+      let history: ChatMessage[] = [];
+      let reply = 0;
+      const tty = process.stdin.isTTY === true;
+      const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty, prompt: 'you> ' });
+      rl.on('SIGINT', () => rl.close());
+      if (tty) rl.prompt();
+      for await (const raw of rl) {
+        const line = raw.trim();
+        if (!tty) out(`you> ${line}\n`);
+        if (line === '/exit') break;
+        if (line === '/reset') {
+          history = [];
+          out('(new conversation)\n');
+        } else if (line) {
+          const batch = await runEpisodes({
+            stepper, renderer, registry, prompts: [{ messages: [...system, ...history, { role: 'user', content: line }], ...(prefill ? { prefill } : {}) }],
+            config: {
+              mode: 'sync', maxTurns, maxTokens, maxTokensPerTurn: maxNew, temperature, seed: (seed + reply) >>> 0,
+              toolResponseMaxTokens: cfg.rollout.tool_response_max_tokens, toolTimeoutMs: cfg.rollout.tool_timeout_ms, episodeIdPrefix: `chat${reply}`,
+            },
+            hooks: { onTurn: (_i, _text, results) => showTools(results, stepper, out) },
+          });
+          reply++;
+          stepper.endLine();
+          const ep = batch.episodes[0];
+          if (ep.finishReason === 'error') out(`(error: ${ep.error}; /reset starts a new conversation)\n`);
+          else history = ep.messages.slice(ep.messages.findIndex((msg) => msg.role !== 'system'));
+          if (ep.finishReason === 'max_tokens') out(`(cut at the token limit: ${maxNew} per turn, ${maxTokens} in the context; /reset or --max-new-tokens)\n`);
+          if (ep.finishReason === 'max_turns') out(`(still calling tools after ${maxTurns} turns; --max-turns raises the limit)\n`);
+        }
+        if (tty) rl.prompt();
+      }
+      rl.close();
+    } finally {
+      session.free();
+      m.model.dispose();
+      await svc.pool?.close();
+    }
+    return 0;
+  },
+};
+
+/** --system, or the system message(s) the environment opens its tasks with. */
+function systemMessages(args: Parameters<CliCommand['run']>[0], envOpening: () => ChatMessage[]): ChatMessage[] {
+  const text = getString(args, 'system');
+  if (text !== undefined) return text ? [{ role: 'system', content: text }] : [];
+  return envOpening().filter((msg) => msg.role === 'system');
+}
+
+/** Each tool call of the turn and the response the model reads next. */
+function showTools(results: ToolResult[], stepper: StreamingStepper, out: (s: string) => void): void {
+  stepper.endLine();
+  for (const r of results) {
+    const status = r.ok ? `ran in ${r.latencyMs.toFixed(0)} ms` : `failed (${r.error ?? 'error'})`;
+    out(`tool ${r.name || '?'} ${JSON.stringify(r.args)} ${status}:\n${r.text.replace(/^/gm, '  ')}\n`);
+  }
+}
