@@ -8,7 +8,7 @@ test('a typo key: did-you-mean inline, Start disabled; fixing it enables Start',
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/');
   await openPanel(page, 'config');
-  await expect(page.getByTestId('config-preset')).toHaveValue('stories_grpo.yaml');
+  await expect(page.getByTestId('config-preset')).toHaveValue('agent_grpo.yaml');   // the shipped default agent's preset
   await expect(page.getByTestId('config-valid')).toBeVisible();
   const start = page.getByTestId('config-start');
   await expect(start).toBeEnabled();
@@ -27,7 +27,7 @@ test('a typo key: did-you-mean inline, Start disabled; fixing it enables Start',
   await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
   await expect(page.locator('.cm-lintRange-error')).toHaveText('trainr');
   await expect(page.getByLabel('train.steps')).toBeDisabled();
-  await expect(page.getByLabel('train.steps')).toHaveValue('30');
+  await expect(page.getByLabel('train.steps')).toHaveValue('40');
   await page.setViewportSize({ width: 1280, height: 1250 });   // the whole panel in one picture
   await page.locator('.main').evaluate((e) => e.scrollTo(0, 0));
   await shot(page, testInfo, 'typo', 'config-typo.png');
@@ -49,7 +49,7 @@ test('the form writes into the YAML, the diff lists the change, invalid values d
   await page.getByLabel('train.steps').fill('12');
   await expect(page.getByTestId('config-yaml')).toContainText('steps: 12');
   await expect(page.getByTestId('config-diff')).toContainText('train.steps');
-  await expect(page.getByTestId('config-diff')).toContainText('30');
+  await expect(page.getByTestId('config-diff')).toContainText('40');
   await page.getByLabel('rollout.group_size').fill('1');
   await expect(page.getByTestId('config-problem')).toHaveText('config.yaml: rollout.group_size is 1; GRPO compares episodes within a group: use 2 or more');
   await expect(page.getByTestId('config-start')).toBeDisabled();

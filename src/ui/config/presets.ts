@@ -40,4 +40,5 @@ export const PRESETS: readonly Preset[] = Object.entries(raw)
   .filter((p) => p.file !== 'search.example.yaml')
   .sort((a, b) => a.file.localeCompare(b.file));
 
-export const DEFAULT_PRESET = 'stories_grpo.yaml';
+/** The studio opens on the shipped default agent's preset (public/models/agent-tiny, env agent). */
+export const DEFAULT_PRESET = 'agent_grpo.yaml';
