@@ -12,7 +12,7 @@ import { readConfig } from './train';
 
 export const command: CliCommand = {
   name: 'eval',
-  summary: 'held-out accuracy / pass@k of a model (+ adapter) on a config\'s environment',
+  summary: 'held-out accuracy / pass@k of a model (+ adapter) on a config\'s environment (default: agent_grpo.yaml)',
   usage: `Usage: npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [options]
 
   --config F              YAML config (environment, data, rollout limits, eval section); default

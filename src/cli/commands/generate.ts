@@ -12,7 +12,7 @@ import { renderChat, type ChatMessage } from '../../agents/chat-template';
 
 export const command: CliCommand = {
   name: 'generate',
-  summary: 'generate text from a prompt, a chat or BOS',
+  summary: 'generate text from a prompt, a chat or BOS (default model: agent-tiny)',
   usage: `Usage: npm run cli -- generate [--model PATH] [--prompt TEXT | --messages F.json] [options]
 
 ${MODEL_OPTIONS}

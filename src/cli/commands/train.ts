@@ -38,7 +38,7 @@ export function readConfig(args: Parameters<CliCommand['run']>[0], log: (s: stri
 
 export const command: CliCommand = {
   name: 'train',
-  summary: 'RL training (GRPO, rejection sampling, reward-weighted) from a YAML config',
+  summary: 'RL training (GRPO, rejection sampling, reward-weighted) from a YAML config (default: agent_grpo.yaml)',
   usage: `Usage: npm run cli -- train [--config F] [options]
 
   --config F              YAML config (see configs/ and the README table "Training with RL");
