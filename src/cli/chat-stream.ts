@@ -42,7 +42,7 @@ export class StreamingStepper implements PolicyStepper {
 
   /** Ends the current line (a turn cut at a token limit has no stop id). */
   endLine(): void {
-    if (this.open) this.write('\n');
+    if (this.open) this.write(this.tok.decode(this.turn).slice(this.shown) + '\n');   // a held partial character shows as U+FFFD
     this.open = false;
     this.turn = [];
     this.shown = 0;

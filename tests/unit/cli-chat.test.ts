@@ -17,15 +17,16 @@ function cli(input: string, ...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** The first task of a family in the shipped eval split. */
-function evalQuestion(family: 'calculator' | 'lookup'): string {
+/** The nth task (0-based) of a family in the shipped eval split. */
+function evalQuestion(family: 'calculator' | 'lookup', nth = 0): string {
   const rows = readFileSync(join(ROOT, 'datasets/agent_eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { family: string; question: string });
-  return rows.find((r) => r.family === family)!.question;
+  return rows.filter((r) => r.family === family)[nth].question;
 }
 
 describe('cli chat (the default agent)', () => {
   it('answers an eval question with a streamed turn; a tool call it makes runs; /reset, /exit', () => {
-    const q = evalQuestion('lookup');
+    // The shipped agent-tiny (greedy) calls python on this one, unforced, then answers.
+    const q = evalQuestion('calculator', 1);
     const r = cli(`${q}\n/reset\n/exit\nnever read\n`, 'chat', '--tune', 'false', '--max-new-tokens', '64');
     console.log(`chat (greedy, no prefill):\n${r.out}`);
     expect(r.code, r.err).toBe(0);
@@ -35,7 +36,10 @@ describe('cli chat (the default agent)', () => {
     const turn = r.out.split('agent> ')[1];
     expect(turn.trim().length).toBeGreaterThan(0);
     // A tool call the model closed (and ended its turn after) ran and its response was shown.
-    if (/<\/tool_call>\n/.test(turn)) expect(r.out).toMatch(/^tool (search|python) \{.*\} (ran in \d+ ms|failed)/m);
+    if (/<\/tool_call>\n/.test(turn)) {
+      expect(r.out).toMatch(/^tool (search|python) \{.*\} (ran in \d+ ms|failed)/m);
+      expect(r.out.split('\nagent> ').length).toBeGreaterThan(2);   // and the model took the next turn
+    }
     expect(r.out).toContain('you> /reset\n(new conversation)\n');
     expect(r.out).not.toContain('never read');
   });
