@@ -111,7 +111,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'env.system_prompt': { kind: str(true), doc: 'Replaces the environment\'s system prompt (math, code_exec, search_qa, agent); story: the user prompt with {word}.' },
   'env.weights': { kind: { t: 'weights' }, doc: 'Reward part weights overriding the environment\'s defaults, e.g. {correctness: 1, format: 0.1}.' },
   'env.max_attempts': { kind: int(1), doc: 'code_exec: answers the agent may submit; after a failing one the test output comes back as a user turn (loss mask 0) and it tries again (1: one attempt, no feedback).' },
-  'env.attempt_penalty': { kind: num({ min: 0 }), doc: 'code_exec: reward subtracted per extra attempt (a pass on attempt k scores correctness - penalty x (k - 1)).' },
+  'env.attempt_penalty': { kind: num({ min: 0 }), doc: 'code_exec: reward subtracted per extra attempt: the final part `retries` (attempts - 1) gets weight -attempt_penalty (env.weights.retries overrides).' },
   'rollout.batch_size': { kind: int(1), doc: 'B: prompts per step (trainer sft: examples per update).' },
   'rollout.group_size': { kind: int(1), doc: 'G: episodes sampled per prompt (GRPO needs >= 2 for a non-zero advantage).' },
   'rollout.max_turns': { kind: int(1), doc: 'Assistant turns per episode.' },
