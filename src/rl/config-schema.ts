@@ -161,7 +161,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'train.steps': { kind: int(0), doc: 'Training steps (one rollout batch and its updates each); sft: optimizer updates, 0 = one epoch (the sft default).' },
   'train.seed': { kind: int(0), doc: 'Seed of task order and sampling (`--seed` overrides).' },
   'train.recompute': { kind: bool, doc: 'Recompute activations in the backward (less memory, ~30 % more time).' },
-  'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (`--out` overrides).' },
+  'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (full mode: model/) (`--out` overrides).' },
   'log.checkpoint_every': { kind: int(0), doc: 'Save a checkpoint every N steps (0: only at the end).' },
   'log.rollouts': { kind: bool, doc: 'Write every episode to rollouts.jsonl.' },
   'log.print_examples': { kind: int(0), doc: 'Completions printed per step (0: none).' },
