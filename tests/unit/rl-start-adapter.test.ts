@@ -67,12 +67,11 @@ describe('RL from an SFT adapter', () => {
       train: { steps: 1, seed: 2, recompute: false },
       log: { out_dir: out, checkpoint_every: 0, print_examples: 0 },
     }, 'rl-start-adapter.test');
-    const sft = await readPeftAdapter(new NodeDirSource(adapterDir), (await loadRunModel(cfg, () => undefined, undefined, { tune: false })).model.cfg);
-    expect(() => configFromAdapter({ ...cfg, lora: { ...cfg.lora, rank: 8 } }, sft.config, adapterDir))
-      .toThrow(`lora.rank is 8 but the starting adapter ${adapterDir}/adapter_config.json has r 4; the adapter decides the LoRA shape: remove lora.rank`);
-
     const logs: string[] = [];
     const run = await openRun(cfg, { log: (s) => logs.push(s), tune: false });
+    const sft = await readPeftAdapter(new NodeDirSource(adapterDir), run.model.loaded.config);
+    expect(() => configFromAdapter({ ...cfg, lora: { ...cfg.lora, rank: 8 } }, sft.config, adapterDir))
+      .toThrow(`lora.rank is 8 but the starting adapter ${adapterDir}/adapter_config.json has r 4; the adapter decides the LoRA shape: remove lora.rank`);
     let eps: RolloutRecord[], seqs: number[][], refAfter: Float32Array[], policyAfter: Float32Array[], kl: number;
     try {
       expect(run.ctx.cfg.lora).toMatchObject({ rank: 4, alpha: 8, rslora: false });
