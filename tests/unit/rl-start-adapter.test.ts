@@ -1,7 +1,7 @@
 // RL from an SFT adapter (model.adapter / `train --adapter`) on stories260K: `sft` 2 LoRA steps
 // (the CLI command, in process) -> one GRPO step (beta 0.1, k3) starting from that adapter. The
-// first step's sampled log-probs must be the SFT policy's (an independent Trainer loaded from
-// the adapter files), not the bare base's; the KL against the frozen SFT reference starts at 0;
+// trainable adapter equals the SFT files bit for bit; the first step's sampled log-probs must be
+// the SFT policy's (a log-prob pass before the update), not the bare base's; the KL against the frozen SFT reference starts at 0;
 // after the update the reference still gives the SFT log-probs while the policy has moved. Also
 // the lora section taken from adapter_config.json, and the error when the config disagrees.
 // Run: npx vitest run tests/unit/rl-start-adapter.test.ts
@@ -15,11 +15,12 @@ import { readConfig } from '../../src/cli/commands/train';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { readPeftAdapter } from '../../src/model/io/peft';
 import { resolveConfig } from '../../src/rl/config';
-import { loadRunModel, nodeSink, openRun } from '../../src/rl/node-run';
+import type { RlHooks } from '../../src/rl/hooks';
+import { nodeSink, openRun } from '../../src/rl/node-run';
 import type { RolloutRecord } from '../../src/rl/rollout-log';
 import { runTraining } from '../../src/rl/run';
 import { configFromAdapter } from '../../src/rl/start-adapter';
-import { Trainer } from '../../src/train/trainer';
+import type { Trainer } from '../../src/train/trainer';
 import { STORIES_DIR } from '../fixtures/io/stories260k';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
@@ -52,6 +53,7 @@ describe('RL from an SFT adapter', () => {
     expect(await quiet(() => sftCommand.run(parseArgs(['--model', MODEL, '--data', data, '--out', sftOut, '--steps', '2', '--rank', '4', '--alpha', '8',
       '--lr', '3e-2', '--batch-size', '4', '--schedule', 'constant', '--seed', '1', '--tune', 'false'])))).toBe(0);
     const adapterDir = join(sftOut, 'adapter');
+    const tSft = performance.now();
 
     // `train --adapter DIR` sets model.adapter.
     writeFileSync(join(dir, 'c.yaml'), `model: {path: ${JSON.stringify(MODEL)}, quant: none, template: plain}\ndata: {env: story}\n`);
@@ -63,37 +65,49 @@ describe('RL from an SFT adapter', () => {
       env: { system_prompt: 'Write a story about {word}.' },
       rollout: { batch_size: 2, group_size: 2, max_turns: 1, max_tokens: 40, max_new_tokens: 6, prefill: ' Once upon a time' },
       grpo: { micro_batch_size: 4, beta: 0.1, kl_estimator: 'k3', entropy_coef: 0.05 },   // the entropy bonus: an update even when rewards tie
-      optim: { lr: 0.05 },
+      optim: { lr: 0.01 },
       train: { steps: 1, seed: 2, recompute: false },
       log: { out_dir: out, checkpoint_every: 0, print_examples: 0 },
     }, 'rl-start-adapter.test');
     const logs: string[] = [];
-    const run = await openRun(cfg, { log: (s) => logs.push(s), tune: false });
-    const sft = await readPeftAdapter(new NodeDirSource(adapterDir), run.model.loaded.config);
-    expect(() => configFromAdapter({ ...cfg, lora: { ...cfg.lora, rank: 8 } }, sft.config, adapterDir))
-      .toThrow(`lora.rank is 8 but the starting adapter ${adapterDir}/adapter_config.json has r 4; the adapter decides the LoRA shape: remove lora.rank`);
-    let eps: RolloutRecord[], seqs: number[][], refAfter: Float32Array[], policyAfter: Float32Array[], kl: number;
+    // Before step 1's update (on_rollout_end): the log-probs of the sampled episodes under the
+    // trainer's adapter as loaded from the SFT files, and under the bare base (adapter off).
+    let trainer: Trainer | null = null, sftLp: Float32Array[] = [], baseLp: Float32Array[] = [];
+    const hooks: RlHooks = {
+      async on_rollout_end(info) {
+        const seqs = info.episodes.map((e) => e.tokens);
+        sftLp = (await trainer!.logprobs(seqs, true, 1)).logprobs;
+        baseLp = (await trainer!.logprobs(seqs, false, 1)).logprobs;
+      },
+    };
+    const run = await openRun(cfg, { log: (s) => logs.push(s), tune: false, hooks });
+    const tOpen = performance.now();
+    let eps: RolloutRecord[], refAfter: Float32Array[], policyAfter: Float32Array[], kl: number;
     try {
+      trainer = run.ctx.trainer;
+      const sft = await readPeftAdapter(new NodeDirSource(adapterDir), run.model.loaded.config);
+      expect(() => configFromAdapter({ ...cfg, lora: { ...cfg.lora, rank: 8 } }, sft.config, adapterDir))
+        .toThrow(`lora.rank is 8 but the starting adapter ${adapterDir}/adapter_config.json has r 4; the adapter decides the LoRA shape: remove lora.rank`);
       expect(run.ctx.cfg.lora).toMatchObject({ rank: 4, alpha: 8, rslora: false });
       expect(run.ctx.reference?.kind).toBe('frozen');
+      const start = await trainer.exportLora();   // the trainable adapter is the SFT files' one, bit for bit
+      expect(start.config).toEqual(sft.config);
+      for (const [k, p] of sft.pairs) {
+        expect(start.pairs.get(k)!.A).toEqual(p.A);
+        expect(start.pairs.get(k)!.B).toEqual(p.B);
+      }
       const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, () => undefined), baseModelName: 'stories260K' });
       kl = r.history[0].kl;
+      console.log(`timings: sft ${((tSft - t0) / 1000).toFixed(1)} s, openRun ${((tOpen - tSft) / 1000).toFixed(1)} s, GRPO step ${((performance.now() - tOpen) / 1000).toFixed(1)} s`);
       expect(r.history[0].grad_norm).toBeGreaterThan(0);
       eps = readFileSync(join(out, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RolloutRecord);
-      seqs = eps.map((e) => e.tokens);
+      const seqs = eps.map((e) => e.tokens);
       refAfter = await run.ctx.reference!.logprobs(seqs, 1);
       policyAfter = (await run.ctx.trainer.logprobs(seqs, true, 1)).logprobs;
       expect((await run.ctx.trainer.logprobs(seqs, true, 1)).logprobs).toEqual(policyAfter);   // the swap put the policy back
     } finally {
       await run.close();
     }
-
-    // Independent: a Trainer loaded from the SFT adapter files, and the bare base (adapter off).
-    const m = await loadRunModel(cfg, () => undefined, undefined, { tune: false });
-    const t = await Trainer.create(m.rt, m.model, { params: { mode: 'lora', adapter: sft }, optimizer: { schedule: { kind: 'constant', lr: 1e-3, warmupSteps: 0 } } });
-    const sftLp = (await t.logprobs(seqs, true, 1)).logprobs, baseLp = (await t.logprobs(seqs, false, 1)).logprobs;
-    await t.dispose();
-    m.model.dispose();
 
     const dSft = maxdiff(eps, sftLp), dBase = maxdiff(eps, baseLp), dRef = maxdiff(eps, refAfter), dPolicy = maxdiff(eps, policyAfter);
     console.log(`start from SFT adapter: step-1 sampled log-probs vs SFT adapter maxdiff ${dSft.toExponential(2)}, vs bare base ${dBase.toExponential(2)}; `
