@@ -43,7 +43,7 @@ export function referenceFor(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, lo
   if (trainer.trainable.mode === 'lora' && cfg.model.adapter === null) return baseReference(trainer);
   const ref = frozenReference(rt, trainer);
   const what = trainer.trainable.mode === 'full' ? 'the starting weights (lora.mode full)' : `the starting adapter ${cfg.model.adapter}`;
-  log(`KL reference: a frozen copy of ${what}, ${(ref.bytes / 2 ** 20).toFixed(2)} MiB on the GPU (twice that during the reference pass)\n`);
+  log(`KL reference: a frozen copy of ${what}, ${(ref.bytes / 2 ** 20).toFixed(2)} MiB on the GPU (plus its largest tensor during the reference pass)\n`);
   return ref;
 }
 

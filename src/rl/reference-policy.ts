@@ -35,10 +35,11 @@ export function frozenBytes(trainer: Trainer): number {
 }
 
 /**
- * A frozen copy of the trainer's trainable tensors as they are now. The reference pass copies
- * the current tensors aside (pooled scratch, released after), the frozen ones in, runs a
- * log-prob pass with the adapter on, then copies the current ones back: the policy is unchanged
- * afterwards, bit for bit. Peak extra memory: twice the trainable bytes during the pass.
+ * A frozen copy of the trainer's trainable tensors as they are now. The reference pass swaps the
+ * frozen tensors with the live ones (tensor by tensor through one pooled scratch buffer the size
+ * of the largest tensor; copies run in order within the step's encoder), runs a log-prob pass
+ * with the adapter on, then swaps back: the policy is unchanged afterwards, bit for bit. Extra
+ * memory: the copy, plus the largest tensor during the pass.
  */
 export function frozenReference(rt: GpuRuntime, trainer: Trainer): ReferencePolicy {
   const params: OptimParam[] = trainer.trainable.params.optimParams();
@@ -46,18 +47,26 @@ export function frozenReference(rt: GpuRuntime, trainer: Trainer): ReferencePoli
   params.forEach((p, i) => rt.copy(p.param, 0, frozen[i], 0, p.size * 4));
   rt.submit();
   const bytes = params.reduce((n, p) => n + p.size * 4, 0);
+  const largest = params.reduce((n, p) => Math.max(n, p.size * 4), 4);
+  const swap = (scratch: GPUBuffer) => {
+    params.forEach((p, i) => {
+      const n = p.size * 4;
+      rt.copy(p.param, 0, scratch, 0, n);
+      rt.copy(frozen[i], 0, p.param, 0, n);
+      rt.copy(scratch, 0, frozen[i], 0, n);
+    });
+    rt.submit();
+  };
   return {
     kind: 'frozen', bytes,
     async logprobs(seqs, temperature) {
-      const aside = params.map((p) => rt.storage(p.size * 4, `${p.name} policy aside`));
-      params.forEach((p, i) => { rt.copy(p.param, 0, aside[i], 0, p.size * 4); rt.copy(frozen[i], 0, p.param, 0, p.size * 4); });
-      rt.submit();
+      const scratch = rt.storage(largest, 'reference swap scratch');
+      swap(scratch);
       try {
         return (await trainer.logprobs(seqs, true, temperature)).logprobs;
       } finally {
-        params.forEach((p, i) => rt.copy(aside[i], 0, p.param, 0, p.size * 4));
-        rt.submit();
-        rt.release(...aside);
+        swap(scratch);
+        rt.release(scratch);
       }
     },
     dispose() { rt.release(...frozen); },
