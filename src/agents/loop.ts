@@ -1,7 +1,8 @@
 // The multi-turn agent loop (the agents layer's spine): B*G episodes share one policy stepper,
 // one slot each; an episode generates until a stop id, its tool calls run through the registry
 // while the other slots keep stepping (async), and the rendered tool responses are appended to
-// its live token sequence as mask-0 tokens — never re-tokenizing the history. Sync mode runs one
+// its live token sequence as mask-0 tokens — never re-tokenizing the history (so are the
+// environment's feedback messages, e.g. failing tests before a retry). Sync mode runs one
 // episode at a time. Measures the time the GPU sat idle because every live episode waited on a
 // tool. The stepper is a DecodeSession on the GPU (gpu-rollout.ts) or a scripted double in tests
 // (tests/unit/agent-turns.test.ts); real runs in agent-gpu.test.ts and agent-python.test.ts.
@@ -42,6 +43,12 @@ export interface ToolResult extends ToolCallRecord {
 export interface TurnVerdict {
   /** End the episode now (finishReason 'answer'). */
   done?: boolean;
+  /**
+   * Messages the environment answers the turn with (e.g. failing test output as a user turn),
+   * appended after the turn's tool responses as context (mask 0) before the next assistant
+   * turn; a turn without tool calls then continues instead of ending the episode.
+   */
+  feedback?: ChatMessage[];
 }
 
 export interface StepInfo {
@@ -286,12 +293,14 @@ class Rollout {
       e.toolCalls.push(record);
     }
     if (r.error !== undefined) return this.finish(e, 'error', false, r.error);
-    if (r.kind === 'final' || r.verdict.done) return this.finish(e, 'answer');
-    if (r.kind === 'max_turns') return this.finish(e, 'max_turns');
+    const feedback = r.verdict.done ? [] : (r.verdict.feedback ?? []);
+    if ((r.kind === 'final' && !feedback.length) || r.verdict.done) return this.finish(e, 'answer');
+    if (r.kind === 'max_turns' || e.turns >= this.cfg.maxTurns) return this.finish(e, r.kind === 'final' ? 'answer' : 'max_turns');
     const toolMessages: ChatMessage[] = r.results.map((t) => ({ role: 'tool', name: t.name, content: t.text }));
-    const ids = this.a.renderer.continuation(e.messages, toolMessages, e.stopId);
+    const added = [...toolMessages, ...feedback];
+    const ids = this.a.renderer.continuation(e.messages, added, e.stopId);
     if (e.trace.length + ids.length >= this.cfg.maxTokens) return this.finish(e, 'max_tokens', true);
-    e.messages.push(...toolMessages);
+    e.messages.push(...added);
     e.trace.appendContext(ids);
     e.trace.startTurn();
     e.sampledInTurn = 0;

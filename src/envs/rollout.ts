@@ -1,6 +1,6 @@
 // Environments plugged into the agent loop (src/agents/loop.ts runEpisodes): one prompt per task
 // from env.initialMessages, a registry holding env.tools(), an onTurn hook that steps the episode
-// (per-turn rewards, ending it), and rewards() that grades every finished episode from its
+// (per-turn rewards, ending it, feedback messages such as failing tests), and rewards() that grades every finished episode from its
 // messages. Episode index = prompt * G + sample, as the loop numbers them.
 // Tested by tests/unit/env-rollout.test.ts (the real loop, a scripted policy, real tools).
 import type { EpisodeResult } from '../agents/episode';
@@ -48,7 +48,7 @@ export function envRollout<T extends Task>(env: Environment<T>, tasks: T[], samp
     hooks: {
       async onTurn(index, assistantText, toolResults) {
         const outcome = await stepEnvironment(env, taskOf(index), stateOf(index), assistantText, toolResults);
-        return { done: outcome.done };
+        return { done: outcome.done, ...(outcome.feedback?.length ? { feedback: outcome.feedback } : {}) };
       },
     },
     rewards: (episodes) => Promise.all(episodes.map((e) => finishEpisode(env, taskOf(e.index), stateOf(e.index, e.id), e.messages))),

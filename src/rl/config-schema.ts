@@ -10,9 +10,9 @@ export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'agent' | 'story';
 
 export interface RlConfig {
   trainer: TrainerKind;
-  model: { path: string; tokenizer: string | null; quant: 'nf4' | 'none'; quant_embeddings: boolean; template: 'auto' | 'plain' };
+  model: { path: string; tokenizer: string | null; adapter: string | null; quant: 'nf4' | 'none'; quant_embeddings: boolean; template: 'auto' | 'plain' };
   data: { env: RlEnvName; dataset: string | null; eval_dataset: string | null; corpus: string | null; story_words: string[]; story_target_words: number; max_tasks: number; max_length: number; shuffle: boolean };
-  env: { python_tool: boolean; answer_format: 'boxed' | 'hash' | 'answer_is'; system_prompt: string | null; weights: Record<string, number> };
+  env: { python_tool: boolean; answer_format: 'boxed' | 'hash' | 'answer_is'; system_prompt: string | null; weights: Record<string, number>; max_attempts: number; attempt_penalty: number };
   rollout: {
     batch_size: number; group_size: number; max_turns: number; max_tokens: number; max_new_tokens: number;
     temperature: number; top_p: number; top_k: number; tool_response_max_tokens: number; tool_timeout_ms: number;
@@ -34,9 +34,9 @@ export interface RlConfig {
 
 export const DEFAULT_CONFIG: RlConfig = {
   trainer: 'grpo',
-  model: { path: '', tokenizer: null, quant: 'nf4', quant_embeddings: false, template: 'auto' },
+  model: { path: '', tokenizer: null, adapter: null, quant: 'nf4', quant_embeddings: false, template: 'auto' },
   data: { env: 'math', dataset: null, eval_dataset: null, corpus: null, story_words: ['dog', 'ball', 'cat', 'tree'], story_target_words: 0, max_tasks: 0, max_length: 0, shuffle: true },
-  env: { python_tool: false, answer_format: 'boxed', system_prompt: null, weights: {} },
+  env: { python_tool: false, answer_format: 'boxed', system_prompt: null, weights: {}, max_attempts: 1, attempt_penalty: 0 },
   rollout: {
     batch_size: 4, group_size: 8, max_turns: 3, max_tokens: 1024, max_new_tokens: 256,
     temperature: 1, top_p: 1, top_k: 0, tool_response_max_tokens: 256, tool_timeout_ms: 10_000,
@@ -93,6 +93,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   trainer: { kind: oneOf('grpo', 'rejection_sampling', 'reward_weighted', 'sft'), doc: 'What to run: GRPO; rejection-sampling or reward-weighted fine-tuning on the policy\'s own episodes; or SFT on chat JSONL (data.dataset).' },
   'model.path': { kind: str(false), doc: 'Hugging Face model folder or llama2.c .bin, relative to the working directory (`--model` overrides).' },
   'model.tokenizer': { kind: str(true), doc: 'llama2.c tokenizer .bin (default: tok*.bin beside the checkpoint).' },
+  'model.adapter': { kind: str(true), doc: 'Start the policy from this PEFT adapter folder (e.g. `sft`\'s OUT/adapter; `--adapter` overrides): its rank, alpha and targets are used, and the KL reference is the adapter as loaded (a frozen copy), not the bare base. LoRA mode only.' },
   'model.quant': { kind: oneOf('nf4', 'none'), doc: 'Base weights in 4-bit NF4 (LoRA only) or f32 (needed for lora.mode full).' },
   'model.quant_embeddings': { kind: bool, doc: 'Also quantize the embedding / LM head (big vocabularies).' },
   'model.template': { kind: oneOf('auto', 'plain'), doc: 'Chat template: the tokenizer\'s (auto; plain when it has none) or the plain `role: content` one.' },
@@ -109,6 +110,8 @@ export const FIELDS: Record<string, FieldDoc> = {
   'env.answer_format': { kind: oneOf('boxed', 'hash', 'answer_is'), doc: 'math: the final-answer format asked for and rewarded.' },
   'env.system_prompt': { kind: str(true), doc: 'Replaces the environment\'s system prompt (math, code_exec, search_qa, agent); story: the user prompt with {word}.' },
   'env.weights': { kind: { t: 'weights' }, doc: 'Reward part weights overriding the environment\'s defaults, e.g. {correctness: 1, format: 0.1}.' },
+  'env.max_attempts': { kind: int(1), doc: 'code_exec: answers the agent may submit; after a failing one the test output comes back as a user turn (loss mask 0) and it tries again (1: one attempt, no feedback).' },
+  'env.attempt_penalty': { kind: num({ min: 0 }), doc: 'code_exec: reward subtracted per extra attempt: the final part `retries` (attempts - 1) gets weight -attempt_penalty (env.weights.retries overrides).' },
   'rollout.batch_size': { kind: int(1), doc: 'B: prompts per step (trainer sft: examples per update).' },
   'rollout.group_size': { kind: int(1), doc: 'G: episodes sampled per prompt (GRPO needs >= 2 for a non-zero advantage).' },
   'rollout.max_turns': { kind: int(1), doc: 'Assistant turns per episode.' },
@@ -131,7 +134,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'grpo.epsilon_low': { kind: num({ above: 0, below: 1 }), doc: 'PPO clip: ratios below 1 - epsilon_low are clipped.' },
   'grpo.epsilon_high': { kind: num({ above: 0 }), doc: 'Clip-higher: ratios above 1 + epsilon_high are clipped (DAPO 0.28; TRL 0.2).' },
   'grpo.loss_type': { kind: oneOf('token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'), doc: 'Loss aggregation: token-mean (DAPO/TRL default), seq-mean-token-mean (original GRPO), seq-mean-token-sum-norm (Dr. GRPO).' },
-  'grpo.beta': { kind: num({ min: 0 }), doc: 'KL coefficient to the reference policy (adapter off); 0 skips the reference pass.' },
+  'grpo.beta': { kind: num({ min: 0 }), doc: 'KL coefficient to the reference policy: the base (adapter off), the starting adapter with model.adapter, or the starting weights in full mode (frozen copies); 0 skips the reference pass.' },
   'grpo.kl_estimator': { kind: oneOf('k1', 'k2', 'k3'), doc: 'KL estimator when beta > 0 (k3 as TRL and verl).' },
   'grpo.entropy_coef': { kind: num({ min: 0 }), doc: 'Entropy bonus coefficient (0: off).' },
   'grpo.filter_zero_std': { kind: bool, doc: 'Drop the episodes of groups whose rewards are all equal (DAPO dynamic sampling).' },
@@ -158,7 +161,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'train.steps': { kind: int(0), doc: 'Training steps (one rollout batch and its updates each); sft: optimizer updates, 0 = one epoch (the sft default).' },
   'train.seed': { kind: int(0), doc: 'Seed of task order and sampling (`--seed` overrides).' },
   'train.recompute': { kind: bool, doc: 'Recompute activations in the backward (less memory, ~30 % more time).' },
-  'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (`--out` overrides).' },
+  'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (full mode: model/) (`--out` overrides).' },
   'log.checkpoint_every': { kind: int(0), doc: 'Save a checkpoint every N steps (0: only at the end).' },
   'log.rollouts': { kind: bool, doc: 'Write every episode to rollouts.jsonl.' },
   'log.print_examples': { kind: int(0), doc: 'Completions printed per step (0: none).' },

@@ -145,6 +145,9 @@ function crossCheck(c: RlConfig, where: string): void {
   const fail = (msg: string): never => { throw new ConfigError(`${where}: ${msg}`); };
   if (!c.model.path) fail('model.path is empty; set it in the config or pass --model DIR');
   if (c.lora.mode === 'full' && c.model.quant !== 'none') fail('lora.mode is "full" but model.quant is "nf4"; full fine-tuning needs f32 weights: set model.quant: none');
+  if (c.model.adapter !== null && c.lora.mode === 'full') fail(`model.adapter is ${c.model.adapter} but lora.mode is "full"; an adapter starts a LoRA policy: set lora.mode: lora (or merge it into a model folder with \`export --format merged\` and point model.path there)`);
+  if (c.env.max_attempts > 1 && c.data.env !== 'code_exec') fail(`env.max_attempts is ${c.env.max_attempts} but data.env is "${c.data.env}"; test feedback and retries exist for code_exec only: remove env.max_attempts`);
+  if (c.env.max_attempts > c.rollout.max_turns) fail(`env.max_attempts (${c.env.max_attempts}) is above rollout.max_turns (${c.rollout.max_turns}); every attempt is one assistant turn: raise max_turns to at least ${c.env.max_attempts}`);
   if (c.trainer === 'grpo' && c.rollout.group_size < 2) fail(`rollout.group_size is ${c.rollout.group_size}; GRPO compares episodes within a group: use 2 or more`);
   if (c.grpo.advantage !== 'grpo' && c.grpo.scale_rewards !== 'group') {
     fail(`grpo.scale_rewards is "${c.grpo.scale_rewards}" but grpo.advantage is "${c.grpo.advantage}", which fixes its own scaling; remove scale_rewards or set advantage: grpo`);

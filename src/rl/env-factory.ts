@@ -25,7 +25,7 @@ export function buildEnvironment(cfg: RlConfig, services: EnvServices): Environm
     case 'math':
       return createEnvironment('math', services, { answerFormat: e.answer_format, pythonTool: e.python_tool, ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
     case 'code_exec':
-      return createEnvironment('code_exec', services, { pythonTool: e.python_tool, ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
+      return createEnvironment('code_exec', services, { pythonTool: e.python_tool, maxAttempts: e.max_attempts, attemptPenalty: e.attempt_penalty, ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
     case 'search_qa':
       return createEnvironment('search_qa', services, { ...(sp ? { systemPrompt: sp } : {}), ...weights }) as Environment<Task>;
     case 'agent':

@@ -1,7 +1,7 @@
 // One GRPO step (the RL layer's spine): B tasks -> B*G episodes with the adapter on -> rewards ->
 // advantages (group / batch / none, zero-std flags and filtering) -> old log-probs (the sampling
 // ones when mu = 1, recomputed once when mu > 1 or top-k/top-p truncated the sampler) ->
-// reference log-probs (adapter off) only when beta > 0 -> mu x (micro-batches accumulated with
+// reference log-probs (reference-policy.ts) only when beta > 0 -> mu x (micro-batches accumulated with
 // the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
 // Tested by tests/unit/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
 import { computeAdvantages, rewardMetrics } from './advantages';
@@ -12,10 +12,20 @@ import type { Trainer } from '../train/trainer';
 import type { RlConfig } from './config';
 import { episodeRows, grpoGpuDlogp, type SeqRows } from './grpo-micro';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
+import type { ReferencePolicy } from './reference-policy';
 
 export interface GrpoContext extends RolloutContext {
   trainer: Trainer;
   loss: GrpoLoss;
+  /** The KL reference (reference-policy.ts); absent: the base with the adapter off (LoRA mode only). */
+  reference?: ReferencePolicy;
+}
+
+/** Reference log-probs for beta > 0; full mode without a frozen copy would compare the policy with itself. */
+async function referenceLogprobs(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<Float32Array[]> {
+  if (ctx.reference) return ctx.reference.logprobs(seqs, temperature);
+  if (ctx.trainer.trainable.mode === 'full') throw new Error('grpo.beta > 0 in full mode needs a frozen reference copy of the weights (GrpoContext.reference = frozenReference(...)); openRun builds one');
+  return (await ctx.trainer.logprobs(seqs, false, temperature)).logprobs;
 }
 
 export interface StepOutput {
@@ -73,8 +83,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
       old.logprobs.forEach((lp, s) => { rows[s].old = lp.map((v, t) => (rows[s].mask[t] ? v : 0)); });
     }
     if (lcfg.beta > 0) {
-      const ref = await trainer.logprobs(seqs, false, temperature);
-      ref.logprobs.forEach((lp, s) => { rows[s].ref = lp; });
+      (await referenceLogprobs(ctx, seqs, temperature)).forEach((lp, s) => { rows[s].ref = lp; });
     }
     const norm = { tokens, sequences: rows.length };
     let sums: GrpoSums = zeroSums(), gradNorm = 0, lr = 0;

@@ -27,6 +27,8 @@ import type { RolloutContext } from './rollouts';
 import { resumePoint, type RunSink } from './run';
 import { toJsonl } from './rollout-log';
 import type { SamplerPosition } from '../data/sampling';
+import { NodeDirSource } from '../model/io/node-source';
+import { readStartPolicy, referenceFor, withStartAdapter } from './policy-setup';
 
 export interface RunServices {
   services: EnvServices;
@@ -84,12 +86,15 @@ export interface OpenRunOptions {
 }
 
 /** Everything a training run needs, built from the config. */
-export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<OpenRun> {
-  const tasks = loadTasksFor(cfg, 'train', opts.log);
-  const m = await loadRunModel(cfg, opts.log, undefined, { tune: opts.tune });
-  const svc = await startServices(cfg);
+export async function openRun(fileCfg: RlConfig, opts: OpenRunOptions): Promise<OpenRun> {
+  const tasks = loadTasksFor(fileCfg, 'train', opts.log);
+  const m = await loadRunModel(fileCfg, opts.log, undefined, { tune: opts.tune });
+  const svc = await startServices(fileCfg);
   try {
-    const trainer = await Trainer.create(m.rt, m.model, rlTrainerConfigOf(cfg));
+    const policy = await readStartPolicy(fileCfg, m.model.cfg, (dir) => new NodeDirSource(dir));
+    const cfg = policy.cfg;
+    const trainer = await Trainer.create(m.rt, m.model, withStartAdapter(rlTrainerConfigOf(cfg), policy));
+    const reference = referenceFor(m.rt, trainer, cfg, opts.log);
     let start: OpenRun['start'];
     if (opts.resume) {
       const found = await recoverCheckpoint(await rlSlots(opts.resume), m.model.cfg, (st) => resumePoint(st).step, opts.log);
@@ -108,10 +113,11 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
       cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
       template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(opts.hooks),
     };
-    const ctx: GrpoContext = { ...rc, trainer, loss: await GrpoLoss.create(m.rt) };
+    const ctx: GrpoContext = { ...rc, trainer, loss: await GrpoLoss.create(m.rt), reference };
     return {
       ctx, tasks, model: m, start,
       async close() {
+        reference?.dispose();
         await trainer.dispose();
         m.model.dispose();
         await svc.pool?.close();
@@ -137,6 +143,10 @@ export function nodeSink(outDir: string, log: (s: string) => void): RunSink {
     async adapter(files) {
       await writeFilesAtomic(join(outDir, 'adapter'), files);
       log(`adapter written to ${join(outDir, 'adapter')}\n`);
+    },
+    async model(files) {
+      await writeFilesAtomic(join(outDir, 'model'), files);
+      log(`model written to ${join(outDir, 'model')} (Hugging Face folder)\n`);
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';
 import { exportPeftAdapter } from '../train/peft-export';
+import { fullModelFiles } from './policy-setup';
 import type { RlConfig } from './config';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
@@ -23,6 +24,8 @@ export interface RunSink {
   checkpoint(step: number, files: Files): Promise<void>;
   /** The final PEFT adapter (adapter_config.json, adapter_model.safetensors). */
   adapter(files: Files): Promise<void>;
+  /** Full mode: the trained model as a Hugging Face folder (config.json, model.safetensors, tokenizer). */
+  model?(files: Files): Promise<void>;
 }
 
 export interface RunArgs {
@@ -111,7 +114,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
   }
   if (ctx.trainer.trainable.mode === 'lora') {
     await sink.adapter(exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }));
-  }
+  } else if (sink.model) await sink.model(await fullModelFiles(ctx.trainer, ctx.tokenizer));
   return { history, steps: done - first, stopped: false };
 }
 

@@ -45,6 +45,12 @@ describe('RL config validation', () => {
     expect(() => parseConfig(`${base}lora:\n  mode: full\n`, 'c.yaml')).toThrow('set model.quant: none');
     expect(() => parseConfig(`${base}rollout:\n  group_size: 1\n`, 'c.yaml')).toThrow('use 2 or more');
     expect(() => parseConfig(`${base}eval:\n  samples: 4\n`, 'c.yaml')).toThrow('set eval.temperature > 0');
+    expect(() => parseConfig(`model:\n  path: m.bin\n  quant: none\n  adapter: runs/sft/adapter\nlora:\n  mode: full\n`, 'c.yaml'))
+      .toThrow('c.yaml: model.adapter is runs/sft/adapter but lora.mode is "full"; an adapter starts a LoRA policy: set lora.mode: lora');
+    expect(() => parseConfig(`${base}env:\n  max_attempts: 2\n`, 'c.yaml')).toThrow('env.max_attempts is 2 but data.env is "math"; test feedback and retries exist for code_exec only');
+    expect(() => parseConfig(`${base}data:\n  env: code_exec\nenv:\n  max_attempts: 3\nrollout:\n  max_turns: 2\n`, 'c.yaml'))
+      .toThrow('env.max_attempts (3) is above rollout.max_turns (2); every attempt is one assistant turn: raise max_turns to at least 3');
+    expect(parseConfig(`${base}data:\n  env: code_exec\nenv:\n  max_attempts: 2\n  attempt_penalty: 0.2\n`, 'c.yaml').env).toMatchObject({ max_attempts: 2, attempt_penalty: 0.2 });
     expect(parseConfig(base, 'c.yaml', { model: 'other.bin', seed: 7, out: '/tmp/x' })).toMatchObject({ model: { path: 'other.bin' }, train: { seed: 7 }, log: { out_dir: '/tmp/x' } });
   });
 

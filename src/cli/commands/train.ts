@@ -1,6 +1,6 @@
 // `npm run cli -- train --config F`: RL training (GRPO, rejection sampling, reward-weighted) from
 // a YAML config validated in src/rl/config.ts, with a progress line per step, metrics.jsonl,
-// rollouts.jsonl, periodic checkpoints and the final PEFT adapter in the run folder.
+// rollouts.jsonl, periodic checkpoints and the final PEFT adapter (full mode: model/) in the run folder.
 // Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -26,7 +26,8 @@ export function readConfig(args: Parameters<CliCommand['run']>[0], log: (s: stri
   } catch (e) {
     throw new Error(`--config ${file}: ${(e as Error).message}`);
   }
-  const sets = [...(args.all.set ?? []), ...(args.flags['allow-weak-sandbox'] === true ? ['rollout.allow_weak_sandbox=true'] : [])];
+  const adapter = getString(args, 'adapter');
+  const sets = [...(args.all.set ?? []), ...(args.flags['allow-weak-sandbox'] === true ? ['rollout.allow_weak_sandbox=true'] : []), ...(adapter !== undefined ? [`model.adapter=${adapter}`] : [])];
   const cfg = parseConfig(text, given ?? DEFAULT_PRESET, {
     sets, model: getString(args, 'model'), dataset: getString(args, 'dataset'),
     seed: getNumber(args, 'seed'), out: getString(args, 'out'),
@@ -46,6 +47,9 @@ export const command: CliCommand = {
                           public/models/agent-tiny with the agent env (paths from the repo root)
   --model PATH            overrides model.path
   --dataset F             overrides data.dataset (task JSONL)
+  --adapter DIR           overrides model.adapter: start the policy from this PEFT adapter (e.g.
+                          sft's OUT/adapter; its rank, alpha and targets are used; with beta > 0
+                          the KL reference is this adapter, frozen)
   --set key=value         overrides one field, type-checked (repeatable), e.g. --set grpo.beta=0.04
   --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level (README:
                           Python sandbox); same as --set rollout.allow_weak_sandbox=true
@@ -83,7 +87,7 @@ examples per update.`,
     }
     const { out, intent } = runFolderOf(args, cfg);
     if (cfg.trainer === 'sft') {
-      const flags: ParsedArgs['flags'] = { tune: String(getBool(args, 'tune', true)), ...(intent === 'resume' ? { resume: out } : intent === 'overwrite' ? { overwrite: true } : {}) };
+      const flags: ParsedArgs['flags'] = { tune: String(getBool(args, 'tune', true)), ...(cfg.model.adapter !== null ? { adapter: cfg.model.adapter } : {}), ...(intent === 'resume' ? { resume: out } : intent === 'overwrite' ? { overwrite: true } : {}) };
       return runSft({ positionals: [], flags, all: {} }, { ...cfg, log: { ...cfg.log, out_dir: out } });
     }
     const folder = prepareRunFolder(out, intent, 'train');

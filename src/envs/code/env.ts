@@ -1,8 +1,10 @@
 // The `code_exec` environment (MBPP style): the model answers with a Python solution, graded by
 // running the task's asserts in the Pyodide sandbox (PythonPool.runTests) under a timeout.
 // Final parts: correctness (all_pass: 1 or 0; fraction: share passed), pass_rate, format (a
-// ```python block), tool_use. With maxAttempts > 1, failing tests come back as feedback and the
-// model may retry. Tested by tests/unit/env-code.test.ts (MBPP references in the real sandbox).
+// ```python block), tool_use. With maxAttempts > 1, failing tests come back as a user message
+// (the agent loop appends it with loss mask 0) and the model may retry; the final part `retries`
+// (attempts - 1) is weighted -attemptPenalty. Tested by tests/unit/env-code.test.ts (MBPP
+// references in the real sandbox) and env-code-retry.test.ts (retries through the agent loop).
 import type { ChatMessage } from '../../agents/chat-template';
 import type { CodeTask } from '../../data/schemas';
 import { pythonTool, type PythonRunner } from '../../tools/python-tool';
@@ -27,6 +29,8 @@ export interface CodeEnvConfig {
   promptTests: 'all' | 'first' | 'none';
   /** Answers graded per episode: above 1, failing tests are fed back and the model may retry. */
   maxAttempts: number;
+  /** With maxAttempts > 1: the final reward's `retries` part (attempts - 1) is weighted -attemptPenalty. */
+  attemptPenalty: number;
   /** Offer the `python` tool to try code before answering (needs a PythonRunner). */
   pythonTool: boolean;
   /** Replaces the built-in system prompt when set. */
@@ -40,6 +44,7 @@ export const defaultCodeEnvConfig: CodeEnvConfig = {
   timeoutMs: 10_000,
   promptTests: 'all',
   maxAttempts: 1,
+  attemptPenalty: 0,
   pythonTool: false,
   weights: { correctness: 1, pass_rate: 0, format: 0.1, tool_use: 0, tool_errors: -0.1 },
 };
@@ -66,7 +71,9 @@ export class CodeExecEnv implements Environment<CodeTask> {
 
   constructor(opts: CodeEnvOptions) {
     const { weights, ...rest } = opts.config ?? {};
-    this.config = { ...defaultCodeEnvConfig, ...rest, weights: resolveWeights('code_exec', defaultCodeEnvConfig.weights, weights) };
+    const penalty = rest.attemptPenalty ?? 0;
+    if (!Number.isFinite(penalty) || penalty < 0) throw new Error(`code_exec: attemptPenalty must be a number >= 0, got ${penalty}`);
+    this.config = { ...defaultCodeEnvConfig, ...rest, weights: resolveWeights('code_exec', { ...defaultCodeEnvConfig.weights, retries: -penalty }, weights) };
     this.weights = this.config.weights;
     const c = this.config;
     if (c.scoring !== 'all_pass' && c.scoring !== 'fraction') throw new Error(`code_exec: scoring must be all_pass or fraction, got "${c.scoring}"`);
@@ -150,6 +157,9 @@ export class CodeExecEnv implements Environment<CodeTask> {
   }
 
   async finalReward(task: CodeTask, state: EpisodeState, transcript: ChatMessage[]): Promise<RewardBreakdown> {
-    return this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.ok).length, state);
+    const b = await this.grade(task, lastAssistantText(transcript), state.toolCalls.filter((c) => c.ok).length, state);
+    if (this.config.maxAttempts === 1) return b;
+    const retries = Math.max(0, ((state.data.attempts as number | undefined) ?? 1) - 1);
+    return weigh({ ...b.parts, retries }, this.weights, { ...(b.extracted !== undefined ? { extracted: b.extracted } : {}), notes: [...(b.notes ?? []), `answered ${retries + 1} time(s)`] });
   }
 }
