@@ -15,6 +15,7 @@ import type { OnnxDtype } from '../export/onnx/graph';
 import { configureOrt, type OrtBackend } from '../ort/env';
 import { decoderShape, OrtDecoder } from '../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../ort/check';
+import { generate } from '../model/generate';
 import { benchOrt, benchOurs, type PhaseSpeed } from '../ort/bench';
 
 let rt: Promise<GpuRuntime> | undefined;
@@ -101,6 +102,8 @@ export function register(h: Harness): void {
     return rows;
   };
 
+  h.ortInterleave = ortInterleaveImpl;
+
   h.ortCompare = async (req: OrtCompareRequest) => {
     rt ??= GpuRuntime.create(getBrowserGpu());
     const runtime = await rt;
@@ -121,4 +124,83 @@ export function register(h: Harness): void {
       await ort.release();
     }
   };
+}
+
+export interface OrtInterleaveRequest {
+  base: Record<string, string>;
+  adapter: Record<string, string> | null;
+  onnx: string;
+  prompt: number[];
+  maxNewTokens: number;
+  /** Scored by each step before it generates (log-probs in one pass; ORT also through the cache). */
+  sequences: number[][];
+  /** Engines in the order run, e.g. ['ours', 'ort', 'ours']; 'ort' is the WebGPU EP. */
+  order: ('ours' | 'ort')[];
+  /** Our model times its kernel variants at load (GpuModel tune). */
+  tune: boolean;
+  /** ORT keeps present key/values on the GPU between steps. */
+  gpuCache: boolean;
+  /** Per step: give up after this many ms and report a stall. */
+  stepTimeoutMs: number;
+}
+
+export interface OrtInterleaveStep {
+  engine: 'ours' | 'ort';
+  tokens: number[] | null;
+  /** Log-probs of `sequences` (one pass), flattened. */
+  logprobs: number[];
+  /** Opening the engine at its first step (our runtime + model, or the ORT session), ms. */
+  openMs: number;
+  ms: number;
+  stalled: boolean;
+}
+
+/**
+ * Our engine and one ORT WebGPU session alive together in one page, run in `order`. Each side
+ * opens lazily at its first step (our runtime and model at the first 'ours', the ORT session at
+ * the first 'ort'), so the order also decides which device exists first.
+ */
+export async function ortInterleaveImpl(req: OrtInterleaveRequest): Promise<OrtInterleaveStep[]> {
+  configureOrt({ wasmPaths: `${import.meta.env.BASE_URL}ort/` });
+  const { config, weights, lora } = await loadBase(req);
+  let ours: { runtime: GpuRuntime; model: GpuModel } | null = null;
+  let ort: OrtDecoder | null = null;
+  const steps: OrtInterleaveStep[] = [];
+  try {
+    for (const engine of req.order) {
+      let t0 = performance.now(), openMs = 0;
+      let logprobs: number[] = [];
+      const run = async (): Promise<number[]> => {
+        if (engine === 'ours') {
+          if (!ours) {
+            rt ??= GpuRuntime.create(getBrowserGpu());
+            const runtime = await rt;
+            ours = { runtime, model: await GpuModel.load(runtime, config, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, lora, tune: req.tune }) };
+            openMs = performance.now() - t0;
+            t0 = performance.now();
+          }
+          if (req.sequences.length) logprobs = (await ours.model.logprobs(req.sequences)).logprobs.flatMap((a) => Array.from(a));
+          return (await generate(ours.runtime, ours.model, null, [req.prompt], { temperature: 0, maxNewTokens: req.maxNewTokens }))[0].tokens;
+        }
+        if (!ort) {
+          ort = await OrtDecoder.create(bytesOf(req.onnx), decoderShape(config, 'f32'), { backend: 'webgpu', gpuCache: req.gpuCache });
+          openMs = performance.now() - t0;
+          t0 = performance.now();
+        }
+        for (const seq of req.sequences) {
+          logprobs.push(...(await ort.logprobs(seq)));
+          await ort.logprobs(seq, 2);
+        }
+        return ort.greedy(req.prompt, req.maxNewTokens);
+      };
+      const timeout = new Promise<null>((res) => setTimeout(() => res(null), req.stepTimeoutMs));
+      const tokens = await Promise.race([run(), timeout]);
+      steps.push({ engine, tokens, logprobs, openMs, ms: performance.now() - t0, stalled: tokens === null });
+      if (tokens === null) break;
+    }
+  } finally {
+    (ours as { model: GpuModel } | null)?.model.dispose();
+    await (ort as OrtDecoder | null)?.release();
+  }
+  return steps;
 }

@@ -1,11 +1,13 @@
-// `npm run cli -- generate`: text generation with the GPU engine from a prompt, a chat
+// `npm run cli -- generate`: text generation with our GPU engine (or onnxruntime-web with
+// --engine ort, src/cli/engine-option.ts) from a prompt, a chat
 // (--messages, rendered with the model's chat template) or BOS. Streams the text to stdout and
 // prints tokens/s on stderr. Tested by tests/unit/cli-model.test.ts.
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../args';
 import { getNumber, getString } from '../args';
 import { loadCliModel, MODEL_OPTIONS } from '../load-model';
-import { generate } from '../../model/generate';
+import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
+import { generateOn } from '../../model/generate';
 import { renderChat, type ChatMessage } from '../../agents/chat-template';
 
 export const command: CliCommand = {
@@ -14,6 +16,7 @@ export const command: CliCommand = {
   usage: `Usage: npm run cli -- generate --model PATH [--prompt TEXT | --messages F.json] [options]
 
 ${MODEL_OPTIONS}
+${ENGINE_OPTIONS}
   --prompt TEXT           text to continue (with the tokenizer's BOS when it adds one)
   --messages F.json       a chat: [{"role": "system"|"user"|"assistant"|"tool", "content": "..."}]
                           rendered with the model's chat template and a generation prompt
@@ -26,8 +29,9 @@ ${MODEL_OPTIONS}
 
 With neither --prompt nor --messages it starts from BOS.`,
   async run(args) {
-    const { rt, loaded, model } = await loadCliModel(args);
-    const tok = loaded.tokenizer;
+    const log = (s: string) => process.stderr.write(s);
+    const e = await openCliEngine(args, getString(args, 'model'), () => loadCliModel(args, log), log);
+    const tok = e.tokenizer;
     const promptText = getString(args, 'prompt');
     const messagesFile = getString(args, 'messages');
     let prompt: number[];
@@ -46,14 +50,14 @@ With neither --prompt nor --messages it starts from BOS.`,
     } else {
       prompt = [];
     }
-    const bos = tok.bosTokenId ?? loaded.config.bosTokenId;
+    const bos = tok.bosTokenId ?? e.config.bosTokenId;
     if (prompt.length === 0) {
       if (bos === undefined) throw new Error('This model has no BOS token: give --prompt or --messages');
       prompt = [bos];
     }
-    const stopIds = [...new Set([...loaded.config.eosTokenIds, ...tok.eosTokenIds])];
+    const stopIds = [...new Set([...e.config.eosTokenIds, ...tok.eosTokenIds])];
     const t0 = performance.now();
-    const [g] = await generate(rt, model, tok, [prompt], {
+    const [g] = await generateOn(e.engine, tok, [prompt], {
       maxNewTokens: getNumber(args, 'max-new-tokens', 256),
       temperature: getNumber(args, 'temperature', 1),
       topP: getNumber(args, 'top-p', 1),
@@ -66,7 +70,7 @@ With neither --prompt nor --messages it starts from BOS.`,
     const secs = (performance.now() - t0) / 1000;
     process.stdout.write('\n');
     process.stderr.write(`${g.tokens.length} tokens in ${secs.toFixed(2)} s: ${(g.tokens.length / secs).toFixed(1)} tokens/s (prompt ${prompt.length} tokens, finished: ${g.finishReason})\n`);
-    model.dispose();
+    await e.close();
     return 0;
   },
 };
