@@ -15,7 +15,8 @@ import type { OnnxDtype } from '../export/onnx/graph';
 import { configureOrt, type OrtBackend } from '../ort/env';
 import { decoderShape, OrtDecoder } from '../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../ort/check';
-import { generate } from '../model/generate';
+import { generate, generateOn, type Generation } from '../model/generate';
+import { openEngine } from '../ort/open-engine';
 import { benchOrt, benchOurs, type PhaseSpeed } from '../ort/bench';
 
 let rt: Promise<GpuRuntime> | undefined;
@@ -103,6 +104,7 @@ export function register(h: Harness): void {
   };
 
   h.ortInterleave = ortInterleaveImpl;
+  h.ortGenerate = ortGenerateImpl;
 
   h.ortCompare = async (req: OrtCompareRequest) => {
     rt ??= GpuRuntime.create(getBrowserGpu());
@@ -116,7 +118,6 @@ export function register(h: Harness): void {
     } finally {
       ours.dispose();
     }
-    // Only now the ORT session (see src/ort/check.ts on WebGPU sessions and our engine).
     const ort = await OrtDecoder.create(bytesOf(req.onnx), decoderShape(config, req.dtype), { backend: req.backend });
     try {
       return compareAnswers(reference, await ortAnswers(ort, req.sequences, req.prompt, req.maxNewTokens));
@@ -203,4 +204,48 @@ export async function ortInterleaveImpl(req: OrtInterleaveRequest): Promise<OrtI
     await (ort as OrtDecoder | null)?.release();
   }
   return steps;
+}
+
+export interface OrtGenerateRequest {
+  base: Record<string, string>;
+  adapter: Record<string, string> | null;
+  /** The ONNX export folder (config.json, tokenizer files, onnx/model.onnx): name -> base64. */
+  onnxFolder: Record<string, string>;
+  backend: OrtBackend;
+  prompt: number[];
+  maxNewTokens: number;
+  temperature: number;
+  seed: number;
+}
+
+export interface OrtGenerateResult {
+  ours: number[];
+  ort: number[];
+  /** Max |ours - ORT| over the sampled tokens' log-probs (while the tokens agree). */
+  maxLogprobDiff: number;
+  /** Ours again after the ORT session ran (the order that used to stall). */
+  oursAfter: number[];
+}
+
+/** generateOn through openEngine on both choices, ours -> ORT -> ours, in one page. */
+export async function ortGenerateImpl(req: OrtGenerateRequest): Promise<OrtGenerateResult> {
+  rt ??= GpuRuntime.create(getBrowserGpu());
+  const runtime = await rt;
+  configureOrt({ wasmPaths: `${import.meta.env.BASE_URL}ort/` });
+  const { config, weights, lora } = await loadBase(req);
+  const model = await GpuModel.load(runtime, config, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, lora, tune: false });
+  const opts = { temperature: req.temperature, seed: req.seed, maxNewTokens: req.maxNewTokens };
+  const ours = await openEngine({ engine: 'ours', rt: runtime, model });
+  const ort = await openEngine({ engine: 'ort', backend: req.backend, onnx: new MemorySource(filesOf(req.onnxFolder), 'onnx export') });
+  try {
+    const [a]: Generation[] = await generateOn(ours.engine, null, [req.prompt], opts);
+    const [b] = await generateOn(ort.engine, null, [req.prompt], opts);
+    const [c] = await generateOn(ours.engine, null, [req.prompt], opts);
+    let d = 0;
+    for (let i = 0; i < Math.min(a.tokens.length, b.tokens.length) && a.tokens[i] === b.tokens[i]; i++) d = Math.max(d, Math.abs(a.logprobs[i] - b.logprobs[i]));
+    return { ours: a.tokens, ort: b.tokens, maxLogprobDiff: d, oursAfter: c.tokens };
+  } finally {
+    await ort.release();
+    model.dispose();
+  }
 }

@@ -1,6 +1,8 @@
 // Our engine and an onnxruntime-web WebGPU session alive together in one page, interleaved in
-// the order that used to stall (ours, then an ORT WebGPU session, then ours again, ...): every
-// step must finish and give the same greedy tokens. See src/ort/check.ts for the cause and fix.
+// the order that used to be avoided (ours, then an ORT WebGPU session, then ours again, ...) and
+// with ORT's device created first (our model then loads and tunes its kernels): every step must
+// finish within its budget with the same log-probs and greedy tokens. See src/ort/env.ts for why
+// the two never block each other (separate devices) and what the old "stall" was.
 import { expect, test } from '@playwright/test';
 import { INTEROP_MODELS } from '../fixtures/interop-models';
 import { exportOnnxFolder, MemorySink, onnxModelPath } from '../../src/export';
@@ -8,14 +10,13 @@ import { exportPeftAdapter } from '../../src/train/peft-export';
 import type { OrtInterleaveRequest, OrtInterleaveStep } from '../../src/harness/ort.harness';
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-const m = INTEROP_MODELS[Number(process.env.INTERLEAVE_MODEL ?? 2)];
+const m = INTEROP_MODELS.find((x) => x.name.startsWith('agent-tiny'))!;
 
 const variants = [
   { order: ['ours', 'ort', 'ours', 'ort', 'ours'], tune: false, gpuCache: false },
   { order: ['ort', 'ours', 'ort', 'ours'], tune: true, gpuCache: true },
-  { order: ['ours', 'ort', 'ours'], tune: true, gpuCache: true },
 ] as const;
-for (const { order, tune, gpuCache } of variants.filter((_, i) => !process.env.INTERLEAVE_ONLY || String(i) === process.env.INTERLEAVE_ONLY)) {
+for (const { order, tune, gpuCache } of variants) {
   test(`${m.name}: our engine and an ORT WebGPU session interleave in one page: ${order.join(' > ')}${tune ? ', ours tuned' : ''}${gpuCache ? ', ORT cache on the GPU' : ''}`, async ({ page }) => {
     test.setTimeout(600_000);
     const input = await m.open();
