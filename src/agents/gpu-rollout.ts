@@ -1,9 +1,10 @@
-// Agent rollouts on the GPU engine: one DecodeSession with a slot per episode (one slot in sync
+// Agent rollouts on a DecoderEngine (our GPU engine, or onnxruntime-web): one stepper with a slot per episode (one slot in sync
 // mode), the chat template's turn boundaries, the registry's tools; runs loop.ts runEpisodes and
 // frees the session. Exercised by tests/unit/agent-gpu.test.ts and agent-python.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
+import type { DecoderEngine } from '../model/engine';
+import { gpuEngine } from '../model/gpu/engine';
 import type { GpuModel } from '../model/gpu/model';
-import { DecodeSession } from '../model/gpu/session';
 import type { Tokenizer } from '../model/tokenizer';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolSpec } from './chat-template';
@@ -11,9 +12,8 @@ import { resolveAgentConfig, type AgentLoopConfig } from './config';
 import { runEpisodes, type AgentHooks, type EpisodeSpec, type RolloutBatch } from './loop';
 import { TurnRenderer } from './turn-render';
 
-export interface AgentRolloutArgs {
-  rt: GpuRuntime;
-  model: GpuModel;
+export interface EngineRolloutArgs {
+  engine: DecoderEngine;
   tokenizer: Tokenizer;
   registry: ToolRegistry;
   prompts: EpisodeSpec[];
@@ -25,12 +25,22 @@ export interface AgentRolloutArgs {
   template?: string | null;
 }
 
+export interface AgentRolloutArgs extends Omit<EngineRolloutArgs, 'engine'> {
+  rt: GpuRuntime;
+  model: GpuModel;
+}
+
 export async function runAgentRollout(a: AgentRolloutArgs): Promise<RolloutBatch> {
+  return runEngineRollout({ ...a, engine: gpuEngine(a.rt, a.model) });
+}
+
+/** The same on any DecoderEngine (ours, or onnxruntime-web through src/ort/engine.ts). */
+export async function runEngineRollout(a: EngineRolloutArgs): Promise<RolloutBatch> {
   const cfg = resolveAgentConfig(a.config);
-  const maxTokens = Math.min(cfg.maxTokens, a.model.cfg.maxPositions);
+  const maxTokens = Math.min(cfg.maxTokens, a.engine.maxPositions);
   const slots = cfg.mode === 'sync' ? 1 : Math.max(1, a.prompts.length * cfg.samplesPerPrompt);
-  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, tools: toolSpecs(a.registry), modelEosTokenIds: a.model.cfg.eosTokenIds });
-  const session = new DecodeSession(a.rt, a.model, slots, maxTokens);
+  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, tools: toolSpecs(a.registry), modelEosTokenIds: [...a.engine.eosTokenIds] });
+  const session = a.engine.open(slots, maxTokens);
   try {
     return await runEpisodes({ stepper: session, renderer, registry: a.registry, prompts: a.prompts, config: { ...cfg, maxTokens }, hooks: a.hooks, signal: a.signal });
   } finally {

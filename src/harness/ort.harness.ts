@@ -15,6 +15,8 @@ import type { OnnxDtype } from '../export/onnx/graph';
 import { configureOrt, type OrtBackend } from '../ort/env';
 import { decoderShape, OrtDecoder } from '../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../ort/check';
+import { generate, generateOn, type Generation } from '../model/generate';
+import { openEngine } from '../ort/open-engine';
 import { benchOrt, benchOurs, type PhaseSpeed } from '../ort/bench';
 
 let rt: Promise<GpuRuntime> | undefined;
@@ -101,6 +103,9 @@ export function register(h: Harness): void {
     return rows;
   };
 
+  h.ortInterleave = ortInterleaveImpl;
+  h.ortGenerate = ortGenerateImpl;
+
   h.ortCompare = async (req: OrtCompareRequest) => {
     rt ??= GpuRuntime.create(getBrowserGpu());
     const runtime = await rt;
@@ -113,7 +118,6 @@ export function register(h: Harness): void {
     } finally {
       ours.dispose();
     }
-    // Only now the ORT session (see src/ort/check.ts on WebGPU sessions and our engine).
     const ort = await OrtDecoder.create(bytesOf(req.onnx), decoderShape(config, req.dtype), { backend: req.backend });
     try {
       return compareAnswers(reference, await ortAnswers(ort, req.sequences, req.prompt, req.maxNewTokens));
@@ -121,4 +125,127 @@ export function register(h: Harness): void {
       await ort.release();
     }
   };
+}
+
+export interface OrtInterleaveRequest {
+  base: Record<string, string>;
+  adapter: Record<string, string> | null;
+  onnx: string;
+  prompt: number[];
+  maxNewTokens: number;
+  /** Scored by each step before it generates (log-probs in one pass; ORT also through the cache). */
+  sequences: number[][];
+  /** Engines in the order run, e.g. ['ours', 'ort', 'ours']; 'ort' is the WebGPU EP. */
+  order: ('ours' | 'ort')[];
+  /** Our model times its kernel variants at load (GpuModel tune). */
+  tune: boolean;
+  /** ORT keeps present key/values on the GPU between steps. */
+  gpuCache: boolean;
+  /** Per step: give up after this many ms and report a stall. */
+  stepTimeoutMs: number;
+}
+
+export interface OrtInterleaveStep {
+  engine: 'ours' | 'ort';
+  tokens: number[] | null;
+  /** Log-probs of `sequences` (one pass), flattened. */
+  logprobs: number[];
+  /** Opening the engine at its first step (our runtime + model, or the ORT session), ms. */
+  openMs: number;
+  ms: number;
+  stalled: boolean;
+}
+
+/**
+ * Our engine and one ORT WebGPU session alive together in one page, run in `order`. Each side
+ * opens lazily at its first step (our runtime and model at the first 'ours', the ORT session at
+ * the first 'ort'), so the order also decides which device exists first.
+ */
+export async function ortInterleaveImpl(req: OrtInterleaveRequest): Promise<OrtInterleaveStep[]> {
+  configureOrt({ wasmPaths: `${import.meta.env.BASE_URL}ort/` });
+  const { config, weights, lora } = await loadBase(req);
+  let ours: { runtime: GpuRuntime; model: GpuModel } | null = null;
+  let ort: OrtDecoder | null = null;
+  const steps: OrtInterleaveStep[] = [];
+  try {
+    for (const engine of req.order) {
+      let t0 = performance.now(), openMs = 0;
+      let logprobs: number[] = [];
+      const run = async (): Promise<number[]> => {
+        if (engine === 'ours') {
+          if (!ours) {
+            rt ??= GpuRuntime.create(getBrowserGpu());
+            const runtime = await rt;
+            ours = { runtime, model: await GpuModel.load(runtime, config, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, lora, tune: req.tune }) };
+            openMs = performance.now() - t0;
+            t0 = performance.now();
+          }
+          if (req.sequences.length) logprobs = (await ours.model.logprobs(req.sequences)).logprobs.flatMap((a) => Array.from(a));
+          return (await generate(ours.runtime, ours.model, null, [req.prompt], { temperature: 0, maxNewTokens: req.maxNewTokens }))[0].tokens;
+        }
+        if (!ort) {
+          ort = await OrtDecoder.create(bytesOf(req.onnx), decoderShape(config, 'f32'), { backend: 'webgpu', gpuCache: req.gpuCache });
+          openMs = performance.now() - t0;
+          t0 = performance.now();
+        }
+        for (const seq of req.sequences) {
+          logprobs.push(...(await ort.logprobs(seq)));
+          await ort.logprobs(seq, 2);
+        }
+        return ort.greedy(req.prompt, req.maxNewTokens);
+      };
+      const timeout = new Promise<null>((res) => setTimeout(() => res(null), req.stepTimeoutMs));
+      const tokens = await Promise.race([run(), timeout]);
+      steps.push({ engine, tokens, logprobs, openMs, ms: performance.now() - t0, stalled: tokens === null });
+      if (tokens === null) break;
+    }
+  } finally {
+    (ours as { model: GpuModel } | null)?.model.dispose();
+    await (ort as OrtDecoder | null)?.release();
+  }
+  return steps;
+}
+
+export interface OrtGenerateRequest {
+  base: Record<string, string>;
+  adapter: Record<string, string> | null;
+  /** The ONNX export folder (config.json, tokenizer files, onnx/model.onnx): name -> base64. */
+  onnxFolder: Record<string, string>;
+  backend: OrtBackend;
+  prompt: number[];
+  maxNewTokens: number;
+  temperature: number;
+  seed: number;
+}
+
+export interface OrtGenerateResult {
+  ours: number[];
+  ort: number[];
+  /** Max |ours - ORT| over the sampled tokens' log-probs (while the tokens agree). */
+  maxLogprobDiff: number;
+  /** Ours again after the ORT session ran (the order that used to stall). */
+  oursAfter: number[];
+}
+
+/** generateOn through openEngine on both choices, ours -> ORT -> ours, in one page. */
+export async function ortGenerateImpl(req: OrtGenerateRequest): Promise<OrtGenerateResult> {
+  rt ??= GpuRuntime.create(getBrowserGpu());
+  const runtime = await rt;
+  configureOrt({ wasmPaths: `${import.meta.env.BASE_URL}ort/` });
+  const { config, weights, lora } = await loadBase(req);
+  const model = await GpuModel.load(runtime, config, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, lora, tune: false });
+  const opts = { temperature: req.temperature, seed: req.seed, maxNewTokens: req.maxNewTokens };
+  const ours = await openEngine({ engine: 'ours', rt: runtime, model });
+  const ort = await openEngine({ engine: 'ort', backend: req.backend, onnx: new MemorySource(filesOf(req.onnxFolder), 'onnx export') });
+  try {
+    const [a]: Generation[] = await generateOn(ours.engine, null, [req.prompt], opts);
+    const [b] = await generateOn(ort.engine, null, [req.prompt], opts);
+    const [c] = await generateOn(ours.engine, null, [req.prompt], opts);
+    let d = 0;
+    for (let i = 0; i < Math.min(a.tokens.length, b.tokens.length) && a.tokens[i] === b.tokens[i]; i++) d = Math.max(d, Math.abs(a.logprobs[i] - b.logprobs[i]));
+    return { ours: a.tokens, ort: b.tokens, maxLogprobDiff: d, oursAfter: c.tokens };
+  } finally {
+    await ort.release();
+    model.dispose();
+  }
 }

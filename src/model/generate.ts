@@ -1,11 +1,12 @@
-// Batched text generation on the GPU: prompts prefilled together, then one decode step per
+// Batched text generation on any DecoderEngine (our GPU engine by default): prompts prefilled together, then one decode step per
 // token for the sequences still running (finished ones stop costing work), sampling on the GPU
 // (greedy / temperature / top-k / top-p, seeded), stop token ids, stop strings and a token
 // budget per sequence, streamed text. Used by the CLI `generate` command and the studio.
 // Tested by tests/unit/model-gpu.test.ts (stories260K greedy text, tiny Qwen2 vs the reference).
 import type { GpuRuntime } from '../gpu/runtime';
+import type { DecoderEngine } from './engine';
+import { gpuEngine } from './gpu/engine';
 import type { GpuModel } from './gpu/model';
-import { DecodeSession } from './gpu/session';
 import type { Tokenizer } from './tokenizer';
 import { StreamDecoder } from './tokenizer/stream';
 
@@ -41,11 +42,16 @@ export const DEFAULT_GENERATE: GenerateOptions = {
 };
 
 export async function generate(rt: GpuRuntime, model: GpuModel, tok: Tokenizer | null, prompts: number[][], options: Partial<GenerateOptions> = {}): Promise<Generation[]> {
+  return generateOn(gpuEngine(rt, model), tok, prompts, options);
+}
+
+/** The same on any engine (ours, or onnxruntime-web through src/ort/engine.ts). */
+export async function generateOn(engine: DecoderEngine, tok: Tokenizer | null, prompts: number[][], options: Partial<GenerateOptions> = {}): Promise<Generation[]> {
   const o = { ...DEFAULT_GENERATE, ...options };
   if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token (start from BOS for an empty prompt)');
   const maxPrompt = Math.max(...prompts.map((p) => p.length));
-  const Tmax = Math.min(model.cfg.maxPositions, maxPrompt + o.maxNewTokens);
-  const session = new DecodeSession(rt, model, prompts.length, Tmax);
+  const Tmax = Math.min(engine.maxPositions, maxPrompt + o.maxNewTokens);
+  const session = engine.open(prompts.length, Tmax);
   const out: Generation[] = prompts.map(() => ({ tokens: [], logprobs: [], text: '', finishReason: 'length' }));
   const decoders = prompts.map(() => (tok ? new StreamDecoder(tok, { skipSpecialTokens: true }) : null));
   const running = prompts.map(() => true);

@@ -1,7 +1,6 @@
 // Checks an ONNX export against our engine on the same tokens: log-probs in one pass and
-// through past key/values, and greedy tokens. Our engine's figures are taken first (in the
-// browser, our GPU work stalls once an onnxruntime-web WebGPU session exists in the page, so
-// callers finish with our model before creating that session). Used by `export --check`, the
+// through past key/values, and greedy tokens. The two may run in any order in one page (separate
+// GPU devices; see src/ort/env.ts). Used by `export --check`, the
 // browser harness (src/harness/ort.harness.ts) and tests/e2e/ort.spec.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';

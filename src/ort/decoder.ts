@@ -32,7 +32,7 @@ export interface OrtDecoderOptions {
 }
 
 /** The cache after some tokens: present.{i}.key/value of the last run, in layer order. */
-interface PastKv {
+export interface PastKv {
   length: number;
   tensors: ort.Tensor[];
 }
@@ -85,14 +85,25 @@ export class OrtDecoder {
 
   /** Forgets the cache (the next step starts a new sequence). */
   reset(): void {
-    for (const t of this.past?.tensors ?? []) if (t.location === 'gpu-buffer') t.dispose();
+    this.disposePast(this.past);
     this.past = null;
   }
 
   /** Feeds `ids` after the cached tokens; returns their logits and keeps the new cache. */
   async step(ids: number[]): Promise<StepResult> {
+    const r = await this.forward(ids, this.past);
+    this.disposePast(this.past);
+    this.past = r.past;
+    return { logits: r.logits };
+  }
+
+  /**
+   * Feeds `ids` after `past` (null: a new sequence): their [T, V] logits and the cache that
+   * follows. `past` stays valid (callers holding several sequences dispose it with disposePast).
+   */
+  async forward(ids: number[], past: PastKv | null): Promise<StepResult & { past: PastKv }> {
     const { numLayers: L, numKvHeads: KVH, headDim: HS, vocabSize: V, dtype } = this.shape;
-    const P = this.cachedLength, T = ids.length;
+    const P = past?.length ?? 0, T = ids.length;
     const feeds: Record<string, ort.Tensor> = {
       [onnxNames.inputIds]: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]),
       [onnxNames.attentionMask]: new ort.Tensor('int64', new BigInt64Array(P + T).fill(1n), [1, P + T]),
@@ -101,18 +112,21 @@ export class OrtDecoder {
     const kvType = dtype === 'f16' ? 'float16' : 'float32';
     for (let i = 0; i < L; i++) {
       const empty = () => new ort.Tensor(kvType, dtype === 'f16' ? new Uint16Array(0) : new Float32Array(0), [1, KVH, 0, HS]);
-      feeds[onnxNames.pastKey(i)] = this.past ? this.past.tensors[2 * i] : empty();
-      feeds[onnxNames.pastValue(i)] = this.past ? this.past.tensors[2 * i + 1] : empty();
+      feeds[onnxNames.pastKey(i)] = past ? past.tensors[2 * i] : empty();
+      feeds[onnxNames.pastValue(i)] = past ? past.tensors[2 * i + 1] : empty();
     }
     const out = await this.session.run(feeds);
-    for (const t of this.past?.tensors ?? []) if (t.location === 'gpu-buffer') t.dispose();
     const tensors: ort.Tensor[] = [];
     for (let i = 0; i < L; i++) tensors.push(out[onnxNames.presentKey(i)], out[onnxNames.presentValue(i)]);
-    this.past = { length: P + T, tensors };
     const lt = out[onnxNames.logits];
     const raw = (await lt.getData()) as Float32Array | Uint16Array;
     const logits = raw instanceof Float32Array ? raw : toFloat32('F16', new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), T * V);
-    return { logits };
+    return { logits, past: { length: P + T, tensors } };
+  }
+
+  /** Frees a cache's GPU tensors (CPU tensors are garbage collected). */
+  disposePast(past: PastKv | null): void {
+    for (const t of past?.tensors ?? []) if (t.location === 'gpu-buffer') t.dispose();
   }
 
   /**

@@ -11,18 +11,22 @@ export interface OrtEnvOptions {
   wasmPaths?: string;
   /** wasm threads (multi-threading needs a cross-origin isolated page); default 1. */
   numThreads?: number;
-  /**
-   * Our engine's GPUDevice, for the WebGPU EP to share (set before the first WebGPU session).
-   * With a second device of its own, our engine's work stalled once ORT's session existed.
-   */
-  webgpuDevice?: GPUDevice;
 }
+
+// Our engine and ORT's WebGPU EP in one page: separate devices, by construction. ORT 1.30's
+// WebGPU backend (JSEP) always asks its adapter for a device of its own at the first WebGPU
+// session and then defines `env.webgpu.device` read-only; a device assigned there beforehand is
+// ignored (so no device is handed to it here). Neither engine waits on the other's queue or
+// mapAsync. What looked like a stall (our first GPU step after an ORT WebGPU session "did not
+// finish within a minute") is the first use of each device on the same two CPU cores under
+// SwiftShader: our model load with kernel tuning takes 41-49 s and ORT's first run compiles its
+// shaders in 20-33 s (measured with agent-tiny, six helpers sharing the machine); no ordering
+// is needed. tests/e2e/ort-interleave.spec.ts interleaves both in either order.
 
 export function configureOrt(opts: OrtEnvOptions = {}): typeof ort {
   if (opts.wasmPaths) ort.env.wasm.wasmPaths = opts.wasmPaths;
   ort.env.wasm.numThreads = opts.numThreads ?? 1;
   ort.env.logLevel = 'error';
-  if (opts.webgpuDevice) ort.env.webgpu.device = opts.webgpuDevice;
   return ort;
 }
 

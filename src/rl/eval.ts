@@ -10,7 +10,7 @@ import type { EpisodeReward } from '../envs/reward';
 import { rolloutStats } from '../agents/stats';
 import type { EpisodeResult } from '../agents/episode';
 import { groupAccuracyName, passAtKName } from '../metrics/names';
-import { collectRollouts, type RolloutContext } from './rollouts';
+import { collectRollouts, type AnyRolloutContext } from './rollouts';
 
 export function isCorrect(r: EpisodeReward): boolean {
   const v = r.final.parts.correctness ?? r.final.parts.mentions;
@@ -21,9 +21,11 @@ export interface EvalResult {
   metrics: Record<string, number>;
   /** Per task: how many of its k samples were correct. */
   correct: number[];
+  /** Every episode, task-major (task t's samples at t*k .. t*k + k - 1). */
+  episodes: EpisodeResult[];
 }
 
-export async function evaluate(ctx: RolloutContext, tasks: Task[], k: number, temperature: number, onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
+export async function evaluate(ctx: AnyRolloutContext, tasks: Task[], k: number, temperature: number, onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
   const B = ctx.cfg.rollout.batch_size;
   const correct: number[] = [];
   const episodes: EpisodeResult[] = [];
@@ -59,5 +61,5 @@ export async function evaluate(ctx: RolloutContext, tasks: Task[], k: number, te
     if (typeof family === 'string') groups.set(family, [...(groups.get(family) ?? []), correct[i]]);
   });
   for (const [g, cs] of groups) metrics[groupAccuracyName(g)] = cs.reduce((a, c) => a + c, 0) / (cs.length * k);
-  return { metrics, correct };
+  return { metrics, correct, episodes };
 }

@@ -1,33 +1,50 @@
 // Collecting scored episodes for any RL trainer (GRPO, rejection sampling, eval): an environment
-// rollout (prompts, tools, per-turn hook) through the agent loop on the GPU, then the env's
+// rollout (prompts, tools, per-turn hook) through the agent loop on a DecoderEngine (ours by default), then the env's
 // reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
 // tests/unit/rl-grpo.test.ts and rl-eval.test.ts.
 import type { AgentLoopConfig } from '../agents/config';
 import type { EpisodeResult } from '../agents/episode';
-import { runAgentRollout } from '../agents/gpu-rollout';
+import { runEngineRollout } from '../agents/gpu-rollout';
 import type { RolloutStats } from '../agents/stats';
 import type { Task } from '../data/schemas';
 import { envRollout } from '../envs/rollout';
 import type { EpisodeReward } from '../envs/reward';
 import type { Environment } from '../envs/types';
 import type { GpuRuntime } from '../gpu/runtime';
+import type { DecoderEngine } from '../model/engine';
+import { gpuEngine } from '../model/gpu/engine';
 import type { GpuModel } from '../model/gpu/model';
 import type { Tokenizer } from '../model/tokenizer';
 import { mixSeed } from '../train/rng';
 import type { RlConfig } from './config';
 import type { RlHooks } from './hooks';
 
-/** What every trainer step needs besides the trainer itself. */
-export interface RolloutContext {
+/** What collecting rollouts needs besides the engine. */
+export interface RolloutBase {
   cfg: RlConfig;
-  rt: GpuRuntime;
-  model: GpuModel;
   tokenizer: Tokenizer;
   env: Environment<Task>;
   /** undefined: the tokenizer's template; a string: that template (PLAIN_TEMPLATE for model.template plain). */
   template: string | undefined;
   hooks: Required<RlHooks>;
   signal?: AbortSignal;
+}
+
+/** What every trainer step needs besides the trainer itself: our GPU engine (trainers update its weights). */
+export interface RolloutContext extends RolloutBase {
+  rt: GpuRuntime;
+  model: GpuModel;
+}
+
+/** Rollouts on any DecoderEngine (evaluation and the playground may run on onnxruntime-web). */
+export interface EngineRolloutContext extends RolloutBase {
+  engine: DecoderEngine;
+}
+
+export type AnyRolloutContext = RolloutContext | EngineRolloutContext;
+
+export function engineOf(ctx: AnyRolloutContext): DecoderEngine {
+  return 'engine' in ctx ? ctx.engine : gpuEngine(ctx.rt, ctx.model);
 }
 
 export interface ScoredRollout {
@@ -50,14 +67,14 @@ export function agentConfig(cfg: RlConfig, G: number, step: number, temperature 
 }
 
 /** B tasks x G episodes, scored; hooks on_rollout_start / on_rollout_end run around it. */
-export async function collectRollouts(ctx: RolloutContext, tasks: Task[], step: number, opts: { G?: number; temperature?: number } = {}): Promise<ScoredRollout> {
+export async function collectRollouts(ctx: AnyRolloutContext, tasks: Task[], step: number, opts: { G?: number; temperature?: number } = {}): Promise<ScoredRollout> {
   const G = opts.G ?? ctx.cfg.rollout.group_size;
   await ctx.hooks.on_rollout_start({ step, tasks });
   const er = envRollout(ctx.env, tasks, G);
   const prefill = ctx.cfg.rollout.prefill;
   const t0 = performance.now();
-  const batch = await runAgentRollout({
-    rt: ctx.rt, model: ctx.model, tokenizer: ctx.tokenizer, registry: er.registry,
+  const batch = await runEngineRollout({
+    engine: engineOf(ctx), tokenizer: ctx.tokenizer, registry: er.registry,
     prompts: er.prompts.map((p) => (prefill ? { ...p, prefill } : p)),
     config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, template: ctx.template,
   });

@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { INTEROP_MODELS } from '../fixtures/interop-models';
 import { exportOnnxFolder, MemorySink, onnxModelPath } from '../../src/export';
 import { exportPeftAdapter } from '../../src/train/peft-export';
-import type { OrtCompareRequest } from '../../src/harness/ort.harness';
+import type { OrtCompareRequest, OrtGenerateRequest, OrtGenerateResult } from '../../src/harness/ort.harness';
 import type { EngineComparison } from '../../src/ort/check';
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
@@ -44,3 +44,34 @@ for (const m of INTEROP_MODELS) {
     }
   });
 }
+
+// The generation path the eval / playground code uses (openEngine + generateOn), on both engines
+// in one page: ours, then ORT, then ours again; greedy on the WebGPU and wasm EPs, seeded
+// sampling on wasm.
+test('generateOn through openEngine: ORT (WebGPU and wasm EPs) gives our tokens; agent-tiny + LoRA', async ({ page }) => {
+  test.setTimeout(600_000);
+  const m = INTEROP_MODELS.find((x) => x.name.startsWith('agent-tiny'))!;
+  const input = await m.open();
+  const sink = new MemorySink();
+  await exportOnnxFolder(input, sink, { dtypes: ['f32'] });
+  const onnxFolder = Object.fromEntries([...sink.files].map(([k, v]) => [k, b64(v)]));
+  const base: Record<string, string> = {};
+  for (const f of await input.source.list()) if (f === 'config.json' || f.endsWith('.safetensors')) base[f] = b64(await input.source.read(f));
+  const adapter = input.lora ? Object.fromEntries([...exportPeftAdapter(input.lora, input.config, { baseModelName: 'test' })].map(([k, v]) => [k, b64(v)])) : null;
+  page.on('pageerror', (e) => console.log(`[page error] ${e.message}`));
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('ortGenerate');
+  const cases: Pick<OrtGenerateRequest, 'backend' | 'temperature' | 'seed' | 'maxNewTokens'>[] = [
+    { backend: 'webgpu', temperature: 0, seed: 0, maxNewTokens: 6 },
+    { backend: 'wasm', temperature: 0, seed: 0, maxNewTokens: 16 },
+    { backend: 'wasm', temperature: 1, seed: 5, maxNewTokens: 16 },
+  ];
+  for (const c of cases) {
+    const req: OrtGenerateRequest = { base, adapter, onnxFolder, prompt: m.prompt, ...c };
+    const r = await page.evaluate((q) => (window as unknown as { __harness: Record<string, (q: OrtGenerateRequest) => Promise<OrtGenerateResult>> }).__harness.ortGenerate(q), req);
+    console.log(`generateOn ${c.backend} T=${c.temperature}: ours ${r.ours.join(',')} | ort ${r.ort.join(',')} | ours after ${r.oursAfter.join(',')}; log-prob maxdiff ${r.maxLogprobDiff.toExponential(2)}`);
+    expect(r.ort).toEqual(r.ours);
+    expect(r.oursAfter).toEqual(r.ours);
+    expect(r.maxLogprobDiff).toBeLessThan(1e-4);
+  }
+});

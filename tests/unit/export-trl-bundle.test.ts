@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args';
 import { trlBundleCommand as command } from '../../src/cli/commands/export-trl';
-import type { MathTask, SearchQaTask } from '../../src/data/schemas';
+import type { AgentTask, MathTask, SearchQaTask } from '../../src/data/schemas';
 import { perDeviceBatch } from '../../src/export/trl/config-map';
 import { exportServices } from '../../src/export/trl/services';
 import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs';
@@ -102,6 +102,23 @@ print(json.dumps([verl_reward.compute_score(r["data_source"], a, r["reward_model
     const verlStory = readJsonl(join(sOut, 'verl/train.jsonl'));
     expect(verlStory[0].data_source).toBe('rl_studio/story');
     expect(readFileSync(join(sOut, 'README.md'), 'utf8')).toContain('The config maps directly for this environment');
+  }, 60_000);
+
+  it('agent: the default agent\'s bundle carries reward_agent.py with the checks it reuses, the agent corpus and k = 1', async () => {
+    const out = await exportPreset('agent_grpo');
+    const cfg = parseConfig(readFileSync('configs/agent_grpo.yaml', 'utf8'), 'agent', { sets: ['data.max_tasks=40'] });
+    const tasks = loadTasksFor(cfg, 'train', () => {}) as AgentTask[];
+    const rows = readJsonl(join(out, 'data/train.jsonl'));
+    expect(rows.map((r) => [r.family, r.answer])).toEqual(tasks.map((t) => [t.family, t.answer]));
+    expect(readFileSync(join(out, 'corpus.jsonl'), 'utf8')).toBe(readFileSync('datasets/agent_corpus.jsonl', 'utf8'));
+    const rc = JSON.parse(readFileSync(join(out, 'reward_config.json'), 'utf8')) as { module: string; parts: string[]; tools: { search_k: number } };
+    expect([rc.module, rc.parts, rc.tools.search_k]).toEqual(['reward_agent', ['correctness', 'format', 'tool_use', 'tool_errors'], 1]);
+    execFileSync(PYTHON, ['-m', 'py_compile', ...readdirSync(out).filter((f) => f.endsWith('.py'))], { cwd: out });
+    // verl grades single-turn answers (no tool ran): correctness and format only.
+    const got = JSON.parse(py(out, `import json, verl_reward
+rows = [json.loads(l) for l in open("verl/train.jsonl")][:2]
+print(json.dumps([verl_reward.compute_score(r["data_source"], "<answer>" + r["extra_info"]["answer"] + "</answer>", r["reward_model"]["ground_truth"], r["extra_info"]) for r in rows]))`)) as Record<string, number>[];
+    for (const g of got) expect([g.correctness, g.format, g.tool_use]).toEqual([1, 1, 0]);
   }, 60_000);
 
   it('search_qa: tools.py search ranks the corpus as our CorpusSearch and shows the same text', async () => {

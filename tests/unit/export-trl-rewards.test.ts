@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolSpecs } from '../../src/agents/gpu-rollout';
 import { runEpisodes } from '../../src/agents/loop';
 import { TurnRenderer } from '../../src/agents/turn-render';
-import type { CodeTask, MathTask, SearchQaTask, Task } from '../../src/data/schemas';
+import type { AgentTask, CodeTask, MathTask, SearchQaTask, Task } from '../../src/data/schemas';
 import { envRollout } from '../../src/envs/rollout';
 import { storyTasks, type StoryTask } from '../../src/envs/story/env';
 import type { EnvServices } from '../../src/envs';
@@ -121,6 +121,35 @@ function storyTurns(t: StoryTask, i: number): string[] {
   return [cases[i % cases.length]];
 }
 
+/** An agent episode: right, wrong, malformed, no tool call, the other family's tool, several turns. */
+function agentTurns(t: AgentTask, i: number): string[] {
+  const a = t.answer;
+  const meta = (t as AgentTask & { metadata?: { code?: string; query?: string } }).metadata ?? {};
+  const own = t.family === 'calculator' ? call('python', { code: meta.code ?? `print(${a})` }) : call('search', { query: meta.query ?? t.question });
+  const other = t.family === 'calculator' ? call('search', { query: t.question }) : call('python', { code: 'print(6 * 7)' });
+  const wrong = t.family === 'calculator' ? String(Number(a) + 3) : 'Paris';
+  const cases: string[][] = [
+    [own, `<answer>${a}</answer>`],
+    [`<answer>${a}</answer>`],
+    [own, `<answer>${wrong}</answer>`],
+    [own, `The answer is ${a}.`],
+    [other, `<answer>${a}</answer>`],
+    ['<tool_call>\n{"name": "python", "arguments": {"code": }\n</tool_call>', `<answer>${a}</answer>`],
+    [call('calculator', { expr: a }), `<answer>${a}</answer>`],
+    [own, '<answer></answer>'],
+    [a],
+    [own, own, other, `<answer> ${a.toUpperCase()}. </answer>`],
+    [own, own, own, own],
+    [call('python', { code: '1/0' }), `<answer>${a}</answer>`],
+    [own + '\n' + other, `Answer: ${a}`],
+    [`<answer>${wrong}</answer> then <answer>${a}</answer>`],
+    [own, `<answer>${t.family === 'calculator' ? `${a}.0` : `The ${a}`}</answer>`],
+    ['<tool_call>{"name": "search"', `<answer>${a}</answer>`],
+    [call('search', { q: 'x' }), `<answer>${a}`],
+  ];
+  return cases[i % cases.length];
+}
+
 let tok: Tokenizer;
 let template: string;
 let work: string;
@@ -179,10 +208,11 @@ function sorted(o: Record<string, number>): [string, number][] {
 }
 
 /** A preset's config, its environment (sharing the one Python pool) and its train tasks. */
-function preset(file: string): { cfg: RlConfig; env: Environment<Task>; tasks: Task[] } {
-  const cfg = parseConfig(readFileSync(file, 'utf8'), file);
+function preset(file: string, sets: string[] = []): { cfg: RlConfig; env: Environment<Task>; tasks: Task[] } {
+  const cfg = parseConfig(readFileSync(file, 'utf8'), file, { sets });
   const services: EnvServices = { python: pool };
   if (cfg.data.env === 'search_qa') services.search = new CorpusSearch(parseCorpusJsonl(readFileSync('datasets/squad_corpus.jsonl', 'utf8')));
+  if (cfg.data.env === 'agent') services.search = new CorpusSearch(parseCorpusJsonl(readFileSync('datasets/agent_corpus.jsonl', 'utf8')));
   return { cfg, env: buildEnvironment(cfg, services), tasks: loadTasksFor(cfg, 'train', () => {}) };
 }
 
@@ -220,6 +250,16 @@ describe.skipIf(!existsSync(DIR) || !existsSync(PYTHON))('TRL bundle reward file
     const { rows, scored } = await roundTrip('search_qa', p.cfg, p.env, tasks, (i) => searchTurns(tasks[i], i));
     compare('search_qa', rows, scored);
   }, 120_000);
+
+  it('agent (the default agent: calculator + lookup, python and search tools, up to 4 turns)', async () => {
+    const p = preset('configs/agent_grpo.yaml', ['rollout.max_turns=4']);
+    const tasks = p.tasks.slice(0, N) as AgentTask[];
+    expect(new Set(tasks.map((t) => t.family))).toEqual(new Set(['calculator', 'lookup']));
+    const { rows, scored, episodes } = await roundTrip('agent', p.cfg, p.env, tasks, (i) => agentTurns(tasks[i], i));
+    console.log(`agent: turns per episode ${[...new Set(episodes.map((e) => e.turns))].sort().join(',')}`);
+    expect(Math.max(...episodes.map((e) => e.turns))).toBeGreaterThanOrEqual(3);
+    compare('agent', rows, scored);
+  }, 180_000);
 
   it('story (word and length parts)', async () => {
     // A length weight (default 0) so the total mixes both parts; it reaches Python through configure().

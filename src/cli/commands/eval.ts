@@ -1,6 +1,7 @@
-// `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR]`: held-out accuracy / pass@k of a
-// model (and optionally a trained PEFT adapter) on the config's environment, separate from
-// training. Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
+// `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [--engine ort --onnx DIR]`:
+// held-out accuracy / pass@k of a model (and optionally a trained PEFT adapter) on the config's
+// environment, separate from training, on our engine or onnxruntime-web (src/cli/engine-option.ts).
+// Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
 import type { CliCommand } from '../args';
 import { getNumber, getString } from '../args';
 import { PLAIN_TEMPLATE } from '../../agents/chat-template';
@@ -9,6 +10,7 @@ import { buildEnvironment } from '../../rl/env-factory';
 import { evaluate } from '../../rl/eval';
 import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
 import { readConfig } from './train';
+import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
 
 export const command: CliCommand = {
   name: 'eval',
@@ -24,7 +26,8 @@ export const command: CliCommand = {
   --samples K             samples per task: pass@K (default eval.samples; K > 1 samples at eval.temperature or 1)
   --tasks N               tasks graded (default eval.num_tasks; 0 = all)
   --set key=value         overrides a config field (repeatable)
-  --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level`,
+  --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level
+${ENGINE_OPTIONS}`,
   async run(args) {
     const cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);
@@ -36,18 +39,18 @@ export const command: CliCommand = {
     const n = getNumber(args, 'tasks', cfg.eval.num_tasks);
     let tasks = loadTasksFor(cfg, split, log);
     if (n > 0) tasks = tasks.slice(0, n);
-    const m = await loadRunModel(cfg, log, getString(args, 'adapter'));
+    const e = await openCliEngine(args, cfg.model.path, () => loadRunModel(cfg, log, getString(args, 'adapter')), log);
     const svc = await startServices(cfg);
     try {
       const ctx = {
-        cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
+        cfg, engine: e.engine, tokenizer: e.tokenizer, env: buildEnvironment(cfg, svc.services),
         template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(),
       };
       const r = await evaluate(ctx, tasks, k, temperature, (done, total) => log(`\reval ${done}/${total}`));
       log('\n');
       process.stdout.write(JSON.stringify({ split, tasks: tasks.length, samples: k, temperature, ...r.metrics }) + '\n');
     } finally {
-      m.model.dispose();
+      await e.close();
       await svc.pool?.close();
     }
     return 0;

@@ -9,7 +9,7 @@ import { getNumber, getString, requireString } from '../args';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { buildEnvironment } from '../../rl/env-factory';
 import { loadTasksFor } from '../../rl/node-run';
-import { buildBundle } from '../../export/trl/bundle';
+import { buildBundle, corpusFileOf } from '../../export/trl/bundle';
 import { isTrlEnv, TRL_ENVS } from '../../export/trl/rows';
 import { COMMON_PY, readPython, REWARD_PY } from '../../export/trl/python-files';
 import { exportServices } from '../../export/trl/services';
@@ -66,7 +66,7 @@ The bundle's README.md has the accelerate launch command; CONFIG_MAP.md maps eve
     const log = (s: string) => process.stderr.write(s);
     const run = getString(args, 'run');
     const adapterDir = getString(args, 'adapter') ?? (run ? join(run, 'adapter') : undefined);
-    const corpusFile = cfg.data.env === 'search_qa' ? (cfg.data.corpus ?? 'datasets/squad_corpus.jsonl') : null;
+    const corpusFile = corpusFileOf(envName, cfg.data.corpus);
     const corpus = corpusFile ? readFileSync(corpusFile, 'utf8') : null;
     const env = buildEnvironment(cfg, exportServices(corpus !== null && corpusFile ? { text: corpus, file: corpusFile } : null));
     const tasks = loadTasksFor(cfg, 'train', log);

@@ -1,13 +1,15 @@
-// `npm run cli -- generate`: text generation with the GPU engine from a prompt, a chat
-// (--messages, rendered with the model's chat template) or BOS; without --model, the shipped
-// default agent with --prompt as a user turn. Streams the text to stdout and prints tokens/s on
-// stderr. Tested by tests/unit/cli-model.test.ts and tests/unit/cli-chat.test.ts (the default).
+// `npm run cli -- generate`: text generation with our GPU engine (or onnxruntime-web with
+// --engine ort, src/cli/engine-option.ts) from a prompt, a chat (--messages, rendered with the
+// model's chat template) or BOS; without --model, the shipped default agent with --prompt as a
+// user turn. Streams the text to stdout and prints tokens/s on stderr. Tested by
+// tests/unit/cli-model.test.ts and tests/unit/cli-chat.test.ts (the default).
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../args';
 import { getBool, getNumber, getString } from '../args';
 import { DEFAULT_MODEL, fromRepo } from '../defaults';
 import { loadCliModel, MODEL_OPTIONS } from '../load-model';
-import { generate } from '../../model/generate';
+import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
+import { generateOn } from '../../model/generate';
 import { renderChat, type ChatMessage } from '../../agents/chat-template';
 
 export const command: CliCommand = {
@@ -18,6 +20,7 @@ export const command: CliCommand = {
 ${MODEL_OPTIONS}
                           default model: the shipped default agent ${DEFAULT_MODEL}
                           (from the repo root, --quant none unless given)
+${ENGINE_OPTIONS}
   --prompt TEXT           text to continue (with the tokenizer's BOS when it adds one)
   --chat true|false       send --prompt as one user turn rendered with the model's chat template
                           (default true without --model, false with it)
@@ -37,8 +40,9 @@ With neither --prompt nor --messages it starts from BOS.`,
       args.flags.model = fromRepo(DEFAULT_MODEL);
       args.flags.quant ??= 'none';   // 263K parameters: NF4 would only add error
     }
-    const { rt, loaded, model } = await loadCliModel(args);
-    const tok = loaded.tokenizer;
+    const log = (s: string) => process.stderr.write(s);
+    const e = await openCliEngine(args, getString(args, 'model'), () => loadCliModel(args, log), log);
+    const tok = e.tokenizer;
     const promptText = getString(args, 'prompt');
     const messagesFile = getString(args, 'messages');
     let prompt: number[];
@@ -60,14 +64,14 @@ With neither --prompt nor --messages it starts from BOS.`,
     } else {
       prompt = [];
     }
-    const bos = tok.bosTokenId ?? loaded.config.bosTokenId;
+    const bos = tok.bosTokenId ?? e.config.bosTokenId;
     if (prompt.length === 0) {
       if (bos === undefined) throw new Error('This model has no BOS token: give --prompt or --messages');
       prompt = [bos];
     }
-    const stopIds = [...new Set([...loaded.config.eosTokenIds, ...tok.eosTokenIds])];
+    const stopIds = [...new Set([...e.config.eosTokenIds, ...tok.eosTokenIds])];
     const t0 = performance.now();
-    const [g] = await generate(rt, model, tok, [prompt], {
+    const [g] = await generateOn(e.engine, tok, [prompt], {
       maxNewTokens: getNumber(args, 'max-new-tokens', 256),
       temperature: getNumber(args, 'temperature', 1),
       topP: getNumber(args, 'top-p', 1),
@@ -80,7 +84,7 @@ With neither --prompt nor --messages it starts from BOS.`,
     const secs = (performance.now() - t0) / 1000;
     process.stdout.write('\n');
     process.stderr.write(`${g.tokens.length} tokens in ${secs.toFixed(2)} s: ${(g.tokens.length / secs).toFixed(1)} tokens/s (prompt ${prompt.length} tokens, finished: ${g.finishReason})\n`);
-    model.dispose();
+    await e.close();
     return 0;
   },
 };

@@ -17,7 +17,11 @@ export const REWARD_PARTS: Record<TrlEnvName, readonly string[]> = {
   code_exec: ['correctness', 'pass_rate', 'format', 'tool_use', 'tool_errors'],
   search_qa: ['correctness', 'em', 'f1', 'format', 'tool_use', 'tool_errors'],
   story: ['mentions', 'length'],
+  agent: ['correctness', 'format', 'tool_use', 'tool_errors'],
 };
+
+/** The environments whose search tool reads the bundle's corpus.jsonl. */
+const CORPUS_ENVS: readonly TrlEnvName[] = ['search_qa', 'agent'];
 
 export interface BundleInputs {
   cfg: RlConfig;
@@ -28,7 +32,7 @@ export interface BundleInputs {
   adapter: Map<string, Uint8Array> | null;
   /** Python sources by file name (the shared ones and this environment's). */
   python: Map<string, string>;
-  /** search_qa: the corpus JSONL text the search tool reads. */
+  /** search_qa and agent: the corpus JSONL text the search tool reads. */
   corpus: string | null;
   gpus: number;
 }
@@ -42,6 +46,12 @@ function rewardSettings(cfg: RlConfig): Record<string, Json> {
   return cfg.data.env === 'math' ? { answer_format: cfg.env.answer_format } : {};
 }
 
+/** Settings of the bundled tools (reward_config.json "tools"): results per search call, as the env's `k`. */
+function toolSettings(env: Environment<Task>): Record<string, Json> {
+  const k = (env as { config?: { k?: unknown } }).config?.k;
+  return typeof k === 'number' ? { search_k: k } : {};
+}
+
 /** Why verl is not a direct map for this environment, or null when it is. */
 export function verlLimit(cfg: RlConfig, tools: string[]): string | null {
   if (!tools.length) return null;
@@ -49,6 +59,12 @@ export function verlLimit(cfg: RlConfig, tools: string[]): string | null {
     'agent loop (a tool class per tool and a tool_config YAML, `actor_rollout_ref.rollout.multi_turn.tool_config_path`), ' +
     'which our tools do not implement. The data and single-turn reward still work: with the overrides below verl trains ' +
     'without tools, and the reward file grades each response as one turn.';
+}
+
+/** The corpus the environment's search tool reads by default, or null when it has no search tool. */
+export function corpusFileOf(env: TrlEnvName, configured: string | null = null): string | null {
+  if (!CORPUS_ENVS.includes(env)) return null;
+  return configured ?? (env === 'agent' ? 'datasets/agent_corpus.jsonl' : 'datasets/squad_corpus.jsonl');
 }
 
 export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
@@ -76,13 +92,13 @@ export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
   put('verl/to_parquet.py', VERL_TO_PARQUET);
   put('grpo_config.json', json(grpo));
   put('reward_config.json', json({
-    env, module: `reward_${env}`, parts, weights, config: rewardSettings(cfg),
+    env, module: `reward_${env}`, parts, weights, config: rewardSettings(cfg), tools: toolSettings(b.env),
     base_model: cfg.model.path, quant: cfg.model.quant,
     lora: { r: cfg.lora.rank, lora_alpha: cfg.lora.alpha, target_modules: cfg.lora.targets.map((t) => `${t}_proj`), use_rslora: cfg.lora.rslora },
   }));
   for (const [name, text] of b.python) put(name, text);
-  if (env === 'search_qa') {
-    if (b.corpus === null) throw new Error('export-trl: search_qa needs the corpus (data.corpus or datasets/squad_corpus.jsonl)');
+  if (CORPUS_ENVS.includes(env)) {
+    if (b.corpus === null) throw new Error(`export-trl: ${env} needs the corpus (data.corpus or ${corpusFileOf(env)})`);
     put('corpus.jsonl', b.corpus);
   }
   for (const [name, bytes] of b.adapter ?? []) files.set(`adapter/${name}`, bytes);

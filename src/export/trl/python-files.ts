@@ -15,6 +15,7 @@ export const REWARD_PY = {
   code_exec: ['reward_code_exec.py', 'code_runner.py'],
   search_qa: ['reward_search_qa.py'],
   story: ['reward_story.py'],
+  agent: ['reward_agent.py', 'reward_math.py', 'reward_search_qa.py'],
 } as const;
 
 export function readPython(name: string): string {

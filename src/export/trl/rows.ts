@@ -4,14 +4,14 @@
 // same row in verl's layout, and one exported rollout (prompt, completion, reward) per episode.
 // Tested by tests/unit/export-trl-bundle.test.ts and export-trl-rewards.test.ts.
 import type { ChatMessage } from '../../agents/chat-template';
-import type { CodeTask, MathTask, SearchQaTask, Task } from '../../data/schemas';
+import type { AgentTask, CodeTask, MathTask, SearchQaTask, Task } from '../../data/schemas';
 import type { EpisodeReward } from '../../envs/reward';
 import type { StoryTask } from '../../envs/story/env';
 import type { RlEnvName } from '../../rl/config-schema';
 
-/** The environments whose rewards have a Python port (the default agent's `agent` env has none yet). */
-export type TrlEnvName = Exclude<RlEnvName, 'agent'>;
-export const TRL_ENVS: readonly TrlEnvName[] = ['math', 'code_exec', 'search_qa', 'story'];
+/** The environments whose rewards have a Python port (every shipped one). */
+export type TrlEnvName = RlEnvName;
+export const TRL_ENVS: readonly TrlEnvName[] = ['math', 'code_exec', 'search_qa', 'story', 'agent'];
 export function isTrlEnv(env: RlEnvName): env is TrlEnvName {
   return (TRL_ENVS as readonly string[]).includes(env);
 }
@@ -23,6 +23,7 @@ export const REWARD_COLUMNS: Record<TrlEnvName, readonly string[]> = {
   code_exec: ['tests', 'test_setup_code'],
   search_qa: ['answers'],
   story: ['word', 'target_words'],
+  agent: ['answer', 'family'],
 };
 
 export type Columns = Record<string, string | number | string[]>;
@@ -45,6 +46,8 @@ export function rewardColumns(env: TrlEnvName, task: Task | StoryTask): Columns 
       return { answers: (task as SearchQaTask).answers };
     case 'story':
       return { word: (task as StoryTask).word, target_words: (task as StoryTask).target_words };
+    case 'agent':
+      return { answer: (task as AgentTask).answer, family: (task as AgentTask).family };
   }
 }
 

@@ -8,14 +8,11 @@ import type { KvCache } from '../../gpu/kv-cache';
 import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling';
 import type { GpuModel } from './model';
 
-export interface StepSample {
-  /** Per slot: the sampled next token, or -1 for slots that appended nothing this step. */
-  ids: Int32Array;
-  /** Per slot: log softmax(logits / T)[id] (NaN for slots without a sample). */
-  logprobs: Float32Array;
-}
+import type { DecodeStepper, StepSample } from '../engine';
 
-export class DecodeSession {
+export type { StepSample };
+
+export class DecodeSession implements DecodeStepper {
   readonly cache: KvCache;
   private logits: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;

@@ -20,7 +20,7 @@ import unicodedata
 
 TIMEOUT_S = 10.0  # per call (rollout.tool_timeout_ms)
 MAX_CHARS = 4000  # characters the model reads per call; the middle is cut
-K = 3  # search results per call
+K = int(os.environ.get("RL_STUDIO_SEARCH_K", "3"))  # search results per call (reward_config.json tools.search_k)
 MAX_SNIPPET = 500
 
 _STOP = set(

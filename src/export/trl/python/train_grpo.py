@@ -53,9 +53,11 @@ def main():
     dataset = load_dataset("json", data_files=os.path.join(HERE, "data", "train.jsonl"), split="train")
     tools = None
     if "tools" in dataset.column_names:
-        import tools as bundled_tools
-
         os.environ.setdefault("RL_STUDIO_CORPUS", os.path.join(HERE, "corpus.jsonl"))
+        if "search_k" in rewards.get("tools", {}):
+            os.environ.setdefault("RL_STUDIO_SEARCH_K", str(rewards["tools"]["search_k"]))
+        import tools as bundled_tools  # reads RL_STUDIO_SEARCH_K when imported
+
         tools = bundled_tools.tools_for(dataset[0]["tools"])
         dataset = dataset.remove_columns(["tools"])
 

@@ -1,0 +1,86 @@
+// onnxruntime-web behind the engine-agnostic DecoderEngine (src/model/engine.ts), so generation,
+// agent rollouts and evaluation run on an ONNX export exactly as on our engine: one ORT session,
+// one past-key/values cache per slot (the graph runs batch 1, slot after slot), and sampling by
+// the CPU twin of our GPU sampler (src/reference/sampling.ts: same greedy argmax, same seeded
+// Gumbel draw per row), so greedy tokens match ours whenever the logits agree.
+// Tested by tests/unit/ort-engine.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (Chromium).
+import type { DecoderEngine, DecodeStepper, StepSample } from '../model/engine';
+import type { ModelConfig } from '../model/types';
+import { sample_forward, type SamplingParams } from '../reference/sampling';
+import type { PastKv } from './decoder';
+import { OrtDecoder } from './decoder';
+
+/** B sequences on one ORT session. */
+export class OrtStepper implements DecodeStepper {
+  readonly lengths: Int32Array;
+  private readonly caches: (PastKv | null)[];
+
+  constructor(private readonly decoder: OrtDecoder, readonly B: number, readonly Tmax: number) {
+    this.lengths = new Int32Array(B);
+    this.caches = Array.from({ length: B }, () => null);
+  }
+
+  async step(newTokens: number[][], params: SamplingParams): Promise<StepSample> {
+    if (newTokens.length !== this.B) throw new Error(`OrtStepper.step: ${newTokens.length} token lists for ${this.B} slots`);
+    const V = this.decoder.shape.vocabSize;
+    for (const [s, toks] of newTokens.entries()) {
+      for (const t of toks) if (!Number.isInteger(t) || t < 0 || t >= V) throw new Error(`OrtStepper.step: token id ${t} for slot ${s} is outside the vocabulary [0, ${V})`);
+      if (this.lengths[s] + toks.length > this.Tmax) throw new Error(`OrtStepper.step: slot ${s} would hold ${this.lengths[s] + toks.length} tokens, more than the ${this.Tmax} it was opened with`);
+    }
+    // Rows in slot order, as DecodeSession gathers them (the sampler's row index seeds its draw).
+    const slots = newTokens.flatMap((t, s) => (t.length ? [s] : []));
+    const logits = new Float32Array(slots.length * V);
+    for (const [row, s] of slots.entries()) {
+      const toks = newTokens[s];
+      const r = await this.decoder.forward(toks, this.caches[s]);
+      this.decoder.disposePast(this.caches[s]);
+      this.caches[s] = r.past;
+      this.lengths[s] += toks.length;
+      logits.set(r.logits.subarray((toks.length - 1) * V, toks.length * V), row * V);
+    }
+    const ids = new Int32Array(this.B).fill(-1);
+    const logprobs = new Float32Array(this.B).fill(NaN);
+    if (!slots.length) return { ids, logprobs };
+    const res = sample_forward(logits, slots.length, V, params);
+    for (const [row, s] of slots.entries()) {
+      ids[s] = res.ids[row];
+      logprobs[s] = res.logprobs[row];
+    }
+    return { ids, logprobs };
+  }
+
+  reset(slot: number): void {
+    this.decoder.disposePast(this.caches[slot]);
+    this.caches[slot] = null;
+    this.lengths[slot] = 0;
+  }
+
+  free(): void {
+    for (let s = 0; s < this.B; s++) this.reset(s);
+  }
+}
+
+/** An ONNX export (src/export/onnx) as a DecoderEngine. */
+export class OrtEngine implements DecoderEngine {
+  readonly label: string;
+  readonly vocabSize: number;
+  readonly maxPositions: number;
+  readonly eosTokenIds: readonly number[];
+
+  constructor(readonly decoder: OrtDecoder, config: ModelConfig) {
+    this.label = `onnxruntime-web ${decoder.backend}`;
+    this.vocabSize = config.vocabSize;
+    this.maxPositions = config.maxPositions;
+    this.eosTokenIds = config.eosTokenIds;
+    if (decoder.shape.vocabSize !== config.vocabSize) throw new Error(`OrtEngine: the graph has V = ${decoder.shape.vocabSize} but config.json says vocab_size ${config.vocabSize}`);
+  }
+
+  open(slots: number, maxTokens: number): OrtStepper {
+    if (!(Number.isInteger(slots) && slots >= 1)) throw new Error(`OrtEngine.open: slots must be an integer >= 1, got ${slots}`);
+    return new OrtStepper(this.decoder, slots, Math.min(maxTokens, this.maxPositions));
+  }
+
+  release(): Promise<void> {
+    return this.decoder.release();
+  }
+}
