@@ -12,7 +12,7 @@ import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { describeLimits, measureLimits, ofPeak } from '../src/gpu/limits';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
+import { getNumber, getString, parseArgs } from '../src/util/args';
 
 const args = parseArgs(process.argv.slice(2));
 const B = getNumber(args, 'batch', 16), T = getNumber(args, 'seq', 128);

@@ -13,7 +13,7 @@ import { createNodePythonPool } from '../src/tools/python/node-pool';
 import type { QwenTool } from '../src/tools/qwen-tools';
 import { ToolRegistry } from '../src/tools/registry';
 import { CorpusSearch } from '../src/tools/search/corpus';
-import { mixSeed, mulberry32, permutation } from '../src/train/rng';
+import { mixSeed, mulberry32, permutation } from '../src/util/rng';
 import { calculatorTask, lookupTask, type Split } from './agent-data/tasks';
 import { makePlaces, placeDoc } from './agent-data/world';
 

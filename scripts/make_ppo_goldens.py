@@ -1,5 +1,5 @@
 # Builds the RLOO / REINFORCE++ / PPO goldens (tests/fixtures/goldens/ppo_goldens.json) that the CPU
-# references (src/rl/advantages.ts, src/reference/ppo.ts, src/rl/grpo-loss.ts with per-row
+# references (src/rl/advantages.ts, src/reference/ppo.ts, src/reference/grpo_loss.ts with per-row
 # advantages) are checked against: advantages of a 2 x G=4 reward batch under each estimator, and
 # for multi-turn episodes (prompt, assistant turns, tool output between them) the per-turn rewards
 # placed at turn ends, GAE advantages and returns for two (gamma, lambda) pairs, the clipped value

@@ -5,7 +5,7 @@
 // scripts/train-agent.ts; tested by tests/unit/agent-model.test.ts.
 import type { ModelConfig, HostTensor } from '../../src/model/types';
 import { expectedTensors } from '../../src/model/io/expected';
-import { mixSeed, mulberry32 } from '../../src/train/rng';
+import { mixSeed, mulberry32 } from '../../src/util/rng';
 
 export function agentModelConfig(vocabSize: number, eosTokenIds: number[]): ModelConfig {
   return {

@@ -3,7 +3,7 @@
 // document that states them. Names cannot be memorised from elsewhere; the held-out places are
 // disjoint from the training ones. Used by scripts/make-agent-data.ts; tested by
 // tests/unit/agent-data.test.ts.
-import { mulberry32 } from '../../src/train/rng';
+import { mulberry32 } from '../../src/util/rng';
 import type { CorpusDoc } from '../../src/tools/search/corpus';
 
 export type Rand = () => number;

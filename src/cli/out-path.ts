@@ -4,7 +4,7 @@
 // an existing one is replaced only with --overwrite. Tested by tests/unit/out-path.test.ts.
 import { existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { getBool, getString, type ParsedArgs } from './args';
+import { getBool, getString, type ParsedArgs } from '../util/args';
 
 export type RunFolderIntent = 'new' | 'resume' | 'overwrite';
 

@@ -6,7 +6,7 @@
 import type { GpuRuntime } from '../gpu/runtime';
 import { GRPO_METRICS_BYTES, grpoTokenCoefficients, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { DlogpFn } from '../train/train-step';
-import type { GrpoLossConfig, GrpoSums, LossNormaliser } from './grpo-loss';
+import type { GrpoLossConfig, GrpoSums, LossNormaliser } from '../reference/grpo_loss';
 
 /** What one sequence brings to the loss, each [T-1] (row t scores token t+1). */
 export interface SeqRows {

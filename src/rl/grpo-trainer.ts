@@ -5,7 +5,7 @@
 // the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
 // Tested by tests/unit/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
 import { computeAdvantages, rewardMetrics } from './advantages';
-import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from './grpo-loss';
+import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../reference/grpo_loss';
 import type { Task } from '../data/schemas';
 import type { GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';

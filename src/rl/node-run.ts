@@ -18,7 +18,7 @@ import { Trainer } from '../train/trainer';
 import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
 import { writeFilesAtomic } from '../train/write-files';
-import { loadCliModel, type CliModel } from '../cli/load-model';
+import { loadCliModel, type CliModel } from '../model/node-load';
 import type { RlConfig } from './config';
 import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
 import type { GrpoContext } from './grpo-trainer';

@@ -13,7 +13,7 @@ import type { Environment } from '../envs/types';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import type { Tokenizer } from '../model/tokenizer';
-import { mixSeed } from '../train/rng';
+import { mixSeed } from '../util/rng';
 import type { RlConfig } from './config';
 import type { RlHooks } from './hooks';
 

@@ -8,7 +8,7 @@ import { loadTasks } from '../../src/data/loader';
 import type { AgentTask } from '../../src/data/schemas';
 import { AgentEnv } from '../../src/envs/agent/env';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
-import { mulberry32 } from '../../src/train/rng';
+import { mulberry32 } from '../../src/util/rng';
 import { calculatorTask, lookupTask } from '../../scripts/agent-data/tasks';
 import { makePlaces, placeDoc } from '../../scripts/agent-data/world';
 

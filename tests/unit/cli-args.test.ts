@@ -1,6 +1,6 @@
 // The CLI argument parser: values, flags, `=` syntax, repeats, and errors naming the option.
 import { describe, expect, it } from 'vitest';
-import { getBool, getNumber, parseArgs, requireString } from '../../src/cli/args';
+import { getBool, getNumber, parseArgs, requireString } from '../../src/util/args';
 
 describe('parseArgs', () => {
   it('reads values, flags, = syntax and repeats', () => {

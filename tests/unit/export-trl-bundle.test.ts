@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs } from '../../src/util/args';
 import { trlBundleCommand as command } from '../../src/cli/commands/export-trl';
 import type { MathTask, SearchQaTask } from '../../src/data/schemas';
 import { perDeviceBatch } from '../../src/export/trl/config-map';

@@ -3,8 +3,8 @@
 // Used by grpo-reference.test.ts and grpo-gpu.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveGrpoLoss, type GrpoLossConfig, type LossAggregation } from '../../src/rl/grpo-loss';
-import type { KlEstimator } from '../../src/rl/kl';
+import { resolveGrpoLoss, type GrpoLossConfig, type LossAggregation } from '../../src/reference/grpo_loss';
+import type { KlEstimator } from '../../src/reference/kl';
 import type { AdvantageScaling } from '../../src/rl/advantages';
 
 export interface GoldenCase {

@@ -10,9 +10,9 @@ import { GRPO_METRICS_BYTES, GrpoLoss, grpoTokenCoefficients } from '../../src/g
 import {
   LOSS_AGGREGATIONS, batchNormaliser, grpo_loss, grpoMetrics, maskTruncated, resolveGrpoLoss,
   type GrpoLossConfig, type GrpoSums, type GrpoTokens, type LossNormaliser,
-} from '../../src/rl/grpo-loss';
+} from '../../src/reference/grpo_loss';
 import { computeAdvantages } from '../../src/rl/advantages';
-import type { KlEstimator } from '../../src/rl/kl';
+import type { KlEstimator } from '../../src/reference/kl';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { randomArray } from '../../src/gpu/selftest';
 import { caseConfig, flat, loadRlGoldens, offsetsOf, relDiff } from './grpo-fixture';

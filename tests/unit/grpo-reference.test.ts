@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { computeAdvantages, type AdvantageScaling } from '../../src/rl/advantages';
 import {
   addSums, batchNormaliser, grpo_loss, grpoMetrics, maskTruncated, resolveGrpoLoss, zeroSums, type GrpoTokens,
-} from '../../src/rl/grpo-loss';
-import { KL_ESTIMATORS, kl_grad, kl_value } from '../../src/rl/kl';
+} from '../../src/reference/grpo_loss';
+import { KL_ESTIMATORS, kl_grad, kl_value } from '../../src/reference/kl';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { caseConfig, flat, loadRlGoldens, offsetsOf, relDiff } from './grpo-fixture';
 

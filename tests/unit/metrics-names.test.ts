@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   METRIC, describeMetric, isMetricName, groupAccuracyName, passAtKName, rewardMeanName, rewardStdName, summarize, type MetricUnit,
 } from '../../src/metrics/names';
-import { grpoMetrics, zeroSums } from '../../src/rl/grpo-loss';
+import { grpoMetrics, zeroSums } from '../../src/reference/grpo_loss';
 import { computeAdvantages, rewardMetrics } from '../../src/rl/advantages';
 
 // anchors.md section 3, verbatim (templated ones instantiated), plus num_turns/max from the brief.

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs } from '../../src/util/args';
 import { checkOutFile, checkOutFileOf, checkOutFolderOf, prepareRunFolder } from '../../src/cli/out-path';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'out-path-'));

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { computeAdvantages, type AdvantageEstimator } from '../../src/rl/advantages';
-import { grpo_loss, resolveGrpoLoss } from '../../src/rl/grpo-loss';
+import { grpo_loss, resolveGrpoLoss } from '../../src/reference/grpo_loss';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { gae_forward, placeTurnRewards, value_loss_backward, value_loss_forward } from '../../src/reference/ppo';
 import { GOLDENS_DIR } from '../fixtures/goldens';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpoLoss } from '../../src/gpu/kernels/grpo';
 import type { GpuRuntime } from '../../src/gpu/runtime';
 import { randomArray } from '../../src/gpu/selftest';
-import { addSums, batchNormaliser, grpo_loss, LOSS_AGGREGATIONS, resolveGrpoLoss, zeroSums, type GrpoSums } from '../../src/rl/grpo-loss';
+import { addSums, batchNormaliser, grpo_loss, LOSS_AGGREGATIONS, resolveGrpoLoss, zeroSums, type GrpoSums } from '../../src/reference/grpo_loss';
 import { episodeRows, grpoGpuDlogp, type SeqRows } from '../../src/rl/grpo-micro';
 import { nodeRuntime } from './gpu-helpers';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs } from '../../src/util/args';
 import { command as evalCommand } from '../../src/cli/commands/eval';
 import { isMetricName, METRIC } from '../../src/metrics/names';
 import { NodeDirSource } from '../../src/model/io/node-source';

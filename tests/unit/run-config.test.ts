@@ -3,7 +3,7 @@
 // rollout.batch_size reach it: two mappings used to drop them), `sft` options as shorthands for
 // config fields, and the RL Trainer's settings from the same config.
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs } from '../../src/util/args';
 import { defaultsFor, parseConfig } from '../../src/run/config';
 import { rlTrainerConfigOf, sftFlagSets, sftInputOf } from '../../src/run/trainer-settings';
 import { resolveSftConfig } from '../../src/train/sft-run';

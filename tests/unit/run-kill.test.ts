@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/train/rng';
+import { mulberry32 } from '../../src/util/rng';
 import { STORIES_DIR } from '../fixtures/io/stories260k';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');

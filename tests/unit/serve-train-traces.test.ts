@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs } from '../../src/util/args';
 import { trainTracesRun } from '../../src/cli/commands/train-traces';
 import type { GpuRuntime } from '../../src/gpu/runtime';
 import { GpuModel } from '../../src/model/gpu/model';

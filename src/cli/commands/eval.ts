@@ -1,8 +1,8 @@
 // `npm run cli -- eval --config F --model DIR [--adapter DIR]`: held-out accuracy / pass@k of a
 // model (and optionally a trained PEFT adapter) on the config's environment, separate from
 // training. Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
-import type { CliCommand } from '../args';
-import { getNumber, getString } from '../args';
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString } from '../../util/args';
 import { PLAIN_TEMPLATE } from '../../agents/chat-template';
 import { composeHooks } from '../../rl/hooks';
 import { buildEnvironment } from '../../rl/env-factory';

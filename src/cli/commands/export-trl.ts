@@ -4,8 +4,8 @@
 // README with the launch commands. Tested by tests/unit/export-trl-bundle.test.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliCommand } from '../args';
-import { getNumber, getString, requireString } from '../args';
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString, requireString } from '../../util/args';
 import { parseConfig, type RlConfig } from '../../rl/config';
 import { buildEnvironment } from '../../rl/env-factory';
 import { loadTasksFor } from '../../rl/node-run';

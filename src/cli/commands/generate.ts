@@ -2,9 +2,9 @@
 // (--messages, rendered with the model's chat template) or BOS. Streams the text to stdout and
 // prints tokens/s on stderr. Tested by tests/unit/cli-model.test.ts.
 import { readFileSync } from 'node:fs';
-import type { CliCommand } from '../args';
-import { getNumber, getString } from '../args';
-import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString } from '../../util/args';
+import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
 import { generate } from '../../model/generate';
 import { renderChat, type ChatMessage } from '../../agents/chat-template';
 

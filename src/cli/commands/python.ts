@@ -3,7 +3,7 @@
 // isolation level on stderr and the run result as one JSON object on stdout.
 // Exercised by tests/unit/tools-cli.test.ts.
 import { readFileSync } from 'node:fs';
-import { getNumber, getString, type CliCommand } from '../args';
+import { getNumber, getString, type CliCommand } from '../../util/args';
 import { announceSandbox, createNodePythonPool } from '../../tools/python/node-pool';
 
 export const command: CliCommand = {

@@ -4,8 +4,8 @@
 // --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/sft-cli.test.ts.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString, requireString } from '../../util/args';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder } from '../out-path';
 import { getNodeGpu } from '../../gpu/node-gpu';

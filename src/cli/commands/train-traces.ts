@@ -4,14 +4,14 @@
 // until `train` takes --traces. Tested by tests/unit/serve-train-traces.test.ts (trainTracesRun).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
-import { loadCliModel, MODEL_OPTIONS, type CliModel } from '../load-model';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString, requireString } from '../../util/args';
+import { loadCliModel, MODEL_OPTIONS, type CliModel } from '../../model/node-load';
 import { GrpoLoss } from '../../gpu/kernels/grpo';
 import { NodeDirSource } from '../../model/io/node-source';
 import { readPeftAdapter } from '../../model/io/peft';
 import type { Projection } from '../../model/types';
-import { resolveGrpoLoss, type LossAggregation } from '../../rl/grpo-loss';
+import { resolveGrpoLoss, type LossAggregation } from '../../reference/grpo_loss';
 import { readTraces } from '../../server/openai/trace-episodes';
 import { trainOnTraces, type TraceTrainerKind } from '../../server/openai/trace-train';
 import { exportPeftAdapter } from '../../train/peft-export';

@@ -4,8 +4,8 @@
 // Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString, requireString } from '../../util/args';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';

@@ -5,7 +5,7 @@
 // Used by `npm run cli -- train-traces`; tested by tests/unit/serve-train-traces.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { GrpoLoss } from '../../gpu/kernels/grpo';
-import { addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../../rl/grpo-loss';
+import { addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../../reference/grpo_loss';
 import { episodeRows, grpoGpuDlogp } from '../../rl/grpo-micro';
 import { episodeWeights } from '../../rl/rw-trainer';
 import type { Trainer } from '../../train/trainer';

@@ -3,12 +3,12 @@
 // the GPU model with --quant / --quant-embeddings, reporting progress on stderr.
 import { getNodeGpu } from '../gpu/node-gpu';
 import { GpuRuntime } from '../gpu/runtime';
-import { NodeDirSource, openNodeModelSource } from '../model/io/node-source';
-import { loadModelFiles, type LoadedModel } from '../model/io/loader';
-import { readPeftAdapter } from '../model/io/peft';
-import { GpuModel } from '../model/gpu/model';
-import type { QuantMode } from '../model/gpu/upload';
-import { getBool, getString, requireString, type ParsedArgs } from './args';
+import { NodeDirSource, openNodeModelSource } from './io/node-source';
+import { loadModelFiles, type LoadedModel } from './io/loader';
+import { readPeftAdapter } from './io/peft';
+import { GpuModel } from './gpu/model';
+import type { QuantMode } from './gpu/upload';
+import { getBool, getString, requireString, type ParsedArgs } from '../util/args';
 import { formatBytes } from '../gpu/errors';
 
 export interface CliModel {
