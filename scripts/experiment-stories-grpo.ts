@@ -5,7 +5,7 @@
 // Run: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx scripts/experiment-stories-grpo.ts [--steps N]
 import { readFileSync } from 'node:fs';
 import { parseArgs, getNumber, getString } from '../src/util/args';
-import { parseConfig } from '../src/rl/config';
+import { parseConfig } from '../src/rl/config-validate';
 import { evaluate } from '../src/rl/eval';
 import { loadTasksFor, nodeSink, openRun } from '../src/rl/node-run';
 import { runTraining } from '../src/rl/run';

@@ -7,7 +7,7 @@ import { DecodeSession } from '../model/gpu/session';
 import type { Tokenizer } from '../model/tokenizer';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolSpec } from './chat-template';
-import { resolveAgentConfig, type AgentLoopConfig } from './config';
+import { resolveAgentConfig, type AgentLoopConfig } from './agent-config';
 import { runEpisodes, type AgentHooks, type EpisodeSpec, type RolloutBatch } from './loop';
 import { TurnRenderer } from './turn-render';
 

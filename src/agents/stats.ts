@@ -2,7 +2,7 @@
 // definitions: call frequency = calls per episode, failure frequency = failed calls per call),
 // plus perf/ figures such as the share of rollout time the GPU sat idle waiting for tools.
 // Built by loop.ts; checked in tests/unit/agent-turns.test.ts and agent-gpu.test.ts.
-import type { EpisodeResult } from './episode';
+import type { EpisodeResult } from './episode-tokens';
 
 export interface RolloutStats {
   'tools/call_frequency': number;

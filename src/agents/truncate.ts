@@ -2,7 +2,7 @@
 // default): keep the beginning ('left'), the end ('right') or both ends ('middle'), and say what
 // was cut. Counted in the model's own tokens. Tested by tests/unit/agent-turns.test.ts.
 import type { Tokenizer } from '../model/tokenizer';
-import type { TruncateSide } from './config';
+import type { TruncateSide } from './agent-config';
 
 export interface Truncated {
   text: string;

@@ -11,7 +11,7 @@ import { SearchQaEnv, type SearchQaEnvOptions } from './search/env';
 import type { Environment } from './types';
 
 export type { Environment, EpisodeState, RewardBreakdown, RewardParts, RewardWeights, TurnOutcome, TurnToolResult } from './types';
-export { createEpisodeState, finishEpisode, stepEnvironment } from './episode';
+export { createEpisodeState, finishEpisode, stepEnvironment } from './episode-steps';
 export type { EpisodeReward } from './reward';
 export { envRollout, type EnvRollout } from './rollout';
 export { MathEnv, CodeExecEnv, SearchQaEnv, AgentEnv };

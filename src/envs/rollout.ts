@@ -3,11 +3,11 @@
 // (per-turn rewards, ending it), and rewards() that grades every finished episode from its
 // messages. Episode index = prompt * G + sample, as the loop numbers them.
 // Tested by tests/unit/env-rollout.test.ts (the real loop, a scripted policy, real tools).
-import type { EpisodeResult } from '../agents/episode';
+import type { EpisodeResult } from '../agents/episode-tokens';
 import type { AgentHooks, EpisodeSpec } from '../agents/loop';
 import type { Task } from '../data/schemas';
 import { ToolRegistry, type RegistryOptions } from '../tools/registry';
-import { createEpisodeState, finishEpisode, stepEnvironment } from './episode';
+import { createEpisodeState, finishEpisode, stepEnvironment } from './episode-steps';
 import type { EpisodeReward } from './reward';
 import type { Environment, EpisodeState } from './types';
 

@@ -8,7 +8,7 @@ import type { EnvName, Task } from '../data/schemas';
 import { createEnvironment, type EnvServices } from '../envs';
 import { StoryEnv, storyTasks } from '../envs/story/env';
 import type { Environment } from '../envs/types';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 
 /** The Python pool is needed (code tests or a python tool). */
 export function needsPython(cfg: RlConfig): boolean {

@@ -9,7 +9,7 @@ import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig,
 import type { Task } from '../data/schemas';
 import type { GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import { episodeRows, grpoGpuDlogp, type SeqRows } from './grpo-micro';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 

@@ -19,7 +19,7 @@ import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
 import { writeFilesAtomic } from '../train/write-files';
 import { loadCliModel, type CliModel } from '../model/node-load';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
 import type { GrpoContext } from './grpo-trainer';
 import { composeHooks, type RlHooks } from './hooks';

@@ -2,7 +2,7 @@
 // and rollouts.jsonl (one line per episode: step, prompt index, sample, tokens, mask, sampling
 // log-probs, tool calls, reward parts and total, advantage, finish reason, text). Non-finite
 // numbers are written as null. No file access here (the browser uses it too). Exercised by tests/unit/rl-grpo.test.ts (files read back).
-import type { EpisodeResult } from '../agents/episode';
+import type { EpisodeResult } from '../agents/episode-tokens';
 import type { EpisodeReward } from '../envs/reward';
 
 export interface RolloutRecord {

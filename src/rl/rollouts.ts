@@ -2,8 +2,8 @@
 // rollout (prompts, tools, per-turn hook) through the agent loop on the GPU, then the env's
 // reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
 // tests/unit/rl-grpo.test.ts and rl-eval.test.ts.
-import type { AgentLoopConfig } from '../agents/config';
-import type { EpisodeResult } from '../agents/episode';
+import type { AgentLoopConfig } from '../agents/agent-config';
+import type { EpisodeResult } from '../agents/episode-tokens';
 import { runAgentRollout } from '../agents/gpu-rollout';
 import type { RolloutStats } from '../agents/stats';
 import type { Task } from '../data/schemas';
@@ -14,7 +14,7 @@ import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import type { Tokenizer } from '../model/tokenizer';
 import { mixSeed } from '../util/rng';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import type { RlHooks } from './hooks';
 
 /** What every trainer step needs besides the trainer itself. */

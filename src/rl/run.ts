@@ -7,7 +7,7 @@ import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';
 import { exportPeftAdapter } from '../train/peft-export';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';

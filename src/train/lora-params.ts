@@ -9,7 +9,7 @@ import type { OptimParam } from '../gpu/kernels/adamw';
 import { GROUPS, type LinearGroup } from '../model/gpu/lora-upload';
 import { loraKey, loraScale, projShape, type LoraConfig, type LoraPair, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 import type { LoraGrads } from '../reference/model_backward';
-import { lora_init } from '../reference/adamw';
+import { lora_init } from '../reference/lora';
 
 export const GROUP_NAMES = Object.keys(GROUPS) as LinearGroup[];
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderChat, type ChatMessage, type ToolSpec } from '../../src/agents/chat-template';
-import { modelConfigToJson } from '../../src/model/config';
+import { modelConfigToJson } from '../../src/model/hf-config';
 import { loadModelFiles } from '../../src/model/io/loader';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { writeSafetensors } from '../../src/model/io/safetensors-write';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderChat, type ChatMessage } from '../../src/agents/chat-template';
-import { resolveAgentConfig, type AgentLoopConfig } from '../../src/agents/config';
+import { resolveAgentConfig, type AgentLoopConfig } from '../../src/agents/agent-config';
 import { toolSpecs } from '../../src/agents/gpu-rollout';
 import { runEpisodes, type AgentHooks, type EpisodeSpec, type PolicyStepper, type StepInfo } from '../../src/agents/loop';
 import { truncateToTokens } from '../../src/agents/truncate';

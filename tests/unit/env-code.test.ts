@@ -8,7 +8,7 @@ import { loadTasks } from '../../src/data/loader';
 import type { CodeTask } from '../../src/data/schemas';
 import { CodeExecEnv } from '../../src/envs/code/env';
 import { extractCode } from '../../src/envs/code/extract';
-import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs/episode';
+import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs/episode-steps';
 import { createNodePythonPool } from '../../src/tools/python/node-pool';
 import type { PythonPool } from '../../src/tools/python/pool';
 

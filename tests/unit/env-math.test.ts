@@ -7,7 +7,7 @@ import { loadTasks } from '../../src/data/loader';
 import type { MathTask } from '../../src/data/schemas';
 import { answersMatch, extractMathAnswer, parseNumber } from '../../src/envs/math/answer';
 import { MathEnv } from '../../src/envs/math/env';
-import { createEpisodeState } from '../../src/envs/episode';
+import { createEpisodeState } from '../../src/envs/episode-steps';
 
 const task: MathTask = { task_id: 't1', question: 'Janet has 1,200 eggs and buys 34 more. How many?', answer: '1234', metadata: {} };
 

@@ -7,7 +7,7 @@ import type { SearchQaTask } from '../../src/data/schemas';
 import { loadTasks } from '../../src/data/loader';
 import { exactMatch, f1Score, maxOverGolds, normalizeAnswer } from '../../src/envs/search/squad-metrics';
 import { extractQaAnswer, SearchQaEnv } from '../../src/envs/search/env';
-import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs/episode';
+import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs/episode-steps';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';
 import { ToolRegistry } from '../../src/tools/registry';
 import { parseToolCalls } from '../../src/tools/qwen-tools';

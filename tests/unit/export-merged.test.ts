@@ -12,7 +12,7 @@ import { MemorySource } from '../../src/model/io/memory-source';
 import { loadModelFiles } from '../../src/model/io/loader';
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { fromFloat32, toFloat32 } from '../../src/model/io/dtype';
 import { GpuModel } from '../../src/model/gpu/model';
 import type { LoraWeights, ModelConfig } from '../../src/model/types';

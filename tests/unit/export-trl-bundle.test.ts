@@ -15,7 +15,7 @@ import type { MathTask, SearchQaTask } from '../../src/data/schemas';
 import { perDeviceBatch } from '../../src/export/trl/config-map';
 import { exportServices } from '../../src/export/trl/services';
 import { createEpisodeState, finishEpisode, stepEnvironment } from '../../src/envs';
-import { parseConfig } from '../../src/rl/config';
+import { parseConfig } from '../../src/rl/config-validate';
 import { buildEnvironment } from '../../src/rl/env-factory';
 import { loadTasksFor } from '../../src/rl/node-run';
 import { CorpusSearch, parseCorpusJsonl } from '../../src/tools/search/corpus';

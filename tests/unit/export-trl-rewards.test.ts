@@ -20,7 +20,7 @@ import { exportRollout, type ExportedRollout, type TrlEnvName } from '../../src/
 import { PYTHON_DIR } from '../../src/export/trl/python-files';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../src/model/tokenizer';
-import { parseConfig, type RlConfig } from '../../src/rl/config';
+import { parseConfig, type RlConfig } from '../../src/rl/config-validate';
 import { buildEnvironment } from '../../src/rl/env-factory';
 import { loadTasksFor } from '../../src/rl/node-run';
 import { createNodePythonPool } from '../../src/tools/python/node-pool';

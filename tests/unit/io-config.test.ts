@@ -1,7 +1,7 @@
 // parseModelConfig: real-world config.json shapes (Qwen2.5-0.5B, a Llama, MiniMind) become the
 // right ModelConfig, and unsupported ones are rejected with the file, the field and what to do.
 import { describe, expect, it } from 'vitest';
-import { modelConfigToJson, parseModelConfig } from '../../src/model/config';
+import { modelConfigToJson, parseModelConfig } from '../../src/model/hf-config';
 import { ModelLoadError } from '../../src/model/io/errors';
 
 // Field values of Qwen/Qwen2.5-0.5B-Instruct's config.json (anchors.md section 4 shapes).

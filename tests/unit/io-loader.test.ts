@@ -8,7 +8,7 @@ import { loadModelFiles } from '../../src/model/io/loader';
 import { MemorySource } from '../../src/model/io/memory-source';
 import { writeSafetensors } from '../../src/model/io/safetensors-write';
 import { expectedTensors } from '../../src/model/io/expected';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { ModelLoadError } from '../../src/model/io/errors';
 import { convertLlama2c } from '../../src/model/io/llama2c-convert';
 import { randomArray } from '../../src/gpu/selftest';

@@ -13,7 +13,7 @@ import { NodeDirSource, openNodeModelSource } from '../../src/model/io/node-sour
 import { loadModelFiles } from '../../src/model/io/loader';
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { readPeftAdapter } from '../../src/model/io/peft';
 import { GpuModel, type GpuModelOptions } from '../../src/model/gpu/model';
 import { generate } from '../../src/model/generate';

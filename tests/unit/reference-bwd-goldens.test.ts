@@ -4,7 +4,7 @@
 // with global-norm clipping, and full-mode gradients of every weight. Prints maxdiff per figure.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';

@@ -4,7 +4,7 @@
 // No GPU. Run: npx vitest run tests/unit/rl-config.test.ts
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configFieldTable, DEFAULT_CONFIG, FIELDS, getPath, parseConfig } from '../../src/rl/config';
+import { configFieldTable, DEFAULT_CONFIG, FIELDS, getPath, parseConfig } from '../../src/rl/config-validate';
 import { tasksFromText } from '../../src/rl/env-factory';
 import { StoryEnv, mentions } from '../../src/envs/story/env';
 

@@ -14,7 +14,7 @@ import { command as evalCommand } from '../../src/cli/commands/eval';
 import { isMetricName, METRIC } from '../../src/metrics/names';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { readPeftAdapter } from '../../src/model/io/peft';
-import { resolveConfig, type RlConfig } from '../../src/rl/config';
+import { resolveConfig, type RlConfig } from '../../src/rl/config-validate';
 import { grpoStep } from '../../src/rl/grpo-trainer';
 import { composeHooks, customReward } from '../../src/rl/hooks';
 import { nodeSink, openRun, type OpenRun } from '../../src/rl/node-run';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NodeDirSource } from '../../src/model/io/node-source';
-import { resolveConfig, type RlConfig } from '../../src/rl/config';
+import { resolveConfig, type RlConfig } from '../../src/rl/config-validate';
 import { nodeSink, openRun, type OpenRunOptions } from '../../src/rl/node-run';
 import { runTraining } from '../../src/rl/run';
 import { loadTrainState, type TrainState } from '../../src/train/checkpoint';

@@ -2,7 +2,7 @@
 // progress line (with the zero-variance note), custom reward hooks, JSON lines with non-finite
 // numbers. Run: npx vitest run tests/unit/rl-run.test.ts
 import { describe, expect, it } from 'vitest';
-import type { EpisodeResult } from '../../src/agents/episode';
+import type { EpisodeResult } from '../../src/agents/episode-tokens';
 import type { EpisodeReward } from '../../src/envs/reward';
 import { composeHooks, customReward, type RolloutEndInfo } from '../../src/rl/hooks';
 import { toJsonl } from '../../src/rl/rollout-log';

@@ -7,11 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { readJson } from '../../src/model/io/source';
 import type { ModelConfig } from '../../src/model/types';
-import { lora_init } from '../../src/reference/adamw';
+import { lora_init } from '../../src/reference/lora';
 import { loraParams, modelShape, saveTrainState, STATE_TENSORS, type TrainState } from '../../src/train/checkpoint';
 import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../../src/train/run-folder';
 import { writeFiles, writeFilesAtomic } from '../../src/train/write-files';

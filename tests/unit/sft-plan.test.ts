@@ -10,7 +10,7 @@ import type { GpuRuntime } from '../../src/gpu/runtime';
 import { NodeDirSource } from '../../src/model/io/node-source';
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { GpuModel } from '../../src/model/gpu/model';
 import { PROJECTIONS, type ModelConfig, type Projection } from '../../src/model/types';
 import { qwen25_05bConfig } from '../../src/model/random-weights';

@@ -14,7 +14,7 @@ import { MemorySource } from '../../src/model/io/memory-source';
 import { NodeDirSource, openNodeModelSource } from '../../src/model/io/node-source';
 import { openWeights } from '../../src/model/io/weights';
 import { readJson } from '../../src/model/io/source';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import type { ModelConfig } from '../../src/model/types';
 import { loadTrainState, type TrainState } from '../../src/train/checkpoint';
 import { readSftJsonl, type SftDataset } from '../../src/train/data';

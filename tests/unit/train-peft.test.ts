@@ -12,9 +12,9 @@ import { readPeftAdapter, ADAPTER_CONFIG, ADAPTER_WEIGHTS } from '../../src/mode
 import { readSafetensorsHeader } from '../../src/model/io/safetensors';
 import { readJson } from '../../src/model/io/source';
 import { loadModelFiles } from '../../src/model/io/loader';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { loraKey, type LoraWeights, type ModelConfig } from '../../src/model/types';
-import { lora_init } from '../../src/reference/adamw';
+import { lora_init } from '../../src/reference/lora';
 import { randomArray } from '../../src/gpu/selftest';
 import { maxAbsDiff } from '../../src/reference/matmul';
 import { exportHfModel, exportPeftAdapter, toBlobs, tokenizerFilesOf } from '../../src/train/peft-export';

@@ -12,12 +12,12 @@ import { NodeDirSource, openNodeModelSource } from '../../src/model/io/node-sour
 import { openWeights, type WeightStore } from '../../src/model/io/weights';
 import { loadModelFiles } from '../../src/model/io/loader';
 import { readJson } from '../../src/model/io/source';
-import { parseModelConfig } from '../../src/model/config';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { GpuModel } from '../../src/model/gpu/model';
 import { DecodeSession } from '../../src/model/gpu/session';
 import { PROJECTIONS, type ModelConfig } from '../../src/model/types';
 import { qwen25_05bConfig } from '../../src/model/random-weights';
-import { lora_init } from '../../src/reference/adamw';
+import { lora_init } from '../../src/reference/lora';
 import { formatPlan, planInference, planTraining, type InferencePlanOptions } from '../../src/train/memory-plan';
 import { STORIES_DIR } from '../fixtures/io/stories260k';
 

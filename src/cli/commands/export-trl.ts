@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliCommand } from '../../util/args';
 import { getNumber, getString, requireString } from '../../util/args';
-import { parseConfig, type RlConfig } from '../../rl/config';
+import { parseConfig, type RlConfig } from '../../rl/config-validate';
 import { buildEnvironment } from '../../rl/env-factory';
 import { loadTasksFor } from '../../rl/node-run';
 import { buildBundle } from '../../export/trl/bundle';

@@ -1,5 +1,5 @@
 // `npm run cli -- train --config F`: RL training (GRPO, rejection sampling, reward-weighted) from
-// a YAML config validated in src/rl/config.ts, with a progress line per step, metrics.jsonl,
+// a YAML config validated in src/rl/config-validate.ts, with a progress line per step, metrics.jsonl,
 // rollouts.jsonl, periodic checkpoints and the final PEFT adapter in the run folder.
 // Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { getBool, getNumber, getString, requireString } from '../../util/args';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';
-import { parseConfig, type RlConfig } from '../../rl/config';
+import { parseConfig, type RlConfig } from '../../rl/config-validate';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';

@@ -14,6 +14,6 @@ export { loadModelFiles, type LoadedModel, type LoadOptions } from './loader';
 export { readPeftAdapter, parseAdapterConfig, peftKey, ADAPTER_CONFIG, ADAPTER_WEIGHTS } from './peft';
 export { readLlama2cCheckpoint, parseLlama2cHeader, permuteRopeRows } from './llama2c';
 export { convertLlama2c } from './llama2c-convert';
-export { parseModelConfig, modelConfigToJson } from '../config';
+export { parseModelConfig, modelConfigToJson } from '../hf-config';
 export { Tokenizer, loadTokenizer } from '../tokenizer';
 export { StreamDecoder } from '../tokenizer/stream';

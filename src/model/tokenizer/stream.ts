@@ -3,7 +3,7 @@
 // fallback) yields nothing until the character completes. Decodes a short window of previous
 // tokens so leading-space rules (SentencePiece) and byte merges come out as in a full decode.
 // Tested by tests/unit/tokenizer-stream.test.ts.
-import type { Tokenizer } from '../tokenizer';
+import type { Tokenizer } from '.';
 
 export interface StreamDecoderOptions {
   skipSpecialTokens?: boolean;

@@ -1,7 +1,7 @@
-// Shared setup of the bwd-b tests: one packed training batch of the attention block on the GPU
+// Shared setup of the attention-side backward tests: one packed training batch of the attention block on the GPU
 // (qkv_rope -> attention with LSE -> attention backward -> qkv_rope_backward) and the same
 // chain on the CPU twins per sequence (rope_forward, attention_forward/backward, rope_backward).
-// Used by tests/unit/bwd-b-attention.test.ts and bwd-b-rope.test.ts.
+// Used by tests/unit/attention-backward.test.ts and rope-backward.test.ts.
 import type { GpuRuntime } from '../../src/gpu/runtime';
 import { KvCache } from '../../src/gpu/kv-cache';
 import { QkvRope } from '../../src/gpu/kernels/rope';

@@ -3,14 +3,14 @@
 // model folder with tokenizer.json, or vocab.json + merges.txt (byte-level BPE), or a llama2.c
 // tok*.bin. Tested by tests/unit/tokenizer-qwen.test.ts and tokenizer-llama2c.test.ts.
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { ModelLoadError } from './io/errors';
-import { readJson, type FileSource, type ProgressFn } from './io/source';
+import { ModelLoadError } from '../io/errors';
+import { readJson, type FileSource, type ProgressFn } from '../io/source';
 import {
   addedToken, byteLevelBpeJson, GPT2_SPLIT_REGEX, parseMergesTxt, QWEN2_SPLIT_REGEX,
   type AddedTokenJson, type TokenizerJson,
-} from './tokenizer/json';
-import { checkTokenizerJson, checkVocabMap } from './tokenizer/validate';
-import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from './tokenizer/llama2c';
+} from './json';
+import { checkTokenizerJson, checkVocabMap } from './validate';
+import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from './llama2c';
 
 export type TokenizerConfigJson = Record<string, unknown>;
 

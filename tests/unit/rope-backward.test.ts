@@ -4,7 +4,7 @@
 // backward -> qkv_rope_backward) against the CPU twins. Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from './gpu-helpers';
-import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './bwd-b-helpers';
+import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { QkvRopeBackward } from '../../src/gpu/kernels/rope-backward';
 import { rope_backward } from '../../src/reference/rope';
 import { maxAbsDiff } from '../../src/reference/matmul';

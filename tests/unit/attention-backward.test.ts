@@ -4,7 +4,7 @@
 // than one workgroup chunk. dK/dV start as garbage (full overwrite). Prints maxdiff per tensor.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from './gpu-helpers';
-import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './bwd-b-helpers';
+import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention } from '../../src/gpu/kernels/attention';
 import { AttentionBackward, sequenceTable } from '../../src/gpu/kernels/attention-backward';
 import { KvCache } from '../../src/gpu/kv-cache';

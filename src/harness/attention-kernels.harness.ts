@@ -1,6 +1,7 @@
 // Harness functions for the attention-side kernels (qkv_rope, attention in both variants,
 // chunked log-probs, sampling) run in the browser against their CPU twins, on small shapes.
-// Used by tests/e2e/kernels-b.spec.ts; the same checks run in Node in tests/unit/kernels-b-*.
+// Used by tests/e2e/attention-kernels.spec.ts; the same checks run in Node in
+// tests/unit/{attention,rope,logprobs}-forward.test.ts and sampling-kernel.test.ts.
 import type { Harness } from './types';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
@@ -17,7 +18,7 @@ import { logprobs_forward } from '../reference/logprobs';
 import { matmul_forward, maxAbsDiff } from '../reference/matmul';
 import { sample_forward } from '../reference/sampling';
 
-export interface KernelsBReport {
+export interface AttentionKernelsReport {
   adapter: string;
   attention: Record<string, number>;
   logprobs: number;
@@ -62,7 +63,7 @@ async function checkAttention(r: GpuRuntime): Promise<Record<string, number>> {
 }
 
 export function register(h: Harness): void {
-  h.kernelsBCheck = async (): Promise<KernelsBReport> => {
+  h.attentionKernelsCheck = async (): Promise<AttentionKernelsReport> => {
     rt ??= GpuRuntime.create(getBrowserGpu());
     const r = await rt;
     const attention = await checkAttention(r);
