@@ -2,7 +2,7 @@
 //  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
 // per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS).
-// Random inputs: only the timing matters here (tests/unit/attention-backward.test.ts checks values).
+// Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';

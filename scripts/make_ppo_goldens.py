@@ -6,7 +6,7 @@
 # loss and d loss / d values, the PPO policy loss and d loss / d logp, and a value head (linear on a
 # hidden state) trained by that value loss: d loss / d h, w, b (torch autograd, float64).
 # Run: /usr/bin/python3 scripts/make_ppo_goldens.py   (Debian's python3-torch, CPU; deterministic)
-# Consumed by tests/unit/ppo-reference.test.ts and value-head.test.ts; the suite never needs PyTorch.
+# Consumed by tests/unit/reference/ppo-reference.test.ts and value-head.test.ts; the suite never needs PyTorch.
 import json
 import os
 

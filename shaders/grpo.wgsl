@@ -11,7 +11,7 @@
 // per-row terms and sums them; recomputing keeps both within the WebGPU default of 8 storage
 // buffers per stage, where writing per-row terms out would need 9).
 // CPU twin: grpo_loss (src/reference/grpo_loss.ts), kl_value/kl_grad (src/reference/kl.ts).
-// Launcher: src/gpu/kernels/grpo.ts. Tested by tests/unit/grpo-gpu.test.ts.
+// Launcher: src/gpu/kernels/grpo.ts. Tested by tests/unit/gpu/grpo-gpu.test.ts.
 // Write contract: dlogp and dentropy are overwritten (=), every row (0 on masked rows);
 // metrics [8] are overwritten (=) when flags bit 2 is set, else accumulated (+=, micro-batches):
 //   [loss, policy_loss, tokens, kl sum, entropy sum, low-clipped, high-clipped, region-clipped]

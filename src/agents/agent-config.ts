@@ -1,6 +1,6 @@
 // The agent loop's one typed config: defaults, one doc line per field, validation in one place
 // with errors that say what to set. Read by loop.ts (runEpisodes) and gpu-rollout.ts; tested
-// through tests/unit/agent-turns.test.ts (validation) and the rollout tests.
+// through tests/unit/agents/agent-turns.test.ts (validation) and the rollout tests.
 import type { SamplingParams } from '../reference/sampling';
 
 export type TruncateSide = 'left' | 'middle' | 'right';

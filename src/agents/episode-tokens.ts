@@ -1,7 +1,7 @@
 // One episode's growing token sequence, kept as data: every token with its id, its loss mask (1
 // only when the policy sampled it) and its sampling log-prob (NaN for prompt, teacher-forced and
 // tool tokens); plus the tokens decided but not yet fed to the model. No GPU here: loop.ts drives
-// it, tests/unit/agent-turns.test.ts checks it against the chat template's rendering.
+// it, tests/unit/agents/agent-turns.test.ts checks it against the chat template's rendering.
 import type { ChatMessage } from './chat-template';
 
 export type FinishReason = 'answer' | 'max_turns' | 'max_tokens' | 'error';

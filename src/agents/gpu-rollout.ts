@@ -1,6 +1,6 @@
 // Agent rollouts on the GPU engine: one DecodeSession with a slot per episode (one slot in sync
 // mode), the chat template's turn boundaries, the registry's tools; runs loop.ts runEpisodes and
-// frees the session. Exercised by tests/unit/agent-gpu.test.ts and agent-python.test.ts.
+// frees the session. Exercised by tests/unit/agents/agent-gpu.test.ts and agent-python.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import { DecodeSession } from '../model/gpu/session';

@@ -4,7 +4,7 @@
 // its live token sequence as mask-0 tokens — never re-tokenizing the history. Sync mode runs one
 // episode at a time. Measures the time the GPU sat idle because every live episode waited on a
 // tool. The stepper is a DecodeSession on the GPU (gpu-rollout.ts) or a scripted double in tests
-// (tests/unit/agent-turns.test.ts); real runs in agent-gpu.test.ts and agent-python.test.ts.
+// (tests/unit/agents/agent-turns.test.ts); real runs in agent-gpu.test.ts and agent-python.test.ts.
 import type { StepSample } from '../model/gpu/session';
 import type { SamplingParams } from '../reference/sampling';
 import type { ToolRegistry } from '../tools/registry';

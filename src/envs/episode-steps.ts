@@ -1,7 +1,7 @@
 // The glue the agent loop calls around an Environment: create the episode state, record each
 // assistant turn (its tool calls, its weighted per-turn reward) through stepEnvironment, and end
 // with finishEpisode, which returns the final breakdown and the configurable weighted return.
-// Tested by tests/unit/env-episode.test.ts.
+// Tested by tests/unit/envs/env-episode.test.ts.
 import type { ChatMessage } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import { countMalformed } from './transcript';

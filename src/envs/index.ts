@@ -1,6 +1,6 @@
 // The built-in environments by name, and what each needs: math (an optional Python runner for
 // its tool), code_exec (a Python pool to grade with), search_qa (a search backend), agent (both). The agent
-// loop, CLI and UI build environments here. Tested by tests/unit/env-episode.test.ts.
+// loop, CLI and UI build environments here. Tested by tests/unit/envs/env-episode.test.ts.
 import type { EnvName, TaskByEnv } from '../data/schemas';
 import type { PythonRunner } from '../tools/python-tool';
 import type { SearchBackend } from '../tools/search/types';

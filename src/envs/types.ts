@@ -2,7 +2,7 @@
 // and the reward types the trainer logs. An episode: reset = initialMessages(task) (+ tools() into
 // the episode's ToolRegistry), step = onTurn(...) after each assistant turn and its tool calls,
 // reward = finalReward(...) at the end. The agent loop drives it through src/envs/episode-steps.ts.
-// Exercised by tests/unit/env-*.test.ts; documented with a worked example in docs/envs.md.
+// Exercised by tests/unit/envs/env-*.test.ts; documented with a worked example in docs/envs.md.
 import type { ChatMessage } from '../agents/chat-template';
 import type { Tool, ToolCallResult } from '../tools/registry';
 import type { Task } from '../data/schemas';

@@ -1,7 +1,7 @@
 // Harness functions for the attention-side kernels (qkv_rope, attention in both variants,
 // chunked log-probs, sampling) run in the browser against their CPU twins, on small shapes.
 // Used by tests/e2e/attention-kernels.spec.ts; the same checks run in Node in
-// tests/unit/{attention,rope,logprobs}-forward.test.ts and sampling-kernel.test.ts.
+// tests/unit/gpu/{attention,rope,logprobs}-forward.test.ts and sampling-kernel.test.ts.
 import type { Harness } from './types';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';

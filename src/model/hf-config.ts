@@ -1,6 +1,6 @@
 // config.json -> ModelConfig for the decoders the engine runs: LlamaForCausalLM,
 // Qwen2ForCausalLM and MiniMind (llama-style). Everything else is rejected with an error
-// naming the file and field and saying what to do. Tested by tests/unit/io-config.test.ts.
+// naming the file and field and saying what to do. Tested by tests/unit/model/io-config.test.ts.
 import { ModelLoadError } from './io/errors';
 import type { Architecture, ModelConfig } from './types';
 

@@ -1,7 +1,7 @@
 // CPU reference of the optimizer side of training: AdamW as torch.optim.AdamW computes it
 // (decoupled weight decay, bias correction), global gradient-norm clipping as
 // torch.nn.utils.clip_grad_norm_ and learning-rate schedules as Hugging Face's (the seeded LoRA
-// init is in lora.ts). Exercised by tests/unit/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
+// init is in lora.ts). Exercised by tests/unit/reference/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
 
 /** AdamW hyper-parameters; the defaults are torch's (and TRL's) except where noted. */
 export interface AdamWConfig {

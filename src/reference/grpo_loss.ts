@@ -2,7 +2,7 @@
 // bounds, KL to the reference (k1/k2/k3), entropy bonus, three aggregation modes expressed as
 // per-token normaliser weights, and the gradients dlogp / dentropy the engine's backward takes;
 // advantages per sequence (GRPO, RLOO, REINFORCE++) or per row (PPO's GAE). CPU twin of
-// shaders/grpo.wgsl. Exercised by tests/unit/grpo-reference.test.ts, grpo-gpu.test.ts, ppo-reference.test.ts.
+// shaders/grpo.wgsl. Exercised by tests/unit/reference/grpo-reference.test.ts, grpo-gpu.test.ts, ppo-reference.test.ts.
 import { kl_grad, kl_value, type KlEstimator } from './kl';
 import { METRIC } from '../metrics/names';
 

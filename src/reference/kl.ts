@@ -1,6 +1,6 @@
 // Per-token KL estimators between the policy and the reference policy (Schulman's k1, k2, k3),
 // their values and derivatives with respect to the policy log probability. The CPU twin of the
-// kl_term function in shaders/grpo.wgsl. Exercised by tests/unit/grpo-reference.test.ts.
+// kl_term function in shaders/grpo.wgsl. Exercised by tests/unit/reference/grpo-reference.test.ts.
 
 /** k1 = logp - ref; k2 = 0.5 (logp - ref)^2; k3 = exp(ref - logp) - (ref - logp) - 1 (TRL, verl default). */
 export type KlEstimator = 'k1' | 'k2' | 'k3';

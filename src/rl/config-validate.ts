@@ -2,7 +2,7 @@
 // rejected with a did-you-mean, every value checked against FIELDS (errors name the file, the
 // field, the value and what to use), `--set key=value` overrides type-checked the same way,
 // cross-field rules last. Also renders the README field table from the same docs.
-// Tested by tests/unit/rl-config.test.ts (errors, every preset in configs/, README table).
+// Tested by tests/unit/rl/rl-config.test.ts (errors, every preset in configs/, README table).
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_CONFIG, FIELDS, SFT_DEFAULTS, type FieldKind, type RlConfig } from './config-schema';
 

@@ -1,7 +1,7 @@
 // The run config's environment and tasks: builds math / code_exec / search_qa / agent (src/envs) or the
 // story env from the `data` and `env` sections, and turns a task file's text into the task list
 // (story tasks come from data.story_words, no file). Engine-only: callers read the files.
-// Exercised by tests/unit/rl-config.test.ts (presets) and rl-grpo.test.ts.
+// Exercised by tests/unit/rl/rl-config.test.ts (presets) and rl-grpo.test.ts.
 import { loadTasks, requireTasks, formatLoadReport } from '../data/loader';
 import { SHIPPED_DATASETS } from '../data/shipped';
 import type { EnvName, Task } from '../data/schemas';

@@ -2,7 +2,7 @@
 // resumable), run one grpo / rejection / reward-weighted step, log the metrics row, the episodes
 // and a progress line (with why a loss is 0), call on_step_end, checkpoint every N steps and at
 // the end, then export the PEFT adapter. Files go through a RunSink (Node: node-run.ts; the
-// browser: its own). Tested by tests/unit/rl-grpo.test.ts (two steps end to end).
+// browser: its own). Tested by tests/unit/rl/rl-grpo.test.ts (two steps end to end).
 import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';

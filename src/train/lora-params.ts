@@ -2,7 +2,7 @@
 // packed A [S*R, K] and B [NW, R] the Linear layers read (the layout of model/gpu/lora-upload.ts),
 // their gradient buffers (+= by the backward), PEFT init from a seed or a loaded adapter, and
 // the host round trip to/from LoraWeights / LoraGrads (PEFT tensors, for export and checkpoints).
-// Tested by tests/unit/train-step-goldens.test.ts (grads vs PyTorch) and train-step-modes.test.ts.
+// Tested by tests/unit/train/train-step-goldens.test.ts (grads vs PyTorch) and train-step-modes.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { LinearLora } from '../gpu/kernels/linear';
 import type { OptimParam } from '../gpu/kernels/adamw';

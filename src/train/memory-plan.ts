@@ -3,7 +3,7 @@
 // (pool-sim.ts), the allocations the engine makes in order (weights f32 or NF4 with the f32 copy
 // each NF4 weight passes through; LoRA; KV cache; activations; logits chunks; kernels' scratch;
 // one uniform per dispatch; staging), so pool reuse and 16-byte rounding count as in the runtime.
-// Tested by tests/unit/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
+// Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import type { QuantMode } from '../model/gpu/upload';
@@ -303,7 +303,7 @@ interface BwdScratch {
  * B sequences of T tokens split into micro-batches and passes of at most maxRows rows, replayed on
  * the dry-run pool in the engine's order (train-step.ts, train-acts.ts, the kernels' scratch,
  * one uniform buffer per dispatch held until the pass's readback). Total = the pool's peak, as
- * rt.memory().peak measures it (tests/unit/sft-plan.test.ts). The rows show the step's busiest
+ * rt.memory().peak measures it (tests/unit/train/sft-plan.test.ts). The rows show the step's busiest
  * moment (the first pass's readback); what the pool allocates after it is one more row.
  */
 export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPlan {

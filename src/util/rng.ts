@@ -1,6 +1,6 @@
 // Small deterministic random numbers for training bookkeeping: a mulberry32 generator and a seed
 // mixer, so a data order is a pure function of (seed, epoch) and a checkpoint only stores those.
-// Used by src/train/batches.ts; exercised through tests/unit/train-data.test.ts.
+// Used by src/train/batches.ts; exercised through tests/unit/train/train-data.test.ts.
 
 /** mulberry32: uniforms in [0, 1) from a 32-bit seed. */
 export function mulberry32(seed: number): () => number {

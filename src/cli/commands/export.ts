@@ -1,7 +1,7 @@
 // `npm run cli -- export`: writes a model (base + optional PEFT adapter) in another format:
 // `merged` (one Hugging Face folder, adapter folded in) or `onnx` (the folder transformers.js
 // and onnxruntime-web read), optionally checked with onnxruntime-web against our engine.
-// Tested by tests/unit/export-cli.test.ts.
+// Tested by tests/unit/cli/export-cli.test.ts.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../../util/args';

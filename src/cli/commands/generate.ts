@@ -1,6 +1,6 @@
 // `npm run cli -- generate`: text generation with the GPU engine from a prompt, a chat
 // (--messages, rendered with the model's chat template) or BOS. Streams the text to stdout and
-// prints tokens/s on stderr. Tested by tests/unit/cli-model.test.ts.
+// prints tokens/s on stderr. Tested by tests/unit/cli/cli-model.test.ts.
 import { readFileSync } from 'node:fs';
 import type { CliCommand } from '../../util/args';
 import { getNumber, getString } from '../../util/args';

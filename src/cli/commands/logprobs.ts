@@ -1,7 +1,7 @@
 // `npm run cli -- logprobs`: scores JSONL inputs with the GPU engine: the log-probability of every
 // token after the first, one output line per input line. Bad lines are reported by file, line and
 // field and skipped (src/data/score-input.ts); the good ones still run. Tested by
-// tests/unit/cli-model.test.ts and tests/unit/data-score-input.test.ts.
+// tests/unit/cli/cli-model.test.ts and tests/unit/data/data-score-input.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { CliCommand } from '../../util/args';
 import { getString, requireString } from '../../util/args';

@@ -1,7 +1,7 @@
 // `npm run cli -- train-traces`: trains a LoRA adapter from the traces `serve` captured (run
 // folder OUT/traces/*.jsonl with rewards posted per rollout): GRPO over task groups or
 // reward-weighted fine-tuning, then writes the PEFT adapter and metrics.jsonl. A separate entry
-// until `train` takes --traces. Tested by tests/unit/serve-train-traces.test.ts (trainTracesRun).
+// until `train` takes --traces. Tested by tests/unit/server/serve-train-traces.test.ts (trainTracesRun).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../../util/args';

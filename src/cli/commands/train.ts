@@ -1,7 +1,7 @@
 // `npm run cli -- train --config F`: RL training (GRPO, rejection sampling, reward-weighted) from
 // a YAML config validated in src/rl/config-validate.ts, with a progress line per step, metrics.jsonl,
 // rollouts.jsonl, periodic checkpoints and the final PEFT adapter in the run folder.
-// Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
+// Tested by tests/unit/rl/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CliCommand, ParsedArgs } from '../../util/args';

@@ -2,7 +2,7 @@
 // running the task's asserts in the Pyodide sandbox (PythonPool.runTests) under a timeout.
 // Final parts: correctness (all_pass: 1 or 0; fraction: share passed), pass_rate, format (a
 // ```python block), tool_use. With maxAttempts > 1, failing tests come back as feedback and the
-// model may retry. Tested by tests/unit/env-code.test.ts (MBPP references in the real sandbox).
+// model may retry. Tested by tests/unit/envs/env-code.test.ts (MBPP references in the real sandbox).
 import type { ChatMessage } from '../../agents/chat-template';
 import type { CodeTask } from '../../data/schemas';
 import { pythonTool, type PythonRunner } from '../../tools/python-tool';

@@ -1,7 +1,7 @@
 // Launcher for shaders/grpo.wgsl: the GRPO per-token objective on the GPU. Records dlogp and
 // dentropy [N] (the upstream gradients the engine's backward takes) and the eight metric sums in
 // a 32-byte buffer read back once per step (= on the first micro-batch, += after).
-// CPU twin: grpo_loss (src/reference/grpo_loss.ts). Tested by tests/unit/grpo-gpu.test.ts.
+// CPU twin: grpo_loss (src/reference/grpo_loss.ts). Tested by tests/unit/gpu/grpo-gpu.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { KL_KIND } from '../../reference/kl';

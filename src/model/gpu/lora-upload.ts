@@ -1,7 +1,7 @@
 // Packs a host LoRA adapter into the GPU layout the fused Linear layers expect: for q|k|v and
 // gate|up the per-projection A matrices stacked along rows ([S*R, K]) and the B matrices stacked
 // along out like the fused weight ([NW, R]), zeros for projections the adapter does not target.
-// Used by GpuModel; tested through tests/unit/model-gpu.test.ts (adapter on vs the CPU reference).
+// Used by GpuModel; tested through tests/unit/model/model-gpu.test.ts (adapter on vs the CPU reference).
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { LinearLora } from '../../gpu/kernels/linear';
 import { loraKey, loraScale, projShape, type LoraWeights, type ModelConfig, type Projection } from '../types';

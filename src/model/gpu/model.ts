@@ -3,7 +3,7 @@
 // per layer qkv(+bias,+LoRA) -> rope + cache write -> attention -> o (+= residual) -> norm ->
 // gate|up + SiLU -> down (+= residual) -> norm: 8 dispatches per layer without LoRA.
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
-// CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
+// CPU twin: src/reference/model.ts. Tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import { Linear, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';

@@ -1,6 +1,6 @@
 // Public entry of model loading, safe for the browser and workers (no node: imports; Node code
 // adds NodeDirSource / openNodeModelSource from ./node-source). See docs/io.md.
-// Everything here is exercised by tests/unit/io-*.test.ts and tokenizer-*.test.ts.
+// Everything here is exercised by tests/unit/model/io-*.test.ts and tokenizer-*.test.ts.
 export { ModelLoadError } from './errors';
 export type { FileSource, ProgressFn, ProgressInfo, LoadStage } from './source';
 export { MemorySource } from './memory-source';

@@ -1,7 +1,7 @@
 // The Tokenizer the engine uses: a Hugging Face tokenizer.json (run by @huggingface/tokenizers)
 // plus what tokenizer_config.json adds (BOS/EOS, chat template, clean-up). loadTokenizer reads a
 // model folder with tokenizer.json, or vocab.json + merges.txt (byte-level BPE), or a llama2.c
-// tok*.bin. Tested by tests/unit/tokenizer-qwen.test.ts and tokenizer-llama2c.test.ts.
+// tok*.bin. Tested by tests/unit/model/tokenizer-qwen.test.ts and tokenizer-llama2c.test.ts.
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { ModelLoadError } from '../io/errors';
 import { readJson, type FileSource, type ProgressFn } from '../io/source';
