@@ -18,7 +18,7 @@ const engineFolders = [
 const uiOnly = ['react', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*', 'recharts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**'] },
+  { ignores: ['dist/**', 'dist-test/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,7 @@
-// Playwright settings for the browser tests: the built studio served by `vite preview`,
+// Playwright settings for the browser tests: the test build of the studio (`npx vite build
+// --mode test`: the app plus harness.html, in dist-test/) served by `vite preview --mode test`,
 // headless Debian Chromium (found by scripts/find-chrome.mjs, never downloaded) with WebGPU on
-// SwiftShader. Run by `npm test` after the build, or alone with `npx playwright test`.
+// SwiftShader. Run by `npm test` after that build, or alone with `npx playwright test`.
 import { defineConfig } from '@playwright/test';
 import { findChrome, chromeFlags } from './scripts/find-chrome.mjs';
 
@@ -29,7 +30,7 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `npx vite preview --port ${port} --strictPort`,
+      command: `npx vite preview --mode test --port ${port} --strictPort`,
       url: `http://localhost:${port}`,
       reuseExistingServer: false,
       timeout: 60_000,
