@@ -6,12 +6,12 @@
 import type { GpuRuntime } from '../gpu/runtime';
 import type { LinearLora } from '../gpu/kernels/linear';
 import type { OptimParam } from '../gpu/kernels/adamw';
-import { GROUPS, type LinearGroup } from '../model/gpu/lora-upload';
+import { GROUPS, LINEAR_GROUPS, type LinearGroup } from '../model/gpu/lora-upload';
 import { loraKey, loraScale, projShape, type LoraConfig, type LoraPair, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 import type { LoraGrads } from '../reference/model_backward';
 import { lora_init } from '../reference/lora';
 
-export const GROUP_NAMES = Object.keys(GROUPS) as LinearGroup[];
+export const GROUP_NAMES = LINEAR_GROUPS;
 
 /** Where each projection of a group sits in the packed buffers (floats). */
 interface Segment { proj: Projection; targeted: boolean; aOff: number; aLen: number; bOff: number; bLen: number }
