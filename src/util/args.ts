@@ -1,6 +1,6 @@
 // Command-line argument parsing shared by every CLI command: `--key value`, `--flag`,
 // `--key=value`, repeated keys collected, positionals kept. Typed getters name the option at
-// fault in their errors. Tested by tests/unit/util/cli-args.test.ts.
+// fault in their errors. Tested by tests/unit/util/args.test.ts.
 
 export interface ParsedArgs {
   positionals: string[];
