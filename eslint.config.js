@@ -1,21 +1,24 @@
 // Lint rules for the whole project. Besides typescript-eslint's recommended set, this enforces
-// the layering of docs/style item 13: engine folders never import React, zustand or the UI;
-// only src/store imports zustand. Run by `npm run lint` (part of `npm test`).
+// the layers of docs/architecture.md (`layers/import-order`: a src/ folder imports only its own
+// folder and lower layers, table in scripts/eslint-layers.mjs) and style item 13: engine folders
+// never import React, zustand or the UI; only src/store imports zustand. Run by `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import { layersPlugin } from './scripts/eslint-layers.mjs';
 
 const engineFolders = [
   'src/gpu/**', 'src/model/**', 'src/rl/**', 'src/agents/**', 'src/tools/**',
   'src/reference/**', 'src/envs/**', 'src/data/**', 'src/metrics/**', 'src/cli/**',
   'src/server/**', 'src/workers/**', 'src/train/**', 'src/export/**', 'src/ort/**',
+  'src/util/**', 'src/run/**',
 ];
 
 const uiOnly = ['react', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*', 'recharts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**'] },
+  { ignores: ['dist/**', 'dist-test/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'public/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -25,6 +28,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    // Upward imports fail; the allowed exceptions are listed, each with its reason, in
+    // LAYER_EXCEPTIONS (scripts/eslint-layers.mjs).
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/import-order': 'error' },
   },
   {
     files: ['src/ui/**/*.{ts,tsx}', 'src/main.tsx'],

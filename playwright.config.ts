@@ -1,6 +1,8 @@
-// Playwright settings for the browser tests: the built studio served by `vite preview`,
+// Playwright settings for the browser tests: the test build of the studio (`npx vite build
+// --mode test`: the app plus harness.html, in dist-test/) served by `vite preview --mode test`,
 // headless Debian Chromium (found by scripts/find-chrome.mjs, never downloaded) with WebGPU on
-// SwiftShader. Run by `npm test` after the build, or alone with `npx playwright test`.
+// SwiftShader. Run by `npm test` after that build, or alone with `npx playwright test`.
+import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 import { findChrome, chromeFlags } from './scripts/find-chrome.mjs';
 
@@ -13,6 +15,9 @@ const port = Number(process.env.PW_PORT);
 export const devPort = port + 1000;
 process.env.PW_DEV_PORT = String(devPort);
 if (!chrome) throw new Error('No Chrome/Chromium found: install chromium or set CHROME_PATH (see README).');
+if (!existsSync('dist-test/harness.html')) {
+  throw new Error('No test build in dist-test/: run `npx vite build --mode test` first (the app plus harness.html; `npx vite build` alone leaves the test page out).');
+}
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -29,7 +34,7 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `npx vite preview --port ${port} --strictPort`,
+      command: `npx vite preview --mode test --port ${port} --strictPort`,
       url: `http://localhost:${port}`,
       reuseExistingServer: false,
       timeout: 60_000,

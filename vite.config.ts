@@ -1,6 +1,7 @@
 // Vite config for the studio: React, cross-origin isolation headers (SharedArrayBuffer for
 // Pyodide interrupts), and the vitest unit-test settings. Exercised by `npm start`, `npm run
-// build` and `npm run test:unit`.
+// build` (the app alone, into dist/), `vite build --mode test` (the app plus the test page
+// harness.html, into dist-test/, served to Playwright) and `npm run test:unit`.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { ortRuntimePlugin, pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
@@ -10,7 +11,15 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-export default defineConfig({
+/** The build mode that adds harness.html (a test-only page exposing engine functions). */
+export const TEST_MODE = 'test';
+
+/** The pages a build bundles: the app, plus harness.html in the test mode. */
+function buildInput(mode: string): Record<string, string> {
+  return mode === TEST_MODE ? { main: 'index.html', harness: 'harness.html' } : { main: 'index.html' };
+}
+
+export default defineConfig(({ mode }) => ({
   // pythonSandboxPlugin: Pyodide served under /pyodide/ + the strict CSP of the Python worker;
   // searchProxyPlugin: the search proxy under /api/ (keys stay on the server);
   // ortRuntimePlugin: onnxruntime-web's .wasm/.mjs under /ort/ (no CDN).
@@ -21,10 +30,15 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: true,
-    // harness.html is a test-only page that exposes engine functions to Playwright.
-    rollupOptions: { input: { main: 'index.html', harness: 'harness.html' } },
+    // harness.html is a test-only page that exposes engine functions to Playwright: only the
+    // test build (`vite build --mode test`, its own folder) contains it, never the production one.
+    outDir: mode === TEST_MODE ? 'dist-test' : 'dist',
+    rollupOptions: {
+      input: buildInput(mode),
+    },
   },
   test: {
+    // One folder per layer (tests/unit/gpu/, model/, train/, rl/, ...: docs/architecture.md).
     include: ['tests/unit/**/*.test.ts'],
     environment: 'node',
     testTimeout: 120_000,
@@ -33,4 +47,4 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: false,
   },
-});
+}));

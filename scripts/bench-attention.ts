@@ -2,7 +2,7 @@
 //  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
 // per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS).
-// Random inputs: only the timing matters here (tests/unit/bwd-b-attention.test.ts checks values).
+// Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
@@ -12,7 +12,7 @@ import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { describeLimits, measureLimits, ofPeak } from '../src/gpu/limits';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
+import { getNumber, getString, parseArgs } from '../src/util/args';
 
 const args = parseArgs(process.argv.slice(2));
 const B = getNumber(args, 'batch', 16), T = getNumber(args, 'seq', 128);

@@ -9,7 +9,7 @@ import { LinearBackward, type BackwardVariant, type LinearGrads } from '../src/g
 import type { LinearSpec, LinearWeight } from '../src/gpu/kernels/linear';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
+import { getNumber, getString, parseArgs } from '../src/util/args';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '64,512').split(',').map(Number);

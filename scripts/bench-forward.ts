@@ -13,8 +13,8 @@ import { loadModelFiles } from '../src/model/io/loader';
 import { qwen25_05bConfig, randomWeights } from '../src/model/random-weights';
 import type { ModelConfig } from '../src/model/types';
 import type { TensorReader } from '../src/model/gpu/upload';
-import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
-import { parseQuant } from '../src/cli/load-model';
+import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
+import { parseQuant } from '../src/model/node-load';
 import { sharedDir } from './shared-dir';
 
 const args = parseArgs(process.argv.slice(2));

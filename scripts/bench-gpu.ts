@@ -4,7 +4,7 @@
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { runMatmulSelfTest } from '../src/gpu/selftest';
-import { getNumber, parseArgs } from '../src/cli/args';
+import { getNumber, parseArgs } from '../src/util/args';
 import { describeLimits, measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));

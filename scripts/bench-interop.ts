@@ -16,7 +16,7 @@ import { configureOrt } from '../src/ort/env';
 import { decoderShape, OrtDecoder } from '../src/ort/decoder';
 import { benchOrt, benchOurs, type PhaseSpeed } from '../src/ort/bench';
 import type { OrtBenchRequest, OrtBenchRow } from '../src/harness/ort.harness';
-import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
+import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
 import { INTEROP_MODELS } from '../tests/fixtures/interop-models';
 import { chromeFlags, findChrome } from './find-chrome.mjs';
 

@@ -11,7 +11,7 @@ import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
 import { timeRuns, tuneLinear } from '../src/gpu/kernels/linear-tune';
 import { mBucket, shapeClass } from '../src/gpu/kernels/linear';
 import { randomArray } from '../src/gpu/selftest';
-import { getString, getNumber, parseArgs } from '../src/cli/args';
+import { getString, getNumber, parseArgs } from '../src/util/args';
 import { describeLimits, measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
+import { getNumber, getString, parseArgs } from '../src/util/args';
 import type { PythonPool } from '../src/tools/python/pool';
 import type { PoolConfig } from '../src/tools/python/types';
 import { CorpusSearch, parseCorpusJsonl } from '../src/tools/search/corpus';

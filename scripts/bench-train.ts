@@ -17,7 +17,7 @@ import { rememberedVariants } from '../src/gpu/kernels/linear-tune';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../src/gpu/limits';
 import { masked_ce } from '../src/reference/loss';
-import { getBool, getNumber, getString, parseArgs } from '../src/cli/args';
+import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
 import { sharedDir } from './shared-dir';
 
 const args = parseArgs(process.argv.slice(2));

@@ -4,8 +4,8 @@
 // same sampling seed (k samples each at temperature 1). Figures go in docs/rl.md.
 // Run: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx scripts/experiment-stories-grpo.ts [--steps N]
 import { readFileSync } from 'node:fs';
-import { parseArgs, getNumber, getString } from '../src/cli/args';
-import { parseConfig } from '../src/rl/config';
+import { parseArgs, getNumber, getString } from '../src/util/args';
+import { parseConfig } from '../src/rl/config-validate';
 import { evaluate } from '../src/rl/eval';
 import { loadTasksFor, nodeSink, openRun } from '../src/rl/node-run';
 import { runTraining } from '../src/rl/run';

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { getNumber, getString, parseArgs } from '../src/cli/args';
-import { loadCliModel } from '../src/cli/load-model';
+import { getNumber, getString, parseArgs } from '../src/util/args';
+import { loadCliModel } from '../src/model/node-load';
 import { DEFAULT_HTTP, startServe } from '../src/server/openai/server';
 import { sharedDir } from './shared-dir';
 

@@ -3,7 +3,7 @@
 // training tasks (agent_train.jsonl), the held-out tasks (agent_eval.jsonl) and the SFT traces
 // (agent_sft.jsonl: one episode per training task, its tool responses produced by the REAL tools
 // — the Pyodide python sandbox and BM25 search over the corpus — and checked against the answer).
-// Same seed, same bytes. Tested through tests/unit/agent-data.test.ts.
+// Same seed, same bytes. Tested through tests/unit/tooling/agent-data.test.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/agents/chat-template';
@@ -13,7 +13,7 @@ import { createNodePythonPool } from '../src/tools/python/node-pool';
 import type { QwenTool } from '../src/tools/qwen-tools';
 import { ToolRegistry } from '../src/tools/registry';
 import { CorpusSearch } from '../src/tools/search/corpus';
-import { mixSeed, mulberry32, permutation } from '../src/train/rng';
+import { mixSeed, mulberry32, permutation } from '../src/util/rng';
 import { calculatorTask, lookupTask, type Split } from './agent-data/tasks';
 import { makePlaces, placeDoc } from './agent-data/world';
 

@@ -2,7 +2,7 @@
 // traces (datasets/agent_sft.jsonl rendered with its chat template): byte-level BPE with a
 // 1024-token vocabulary (256 bytes, 761 merges, 7 chat/tool special tokens), digits split one by
 // one. Writes tokenizer.json and tokenizer_config.json (chat template, EOS <|im_end|>) into
-// public/models/agent-tiny/. Deterministic. Tested by tests/unit/agent-tokenizer.test.ts.
+// public/models/agent-tiny/. Deterministic. Tested by tests/unit/tooling/agent-tokenizer.test.ts.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderChat, type ChatMessage, type ToolSpec } from '../src/agents/chat-template';

@@ -3,7 +3,7 @@
 # entropies for three sequences with f32 and NF4 weights, adapter off and on (goldens.json); and
 # training goldens (grads.json): masked cross-entropy, LoRA and full-mode gradients, 3 AdamW steps.
 # Run: /usr/bin/python3 scripts/make_goldens.py   (Debian's python3-torch 1.13, CPU; deterministic)
-# Consumed by tests/unit/reference-model.test.ts and reference-bwd-goldens.test.ts; the test
+# Consumed by tests/unit/reference/reference-model.test.ts and reference-bwd-goldens.test.ts; the test
 # suite itself never needs PyTorch.
 import json
 import math

@@ -1,12 +1,12 @@
 # Builds the RLOO / REINFORCE++ / PPO goldens (tests/fixtures/goldens/ppo_goldens.json) that the CPU
-# references (src/rl/advantages.ts, src/reference/ppo.ts, src/rl/grpo-loss.ts with per-row
+# references (src/rl/advantages.ts, src/reference/ppo.ts, src/reference/grpo_loss.ts with per-row
 # advantages) are checked against: advantages of a 2 x G=4 reward batch under each estimator, and
 # for multi-turn episodes (prompt, assistant turns, tool output between them) the per-turn rewards
 # placed at turn ends, GAE advantages and returns for two (gamma, lambda) pairs, the clipped value
 # loss and d loss / d values, the PPO policy loss and d loss / d logp, and a value head (linear on a
 # hidden state) trained by that value loss: d loss / d h, w, b (torch autograd, float64).
 # Run: /usr/bin/python3 scripts/make_ppo_goldens.py   (Debian's python3-torch, CPU; deterministic)
-# Consumed by tests/unit/ppo-reference.test.ts and value-head.test.ts; the suite never needs PyTorch.
+# Consumed by tests/unit/reference/ppo-reference.test.ts and value-head.test.ts; the suite never needs PyTorch.
 import json
 import os
 

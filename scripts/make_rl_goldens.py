@@ -5,7 +5,7 @@
 # coefficient the loss, d loss / d logp and d loss / d entropy (torch autograd, float64) and the
 # metrics as TRL's GRPOTrainer computes them; plus TRL-style gradient accumulation over 2 micro-batches.
 # Run: /usr/bin/python3 scripts/make_rl_goldens.py   (Debian's python3-torch 1.13, CPU; deterministic)
-# Consumed by tests/unit/grpo-reference.test.ts and grpo-gpu.test.ts; the suite never needs PyTorch.
+# Consumed by tests/unit/reference/grpo-reference.test.ts and grpo-gpu.test.ts; the suite never needs PyTorch.
 import json
 import math
 import os

@@ -1,6 +1,7 @@
 // `npm test`: the whole test suite in one command. Finds (or, as root on Debian/Ubuntu,
-// installs) Chromium, then runs lint, the type check, the vitest unit tests (Node + Dawn), a
-// production build and the Playwright browser tests, and prints one closing count line.
+// installs) Chromium, then runs lint, the type checks (all, then the browser bundle without Node
+// types), the vitest unit tests (Node + Dawn), the production build, the test build (the app plus
+// harness.html, dist-test/) and the Playwright browser tests on it, and prints one count line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
 import { findChrome } from './find-chrome.mjs';
@@ -38,9 +39,12 @@ mkdirSync('test-results', { recursive: true });
 const steps = [];
 steps.push(['lint', run('lint', 'npx', ['eslint', '.', '--max-warnings=0'])]);
 steps.push(['typecheck', run('typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'])]);
+steps.push(['typecheck browser', run('typecheck of the bundle without Node types', 'npx',
+  ['tsc', '--noEmit', '-p', 'tsconfig.browser.json'])]);
 steps.push(['unit', run('unit tests (vitest, Node + Dawn)', 'npx',
   ['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json'])]);
 steps.push(['build', run('build', 'npx', ['vite', 'build'])]);
+steps.push(['test build', run('test build (app + harness.html)', 'npx', ['vite', 'build', '--mode', 'test'])]);
 steps.push(['e2e', run('browser tests (Playwright, headless Chromium + WebGPU)', 'npx', ['playwright', 'test'],
   { CHROME_PATH: chrome })]);
 

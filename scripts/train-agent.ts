@@ -9,11 +9,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { command as sft } from '../src/cli/commands/sft';
-import { modelConfigToJson } from '../src/model/config';
+import { modelConfigToJson } from '../src/model/hf-config';
 import { writeSafetensors } from '../src/model/io/safetensors-write';
 import { loadTokenizer } from '../src/model/tokenizer';
 import { NodeDirSource } from '../src/model/io/node-source';
-import { parseModelConfig } from '../src/model/config';
+import { parseModelConfig } from '../src/model/hf-config';
 import { AGENT_MODEL_DIR } from './agent-data/tokenizer-spec';
 import { agentModelConfig, countParams, initAgentWeights } from './agent-data/init-model';
 import { modelCard, type StepRecord } from './agent-data/model-card';

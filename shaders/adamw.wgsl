@@ -7,7 +7,7 @@
 //              (stepSize = lr / (1 - b1^t), bc2sqrt = sqrt(1 - b2^t), computed on the host)
 //   fill       buf = 0 (moments at creation, gradients before accumulating)
 // CPU twins: clip_grad_norm, adamw_step (src/reference/adamw.ts). Launcher:
-// src/gpu/kernels/adamw.ts. Tested by tests/unit/bwd-a-adamw.test.ts.
+// src/gpu/kernels/adamw.ts. Tested by tests/unit/gpu/adamw-kernel.test.ts.
 // Write contract: partials and stats are overwritten; param, m, v updated in place; grad zeroed
 // by adamw when asked. Reductions run in a fixed order (workgroup trees, then one workgroup over
 // the partials in order): the norm is deterministic.

@@ -288,7 +288,7 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 // Variants as in the forward: _thread (one invocation per item, registers only: CPU adapters)
 // and _wg (one workgroup per item, the loop split across it with workgroup-memory sums: GPUs).
 // CPU twin: src/reference/attention.ts (attention_backward, per sequence).
-// Launcher: src/gpu/kernels/attention-backward.ts. Test: tests/unit/bwd-b-attention.test.ts.
+// Launcher: src/gpu/kernels/attention-backward.ts. Test: tests/unit/gpu/attention-backward.test.ts.
 // Write contract: ST, dQ overwritten (=) for all M rows; dKc/dVc overwritten (=) everywhere:
 // positions >= T_s (and unused slots) get 0.
 // Bindings alias the forward's across entry points (inputs, outputs, then the uniforms).

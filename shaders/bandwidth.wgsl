@@ -5,7 +5,7 @@
 //                  invocations read neighbouring vec4s (coalesced on GPUs);
 //   stream_chunk   invocation i reads one contiguous chunk [i * per, (i + 1) * per) (CPU
 //                  adapters: each core streams its own range, prefetcher friendly).
-// CPU twin: stream_read (src/reference/bandwidth.ts). Tested by tests/unit/kernels-limits.test.ts.
+// CPU twin: stream_read (src/reference/bandwidth.ts). Tested by tests/unit/gpu/kernels-limits.test.ts.
 // Write contract: partial overwritten (=), one vec4 per invocation.
 
 struct Params {

@@ -3,11 +3,11 @@
 // V = vocab, C = channels, N = tokens. Ids >= V produce a row of zeros (the launcher cannot see
 // ids on the GPU; the CPU twin throws instead).
 // CPU twin: embedding_forward (src/reference/embedding.ts), with nf4_roundtrip(wte) for NF4.
-// Launcher: src/gpu/kernels/embedding.ts. Tested by tests/unit/kernels-a-embedding.test.ts.
+// Launcher: src/gpu/kernels/embedding.ts. Tested by tests/unit/gpu/embedding-forward.test.ts.
 // Write contract: out is overwritten (=). One invocation per 4 consecutive channels (C % 4 == 0).
 // Backward (full mode, f32 table): embed_bwd, dwte[id, :] += sum of dout rows with that id, from a
 // CSR the host builds (launcher src/gpu/kernels/embedding-backward.ts, twin embedding_backward,
-// tests/unit/bwd-a-embedding.test.ts). One workgroup per distinct id sums its rows in ascending
+// tests/unit/gpu/embedding-backward.test.ts). One workgroup per distinct id sums its rows in ascending
 // order: deterministic, no atomics. dwte accumulates (+=).
 
 struct Params {

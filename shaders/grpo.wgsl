@@ -4,14 +4,14 @@
 //   ratio = exp(logp - old_logp);  c = clamp(ratio, 1 - eps_low, 1 + eps_high)
 //   tok   = -min(ratio A, c A) + beta KL_k(logp, ref) - entropy_coef H
 //   loss  = sum_n w[n] tok[n];  dlogp[n] = w (d tok / d logp);  dentropy[n] = -entropy_coef w
-// The aggregation mode lives only in w (host: tokenWeights in src/rl/grpo-loss.ts):
+// The aggregation mode lives only in w (host: tokenWeights in src/reference/grpo_loss.ts):
 //   token-mean m / tokens | seq-mean-token-mean m / (S len_s) | seq-mean-token-sum-norm m / (S Lmax),
 // with the whole batch's counts, so micro-batches add up to the batch. One kernel, every mode.
 // Entry points: grpo_token (one invocation per row) and grpo_reduce (ONE workgroup: recomputes the
 // per-row terms and sums them; recomputing keeps both within the WebGPU default of 8 storage
 // buffers per stage, where writing per-row terms out would need 9).
-// CPU twin: grpo_loss (src/rl/grpo-loss.ts), kl_value/kl_grad (src/rl/kl.ts).
-// Launcher: src/gpu/kernels/grpo.ts. Tested by tests/unit/grpo-gpu.test.ts.
+// CPU twin: grpo_loss (src/reference/grpo_loss.ts), kl_value/kl_grad (src/reference/kl.ts).
+// Launcher: src/gpu/kernels/grpo.ts. Tested by tests/unit/gpu/grpo-gpu.test.ts.
 // Write contract: dlogp and dentropy are overwritten (=), every row (0 on masked rows);
 // metrics [8] are overwritten (=) when flags bit 2 is set, else accumulated (+=, micro-batches):
 //   [loss, policy_loss, tokens, kl sum, entropy sum, low-clipped, high-clipped, region-clipped]

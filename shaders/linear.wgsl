@@ -4,7 +4,7 @@
 // The NF4-weight sibling is shaders/matmul_nf4.wgsl: same Params, same epilogue, same flags and
 // SWIGLU layout (read its header); the bindings here are the same without absmax.
 // CPU twin: linear_forward + lora_forward (+ swiglu_forward) in src/reference. Launcher:
-// src/gpu/kernels/linear.ts. Tested by tests/unit/kernels-a-linear.test.ts.
+// src/gpu/kernels/linear.ts. Tested by tests/unit/gpu/linear-forward.test.ts.
 // Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
 // Entry points: lin_rb (register-blocked, no workgroup memory), lin_rb8 (its 8 x 8 tile in named
 // registers: CPU adapters), lin_tiled (workgroup-memory tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8).

@@ -14,7 +14,7 @@
 // K for a fixed out row (the transpose of the forward's access) and its bindings (D, W, dX; D, X,
 // G) share nothing with the forward's fused epilogue (bias, XA, LB, Y).
 // CPU twins: matmul_backward, linear_backward, lora_backward (src/reference). Launcher:
-// src/gpu/kernels/linear-backward.ts. Tested by tests/unit/bwd-a-linear.test.ts.
+// src/gpu/kernels/linear-backward.ts. Tested by tests/unit/gpu/linear-backward.test.ts.
 // Write contract: dX is overwritten (=), or accumulated (+=) with flags bit 0 (residual stream);
 // dYB is overwritten; G (dW, dA), dB and dbias accumulate (+=). All sums over M run in a fixed
 // order inside one invocation: results are deterministic (no atomics).

@@ -89,7 +89,7 @@ fn logprobs_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
 // which every invocation rewrites the elements it read (no cross-invocation hazard). A target
 // >= V contributes no dlogp term.
 // CPU twin: src/reference/logprobs.ts (logprobs_backward, times invT).
-// Launcher: src/gpu/kernels/logprobs-backward.ts. Test: tests/unit/bwd-b-logprobs.test.ts.
+// Launcher: src/gpu/kernels/logprobs-backward.ts. Test: tests/unit/gpu/logprobs-backward.test.ts.
 // Write contract: logits rows 0..N-1 overwritten (=) by their gradient; nothing else written.
 // Bindings alias the forward's across entry points (inputs, the in-place output, uniforms).
 

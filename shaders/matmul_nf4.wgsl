@@ -4,7 +4,7 @@
 // Wq is packed by shaders/nf4.wgsl: [N, K/8] u32 (8 codes per word, low nibble first), absmax
 // [N, K/64] f32; deq(w) = NF4[code] * absmax. CPU twin: matmul_forward(X, nf4_roundtrip(W)) plus
 // linear_forward / lora_forward / swiglu_forward (src/reference). Launcher: src/gpu/kernels/linear.ts.
-// Tested by tests/unit/nf4-matmul.test.ts and tests/unit/kernels-a-linear.test.ts.
+// Tested by tests/unit/gpu/nf4-matmul.test.ts and tests/unit/gpu/linear-forward.test.ts.
 // Sibling for f32 weights: shaders/linear.wgsl (same bindings without absmax, same epilogue).
 //
 // Epilogue, per output (r, n), chosen at run time by p.flags (no recompiling to toggle LoRA):

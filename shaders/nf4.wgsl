@@ -6,7 +6,7 @@
 // Code rule (bit-identical to the CPU twin src/reference/nf4.ts, nf4_code): code = number of
 // bitsandbytes thresholds t with w > f32(t * absmax); ties go to the lower code; an all-zero
 // block gets code 7 (level 0). Dequantized value = NF4[code] * absmax.
-// Launcher: src/gpu/kernels/nf4.ts. Tested by tests/unit/nf4-gpu.test.ts.
+// Launcher: src/gpu/kernels/nf4.ts. Tested by tests/unit/gpu/nf4-gpu.test.ts.
 // Write contract: Q, absmax, E, and the error total are overwritten (=).
 
 struct Params {

@@ -8,10 +8,10 @@
 // (GPUs, wide rows); or `*_t` entries, one invocation per whole row and no barriers (CPU
 // adapters, where barriers cost far more than the row's arithmetic; narrow rows).
 // CPU twin: rmsnorm_forward (src/reference/rmsnorm.ts). Launcher: src/gpu/kernels/rmsnorm.ts.
-// Tested by tests/unit/kernels-a-rmsnorm.test.ts.
+// Tested by tests/unit/gpu/rmsnorm-forward.test.ts.
 // Write contract: y is overwritten (=); in residual_rmsnorm x is the residual stream and is
 // updated in place (+=). Backward (launcher src/gpu/kernels/rmsnorm-backward.ts, twin
-// rmsnorm_backward, tests/unit/bwd-a-rmsnorm.test.ts): dx is overwritten (=) or accumulated
+// rmsnorm_backward, tests/unit/gpu/rmsnorm-backward.test.ts): dx is overwritten (=) or accumulated
 // (+=, flags bit 0: the residual stream's gradient); rstd is overwritten; dw accumulates (+=)
 // in a fixed row order (deterministic).
 

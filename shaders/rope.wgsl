@@ -6,7 +6,7 @@
 // RoPE: Hugging Face rotate_half (dimension i pairs with i + HS/2); cos/sin come from a table
 // [Tmax, HS/2] built on the host (so positions of any size stay exact and rope scalings are a
 // table change). CPU twin: src/reference/rope.ts (rope_forward) + a scatter, composed in
-// tests/unit/kernels-b-rope.test.ts. Launcher: src/gpu/kernels/rope.ts.
+// tests/unit/gpu/rope-forward.test.ts. Launcher: src/gpu/kernels/rope.ts.
 // Write contract: Q overwritten (=); Kc/Vc overwritten (=) at the rows' (s, p) slots only,
 // rows with s >= B or p >= Tmax are skipped (the launcher's KvCache forbids them).
 
@@ -77,7 +77,7 @@ fn qkv_rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 //   dx[i] = d[i] cos + d[i + HS/2] sin,  dx[i + HS/2] = d[i + HS/2] cos - d[i] sin;
 // k and v are gathered from the cache layout at the row's (s, p); v is copied. ONE dispatch.
 // CPU twin: src/reference/rope.ts (rope_backward) + a gather, composed in
-// tests/unit/bwd-b-rope.test.ts. Launcher: src/gpu/kernels/rope-backward.ts.
+// tests/unit/gpu/rope-backward.test.ts. Launcher: src/gpu/kernels/rope-backward.ts.
 // Write contract: dQKV overwritten (=) for all M rows; k and v parts of rows with s >= B or
 // p >= Tmax get 0. Bindings alias the forward's (rows, rope and p are shared).
 

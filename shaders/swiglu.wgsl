@@ -5,9 +5,9 @@
 // Input layout: the fused gate|up matmul output [M, 2I], each row = I gate values then I up
 // values (gate and up weights concatenated along out). M = rows, I = intermediate size.
 // CPU twin: swiglu_forward (src/reference/swiglu.ts). Launcher: src/gpu/kernels/swiglu.ts.
-// Tested by tests/unit/kernels-a-swiglu.test.ts.
+// Tested by tests/unit/gpu/swiglu-forward.test.ts.
 // Write contract: out is overwritten (=); dgu is overwritten (=) (backward launcher
-// src/gpu/kernels/swiglu-backward.ts, twin swiglu_backward, tests/unit/bwd-a-swiglu.test.ts).
+// src/gpu/kernels/swiglu-backward.ts, twin swiglu_backward, tests/unit/gpu/swiglu-backward.test.ts).
 
 struct Params {
   M: u32,

@@ -6,7 +6,7 @@
 //                                                          invocation 0 also sums db)
 // N = rows (tokens), C = channels (a multiple of 4).
 // CPU twin: src/reference/value_head.ts. Launcher: src/gpu/kernels/value-head.ts.
-// Tested by tests/unit/value-head.test.ts.
+// Tested by tests/unit/reference/value-head.test.ts.
 // Write contract: v is overwritten (=); dh is overwritten (=) or accumulated (+=, flags bit 0:
 // it joins the LM head's gradient on the same hidden state); dw and db accumulate (+=) in a fixed
 // row order (deterministic).

@@ -2,7 +2,7 @@
 // every byte to its printable stand-in, count the words, then repeatedly merge the most frequent
 // adjacent pair (ties broken by the pair's text, so the result is deterministic). The output is
 // the vocab (256 bytes, then one token per merge) and the merge list that tokenizer.json holds.
-// Used by scripts/make-agent-tokenizer.ts; tested by tests/unit/agent-tokenizer.test.ts.
+// Used by scripts/make-agent-tokenizer.ts; tested by tests/unit/tooling/agent-tokenizer.test.ts.
 
 /** GPT-2's bytes_to_unicode: printable bytes map to themselves, the rest to code points 256+. */
 export function byteToUnicode(): string[] {

@@ -4,7 +4,7 @@
 // turn, tool results as <tool_response> blocks inside one user turn — with a much shorter
 // `# Tools` block (one line per tool: name, argument names, description; the call format is
 // learnt from the SFT traces instead of read from an instruction) so the tiny model's context
-// stays small. Tested by tests/unit/agent-tokenizer.test.ts (rendered and parsed by the agent loop).
+// stays small. Tested by tests/unit/tooling/agent-tokenizer.test.ts (rendered and parsed by the agent loop).
 
 export const AGENT_CHAT_TEMPLATE = `{%- if messages[0]['role'] == 'system' %}
     {{- '<|im_start|>system\\n' + messages[0]['content'] }}

@@ -2,10 +2,10 @@
 // decoder (tied embeddings, q/k/v biases, grouped-query attention) with GPT-2's init (normal
 // weights of std 0.02, residual output projections scaled by 1/sqrt(2 L), zero biases, unit
 // norms), written as a Hugging Face folder the engine's loader reads. Used by
-// scripts/train-agent.ts; tested by tests/unit/agent-model.test.ts.
+// scripts/train-agent.ts; tested by tests/unit/tooling/agent-model.test.ts.
 import type { ModelConfig, HostTensor } from '../../src/model/types';
 import { expectedTensors } from '../../src/model/io/expected';
-import { mixSeed, mulberry32 } from '../../src/train/rng';
+import { mixSeed, mulberry32 } from '../../src/util/rng';
 
 export function agentModelConfig(vocabSize: number, eosTokenIds: number[]): ModelConfig {
   return {

@@ -2,7 +2,7 @@
 // and names: calculator (multi-step arithmetic word problems; the reference Python expression is
 // kept in metadata.code) and lookup (questions on a place of the fictional corpus). Each family
 // has one template reserved for the held-out split, and held-out tasks use other numbers, people
-// and places than training. Used by scripts/make-agent-data.ts; tested by tests/unit/agent-data.test.ts.
+// and places than training. Used by scripts/make-agent-data.ts; tested by tests/unit/tooling/agent-data.test.ts.
 import type { AgentTask } from '../../src/data/schemas';
 import { factValue, intIn, pick, type Attribute, type Place, type Rand } from './world';
 

@@ -1,5 +1,5 @@
 // What the shipped agent's tokenizer is made of (shared by scripts/make-agent-tokenizer.ts, which
-// builds it, scripts/train-agent.ts and tests/unit/agent-tokenizer.test.ts): where the model folder
+// builds it, scripts/train-agent.ts and tests/unit/tooling/agent-tokenizer.test.ts): where the model folder
 // lives, the vocabulary size, the pre-tokenizer split and the added special tokens.
 
 export const AGENT_MODEL_DIR = 'public/models/agent-tiny';

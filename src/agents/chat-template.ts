@@ -1,7 +1,7 @@
 // Chat rendering with the model's own Jinja chat template (tokenizer_config.json or
 // chat_template.jinja, rendered by @huggingface/jinja), tools included, and a plain fallback
 // template for base models without one. Used by the CLI (`generate --messages`) and the agent
-// loop. Tested by tests/unit/chat-template.test.ts against Qwen2.5's rendered_example.txt.
+// loop. Tested by tests/unit/agents/chat-template.test.ts against Qwen2.5's rendered_example.txt.
 import { Template } from '@huggingface/jinja';
 
 export interface ToolCall {

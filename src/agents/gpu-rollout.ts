@@ -1,6 +1,6 @@
 // Agent rollouts on a DecoderEngine (our GPU engine, or onnxruntime-web): one stepper with a slot per episode (one slot in sync
 // mode), the chat template's turn boundaries, the registry's tools; runs loop.ts runEpisodes and
-// frees the session. Exercised by tests/unit/agent-gpu.test.ts and agent-python.test.ts.
+// frees the session. Exercised by tests/unit/agents/agent-gpu.test.ts and agent-python.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { DecoderEngine } from '../model/engine';
 import { gpuEngine } from '../model/gpu/engine';
@@ -8,7 +8,7 @@ import type { GpuModel } from '../model/gpu/model';
 import type { Tokenizer } from '../model/tokenizer';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolSpec } from './chat-template';
-import { resolveAgentConfig, type AgentLoopConfig } from './config';
+import { resolveAgentConfig, type AgentLoopConfig } from './agent-config';
 import { runEpisodes, type AgentHooks, type EpisodeSpec, type RolloutBatch } from './loop';
 import { TurnRenderer } from './turn-render';
 

@@ -5,13 +5,13 @@
 // environment's feedback messages, e.g. failing tests before a retry). Sync mode runs one
 // episode at a time. Measures the time the GPU sat idle because every live episode waited on a
 // tool. The stepper is a DecodeSession on the GPU (gpu-rollout.ts) or a scripted double in tests
-// (tests/unit/agent-turns.test.ts); real runs in agent-gpu.test.ts and agent-python.test.ts.
+// (tests/unit/agents/agent-turns.test.ts); real runs in agent-gpu.test.ts and agent-python.test.ts.
 import type { StepSample } from '../model/gpu/session';
 import type { SamplingParams } from '../reference/sampling';
 import type { ToolRegistry } from '../tools/registry';
 import type { ChatMessage, ToolCall } from './chat-template';
-import { resolveAgentConfig, samplingAt, type AgentLoopConfig } from './config';
-import { EpisodeTrace, type EpisodeResult, type FinishReason, type ToolCallRecord } from './episode';
+import { resolveAgentConfig, samplingAt, type AgentLoopConfig } from './agent-config';
+import { EpisodeTrace, type EpisodeResult, type FinishReason, type ToolCallRecord } from './episode-tokens';
 import { rolloutStats, type RolloutStats } from './stats';
 import { runTurnTools } from './tool-exec';
 import { parseAssistantTurn, type ParsedTurn } from './tool-parse';

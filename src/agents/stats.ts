@@ -1,8 +1,8 @@
 // Batch statistics of a rollout under the project's metric names (anchors.md section 3, TRL
 // definitions: call frequency = calls per episode, failure frequency = failed calls per call),
 // plus perf/ figures such as the share of rollout time the GPU sat idle waiting for tools.
-// Built by loop.ts; checked in tests/unit/agent-turns.test.ts and agent-gpu.test.ts.
-import type { EpisodeResult } from './episode';
+// Built by loop.ts; checked in tests/unit/agents/agent-turns.test.ts and agent-gpu.test.ts.
+import type { EpisodeResult } from './episode-tokens';
 
 export interface RolloutStats {
   'tools/call_frequency': number;

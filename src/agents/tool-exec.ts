@@ -1,7 +1,7 @@
 // Runs the tool calls of one assistant turn through the registry, in order (a turn's calls may
 // share state, e.g. the episode's Python namespace), each under a timeout that aborts it; blocks
 // that did not parse become error responses without a call. Never throws. Episodes' turns run
-// concurrently (loop.ts). Tested by tests/unit/agent-turns.test.ts and agent-gpu.test.ts.
+// concurrently (loop.ts). Tested by tests/unit/agents/agent-turns.test.ts and agent-gpu.test.ts.
 import type { ToolRegistry, ToolCallResult } from '../tools/registry';
 import type { TurnBlock } from './tool-parse';
 

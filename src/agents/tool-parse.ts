@@ -1,7 +1,7 @@
 // Reads one assistant turn in the hermes/Qwen format: every <tool_call> block in order, each a
 // parsed call or an error the model will read back (malformed JSON, no JSON object, missing
 // </tool_call>); a turn without blocks is the final answer. The JSON of a block is parsed by
-// src/tools/qwen-tools.ts parseToolCalls. Tested by tests/unit/agent-parse.test.ts.
+// src/tools/qwen-tools.ts parseToolCalls. Tested by tests/unit/agents/agent-parse.test.ts.
 import { parseToolCalls, type ParsedToolCall } from '../tools/qwen-tools';
 
 export const TOOL_CALL_OPEN = '<tool_call>';

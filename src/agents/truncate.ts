@@ -1,8 +1,8 @@
 // Cuts a tool response to a token budget before it enters the live sequence (verl keeps 256 by
 // default): keep the beginning ('left'), the end ('right') or both ends ('middle'), and say what
-// was cut. Counted in the model's own tokens. Tested by tests/unit/agent-turns.test.ts.
+// was cut. Counted in the model's own tokens. Tested by tests/unit/agents/agent-turns.test.ts.
 import type { Tokenizer } from '../model/tokenizer';
-import type { TruncateSide } from './config';
+import type { TruncateSide } from './agent-config';
 
 export interface Truncated {
   text: string;

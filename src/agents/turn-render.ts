@@ -3,7 +3,7 @@
 // the template adds after the assistant's content (e.g. "\n" after <|im_end|>) plus the
 // difference between rendering the conversation with and without the new tool messages —
 // tokenized alone, never re-tokenizing the history. Without a template: the plain fallback,
-// tools listed in the system text. Tested by tests/unit/agent-turns.test.ts (Qwen2.5, plain).
+// tools listed in the system text. Tested by tests/unit/agents/agent-turns.test.ts (Qwen2.5, plain).
 import type { Tokenizer } from '../model/tokenizer';
 import { renderToolsBlock } from '../tools/qwen-tools';
 import type { JsonSchema } from '../tools/json-schema';

@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shippedTaskFile } from '../rl/env-factory';
-import type { RlConfig } from '../rl/config';
+import type { RlConfig } from '../rl/config-validate';
 
 /** The repository root (this file is src/cli/defaults.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

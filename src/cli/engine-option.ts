@@ -11,8 +11,8 @@ import type { Tokenizer } from '../model/tokenizer';
 import type { ModelConfig } from '../model/types';
 import { configureOrt } from '../ort/env';
 import { openOnnxFolder } from '../ort/folder';
-import { getString, type ParsedArgs } from './args';
-import type { CliModel } from './load-model';
+import { getString, type ParsedArgs } from '../util/args';
+import type { CliModel } from '../model/node-load';
 
 export const ENGINE_OPTIONS = `  --engine ours|ort       ours: our WebGPU engine (default); ort: onnxruntime-web (wasm) on an
                           ONNX export (\`export --format onnx\`), same sampling and greedy tokens

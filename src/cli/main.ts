@@ -3,7 +3,7 @@
 // Exercised by tests/unit/cli.test.ts and every command's own tests.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, type CliCommand } from './args';
+import { parseArgs, type CliCommand } from '../util/args';
 
 async function loadCommands(): Promise<CliCommand[]> {
   const dir = fileURLToPath(new URL('./commands/', import.meta.url));

@@ -1,10 +1,10 @@
 // Node only: the CLI's guards against losing work. A run folder (`--out DIR` of sft / train)
 // that already holds files is refused unless the user says --resume (continue it) or --overwrite
 // (start over, its old files removed); an output file is never one of the command's inputs and
-// an existing one is replaced only with --overwrite. Tested by tests/unit/out-path.test.ts.
+// an existing one is replaced only with --overwrite. Tested by tests/unit/cli/out-path.test.ts.
 import { existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { getBool, getString, type ParsedArgs } from './args';
+import { getBool, getString, type ParsedArgs } from '../util/args';
 
 export type RunFolderIntent = 'new' | 'resume' | 'overwrite';
 

@@ -1,7 +1,7 @@
 // The one way we read JSONL text: a UTF-8 byte-order mark before line 1 is dropped (editors on
 // Windows write one), CRLF endings are accepted, blank lines are skipped, and every line keeps
 // its 1-based number; parseJsonObjectLine says why a line is not one JSON object (`null`, an
-// array, a number, broken JSON). Used by every JSONL reader; tested by tests/unit/data-jsonl.test.ts.
+// array, a number, broken JSON). Used by every JSONL reader; tested by tests/unit/data/data-jsonl.test.ts.
 
 /** Drops a leading U+FEFF (the UTF-8 BOM as decoded text). Node's readFileSync keeps it. */
 export function stripBom(text: string): string {

@@ -2,7 +2,7 @@
 // environment's schema (src/data/schemas.ts) and keeps the good lines; each bad line is reported
 // with its line number, field and reason (`mbpp_train.jsonl:12: "tests" must be ...`) and counted,
 // never dropped silently. Lines come from src/data/jsonl.ts (BOM and CRLF accepted).
-// Tested by tests/unit/data-loader.test.ts.
+// Tested by tests/unit/data/data-loader.test.ts.
 import { jsonlLines, parseJsonObjectLine } from './jsonl';
 import { expectation, TASK_FIELDS, type EnvName, type TaskByEnv } from './schemas';
 

@@ -1,8 +1,8 @@
 // Seeded, deterministic task sampling: shuffles, samples without replacement, an epoch-based
 // sampler whose order is a pure function of (seed, epoch) so a run resumes from {epoch, index},
-// and train/eval splits by group (e.g. SQuAD article). The generator is src/train/rng.ts's.
-// Tested by tests/unit/data-sampling.test.ts.
-import { mixSeed, mulberry32, permutation } from '../train/rng';
+// and train/eval splits by group (e.g. SQuAD article). The generator is src/util/rng.ts's.
+// Tested by tests/unit/data/data-sampling.test.ts.
+import { mixSeed, mulberry32, permutation } from '../util/rng';
 
 /** Uniforms in [0, 1) from a 32-bit seed (mulberry32, shared with the SFT batcher). */
 export const seededRandom = mulberry32;

@@ -1,7 +1,7 @@
 // Task JSONL schemas of the built-in environments (math, code_exec, search_qa, agent): the task
 // types, and one field table per environment that the loader checks every line against (each
 // row: field name, required or not, what it must be, and a doc line for docs/envs.md).
-// Used by src/data/loader.ts and the environments; tested by tests/unit/data-loader.test.ts.
+// Used by src/data/loader.ts and the environments; tested by tests/unit/data/data-loader.test.ts.
 
 export type EnvName = 'math' | 'code_exec' | 'search_qa' | 'agent';
 export const ENV_NAMES: readonly EnvName[] = ['math', 'code_exec', 'search_qa', 'agent'];

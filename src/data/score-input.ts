@@ -1,7 +1,7 @@
 // The input of `cli logprobs`: one {"text"} or {"ids"} object per JSONL line, turned into token
 // sequences. Bad lines (not JSON, `null`, wrong fields, ids outside the vocabulary) become error
 // slots naming file, line and field; a sequence over the context length is skipped or truncated
-// with a warning (the user's choice), never fatal. Tested by tests/unit/data-score-input.test.ts.
+// with a warning (the user's choice), never fatal. Tested by tests/unit/data/data-score-input.test.ts.
 import { describeJsonValue, jsonlLines, parseJsonObjectLine } from './jsonl';
 
 export const TOO_LONG_POLICIES = ['skip', 'truncate'] as const;

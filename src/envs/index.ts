@@ -1,6 +1,6 @@
 // The built-in environments by name, and what each needs: math (an optional Python runner for
 // its tool), code_exec (a Python pool to grade with), search_qa (a search backend), agent (both). The agent
-// loop, CLI and UI build environments here. Tested by tests/unit/env-episode.test.ts.
+// loop, CLI and UI build environments here. Tested by tests/unit/envs/env-episode.test.ts.
 import type { EnvName, TaskByEnv } from '../data/schemas';
 import type { PythonRunner } from '../tools/python-tool';
 import type { SearchBackend } from '../tools/search/types';
@@ -11,7 +11,7 @@ import { SearchQaEnv, type SearchQaEnvOptions } from './search/env';
 import type { Environment } from './types';
 
 export type { Environment, EpisodeState, RewardBreakdown, RewardParts, RewardWeights, TurnOutcome, TurnToolResult } from './types';
-export { createEpisodeState, finishEpisode, stepEnvironment } from './episode';
+export { createEpisodeState, finishEpisode, stepEnvironment } from './episode-steps';
 export type { EpisodeReward } from './reward';
 export { envRollout, type EnvRollout } from './rollout';
 export { MathEnv, CodeExecEnv, SearchQaEnv, AgentEnv };

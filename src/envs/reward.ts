@@ -1,6 +1,6 @@
 // Reward arithmetic shared by every environment: weight tables (defaults + overrides, validated
 // in one place), the weighted total of a breakdown, and the episode return = the weighted
-// per-turn rewards plus the weighted final reward. Tested by tests/unit/env-episode.test.ts.
+// per-turn rewards plus the weighted final reward. Tested by tests/unit/envs/env-episode.test.ts.
 import type { RewardBreakdown, RewardParts, RewardWeights } from './types';
 
 /** Defaults overridden by `overrides`; every weight must be a finite number. */

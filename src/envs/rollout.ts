@@ -2,12 +2,12 @@
 // from env.initialMessages, a registry holding env.tools(), an onTurn hook that steps the episode
 // (per-turn rewards, ending it, feedback messages such as failing tests), and rewards() that grades every finished episode from its
 // messages. Episode index = prompt * G + sample, as the loop numbers them.
-// Tested by tests/unit/env-rollout.test.ts (the real loop, a scripted policy, real tools).
-import type { EpisodeResult } from '../agents/episode';
+// Tested by tests/unit/envs/env-rollout.test.ts (the real loop, a scripted policy, real tools).
+import type { EpisodeResult } from '../agents/episode-tokens';
 import type { AgentHooks, EpisodeSpec } from '../agents/loop';
 import type { Task } from '../data/schemas';
 import { ToolRegistry, type RegistryOptions } from '../tools/registry';
-import { createEpisodeState, finishEpisode, stepEnvironment } from './episode';
+import { createEpisodeState, finishEpisode, stepEnvironment } from './episode-steps';
 import type { EpisodeReward } from './reward';
 import type { Environment, EpisodeState } from './types';
 

@@ -1,7 +1,7 @@
 // Reading a finished or running episode: the final assistant text, the tool calls made (from
 // `<tool_call>` text or structured `tool_calls`), the assistant text without tool calls, and the
 // count of malformed or invalid calls in a turn. Used by the environments; tested through
-// tests/unit/env-*.test.ts.
+// tests/unit/envs/env-*.test.ts.
 import type { ChatMessage } from '../agents/chat-template';
 import { parseToolCalls, type ParsedToolCall } from '../tools/qwen-tools';
 import type { TurnToolResult } from './types';

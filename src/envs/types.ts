@@ -1,8 +1,8 @@
 // The interface every RL environment implements (math, code_exec, search_qa and user-written ones)
 // and the reward types the trainer logs. An episode: reset = initialMessages(task) (+ tools() into
 // the episode's ToolRegistry), step = onTurn(...) after each assistant turn and its tool calls,
-// reward = finalReward(...) at the end. The agent loop drives it through src/envs/episode.ts.
-// Exercised by tests/unit/env-*.test.ts; documented with a worked example in docs/envs.md.
+// reward = finalReward(...) at the end. The agent loop drives it through src/envs/episode-steps.ts.
+// Exercised by tests/unit/envs/env-*.test.ts; documented with a worked example in docs/envs.md.
 import type { ChatMessage } from '../agents/chat-template';
 import type { Tool, ToolCallResult } from '../tools/registry';
 import type { Task } from '../data/schemas';
@@ -40,7 +40,7 @@ export interface TurnToolResult extends ToolCallResult {
 
 /**
  * Per-episode bookkeeping shared by the loop and the environment. The loop creates it with
- * createEpisodeState() and episode.ts updates it; environments may keep their own data in `data`.
+ * createEpisodeState() and episode-steps.ts updates it; environments may keep their own data in `data`.
  */
 export interface EpisodeState {
   episodeId: string;

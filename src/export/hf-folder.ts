@@ -1,7 +1,7 @@
 // Merged export: base + LoRA adapter folded into one Hugging Face model folder that our loader
 // and transformers-style loaders read: config.json (torch_dtype set), model.safetensors in
 // f32/f16/bf16, the tokenizer files, generation_config.json and the chat template.
-// Exercised by the CLI `export --format merged` and tests/unit/export-merged.test.ts.
+// Exercised by the CLI `export --format merged` and tests/unit/export/export-merged.test.ts.
 import type { FloatDtype } from '../model/io/dtype';
 import { readJson, type FileSource } from '../model/io/source';
 import { exportHfModel, type ExportFiles } from '../train/peft-export';

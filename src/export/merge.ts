@@ -1,7 +1,7 @@
 // Folds a LoRA adapter into the base weights: W' = W + scale * B A for every adapted projection
 // (A [R, in], B [out, R], scale = alpha / r or alpha / sqrt(r)), in f64 then rounded to f32, so
 // the merged model computes what base + adapter computes. Streams one tensor at a time.
-// Used by hf-folder.ts and onnx/; tested by tests/unit/export-merged.test.ts.
+// Used by hf-folder.ts and onnx/; tested by tests/unit/export/export-merged.test.ts.
 import { hfNames, loraKey, loraScale, PROJECTIONS, projShape, type HostTensor, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 
 /** Reads the base model's tensors by Hugging Face name (a WeightStore fits). */

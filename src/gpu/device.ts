@@ -1,6 +1,6 @@
 // Opens a WebGPU device with the adapter's higher limits and the optional features we use,
 // and reports what it got. Shared by browser, worker and Node (the GPU object is passed in).
-// Exercised by tests/unit/gpu-runtime.test.ts and the GPU panel.
+// Exercised by tests/unit/gpu/gpu-runtime.test.ts and the GPU panel.
 import { WebGpuUnavailableError } from './errors';
 import { ENABLE_WEBGPU_HELP } from './browser-gpu';
 

@@ -1,7 +1,7 @@
 // The KV cache: per layer one K and one V buffer [B, KVH, Tmax, HS] (f32) from the runtime's
 // pool, per-sequence lengths on the host, and the packed row table (sequence, position) of
 // each step. Written by qkv_rope (src/gpu/kernels/rope.ts), read by attention; exercised by
-// tests/unit/kernels-b-attention.test.ts. An f16 layout (half the bytes) is a later option
+// tests/unit/gpu/attention-forward.test.ts. An f16 layout (half the bytes) is a later option
 // when the device has `shader-f16`; `dtype` is where it will show.
 import type { GpuRuntime } from './runtime';
 import { ShapeError, formatBytes } from './errors';

@@ -1,7 +1,7 @@
 // This adapter's measured limits, the yardsticks of every benchmark figure: peak f32 matmul
 // GFLOPS (the best Linear prefill variant on a large square product) and streaming-read memory
 // bandwidth (shaders/bandwidth.wgsl, best layout), measured in the same run as the benchmark.
-// Used by scripts/bench-*.ts; the stream kernel is tested by tests/unit/kernels-limits.test.ts.
+// Used by scripts/bench-*.ts; the stream kernel is tested by tests/unit/gpu/kernels-limits.test.ts.
 import type { GpuRuntime } from './runtime';
 import { Linear, PREFILL_CANDIDATES, type LinearVariant } from './kernels/linear';
 import { timeRuns } from './kernels/linear-tune';

@@ -1,7 +1,7 @@
 // WebGPU for Node (CLI, vitest, benchmarks) through the `webgpu` npm package (Dawn).
 // Finds a Vulkan driver by itself: a real GPU's ICD if one is installed, else the SwiftShader
 // ICD that ships inside Chromium. Override with RL_STUDIO_VK_ICD (or VK_ICD_FILENAMES).
-// Exercised by every Node test that touches the GPU (tests/unit/gpu-*.test.ts).
+// Exercised by every Node test that touches the GPU (tests/unit/gpu/gpu-*.test.ts).
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';

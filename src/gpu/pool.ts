@@ -1,6 +1,6 @@
 // Buffer pool keyed by (size, usage), with the byte counters every memory figure is built on:
 // bytes held by callers (inUse), bytes allocated on the device (allocated, including free
-// buffers kept for reuse) and the peak of allocated. Exercised by tests/unit/gpu-runtime.test.ts.
+// buffers kept for reuse) and the peak of allocated. Exercised by tests/unit/gpu/gpu-runtime.test.ts.
 import { GpuOutOfMemoryError, formatBytes } from './errors';
 
 export interface PoolStats {

@@ -2,7 +2,7 @@
 // (GpuRuntime.profiler), every dispatch gets its own compute pass whose start and end are
 // stamped; collect() reads the stamps back and sums nanoseconds per pipeline key. Only for
 // benchmarks (scripts/bench-train.ts --profile): one pass per dispatch costs a little time.
-// Exercised by tests/unit/gpu-profiler.test.ts.
+// Exercised by tests/unit/gpu/gpu-profiler.test.ts.
 
 export interface KernelTime {
   /** Pipeline key (shaders/<file>:<entry>:<overrides>) or the dispatch's own label. */

@@ -1,7 +1,7 @@
 // The one WebGPU runtime used by the browser, workers and Node: device with raised limits,
 // pipeline cache, buffer pool with byte counters, one command encoder per step, uploads and
 // scalar readbacks, device-loss and uncaptured-error reporting.
-// Exercised by tests/unit/gpu-runtime.test.ts, the kernels' tests and the GPU panel.
+// Exercised by tests/unit/gpu/gpu-runtime.test.ts, the kernels' tests and the GPU panel.
 import { openDevice, type AdapterReport, type OpenDeviceOptions } from './device';
 import { BufferPool, type PoolStats } from './pool';
 import { PipelineCache, type KernelSpec } from './pipelines';

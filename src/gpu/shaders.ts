@@ -20,7 +20,7 @@ async function readShader(name: string): Promise<string> {
   const url = new URL(`../../shaders/${name}.wgsl`, import.meta.url);
   if (url.protocol === 'file:') {
     const fsModule = 'node:fs/promises';
-    const fs = (await import(/* @vite-ignore */ fsModule)) as typeof import('node:fs/promises');
+    const fs = (await import(/* @vite-ignore */ fsModule)) as { readFile(path: URL, encoding: 'utf8'): Promise<string> };
     try {
       return await fs.readFile(url, 'utf8');
     } catch (e) {

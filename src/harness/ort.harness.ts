@@ -6,7 +6,7 @@ import { bytesOf } from './bytes';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
 import { MemorySource } from '../model/io/memory-source';
-import { parseModelConfig } from '../model/config';
+import { parseModelConfig } from '../model/hf-config';
 import { openWeights } from '../model/io/weights';
 import { readJson } from '../model/io/source';
 import { readPeftAdapter } from '../model/io/peft';

@@ -1,7 +1,7 @@
 // The one metric vocabulary: every name a logger writes or a chart plots, with a one-line
 // description and a unit. Training names follow TRL/verl logs (anchors.md section 3); ours live
 // under perf/, gpu/ and eval/. Templated names (rewards/{fn}/mean, eval/pass@{k}) come from the
-// helpers below. Exercised by tests/unit/metrics-names.test.ts.
+// helpers below. Exercised by tests/unit/metrics/metrics-names.test.ts.
 
 /** What a metric's value counts; charts label axes with it. */
 export type MetricUnit = 'reward' | 'fraction' | 'tokens' | 'nats' | 'loss' | 'count' | 's' | 'tokens/s' | 'bytes' | 'scalar';

@@ -2,7 +2,7 @@
 // token for the sequences still running (finished ones stop costing work), sampling on the GPU
 // (greedy / temperature / top-k / top-p, seeded), stop token ids, stop strings and a token
 // budget per sequence, streamed text. Used by the CLI `generate` command and the studio.
-// Tested by tests/unit/model-gpu.test.ts (stories260K greedy text, tiny Qwen2 vs the reference).
+// Tested by tests/unit/model/model-gpu.test.ts (stories260K greedy text, tiny Qwen2 vs the reference).
 import type { GpuRuntime } from '../gpu/runtime';
 import type { DecoderEngine } from './engine';
 import { gpuEngine } from './gpu/engine';

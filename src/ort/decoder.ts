@@ -2,7 +2,7 @@
 // session over the decoder graph, run with batch 1 on the wasm or WebGPU execution provider;
 // log-probs of a sequence in one pass or token by token through past key/values, and greedy
 // generation with the KV cache. Used by the evaluation/playground code and the interop bench;
-// tested by tests/unit/ort-decoder.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (browser).
+// tested by tests/unit/ort/ort-decoder.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (browser).
 import * as ort from 'onnxruntime-web';
 import { toFloat32 } from '../model/io/dtype';
 import type { ModelConfig } from '../model/types';

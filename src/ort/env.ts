@@ -1,6 +1,6 @@
 // onnxruntime-web set-up shared by the browser and Node: where its .wasm/.mjs files are served
 // (the studio serves them itself under <base>ort/, see src/server/vite-plugins.ts; Node reads them
-// from the package) and how many wasm threads to use. Exercised by tests/unit/ort-decoder.test.ts
+// from the package) and how many wasm threads to use. Exercised by tests/unit/ort/ort-decoder.test.ts
 // and tests/e2e/ort.spec.ts.
 import * as ort from 'onnxruntime-web';
 

@@ -5,7 +5,7 @@
 // tests/unit/ort-engine.test.ts.
 import { onnxModelPath } from '../export/onnx/export';
 import type { OnnxDtype } from '../export/onnx/graph';
-import { parseModelConfig } from '../model/config';
+import { parseModelConfig } from '../model/hf-config';
 import { readJson, type FileSource } from '../model/io/source';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import type { ModelConfig } from '../model/types';

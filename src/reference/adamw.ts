@@ -1,8 +1,7 @@
 // CPU reference of the optimizer side of training: AdamW as torch.optim.AdamW computes it
 // (decoupled weight decay, bias correction), global gradient-norm clipping as
-// torch.nn.utils.clip_grad_norm_, learning-rate schedules as Hugging Face's, and PEFT-style LoRA
-// init with a seed. Exercised by tests/unit/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
-import { PROJECTIONS, loraKey, projShape, type LoraConfig, type LoraWeights, type ModelConfig } from '../model/types';
+// torch.nn.utils.clip_grad_norm_ and learning-rate schedules as Hugging Face's (the seeded LoRA
+// init is in lora.ts). Exercised by tests/unit/reference/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
 
 /** AdamW hyper-parameters; the defaults are torch's (and TRL's) except where noted. */
 export interface AdamWConfig {
@@ -94,37 +93,4 @@ export function lr_at(s: LrSchedule, step: number): number {
   const p = Math.min(1, Math.max(0, (step - warmup) / Math.max(1, s.totalSteps - warmup)));
   const minRatio = s.minRatio ?? 0;
   return s.lr * (minRatio + (1 - minRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
-}
-
-/** mulberry32: a small seeded generator of uniforms in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * A fresh adapter as PEFT initialises one: A [R, in] uniform in [-1/sqrt(in), 1/sqrt(in)]
- * (nn.init.kaiming_uniform_ with a = sqrt(5)), B [out, R] zero, so the adapter starts as a no-op.
- * Deterministic in `seed`: layers in order, projections in PROJECTIONS order, A row-major.
- */
-export function lora_init(cfg: ModelConfig, config: LoraConfig, seed: number): LoraWeights {
-  const rand = mulberry32(seed);
-  const pairs = new Map<string, { A: Float32Array; B: Float32Array }>();
-  for (let l = 0; l < cfg.numLayers; l++) {
-    for (const p of PROJECTIONS) {
-      if (!config.targets.includes(p)) continue;
-      const [out, inF] = projShape(cfg, p);
-      const bound = 1 / Math.sqrt(inF);
-      const A = new Float32Array(config.rank * inF);
-      for (let i = 0; i < A.length; i++) A[i] = (2 * rand() - 1) * bound;
-      pairs.set(loraKey(l, p), { A, B: new Float32Array(out * config.rank) });
-    }
-  }
-  return { config, pairs };
 }

@@ -1,6 +1,6 @@
 // CPU reference for causal grouped-query attention (softmax(q k^T / sqrt(HS)) v), the twin of
 // the WGSL attention kernel, and its backward. Plain loops. Exercised by
-// tests/unit/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
+// tests/unit/reference/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
 
 // Tq = query tokens, Tk = key tokens, NH = query heads, KVH = kv heads, HS = head size
 // q [Tq, NH, HS], k [Tk, KVH, HS], v [Tk, KVH, HS] -> out [Tq, NH * HS]

@@ -1,5 +1,5 @@
 // CPU twin of shaders/bandwidth.wgsl: the per-invocation component-wise sums of a streaming read.
-// Exercised by tests/unit/kernels-limits.test.ts.
+// Exercised by tests/unit/gpu/kernels-limits.test.ts.
 
 /** Layouts of shaders/bandwidth.wgsl: `grid` strides by the invocation count, `chunk` reads one range each. */
 export type StreamLayout = 'grid' | 'chunk';

@@ -1,5 +1,5 @@
 // CPU reference for the token embedding lookup: plain loops, the twin of the WGSL gather kernel.
-// Exercised by tests/unit/reference-ops.test.ts and, through model_forward, reference-model.test.ts;
+// Exercised by tests/unit/reference/reference-ops.test.ts and, through model_forward, reference-model.test.ts;
 // embedding_backward (scatter-add) by reference-bwd-ops.test.ts.
 
 // V = vocab size, C = channels, N = number of tokens

@@ -1,6 +1,6 @@
 // CPU reference for a linear layer with optional bias, and for the LoRA delta added to it
 // (PEFT: y = base(x) + scale * B(A(x)), base includes the bias). Plain loops, twins of the WGSL
-// linear/LoRA kernels, with their backwards. Exercised by tests/unit/reference-ops.test.ts,
+// linear/LoRA kernels, with their backwards. Exercised by tests/unit/reference/reference-ops.test.ts,
 // reference-model.test.ts and (backwards, finite differences) reference-bwd-ops.test.ts.
 import { matmul_backward, matmul_forward } from './matmul';
 

@@ -1,6 +1,6 @@
 // CPU reference for per-token log probabilities and entropies from logits (log-softmax, then
 // pick the target; entropy = -sum p log p). Plain loops, the twin of the WGSL logprobs kernel.
-// Exercised by tests/unit/reference-ops.test.ts, reference-model.test.ts and (backward, finite
+// Exercised by tests/unit/reference/reference-ops.test.ts, reference-model.test.ts and (backward, finite
 // differences) reference-bwd-ops.test.ts.
 
 // N = rows (tokens), V = vocab size

@@ -1,6 +1,6 @@
 // CPU reference of the SFT loss: masked cross-entropy over a batch of sequences, expressed as
 // the per-token gradient dlogp that model_backward (and later the GPU backward) takes as input.
-// Exercised by tests/unit/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
+// Exercised by tests/unit/reference/reference-bwd-train.test.ts and reference-bwd-goldens.test.ts.
 
 // B = sequences; per sequence b: logprobs [T_b - 1] (row t = log p(ids[t+1] | ids[..t]), as
 // model_logprobs returns them) and mask [T_b - 1] (1 = a generated token to learn, 0 = prompt or

@@ -1,7 +1,7 @@
 // CPU reference for the linear layer, the twin of shaders/matmul_f32.wgsl.
 //   Y[M, N] = X[M, K] . W[N, K]^T   (W row-major [out, in])
-// Plain loops on purpose: slow and obvious. Tested against the GPU in tests/unit/matmul.test.ts;
-// matmul_backward by finite differences in tests/unit/reference-bwd-ops.test.ts.
+// Plain loops on purpose: slow and obvious. Tested against the GPU in tests/unit/gpu/matmul.test.ts;
+// matmul_backward by finite differences in tests/unit/reference/reference-bwd-ops.test.ts.
 
 /** Y = X W^T. Y is overwritten. */
 export function matmul_forward(X: Float32Array, W: Float32Array, M: number, K: number, N: number): Float32Array {

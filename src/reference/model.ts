@@ -1,7 +1,7 @@
 // CPU reference of the whole Llama/Qwen2 decoder as Hugging Face computes it, built only from the
 // op twins in this folder: embed -> L x [attention block, MLP block] -> final norm -> LM head, with
 // optional PEFT LoRA deltas. Slow and obvious; the yardstick for the WGSL engine.
-// Exercised by tests/unit/reference-model.test.ts (PyTorch goldens, stories260K greedy text).
+// Exercised by tests/unit/reference/reference-model.test.ts (PyTorch goldens, stories260K greedy text).
 import { hfNames, loraKey, loraScale, projShape, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../model/types';
 import { embedding_forward } from './embedding';
 import { rmsnorm_forward } from './rmsnorm';

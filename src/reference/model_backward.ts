@@ -2,7 +2,7 @@
 // *_backward functions: a forward that keeps every activation, then the chain rule in reverse,
 // from per-token gradients of the log probabilities (and optionally the entropies) to LoRA
 // gradients ('lora' mode) or to every weight ('full' mode, embeddings included). Exercised by
-// tests/unit/reference-bwd-model.test.ts (finite differences) and reference-bwd-goldens.test.ts.
+// tests/unit/reference/reference-bwd-model.test.ts (finite differences) and reference-bwd-goldens.test.ts.
 import { hfNames, loraKey, loraScale, projShape, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../model/types';
 import { embedding_backward, embedding_forward } from './embedding';
 import { rmsnorm_backward, rmsnorm_forward } from './rmsnorm';

@@ -1,6 +1,6 @@
 // CPU reference for NF4 (4-bit NormalFloat, QLoRA / bitsandbytes): quantize, dequantize, round
 // trip and error, the twin of shaders/nf4.wgsl and of the dequantization inside
-// shaders/matmul_nf4.wgsl. Plain loops. Tested in tests/unit/nf4-reference.test.ts.
+// shaders/matmul_nf4.wgsl. Plain loops. Tested in tests/unit/reference/nf4-reference.test.ts.
 //
 // Layout: w is row-major [out, in] flattened; one absmax per block of `blockSize` consecutive
 // elements; one code (0..15) per element. code = index of the nearest level to w / absmax.

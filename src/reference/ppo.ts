@@ -1,8 +1,8 @@
 // CPU reference of PPO's math for multi-turn episodes (plain loops, float64): per-turn rewards
 // placed on the last trained token of each assistant turn, GAE over the trained tokens (prompt
 // and tool-output rows are skipped, not zeros in the chain), and the clipped value loss with its
-// gradient. The policy loss is grpo_loss with rowAdvantages (src/rl/grpo-loss.ts).
-// Checked against PyTorch goldens by tests/unit/ppo-reference.test.ts (scripts/make_ppo_goldens.py).
+// gradient. The policy loss is grpo_loss with rowAdvantages (src/reference/grpo_loss.ts).
+// Checked against PyTorch goldens by tests/unit/reference/ppo-reference.test.ts (scripts/make_ppo_goldens.py).
 //
 // Shapes: N rows (tokens of all sequences, concatenated), S sequences, offsets [S+1].
 

@@ -1,6 +1,6 @@
 // CPU reference for RMSNorm as Llama/Qwen2 compute it: y = x / sqrt(mean(x^2) + eps) * w.
 // Plain loops, the twin of the WGSL rmsnorm kernel, with its backward. Exercised by
-// tests/unit/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
+// tests/unit/reference/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
 
 // N = rows (tokens), C = channels
 // x [N, C], w [C] -> y [N, C]

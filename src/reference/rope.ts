@@ -1,6 +1,6 @@
 // CPU reference for rotary position embeddings, Hugging Face rotate_half convention: dimension i
 // pairs with i + HS/2. Plain loops, the twin of the WGSL rope kernel.
-// Exercised by tests/unit/reference-ops.test.ts and, through model_forward, reference-model.test.ts;
+// Exercised by tests/unit/reference/reference-ops.test.ts and, through model_forward, reference-model.test.ts;
 // rope_backward by finite differences in reference-bwd-ops.test.ts.
 
 // N = tokens, H = heads (NH or KVH), HS = head size (even)

@@ -1,7 +1,7 @@
 // CPU reference for token sampling, the twin of shaders/sampling.wgsl: the same distribution
 // rules (temperature, top-k and top-p thresholds with ties kept) and the same counter-based
 // PCG hash and Gumbel-max draw, so the GPU and the CPU pick the same token for the same seed.
-// Plain loops and a sort. Exercised by tests/unit/kernels-b-sampling.test.ts.
+// Plain loops and a sort. Exercised by tests/unit/gpu/sampling-kernel.test.ts.
 
 // B = rows, V = vocab size; logits [B, V] -> ids [B], logprobs [B]
 export interface SamplingParams {

@@ -1,6 +1,6 @@
 // CPU reference for the SwiGLU gate of the Llama/Qwen2 MLP: silu(gate) * up, elementwise.
 // Plain loop, the twin of the WGSL swiglu kernel, with its backward. Exercised by
-// tests/unit/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
+// tests/unit/reference/reference-ops.test.ts and (backward, finite differences) reference-bwd-ops.test.ts.
 
 // gate [N, I], up [N, I] -> out [N, I]
 /** out = gate * sigmoid(gate) * up. */

@@ -1,7 +1,7 @@
 // CPU reference of PPO's value head: one linear unit on the policy's last hidden state (after the
 // final norm), v[n] = h[n, :] . w + b, with its backward. Plain loops, the twin of
 // shaders/value_head.wgsl (launcher src/gpu/kernels/value-head.ts). Exercised by
-// tests/unit/value-head.test.ts (PyTorch goldens and the GPU kernel).
+// tests/unit/reference/value-head.test.ts (PyTorch goldens and the GPU kernel).
 
 // N = rows (tokens), C = channels
 // h [N, C], w [C], b [1] -> v [N]

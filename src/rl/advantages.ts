@@ -2,7 +2,7 @@
 // (std + 1e-4), std unbiased (torch.std), of the group or the batch, or no division (Dr. GRPO);
 // RLOO: r minus the mean of the other G-1 rewards; REINFORCE++: batch-normalised (optionally
 // after a group baseline). Flags zero-variance groups and can drop them (DAPO dynamic sampling).
-// Checked against PyTorch goldens by tests/unit/grpo-reference.test.ts and ppo-reference.test.ts.
+// Checked against PyTorch goldens by tests/unit/reference/grpo-reference.test.ts and ppo-reference.test.ts.
 import { METRIC, rewardMeanName, rewardStdName, summarize } from '../metrics/names';
 
 /** `group`: divide by the group's std; `batch`: by the whole batch's std; `none`: no division. */

@@ -1,7 +1,7 @@
 // The RL training config as types, defaults and one doc line per field (TRL grpo_config.py as the
 // model): one section per concern (model, data, env, rollout, grpo, rejection, optim, lora,
-// train, log, eval). config.ts validates against FIELDS in one place and builds the README table
-// from them; tests/unit/rl-config.test.ts checks every field is documented and in README.md.
+// train, log, eval). config-validate.ts validates against FIELDS in one place and builds the README table
+// from them; tests/unit/rl/rl-config.test.ts checks every field is documented and in README.md.
 import type { Projection } from '../model/types';
 import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator } from './advantages';
 

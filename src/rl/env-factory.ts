@@ -1,14 +1,14 @@
 // The run config's environment and tasks: builds math / code_exec / search_qa / agent (src/envs) or the
 // story env from the `data` and `env` sections, and turns a task file's text into the task list
 // (story tasks come from data.story_words, no file). Engine-only: callers read the files.
-// Exercised by tests/unit/rl-config.test.ts (presets) and rl-grpo.test.ts.
+// Exercised by tests/unit/rl/rl-config.test.ts (presets) and rl-grpo.test.ts.
 import { loadTasks, requireTasks, formatLoadReport } from '../data/loader';
 import { SHIPPED_DATASETS } from '../data/shipped';
 import type { EnvName, Task } from '../data/schemas';
 import { createEnvironment, type EnvServices } from '../envs';
 import { StoryEnv, storyTasks } from '../envs/story/env';
 import type { Environment } from '../envs/types';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 
 /** The Python pool is needed (code tests or a python tool). */
 export function needsPython(cfg: RlConfig): boolean {

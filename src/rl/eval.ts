@@ -8,7 +8,7 @@
 import type { Task } from '../data/schemas';
 import type { EpisodeReward } from '../envs/reward';
 import { rolloutStats } from '../agents/stats';
-import type { EpisodeResult } from '../agents/episode';
+import type { EpisodeResult } from '../agents/episode-tokens';
 import { groupAccuracyName, passAtKName } from '../metrics/names';
 import { collectRollouts, type AnyRolloutContext } from './rollouts';
 

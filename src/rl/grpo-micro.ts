@@ -2,11 +2,11 @@
 // between the forward and the backward of each pass, uploads the pass's log-probs, masks, old /
 // reference log-probs and (advantage, normaliser weight) rows, runs GrpoLoss (shaders/grpo.wgsl),
 // and reads dlogp / dentropy and the eight metric sums back. Rows follow TrainStep: row t of a
-// sequence scores token t+1. CPU twin: grpo_loss; tested by tests/unit/rl-grpo-micro.test.ts.
+// sequence scores token t+1. CPU twin: grpo_loss; tested by tests/unit/rl/rl-grpo-micro.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { GRPO_METRICS_BYTES, grpoTokenCoefficients, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { DlogpFn } from '../train/train-step';
-import type { GrpoLossConfig, GrpoSums, LossNormaliser } from './grpo-loss';
+import type { GrpoLossConfig, GrpoSums, LossNormaliser } from '../reference/grpo_loss';
 
 /** What one sequence brings to the loss, each [T-1] (row t scores token t+1). */
 export interface SeqRows {

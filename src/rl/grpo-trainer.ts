@@ -3,13 +3,13 @@
 // ones when mu = 1, recomputed once when mu > 1 or top-k/top-p truncated the sampler) ->
 // reference log-probs (reference-policy.ts) only when beta > 0 -> mu x (micro-batches accumulated with
 // the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
-// Tested by tests/unit/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
+// Tested by tests/unit/rl/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
 import { computeAdvantages, rewardMetrics } from './advantages';
-import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from './grpo-loss';
+import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../reference/grpo_loss';
 import type { Task } from '../data/schemas';
 import type { GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import { episodeRows, grpoGpuDlogp, type SeqRows } from './grpo-micro';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 import type { ReferencePolicy } from './reference-policy';

@@ -1,8 +1,8 @@
 // Hooks a training run calls around each step, for custom rewards and logging:
 // on_rollout_start (before sampling), on_rollout_end (episodes and rewards; may rewrite the
 // rewards, e.g. add a custom term), on_step_end (the step's metrics). Several hook sets compose
-// in order. Exercised by tests/unit/rl-grpo.test.ts (a custom reward term and a metrics sink).
-import type { EpisodeResult } from '../agents/episode';
+// in order. Exercised by tests/unit/rl/rl-grpo.test.ts (a custom reward term and a metrics sink).
+import type { EpisodeResult } from '../agents/episode-tokens';
 import type { Task } from '../data/schemas';
 import type { EpisodeReward } from '../envs/reward';
 

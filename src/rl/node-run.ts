@@ -3,7 +3,7 @@
 // Trainer and the GPU GRPO loss from a validated RlConfig, and writes the run folder
 // (metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/; folders written atomically).
 // Resuming puts the run folder in order first (run-folder.ts). Exercised by
-// tests/unit/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
+// tests/unit/rl/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PLAIN_TEMPLATE } from '../agents/chat-template';
@@ -18,8 +18,8 @@ import { Trainer } from '../train/trainer';
 import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
 import { writeFilesAtomic } from '../train/write-files';
-import { loadCliModel, type CliModel } from '../cli/load-model';
-import type { RlConfig } from './config';
+import { loadCliModel, type CliModel } from '../model/node-load';
+import type { RlConfig } from './config-validate';
 import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
 import type { GrpoContext } from './grpo-trainer';
 import { composeHooks, type RlHooks } from './hooks';

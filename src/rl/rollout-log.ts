@@ -1,8 +1,8 @@
 // The run folder's JSON-lines logs: metrics.jsonl (one object per step: step + every metric)
 // and rollouts.jsonl (one line per episode: step, prompt index, sample, tokens, mask, sampling
 // log-probs, tool calls, reward parts and total, advantage, finish reason, text). Non-finite
-// numbers are written as null. No file access here (the browser uses it too). Exercised by tests/unit/rl-grpo.test.ts (files read back).
-import type { EpisodeResult } from '../agents/episode';
+// numbers are written as null. No file access here (the browser uses it too). Exercised by tests/unit/rl/rl-grpo.test.ts (files read back).
+import type { EpisodeResult } from '../agents/episode-tokens';
 import type { EpisodeReward } from '../envs/reward';
 
 export interface RolloutRecord {

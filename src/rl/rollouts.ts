@@ -1,9 +1,9 @@
 // Collecting scored episodes for any RL trainer (GRPO, rejection sampling, eval): an environment
 // rollout (prompts, tools, per-turn hook) through the agent loop on a DecoderEngine (ours by default), then the env's
 // reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
-// tests/unit/rl-grpo.test.ts and rl-eval.test.ts.
-import type { AgentLoopConfig } from '../agents/config';
-import type { EpisodeResult } from '../agents/episode';
+// tests/unit/rl/rl-grpo.test.ts and rl-eval.test.ts.
+import type { AgentLoopConfig } from '../agents/agent-config';
+import type { EpisodeResult } from '../agents/episode-tokens';
 import { runEngineRollout } from '../agents/gpu-rollout';
 import type { RolloutStats } from '../agents/stats';
 import type { Task } from '../data/schemas';
@@ -15,8 +15,8 @@ import type { DecoderEngine } from '../model/engine';
 import { gpuEngine } from '../model/gpu/engine';
 import type { GpuModel } from '../model/gpu/model';
 import type { Tokenizer } from '../model/tokenizer';
-import { mixSeed } from '../train/rng';
-import type { RlConfig } from './config';
+import { mixSeed } from '../util/rng';
+import type { RlConfig } from './config-validate';
 import type { RlHooks } from './hooks';
 
 /** What collecting rollouts needs besides the engine. */

@@ -2,13 +2,13 @@
 // resumable), run one grpo / rejection / reward-weighted step, log the metrics row, the episodes
 // and a progress line (with why a loss is 0), call on_step_end, checkpoint every N steps and at
 // the end, then export the PEFT adapter. Files go through a RunSink (Node: node-run.ts; the
-// browser: its own). Tested by tests/unit/rl-grpo.test.ts (two steps end to end).
+// browser: its own). Tested by tests/unit/rl/rl-grpo.test.ts (two steps end to end).
 import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';
 import { exportPeftAdapter } from '../train/peft-export';
 import { fullModelFiles } from './policy-setup';
-import type { RlConfig } from './config';
+import type { RlConfig } from './config-validate';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';

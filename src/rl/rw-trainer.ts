@@ -2,7 +2,7 @@
 // scored episodes, then SFT on the tokens the model produced (episode mask; prompt, tool output
 // and teacher-forced text excluded). rejection_sampling keeps episodes with reward >= threshold;
 // reward_weighted weights each episode's tokens by reward / best reward (rewards below threshold
-// count 0). Tested by tests/unit/rl-grpo.test.ts (one step of each).
+// count 0). Tested by tests/unit/rl/rl-grpo.test.ts (one step of each).
 import { computeAdvantages, rewardMetrics } from './advantages';
 import type { Task } from '../data/schemas';
 import type { Trainer } from '../train/trainer';

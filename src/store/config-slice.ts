@@ -4,7 +4,7 @@
 import type { StateCreator } from 'zustand';
 import { checkConfigText, setField, type ConfigCheck } from '../ui/config/validate';
 import { DEFAULT_PRESET, PRESETS } from '../ui/config/presets';
-import type { RlConfig } from '../rl/config';
+import type { RlConfig } from '../rl/config-validate';
 import type { StudioState } from './store';
 
 /** The name validation messages use for the text in the editor. */

@@ -1,7 +1,7 @@
 // User-defined HTTP tools: the model's arguments are POSTed as JSON, through the proxy, to a URL
 // the proxy's config allowlists (`http_tools` in configs/search.example.yaml); the response text
 // goes back to the model. The transport is the browser's ProxyClient or, in Node, the server code.
-// Tested by tests/unit/proxy-server.test.ts and tests/unit/tools-registry.test.ts.
+// Tested by tests/unit/server/proxy-server.test.ts and tests/unit/tools/tools-registry.test.ts.
 import type { JsonSchema } from './json-schema';
 import type { Tool } from './registry';
 

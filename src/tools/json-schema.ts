@@ -2,7 +2,7 @@
 // signatures), so tool authors get the full schema language. Schemas are compiled once (cached
 // per schema object); ajv's errors are turned into messages that name the field at fault
 // (`arguments.city is required`). Used by registry.ts and the proxy's HTTP tools (src/server);
-// tested by tests/unit/tools-registry.test.ts and tests/unit/proxy-server.test.ts.
+// tested by tests/unit/tools/tools-registry.test.ts and tests/unit/server/proxy-server.test.ts.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 
 /** A JSON Schema; the common keywords are typed, any other draft-07 keyword is allowed. */

@@ -1,7 +1,7 @@
 // The studio page's client of the search proxy (src/server/proxy): fetches the per-server-start
 // session token once, then calls /api/search and /api/tool/<name> with it. Lives on the page
 // only: the Python workers never see the token (and their CSP cannot reach /api anyway).
-// Tested in Node against a real proxy by tests/unit/proxy-server.test.ts.
+// Tested in Node against a real proxy by tests/unit/server/proxy-server.test.ts.
 import type { HttpToolTransport } from './http-tool';
 import type { SearchBackend, SearchResult } from './search/types';
 

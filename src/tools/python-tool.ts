@@ -1,6 +1,6 @@
 // The `python` tool: runs the model's code in the Pyodide sandbox pool, in the episode's
 // persistent namespace, and shows the model stdout, then the traceback or the sandbox's error.
-// Registered by the agent loop; tested by tests/unit/tools-registry.test.ts.
+// Registered by the agent loop; tested by tests/unit/tools/tools-registry.test.ts.
 import type { Tool } from './registry';
 import type { RunOptions, RunResult } from './python/types';
 

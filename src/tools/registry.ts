@@ -2,7 +2,7 @@
 // JSON-Schema parameters (compiled with ajv at registration); rendered for Qwen2.5's <tools>
 // prompt; calls validated, dispatched, timed and capped, and never thrown: every call returns
 // text for the model plus metrics info.
-// Tested by tests/unit/tools-registry.test.ts (and through the browser harness).
+// Tested by tests/unit/tools/tools-registry.test.ts (and through the browser harness).
 import { compileSchema, type JsonSchema, type SchemaCheck } from './json-schema';
 import { renderToolsSystemPrompt, type QwenTool } from './qwen-tools';
 

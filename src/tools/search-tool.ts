@@ -1,6 +1,6 @@
 // The `search` tool: one interface over the web (providers behind the proxy) and the offline
 // BM25 corpus. The model passes a query; it reads `[Title] snippet` lines. Registered by the agent
-// loop; tested by tests/unit/tools-registry.test.ts.
+// loop; tested by tests/unit/tools/tools-registry.test.ts.
 import type { Tool } from './registry';
 import { formatResults, type SearchBackend } from './search/types';
 

@@ -1,8 +1,8 @@
 // Deterministic shuffling and batching of training examples over epochs. The order of epoch e is
 // a pure function of (seed, e), so the whole data position is the DataCursor {seed, epoch,
 // position} a checkpoint stores (src/train/checkpoint.ts) and a resumed run sees the same
-// batches. Tested by tests/unit/train-data.test.ts.
-import { mixSeed, mulberry32, permutation } from './rng';
+// batches. Tested by tests/unit/train/train-data.test.ts.
+import { mixSeed, mulberry32, permutation } from '../util/rng';
 
 /** Where the data stream stands: the next batch is batch `position` of epoch `epoch`. */
 export interface DataCursor {

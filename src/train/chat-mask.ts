@@ -3,7 +3,7 @@
 // the generation prompt, then up to k), so the mask is 1 exactly on the tokens an assistant
 // message contributes (its content, tool calls and end-of-turn token) and 0 on role headers,
 // system/user/tool messages and template separators. Used by src/train/data.ts; tested by
-// tests/unit/train-data.test.ts with the Qwen2.5 template and the plain fallback.
+// tests/unit/train/train-data.test.ts with the Qwen2.5 template and the plain fallback.
 import { renderChat, type ChatMessage, type ToolSpec } from '../agents/chat-template';
 import type { Tokenizer } from '../model/tokenizer';
 

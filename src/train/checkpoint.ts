@@ -3,7 +3,7 @@
 // adam_m/..., adam_v/...) and state.json (everything else, with a magic and a version). Loading
 // checks the magic, the version, the model it was trained for and every tensor's name and shape,
 // naming the file and field at fault. Format: docs/train-state.md.
-// Tested by tests/unit/train-checkpoint.test.ts (bit-exact round trip, every error).
+// Tested by tests/unit/train/train-checkpoint.test.ts (bit-exact round trip, every error).
 import { ModelLoadError } from '../model/io/errors';
 import { expectedTensors } from '../model/io/expected';
 import { peftKey } from '../model/io/peft';

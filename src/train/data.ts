@@ -3,7 +3,7 @@
 // loss on assistant tokens only, see chat-mask.ts), {"text": "..."} (loss on every token after
 // the first) and pre-tokenized {"ids": [...], "mask": [...]}. Bad lines are skipped and reported
 // by line number and field; long examples are truncated and counted. Batching: batches.ts.
-// Tested by tests/unit/train-data.test.ts.
+// Tested by tests/unit/train/train-data.test.ts.
 //
 // Mask convention (the one masked_ce in src/reference/loss.ts uses): an example of T tokens has
 // mask [T-1], one value per log-prob row: mask[t] = 1 when the loss includes

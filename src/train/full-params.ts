@@ -2,7 +2,7 @@
 // with its bias, o, fused gate|up, down, lm_head when untied) is trained in place, one gradient
 // buffer per weight buffer (a tied embedding has one, fed by the lookup and the LM head). Maps
 // the fused buffers to Hugging Face tensors (TensorMap) both ways for export and checkpoints.
-// Tested by tests/unit/train-step-goldens.test.ts (full-mode grads) and train-step-overfit.test.ts.
+// Tested by tests/unit/train/train-step-goldens.test.ts (full-mode grads) and train-step-overfit.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { OptimParam } from '../gpu/kernels/adamw';
 import type { LinearWeight } from '../gpu/kernels/linear';

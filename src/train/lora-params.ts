@@ -2,16 +2,16 @@
 // packed A [S*R, K] and B [NW, R] the Linear layers read (the layout of model/gpu/lora-upload.ts),
 // their gradient buffers (+= by the backward), PEFT init from a seed or a loaded adapter, and
 // the host round trip to/from LoraWeights / LoraGrads (PEFT tensors, for export and checkpoints).
-// Tested by tests/unit/train-step-goldens.test.ts (grads vs PyTorch) and train-step-modes.test.ts.
+// Tested by tests/unit/train/train-step-goldens.test.ts (grads vs PyTorch) and train-step-modes.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { LinearLora } from '../gpu/kernels/linear';
 import type { OptimParam } from '../gpu/kernels/adamw';
-import { GROUPS, type LinearGroup } from '../model/gpu/lora-upload';
+import { GROUPS, LINEAR_GROUPS, type LinearGroup } from '../model/gpu/lora-upload';
 import { loraKey, loraScale, projShape, type LoraConfig, type LoraPair, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 import type { LoraGrads } from '../reference/model_backward';
-import { lora_init } from '../reference/adamw';
+import { lora_init } from '../reference/lora';
 
-export const GROUP_NAMES = Object.keys(GROUPS) as LinearGroup[];
+export const GROUP_NAMES = LINEAR_GROUPS;
 
 /** Where each projection of a group sits in the packed buffers (floats). */
 interface Segment { proj: Projection; targeted: boolean; aOff: number; aLen: number; bOff: number; bLen: number }

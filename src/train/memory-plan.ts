@@ -3,13 +3,15 @@
 // (pool-sim.ts), the allocations the engine makes in order (weights f32 or NF4 with the f32 copy
 // each NF4 weight passes through; LoRA; KV cache; activations; logits chunks; kernels' scratch;
 // one uniform per dispatch; staging), so pool reuse and 16-byte rounding count as in the runtime.
-// Tested by tests/unit/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
+// Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import type { QuantMode } from '../model/gpu/upload';
-import { projShape, type ModelConfig, type Projection } from '../model/types';
+import { LINEAR_GROUPS, groupShape, groupTargeted, type GroupShape, type LinearGroup } from '../model/gpu/lora-upload';
+import { STEP_ACTS, stepActRows, stepActWidths } from '../model/gpu/step-acts';
+import type { ModelConfig, Projection } from '../model/types';
 import { PoolSim, POOL_FREE_ROW, type SimBuffer } from './pool-sim';
-import { trainChunkRows } from './train-acts';
+import { LAYER_ACTS, layerRowSizes, stepRowSizes, trainChunkRows } from './train-acts';
 
 export interface PlanRow {
   name: string;
@@ -91,15 +93,12 @@ function dims(cfg: ModelConfig): Dims {
   return { V: cfg.vocabSize, C: cfg.hiddenSize, I: cfg.intermediateSize, L: cfg.numLayers, NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, NQ, NKV, F: NQ + 2 * NKV };
 }
 
-type Group = 'qkv' | 'o' | 'gateUp' | 'down';
-const GROUPS: Record<Group, Projection[]> = { qkv: ['q', 'k', 'v'], o: ['o'], gateUp: ['gate', 'up'], down: ['down'] };
-const GROUP_ORDER: Group[] = ['qkv', 'o', 'gateUp', 'down'];
+type Group = LinearGroup;
+const GROUP_ORDER = LINEAR_GROUPS;
 
-/** Segments S, in features K and fused out NW of a group, or null when the adapter misses it. */
-function loraGroup(cfg: ModelConfig, lora: LoraShape | null | undefined, g: Group): { S: number; K: number; NW: number } | null {
-  if (!lora || !GROUPS[g].some((p) => lora.targets.includes(p))) return null;
-  const projs = GROUPS[g];
-  return { S: projs.length, K: projShape(cfg, projs[0])[1], NW: projs.reduce((n, p) => n + projShape(cfg, p)[0], 0) };
+/** Segments S, in features K and fused out NW of a group (the engine's rule), or null when the adapter misses it. */
+function loraGroup(cfg: ModelConfig, lora: LoraShape | null | undefined, g: Group): GroupShape | null {
+  return lora && groupTargeted(lora.targets, g) ? groupShape(cfg, g) : null;
 }
 
 /** Records uniforms of one step like GpuRuntime.dispatch / submit. */
@@ -205,8 +204,9 @@ export function planInference(cfg: ModelConfig, o: InferencePlanOptions): Memory
   }
   const R = o.B;
   sim.acquire(R * d.V * 4, 'storage', ROW.sample);
-  const rows = Math.min(maxRows, Math.max(M, 8));
-  for (const n of [1, 2, d.C, d.C, d.F, d.NQ, d.NQ, d.I]) sim.acquire(rows * n * 4, 'storage', ROW.acts, 'ids, row table, x, h [rows, C], qkv [rows, F], q, o [rows, NH*HS], g [rows, I]; rows = max(M, 8)');
+  const rows = stepActRows(maxRows, M);
+  const widths = stepActWidths(cfg);
+  for (const k of STEP_ACTS) sim.acquire(rows * widths[k] * 4, 'storage', ROW.acts, 'ids, row table, x, h [rows, C], qkv [rows, F], q, o [rows, NH*HS], g [rows, I]; rows = max(M, 8)');
   const frame = new Frame(sim);
   const linear = (g: Group) => {
     const lg = loraGroup(cfg, o.lora, g);
@@ -303,7 +303,7 @@ interface BwdScratch {
  * B sequences of T tokens split into micro-batches and passes of at most maxRows rows, replayed on
  * the dry-run pool in the engine's order (train-step.ts, train-acts.ts, the kernels' scratch,
  * one uniform buffer per dispatch held until the pass's readback). Total = the pool's peak, as
- * rt.memory().peak measures it (tests/unit/sft-plan.test.ts). The rows show the step's busiest
+ * rt.memory().peak measures it (tests/unit/train/sft-plan.test.ts). The rows show the step's busiest
  * moment (the first pass's readback); what the pool allocates after it is one more row.
  */
 export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPlan {
@@ -407,6 +407,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   let busiest: { rows: Map<string, number>; allocated: number; inUse: number } | null = null;
 
   /** allocTrainActs, in its order. */
+  const layerSizes = layerRowSizes(cfg), stepSizes = stepRowSizes(cfg);
   const allocActs = (rows: number) => {
     const bufs: SimBuffer[] = [];
     const s = (floats: number, row: string, n = rows) => bufs.push(sim.acquire(Math.max(16, n * floats * 4), 'storage', row));
@@ -414,12 +415,12 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     sim.notes.set(TROW.saved, saved);
     for (let l = 0; l < kept; l++) {
       for (const g of GROUP_ORDER) if (xaWidth(g) > 0) s(xaWidth(g), TROW.saved);
-      for (const w of [d.C, d.NQ, d.NQ, d.NH, d.C, d.C, 2 * d.I, d.I]) s(w, TROW.saved);
+      for (const k of LAYER_ACTS) s(layerSizes[k], TROW.saved);
     }
     for (let l = 0; l <= d.L; l++) s(d.C, TROW.resid);
-    s(d.C, TROW.work);
-    s(d.F, TROW.work);
-    for (const w of [d.C, d.C, d.I, 2 * d.I, d.NQ, d.NQ, d.F]) s(w, TROW.bwd);
+    s(stepSizes.hf, TROW.work);
+    s(stepSizes.qkv, TROW.work);
+    for (const w of [stepSizes.dRes, stepSizes.dN, stepSizes.dAct, stepSizes.dGU, stepSizes.dO, stepSizes.dQ, stepSizes.dQKV]) s(w, TROW.bwd);
     s(d.C, TROW.lmChunk, chunkRows);
     s(d.V, TROW.lmChunk, chunkRows);
     s(d.C, TROW.lmChunk, chunkRows);

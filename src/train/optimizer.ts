@@ -2,7 +2,7 @@
 // clipping, LR schedule) validated in one place, and TrainOptimizer, which records an update on
 // the GPU (GpuAdamW: grad norm, clip, AdamW with bias correction and decoupled decay, grads
 // zeroed) at the schedule's learning rate (lr_at of the reference) and reads back grad_norm.
-// Tested by tests/unit/train-step-goldens.test.ts (3 steps vs PyTorch) and train-step-overfit.test.ts.
+// Tested by tests/unit/train/train-step-goldens.test.ts (3 steps vs PyTorch) and train-step-overfit.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { GpuAdamW, type OptimParam } from '../gpu/kernels/adamw';
 import { ADAMW_DEFAULTS, lr_at, type LrSchedule } from '../reference/adamw';

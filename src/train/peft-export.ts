@@ -2,8 +2,8 @@
 // adapter_model.safetensors, anchors.md section 4, what PeftModel.from_pretrained reads) and, for
 // full fine-tunes, a Hugging Face model folder (config.json + model.safetensors + tokenizer
 // files). Output is a Map of file name -> bytes; toBlobs() for browser downloads, writeFiles() in
-// write-files.ts for Node. Tested by tests/unit/train-peft.test.ts (round trips through readers).
-import { modelConfigToJson } from '../model/config';
+// write-files.ts for Node. Tested by tests/unit/train/train-peft.test.ts (round trips through readers).
+import { modelConfigToJson } from '../model/hf-config';
 import { expectedTensors } from '../model/io/expected';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, peftKey } from '../model/io/peft';
 import { writeSafetensors } from '../model/io/safetensors-write';

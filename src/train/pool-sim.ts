@@ -1,7 +1,7 @@
 // A dry run of the GPU buffer pool (src/gpu/pool.ts) for the memory planner: the same 16-byte
 // rounding, the same reuse of freed buffers by (size, usage), the same `allocated` and `peak`
 // counters, but no device. Every buffer is booked to a named row, and the rows at the moment of
-// the peak are what memory-plan.ts reports. Exercised by tests/unit/train-plan.test.ts.
+// the peak are what memory-plan.ts reports. Exercised by tests/unit/train/train-plan.test.ts.
 import { BufferPool } from '../gpu/pool';
 
 export type SimUsage = 'storage' | 'uniform' | 'readback';

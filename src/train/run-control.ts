@@ -2,7 +2,7 @@
 // pause, resume, stop (the loop writes a checkpoint, then returns) and "checkpoint now" (after
 // the current step). The loops check it between steps; a step in flight is never cut. No GPU or
 // file access here, so the browser worker and the CLI share it; it sits in train/ because both the
-// SFT loop and the RL loop (above it) use it. Tested by tests/unit/run-control.test.ts.
+// SFT loop and the RL loop (above it) use it. Tested by tests/unit/train/run-control.test.ts.
 
 export type RunState = 'running' | 'paused' | 'stopping';
 

@@ -2,7 +2,7 @@
 // checkpoint among a run's checkpoint folders and the side folders an interrupted write leaves
 // (`X.tmp` complete or not, `X.old`), moves it under its final name, removes the side folders,
 // and cuts metrics.jsonl / rollouts.jsonl rows past its step (and a half-written last line), so
-// a resumed run's files equal an uninterrupted run's. Tested by tests/unit/run-folder.test.ts.
+// a resumed run's files equal an uninterrupted run's. Tested by tests/unit/train/run-folder.test.ts.
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NodeDirSource } from '../model/io/node-source';

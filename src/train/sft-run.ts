@@ -3,7 +3,7 @@
 // -> metrics (TRL names) -> periodic checkpoints (TrainState files) -> export (PEFT adapter, or a
 // Hugging Face model folder in full mode). Resumable exactly from a checkpoint. Files are returned
 // as name -> bytes maps; the caller writes them (Node) or offers them (browser).
-// Tested by tests/unit/sft-resume.test.ts, sft-export.test.ts, sft-cli.test.ts and tests/e2e/sft.spec.ts.
+// Tested by tests/unit/train/sft-resume.test.ts, sft-export.test.ts, sft-cli.test.ts and tests/e2e/sft.spec.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import type { QuantMode } from '../model/gpu/upload';

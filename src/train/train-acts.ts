@@ -44,9 +44,20 @@ export interface TrainActs {
 }
 
 /** Floats per row of every per-layer activation (the size table). */
-export function layerRowSizes(cfg: ModelConfig): Record<Exclude<keyof LayerActs, 'xa'>, number> {
+export function layerRowSizes(cfg: ModelConfig): Record<LayerAct, number> {
   const C = cfg.hiddenSize, NQ = cfg.numHeads * cfg.headDim, I = cfg.intermediateSize;
   return { h: C, q: NQ, o: NQ, lse: cfg.numHeads, xMid: C, h2: C, gu: 2 * I, act: I };
+}
+
+/** A layer's kept buffers in allocation order (after its X A^T), with their labels. */
+export const LAYER_ACTS = ['h', 'q', 'o', 'lse', 'xMid', 'h2', 'gu', 'act'] as const;
+export type LayerAct = (typeof LAYER_ACTS)[number];
+const LAYER_LABELS: Record<LayerAct, string> = { h: 'h', q: 'q', o: 'attn out', lse: 'lse', xMid: 'x mid', h2: 'h2', gu: 'gate|up', act: 'swiglu' };
+
+/** The step-wide buffers allocated after the residuals, in allocation order: floats per row. */
+export function stepRowSizes(cfg: ModelConfig): { hf: number; qkv: number; dRes: number; dN: number; dAct: number; dGU: number; dO: number; dQ: number; dQKV: number } {
+  const C = cfg.hiddenSize, NQ = cfg.numHeads * cfg.headDim, F = (cfg.numHeads + 2 * cfg.numKvHeads) * cfg.headDim, I = cfg.intermediateSize;
+  return { hf: C, qkv: F, dRes: C, dN: C, dAct: I, dGU: 2 * I, dO: NQ, dQ: NQ, dQKV: F };
 }
 
 /** Bytes the training step may spend on one LM-head chunk of logits. */
@@ -75,23 +86,23 @@ export function allocTrainActs(rt: GpuRuntime, cfg: ModelConfig, rows: number, l
     all.push(b);
     return b;
   };
-  const C = cfg.hiddenSize, NQ = cfg.numHeads * cfg.headDim, F = (cfg.numHeads + 2 * cfg.numKvHeads) * cfg.headDim, I = cfg.intermediateSize;
-  const sizes = layerRowSizes(cfg);
+  const C = cfg.hiddenSize;
+  const sizes = layerRowSizes(cfg), st = stepRowSizes(cfg);
   const layers: LayerActs[] = [];
   for (let l = 0; l < layersKept; l++) {
     const xa: Partial<Record<LinearGroup, GPUBuffer>> = {};
     for (const g of GROUP_NAMES) if (xaWidth(g) > 0) xa[g] = s(xaWidth(g), `layer ${l} ${g} X A^T`);
-    layers.push({
-      h: s(sizes.h, `layer ${l} h`), q: s(sizes.q, `layer ${l} q`), o: s(sizes.o, `layer ${l} attn out`), lse: s(sizes.lse, `layer ${l} lse`),
-      xMid: s(sizes.xMid, `layer ${l} x mid`), h2: s(sizes.h2, `layer ${l} h2`), gu: s(sizes.gu, `layer ${l} gate|up`), act: s(sizes.act, `layer ${l} swiglu`), xa,
-    });
+    const kept = {} as Record<LayerAct, GPUBuffer>;
+    for (const k of LAYER_ACTS) kept[k] = s(sizes[k], `layer ${l} ${LAYER_LABELS[k]}`);
+    layers.push({ ...kept, xa });
   }
   const resid = Array.from({ length: cfg.numLayers + 1 }, (_, l) => s(C, `residual in ${l}`));
+  // In stepRowSizes order (the memory planner replays it).
   return {
     rows, layersKept, resid, layers, all,
-    hf: s(C, 'final normed'), qkv: s(F, 'qkv'),
-    dRes: s(C, 'd residual'), dN: s(C, 'd normed'), dAct: s(I, 'd swiglu'), dGU: s(2 * I, 'd gate|up'),
-    dO: s(NQ, 'd attn out'), dQ: s(NQ, 'd q'), dQKV: s(F, 'd qkv'),
+    hf: s(st.hf, 'final normed'), qkv: s(st.qkv, 'qkv'),
+    dRes: s(st.dRes, 'd residual'), dN: s(st.dN, 'd normed'), dAct: s(st.dAct, 'd swiglu'), dGU: s(st.dGU, 'd gate|up'),
+    dO: s(st.dO, 'd attn out'), dQ: s(st.dQ, 'd q'), dQKV: s(st.dQKV, 'd qkv'),
     hChunk: s(C, 'lm-head chunk', chunkRows), logits: s(cfg.vocabSize, 'lm-head chunk logits', chunkRows), dhChunk: s(C, 'd lm-head chunk', chunkRows),
   };
 }

@@ -4,7 +4,7 @@
 // backward from per-token upstream gradients dlogp (and dentropy) to the trainable parameters:
 // LoRA A/B over an f32 or NF4 frozen base, or every weight (full mode). Parameter gradients
 // accumulate (+=) across calls (micro-batches); activation gradients are overwritten.
-// CPU twin: src/reference/model_backward.ts. Tested by tests/unit/train-step-*.test.ts.
+// CPU twin: src/reference/model_backward.ts. Tested by tests/unit/train/train-step-*.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { KvCache } from '../gpu/kv-cache';
 import { Linear, type LinearSpec } from '../gpu/kernels/linear';

@@ -2,7 +2,7 @@
 // tensors and AdamW moments under PEFT keys in LoRA mode or Hugging Face names in full mode, t of
 // the bias correction, step and schedule position, data cursor and seeds, the run's config and
 // metrics tail), and back: the Trainer params that re-create the trained tensors, then an exact
-// restore. Tested by tests/unit/sft-resume.test.ts (resume == continuous, bit for bit).
+// restore. Tested by tests/unit/train/sft-resume.test.ts (resume == continuous, bit for bit).
 import type { GpuRuntime } from '../gpu/runtime';
 import { lr_at } from '../reference/adamw';
 import type { LoraConfig, ModelConfig } from '../model/types';

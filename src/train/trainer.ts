@@ -2,7 +2,7 @@
 // adapter, fresh from a seed or loaded, or every weight in full mode), the TrainStep, and the
 // TrainOptimizer, with the SFT update (masked cross-entropy over a batch, accumulated over
 // micro-batches) and the host export of what was trained. Tested by
-// tests/unit/train-step-goldens.test.ts and train-step-overfit.test.ts.
+// tests/unit/train/train-step-goldens.test.ts and train-step-overfit.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
 import type { LoraConfig, LoraWeights, TensorMap } from '../model/types';

@@ -1,7 +1,7 @@
 // Entry of one Node sandbox process (see src/tools/python/process-port.ts): bundled with esbuild,
 // started with an empty environment under Node's permission model, and driven over the IPC
 // channel with the same protocol as the browser worker. Pyodide is imported from the indexURL the
-// pool sends. Exercised by tests/unit/tools-python*.test.ts and the CLI `python` command.
+// pool sends. Exercised by tests/unit/tools/tools-python*.test.ts and the CLI `python` command.
 import { constants as fsConstants } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { pathToFileURL } from 'node:url';

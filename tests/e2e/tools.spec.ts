@@ -53,7 +53,7 @@ const ESCAPES: Record<string, string> = {
   'setTimeout-string': `import gc\nfor o in gc.get_objects():\n    if type(o).__name__.startswith('Js') and 'setTimeout' in str(o):\n        try:\n            o("fetch('/canary/settimeout')", 0)\n        except BaseException:\n            pass`,
 };
 
-// The Node escape list of issue 9 (tests/unit/tools-python-escape.test.ts), run in the browser:
+// The Node escape list of issue 9 (tests/unit/tools/tools-python-escape.test.ts), run in the browser:
 // success would be a connection to the loopback listener (LISTENER is replaced by its port).
 const NODE_ESCAPES: Record<string, string> = {
   'os.system': `import os\nprint(os.system('curl http://127.0.0.1:LISTENER/'))`,

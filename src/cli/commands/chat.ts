@@ -4,8 +4,8 @@
 // corpus), streaming the tokens, showing every tool call's result, until the model answers.
 // Tested by tests/unit/cli-chat.test.ts (piped stdin).
 import { createInterface } from 'node:readline';
-import type { CliCommand } from '../args';
-import { getBool, getNumber, getString } from '../args';
+import type { CliCommand } from '../../util/args';
+import { getBool, getNumber, getString } from '../../util/args';
 import { AGENT_LABEL, StreamingStepper } from '../chat-stream';
 import { DEFAULT_MODEL, DEFAULT_PRESET } from '../defaults';
 import { readConfig } from './train';

@@ -1,9 +1,9 @@
 // `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [--engine ort --onnx DIR]`:
 // held-out accuracy / pass@k of a model (and optionally a trained PEFT adapter) on the config's
 // environment, separate from training, on our engine or onnxruntime-web (src/cli/engine-option.ts).
-// Prints the metrics as JSON on stdout. Tested by tests/unit/rl-eval.test.ts.
-import type { CliCommand } from '../args';
-import { getNumber, getString } from '../args';
+// Prints the metrics as JSON on stdout. Tested by tests/unit/rl/rl-eval.test.ts.
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString } from '../../util/args';
 import { PLAIN_TEMPLATE } from '../../agents/chat-template';
 import { composeHooks } from '../../rl/hooks';
 import { buildEnvironment } from '../../rl/env-factory';

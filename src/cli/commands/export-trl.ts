@@ -1,12 +1,12 @@
 // `npm run cli -- export --format trl --config F [--run DIR] --out DIR` (dispatched here by
 // export.ts): writes a bundle that continues a run at scale with TRL's GRPOTrainer (or verl): the
 // tasks as TRL / verl rows, the reward files in Python, the mapped config, the run's adapter, a
-// README with the launch commands. Tested by tests/unit/export-trl-bundle.test.ts.
+// README with the launch commands. Tested by tests/unit/export/export-trl-bundle.test.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliCommand } from '../args';
-import { getNumber, getString, requireString } from '../args';
-import { parseConfig, type RlConfig } from '../../rl/config';
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString, requireString } from '../../util/args';
+import { parseConfig, type RlConfig } from '../../rl/config-validate';
 import { buildEnvironment } from '../../rl/env-factory';
 import { loadTasksFor } from '../../rl/node-run';
 import { buildBundle, corpusFileOf } from '../../export/trl/bundle';

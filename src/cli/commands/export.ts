@@ -1,11 +1,11 @@
 // `npm run cli -- export`: writes a model (base + optional PEFT adapter) in another format:
 // `merged` (one Hugging Face folder, adapter folded in) or `onnx` (the folder transformers.js
 // and onnxruntime-web read), optionally checked with onnxruntime-web against our engine.
-// Tested by tests/unit/export-cli.test.ts.
+// Tested by tests/unit/cli/export-cli.test.ts.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getString, requireString } from '../args';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getString, requireString } from '../../util/args';
 import { NodeDirSource, openNodeModelSource } from '../../model/io/node-source';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { readPeftAdapter } from '../../model/io/peft';
@@ -16,7 +16,7 @@ import { NodeDirSink } from '../../export/node-sink';
 import { configureOrt } from '../../ort/env';
 import { decoderShape, OrtDecoder } from '../../ort/decoder';
 import { compareAnswers, engineAnswers, ortAnswers } from '../../ort/check';
-import { loadCliModel } from '../load-model';
+import { loadCliModel } from '../../model/node-load';
 import { trlBundleCommand } from './export-trl';
 import { checkOutFolderOf } from '../out-path';
 

@@ -2,12 +2,12 @@
 // --engine ort, src/cli/engine-option.ts) from a prompt, a chat (--messages, rendered with the
 // model's chat template) or BOS; without --model, the shipped default agent with --prompt as a
 // user turn. Streams the text to stdout and prints tokens/s on stderr. Tested by
-// tests/unit/cli-model.test.ts and tests/unit/cli-chat.test.ts (the default).
+// tests/unit/cli/cli-model.test.ts and tests/unit/cli/cli-chat.test.ts (the default).
 import { readFileSync } from 'node:fs';
-import type { CliCommand } from '../args';
-import { getBool, getNumber, getString } from '../args';
+import type { CliCommand } from '../../util/args';
+import { getBool, getNumber, getString } from '../../util/args';
 import { DEFAULT_MODEL, fromRepo } from '../defaults';
-import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
 import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
 import { generateOn } from '../../model/generate';
 import { renderChat, type ChatMessage } from '../../agents/chat-template';

@@ -1,12 +1,12 @@
 // `npm run cli -- logprobs`: scores JSONL inputs with the GPU engine: the log-probability of every
 // token after the first, one output line per input line. Bad lines are reported by file, line and
 // field and skipped (src/data/score-input.ts); the good ones still run. Tested by
-// tests/unit/cli-model.test.ts and tests/unit/data-score-input.test.ts.
+// tests/unit/cli/cli-model.test.ts and tests/unit/data/data-score-input.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { CliCommand } from '../args';
-import { getString, requireString } from '../args';
+import type { CliCommand } from '../../util/args';
+import { getString, requireString } from '../../util/args';
 import { readScoreInput, TOO_LONG_POLICIES, type TooLongPolicy } from '../../data/score-input';
-import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
 import { checkOutFileOf } from '../out-path';
 
 export const command: CliCommand = {

@@ -1,9 +1,9 @@
 // `npm run cli -- python (--code TEXT | --file F.py) [--timeout-ms N] [--max-output-bytes N]
 // [--stdin TEXT] [--allow-weak-sandbox]`: runs code in a one-worker Node sandbox pool, prints the
 // isolation level on stderr and the run result as one JSON object on stdout.
-// Exercised by tests/unit/tools-cli.test.ts.
+// Exercised by tests/unit/cli/tools-cli.test.ts.
 import { readFileSync } from 'node:fs';
-import { getNumber, getString, type CliCommand } from '../args';
+import { getNumber, getString, type CliCommand } from '../../util/args';
 import { announceSandbox, createNodePythonPool } from '../../tools/python/node-pool';
 
 export const command: CliCommand = {

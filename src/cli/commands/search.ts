@@ -2,7 +2,7 @@
 // [--json]`: one search through the same code as the studio: a web provider (settings + keys
 // from the environment, as the proxy) or the offline BM25 corpus. Exercised by tools-cli.test.ts.
 import { readFileSync } from 'node:fs';
-import { getBool, getNumber, getString, requireString, type CliCommand } from '../args';
+import { getBool, getNumber, getString, requireString, type CliCommand } from '../../util/args';
 import { loadSearchConfig, resolveSearchConfig } from '../../server/search/config';
 import { SearchService } from '../../server/search/service';
 import { defaultConfigPath } from '../../server/proxy/server';

@@ -1,11 +1,11 @@
 // `npm run cli -- serve`: the OpenAI-compatible server (src/server/openai) on a model loaded like
 // `generate` does (optionally with a LoRA adapter), on loopback by default, capturing traces into
-// a run folder. Runs until Ctrl-C. Exercised by tests/unit/serve-openai.test.ts (through
+// a run folder. Runs until Ctrl-C. Exercised by tests/unit/server/serve-openai.test.ts (through
 // startServe) and scripts/load-serve.ts.
 import { basename, join } from 'node:path';
-import type { CliCommand } from '../args';
-import { getNumber, getString } from '../args';
-import { loadCliModel, MODEL_OPTIONS } from '../load-model';
+import type { CliCommand } from '../../util/args';
+import { getNumber, getString } from '../../util/args';
+import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
 import { DEFAULT_HTTP, startServe } from '../../server/openai/server';
 
 function positiveInt(name: string, v: number): number {

@@ -1,11 +1,11 @@
 // `npm run cli -- sft`: supervised fine-tuning on a JSONL file with the GPU trainer (LoRA over an
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
 // DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
-// --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/sft-cli.test.ts.
+// --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString, requireString } from '../../util/args';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder } from '../out-path';
 import { getNodeGpu } from '../../gpu/node-gpu';

@@ -1,17 +1,17 @@
 // `npm run cli -- train-traces`: trains a LoRA adapter from the traces `serve` captured (run
 // folder OUT/traces/*.jsonl with rewards posted per rollout): GRPO over task groups or
 // reward-weighted fine-tuning, then writes the PEFT adapter and metrics.jsonl. A separate entry
-// until `train` takes --traces. Tested by tests/unit/serve-train-traces.test.ts (trainTracesRun).
+// until `train` takes --traces. Tested by tests/unit/server/serve-train-traces.test.ts (trainTracesRun).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString, requireString } from '../args';
-import { loadCliModel, MODEL_OPTIONS, type CliModel } from '../load-model';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString, requireString } from '../../util/args';
+import { loadCliModel, MODEL_OPTIONS, type CliModel } from '../../model/node-load';
 import { GrpoLoss } from '../../gpu/kernels/grpo';
 import { NodeDirSource } from '../../model/io/node-source';
 import { readPeftAdapter } from '../../model/io/peft';
 import type { Projection } from '../../model/types';
-import { resolveGrpoLoss, type LossAggregation } from '../../rl/grpo-loss';
+import { resolveGrpoLoss, type LossAggregation } from '../../reference/grpo_loss';
 import { readTraces } from '../../server/openai/trace-episodes';
 import { trainOnTraces, type TraceTrainerKind } from '../../server/openai/trace-train';
 import { exportPeftAdapter } from '../../train/peft-export';

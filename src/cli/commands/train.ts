@@ -1,16 +1,16 @@
 // `npm run cli -- train --config F`: RL training (GRPO, rejection sampling, reward-weighted) from
 // a YAML config validated in src/rl/config.ts, with a progress line per step, metrics.jsonl,
 // rollouts.jsonl, periodic checkpoints and the final PEFT adapter (full mode: model/) in the run folder.
-// Tested by tests/unit/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
+// Tested by tests/unit/rl/rl-grpo.test.ts (the run it drives) and rl-config.test.ts (validation).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { CliCommand, ParsedArgs } from '../args';
-import { getBool, getNumber, getString } from '../args';
+import type { CliCommand, ParsedArgs } from '../../util/args';
+import { getBool, getNumber, getString } from '../../util/args';
 import { anchorPresetPaths, DEFAULT_PRESET, fromRepo } from '../defaults';
 import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';
-import { parseConfig, type RlConfig } from '../../rl/config';
+import { parseConfig, type RlConfig } from '../../rl/config-validate';
 import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';

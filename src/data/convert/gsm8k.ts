@@ -1,6 +1,6 @@
 // GSM8K -> math tasks: the final answer is what follows `####` in the reference answer, commas
 // stripped; the full reference (reasoning, calculator annotations, `####` line) is kept as
-// `solution`. Used by scripts/convert-datasets.ts; tested by tests/unit/data-convert.test.ts.
+// `solution`. Used by scripts/convert-datasets.ts; tested by tests/unit/data/data-convert.test.ts.
 import { requireJsonlObjects } from '../jsonl';
 import type { MathTask } from '../schemas';
 

@@ -1,7 +1,7 @@
 // MBPP -> code_exec tasks by the official task-id splits (1-10 prompt, 11-510 test, 511-600
 // validation, 601-974 train); the starter code is the signature of the function the tests call;
 // tasks of the hand-verified subset are flagged `metadata.sanitized`. Used by
-// scripts/convert-datasets.ts; tested by tests/unit/data-convert.test.ts.
+// scripts/convert-datasets.ts; tested by tests/unit/data/data-convert.test.ts.
 import { requireJsonlObjects, stripBom } from '../jsonl';
 import type { CodeTask } from '../schemas';
 

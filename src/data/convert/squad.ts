@@ -1,7 +1,7 @@
 // SQuAD corpus questions (datasets/squad_corpus_questions.jsonl, built by
 // scripts/build-squad-corpus.ts) -> search_qa tasks, split into train/eval by article so no
 // article's paragraphs feed both sides. Used by scripts/convert-datasets.ts; tested by
-// tests/unit/data-convert.test.ts.
+// tests/unit/data/data-convert.test.ts.
 import { requireJsonlObjects } from '../jsonl';
 import type { SearchQaTask } from '../schemas';
 import { splitByGroup } from '../sampling';

@@ -3,7 +3,7 @@
 // Final parts: correctness (all_pass: 1 or 0; fraction: share passed), pass_rate, format (a
 // ```python block), tool_use. With maxAttempts > 1, failing tests come back as a user message
 // (the agent loop appends it with loss mask 0) and the model may retry; the final part `retries`
-// (attempts - 1) is weighted -attemptPenalty. Tested by tests/unit/env-code.test.ts (MBPP
+// (attempts - 1) is weighted -attemptPenalty. Tested by tests/unit/envs/env-code.test.ts (MBPP
 // references in the real sandbox) and env-code-retry.test.ts (retries through the agent loop).
 import type { ChatMessage } from '../../agents/chat-template';
 import type { CodeTask } from '../../data/schemas';

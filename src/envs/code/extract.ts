@@ -1,6 +1,6 @@
 // Which code a code_exec answer submits: the last ```python (or ```py) fenced block of the final
 // assistant message, else the last bare ``` block, else the whole message without tool calls.
-// Tested by tests/unit/env-code.test.ts.
+// Tested by tests/unit/envs/env-code.test.ts.
 import { stripToolCalls } from '../transcript';
 
 export interface ExtractedCode {

@@ -1,7 +1,7 @@
 // Final-answer extraction and numeric comparison for math tasks. From the model's last message,
 // in this order: the last `\boxed{...}`, the last "the answer is X" / "answer: X", the last
 // `#### X`, else the last number. Numbers compare after stripping commas, `$`, `%`, units and a
-// trailing `.0` (fractions like 3/4 and \frac{3}{4} too). Tested by tests/unit/env-math.test.ts.
+// trailing `.0` (fractions like 3/4 and \frac{3}{4} too). Tested by tests/unit/envs/env-math.test.ts.
 
 export type AnswerForm = 'boxed' | 'answer_is' | 'hash' | 'last_number';
 export const ANSWER_ORDER: readonly AnswerForm[] = ['boxed', 'answer_is', 'hash', 'last_number'];

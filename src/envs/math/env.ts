@@ -1,7 +1,7 @@
 // The `math` environment (GSM8K style): the model reasons, may run Python through the optional
 // `python` tool, and ends with its answer in the configured format. Final reward parts:
 // correctness (1 when the extracted number equals the reference), format (1 when the expected
-// format holds the answer), tool_use (1 when a tool call ran). Tested by tests/unit/env-math.test.ts.
+// format holds the answer), tool_use (1 when a tool call ran). Tested by tests/unit/envs/env-math.test.ts.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { MathTask } from '../../data/schemas';
 import { pythonTool, type PythonRunner } from '../../tools/python-tool';

@@ -1,7 +1,7 @@
 // The `search_qa` environment (SQuAD style): the model searches (the offline BM25 corpus or the
 // web, through one `search` tool) and answers inside <answer>...</answer>. Final parts:
 // correctness (F1 or EM, configurable), em and f1 (SQuAD v1.1 definitions, max over the gold
-// answers), format (an <answer> tag), tool_use (a search ran). Tested by tests/unit/env-search.test.ts.
+// answers), format (an <answer> tag), tool_use (a search ran). Tested by tests/unit/envs/env-search.test.ts.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { SearchQaTask } from '../../data/schemas';
 import { searchTool } from '../../tools/search-tool';

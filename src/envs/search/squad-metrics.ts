@@ -1,7 +1,7 @@
 // Answer scoring of the SQuAD v1.1 evaluation script: normalise (lower case, drop ASCII
 // punctuation, drop the articles a/an/the, collapse whitespace), exact match, and token F1 from
 // the bag-of-tokens overlap; each takes the max over the gold answers. Tested by
-// tests/unit/env-search.test.ts against hand-computed values.
+// tests/unit/envs/env-search.test.ts against hand-computed values.
 
 const PUNCT = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
 

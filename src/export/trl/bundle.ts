@@ -2,7 +2,7 @@
 // config, its environment, the train / eval tasks, the run's adapter files and the Python
 // sources: data/*.jsonl, verl/*, the reward files, reward_config.json, grpo_config.json,
 // CONFIG_MAP.md, README.md, adapter/. The `export --format trl` command (Node, src/cli/commands/export-trl.ts) reads inputs and writes the
-// map. Tested by tests/unit/export-trl-bundle.test.ts.
+// map. Tested by tests/unit/export/export-trl-bundle.test.ts.
 import type { Task } from '../../data/schemas';
 import type { StoryTask } from '../../envs/story/env';
 import type { Environment } from '../../envs/types';

@@ -2,7 +2,7 @@
 // Hydra overrides, with the fields that have no equivalent and why. Names checked against
 // trl/trainer/grpo_config.py and verl/trainer/config/*.yaml (see docs/export-trl.md).
 // One table drives the JSON config, the markdown table in the bundle and the README row list.
-// Tested by tests/unit/export-trl-bundle.test.ts.
+// Tested by tests/unit/export/export-trl-bundle.test.ts.
 import type { RlConfig } from '../../rl/config-schema';
 
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };

@@ -1,6 +1,6 @@
 // Node side of the bundle's Python sources: where they live (src/export/trl/python/) and their
 // text, read from disk so they stay real .py files that python3 runs and py_compile checks.
-// Used by the export-trl command; the folder is exercised by tests/unit/export-trl-*.test.ts.
+// Used by the export-trl command; the folder is exercised by tests/unit/export/export-trl-*.test.ts.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -1,6 +1,6 @@
 // The README.md of a TRL bundle: what is in the folder, how to run it on a multi-GPU machine
 // (accelerate launch), how to check the rewards first, the verl route, and the config table.
-// Text only (no file access); written by bundle.ts, checked by tests/unit/export-trl-bundle.test.ts.
+// Text only (no file access); written by bundle.ts, checked by tests/unit/export/export-trl-bundle.test.ts.
 import type { RlConfig } from '../../rl/config-schema';
 
 export interface ReadmeFacts {

@@ -2,7 +2,7 @@
 // GRPOTrainer reads (`prompt` = the environment's opening messages, reward columns passed to the
 // reward functions as keyword arguments, `tools` as a JSON string of the tools' JSON schemas), the
 // same row in verl's layout, and one exported rollout (prompt, completion, reward) per episode.
-// Tested by tests/unit/export-trl-bundle.test.ts and export-trl-rewards.test.ts.
+// Tested by tests/unit/export/export-trl-bundle.test.ts and export-trl-rewards.test.ts.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { AgentTask, CodeTask, MathTask, SearchQaTask, Task } from '../../data/schemas';
 import type { EpisodeReward } from '../../envs/reward';

@@ -2,7 +2,7 @@
 // gradient norm reduced on the GPU, clip coefficient computed on the GPU (clip_grad_norm), AdamW
 // with bias correction and decoupled weight decay (adamw_step), gradients zeroed. Nothing is read
 // back during a step; readGradNorm() fetches the norm for logging. CPU twins: src/reference/adamw.ts.
-// Tested by tests/unit/bwd-a-adamw.test.ts (3 steps against adamw_step / clip_grad_norm).
+// Tested by tests/unit/gpu/adamw-kernel.test.ts (3 steps against adamw_step / clip_grad_norm).
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { ADAMW_DEFAULTS } from '../../reference/adamw';

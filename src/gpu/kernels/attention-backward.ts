@@ -2,7 +2,7 @@
 // gradients dK/dV of packed training sequences, deterministic, three dispatches (stats, dQ,
 // dK/dV). Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
-// tests/unit/bwd-b-attention.test.ts.
+// tests/unit/gpu/attention-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';

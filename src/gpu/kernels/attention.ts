@@ -1,7 +1,7 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
 // alike; optionally also LSE [M, NH] for the backward. CPU twin: src/reference/attention.ts.
-// Tested by tests/unit/kernels-b-attention.test.ts (LSE: bwd-b-attention.test.ts).
+// Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';

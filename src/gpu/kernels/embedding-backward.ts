@@ -2,7 +2,7 @@
 // by token id, deterministic and without atomics. The ids are known on the host, so plan() sorts
 // the rows by id into a CSR (one GPU buffer the plan owns); run() sums each id's rows in one
 // workgroup. CPU twin: embedding_backward (src/reference/embedding.ts).
-// Tested by tests/unit/bwd-a-embedding.test.ts.
+// Tested by tests/unit/gpu/embedding-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

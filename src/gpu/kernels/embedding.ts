@@ -1,6 +1,6 @@
 // Launcher for shaders/embedding.wgsl: gathers N rows of the token embedding table (f32, or NF4
 // from Nf4Quantizer) into out [N, C]. CPU twin: src/reference/embedding.ts.
-// Tested by tests/unit/kernels-a-embedding.test.ts.
+// Tested by tests/unit/gpu/embedding-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import type { Nf4Weight } from './nf4';

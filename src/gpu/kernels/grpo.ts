@@ -1,14 +1,14 @@
 // Launcher for shaders/grpo.wgsl: the GRPO per-token objective on the GPU. Records dlogp and
 // dentropy [N] (the upstream gradients the engine's backward takes) and the eight metric sums in
 // a 32-byte buffer read back once per step (= on the first micro-batch, += after).
-// CPU twin: grpo_loss (src/rl/grpo-loss.ts). Tested by tests/unit/grpo-gpu.test.ts.
+// CPU twin: grpo_loss (src/reference/grpo_loss.ts). Tested by tests/unit/gpu/grpo-gpu.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
-import { KL_KIND } from '../../rl/kl';
+import { KL_KIND } from '../../reference/kl';
 import {
   GRPO_SUM_FIELDS, tokenAdvantages, tokenWeights,
   type GrpoLossConfig, type GrpoSums, type LossNormaliser,
-} from '../../rl/grpo-loss';
+} from '../../reference/grpo_loss';
 
 const WG = 64;
 const RWG = 256;

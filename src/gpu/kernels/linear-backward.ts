@@ -2,7 +2,7 @@
 // dA/dB (+=) per segment, full-mode dW/dbias (+=), with W f32 or NF4 read in place
 // (shaders/linear_bwd.wgsl; X A^T is recomputed with the forward kernel of shaders/linear.wgsl).
 // A fused SwiGLU layer is differentiated in two steps: SwiGluBackward gives dGU [M, 2I], then this.
-// CPU twins: linear_backward, lora_backward (src/reference/linear.ts). Tested by tests/unit/bwd-a-linear.test.ts.
+// CPU twins: linear_backward, lora_backward (src/reference/linear.ts). Tested by tests/unit/gpu/linear-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';

@@ -2,7 +2,7 @@
 // prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
 // candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
 // browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>`.
-// Tested by tests/unit/kernels-a-tune.test.ts; `bench matmul` compares choices with the best.
+// Tested by tests/unit/gpu/linear-tune.test.ts; `bench matmul` compares choices with the best.
 import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';

@@ -2,7 +2,7 @@
 // W in f32 (shaders/linear.wgsl) or NF4 (shaders/matmul_nf4.wgsl), optional fused SwiGLU, LoRA
 // switchable at run time (Linear.loraEnabled; disabled = the reference policy for RL).
 // At most two dispatches: X A^T into a small [M, S*R] scratch, then one fused kernel.
-// CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/kernels-a-linear.test.ts.
+// CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/gpu/linear-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';

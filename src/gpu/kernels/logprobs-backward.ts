@@ -2,7 +2,7 @@
 // log-prob/entropy head. Per chunk of chunkRows rows it recomputes the logits through the LM
 // head (a LogitsFn, as ChunkedLogprobs), turns them into dlogits in place, and hands them to a
 // callback that records dH (+ dW_lm in full mode), so at most [chunkRows, V] logits exist.
-// CPU twin: src/reference/logprobs.ts (logprobs_backward). Tested by bwd-b-logprobs.test.ts.
+// CPU twin: src/reference/logprobs.ts (logprobs_backward). Tested by logprobs-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import type { LogitsFn } from './logprobs';
 import { ShapeError } from '../errors';

@@ -2,7 +2,7 @@
 // states H [M, C] through the LM head, chunkRows rows at a time, so at most [chunkRows, V]
 // logits ever exist. The "logits for these rows" step is a callback (f32 matmul here; the NF4
 // matmul plugs in the same way). Also gathers the logits of chosen rows (the last row of each
-// sequence) for sampling. CPU twin: src/reference/logprobs.ts. Tested by kernels-b-logprobs.test.ts.
+// sequence) for sampling. CPU twin: src/reference/logprobs.ts. Tested by logprobs-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import type { Matmul } from './matmul';
 import { ShapeError } from '../errors';

@@ -1,6 +1,6 @@
 // Launcher for shaders/matmul_f32.wgsl: Y[M, N] = X[M, K] . W[N, K]^T, in either variant.
 // Checks shapes against buffer sizes before dispatch. CPU twin: src/reference/matmul.ts.
-// Tested by tests/unit/matmul.test.ts and the GPU panel self-test.
+// Tested by tests/unit/gpu/matmul.test.ts and the GPU panel self-test.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

@@ -1,6 +1,6 @@
 // Launcher for shaders/nf4.wgsl: quantizes an f32 weight buffer to NF4 on the GPU at load time
 // (packed codes + absmax per block of 64) and measures the per-tensor quantization error.
-// CPU twin: src/reference/nf4.ts. Tested by tests/unit/nf4-gpu.test.ts and nf4-matmul.test.ts (matmul_nf4).
+// CPU twin: src/reference/nf4.ts. Tested by tests/unit/gpu/nf4-gpu.test.ts and nf4-matmul.test.ts (matmul_nf4).
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

@@ -1,6 +1,6 @@
 // Launcher for the backward entry points of shaders/rmsnorm.wgsl: dx [N, C] (=, or += into the
 // residual stream's gradient) and, in full mode, dw [C] (+=), in one or two dispatches.
-// CPU twin: rmsnorm_backward (src/reference/rmsnorm.ts). Tested by tests/unit/bwd-a-rmsnorm.test.ts.
+// CPU twin: rmsnorm_backward (src/reference/rmsnorm.ts). Tested by tests/unit/gpu/rmsnorm-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { defaultRowLayout, rowEntry, rowGrid, type RowLayout } from './rmsnorm';

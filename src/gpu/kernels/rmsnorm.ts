@@ -1,6 +1,6 @@
 // Launcher for shaders/rmsnorm.wgsl: RMSNorm over [N, C] rows, and the fused residual + RMSNorm
 // (x += delta; y = rmsnorm(x) * w) that saves a dispatch per layer.
-// CPU twin: src/reference/rmsnorm.ts. Tested by tests/unit/kernels-a-rmsnorm.test.ts.
+// CPU twin: src/reference/rmsnorm.ts. Tested by tests/unit/gpu/rmsnorm-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';

@@ -2,7 +2,7 @@
 // output from dQ [M, NH, HS] and the cache-layout dK, dV: q and k rotated back by -angle, k and
 // v gathered at each row's (slot, position), in one dispatch. Owns its [Tmax, HS/2] cos/sin
 // table. CPU twin: src/reference/rope.ts (rope_backward) + a gather. Tested by
-// tests/unit/bwd-b-rope.test.ts.
+// tests/unit/gpu/rope-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { ropeTable, type QkvRopeOptions } from './rope';

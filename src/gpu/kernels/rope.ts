@@ -1,7 +1,7 @@
 // Launcher for shaders/rope.wgsl (qkv_rope): splits the fused QKV projection, rotates q and k
 // (HF rotate_half) and writes k, v into the KV cache at each row's (sequence, position), in one
 // dispatch. Owns the [Tmax, HS/2] cos/sin table. CPU twin: src/reference/rope.ts + a scatter.
-// Tested by tests/unit/kernels-b-rope.test.ts.
+// Tested by tests/unit/gpu/rope-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';

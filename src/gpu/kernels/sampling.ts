@@ -1,6 +1,6 @@
 // Launcher for shaders/sampling.wgsl: one token per row of logits [B, V] on the GPU (greedy,
 // temperature, top-k, top-p, seeded), so only [B] ids and [B] log-probs are read back, in one
-// readback. CPU twin: src/reference/sampling.ts. Tested by tests/unit/kernels-b-sampling.test.ts.
+// readback. CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import type { SamplingParams } from '../../reference/sampling';

@@ -1,7 +1,7 @@
 // Launcher for swiglu_bwd (shaders/swiglu.wgsl): from dG [M, I] and the saved gate|up
 // pre-activations [M, 2I], dGU [M, 2I] (gate half, then up half: the rows of the fused gate|up
 // weight), which LinearBackward then takes as its dY. CPU twin: swiglu_backward
-// (src/reference/swiglu.ts). Tested by tests/unit/bwd-a-swiglu.test.ts.
+// (src/reference/swiglu.ts). Tested by tests/unit/gpu/swiglu-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

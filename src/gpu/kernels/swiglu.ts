@@ -1,7 +1,7 @@
 // Launcher for shaders/swiglu.wgsl: out[M, I] = silu(gate) * up from the fused gate|up matmul
 // output [M, 2I] (each row: I gate values, then I up values). Prefer the fused epilogue
 // (Linear with swiglu: true), which makes this dispatch unnecessary.
-// CPU twin: src/reference/swiglu.ts. Tested by tests/unit/kernels-a-swiglu.test.ts.
+// CPU twin: src/reference/swiglu.ts. Tested by tests/unit/gpu/swiglu-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

@@ -1,6 +1,6 @@
 // Launcher for shaders/value_head.wgsl: PPO's value head v[N] = h[N, C] w[C] + b (one dispatch)
 // and its backward: dh [N, C] (=, or += into the LM head's gradient on the same hidden state),
-// dw [C] and db [1] (+=). CPU twin: src/reference/value_head.ts. Tested by tests/unit/value-head.test.ts.
+// dw [C] and db [1] (+=). CPU twin: src/reference/value_head.ts. Tested by tests/unit/reference/value-head.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 

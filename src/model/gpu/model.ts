@@ -3,7 +3,7 @@
 // per layer qkv(+bias,+LoRA) -> rope + cache write -> attention -> o (+= residual) -> norm ->
 // gate|up + SiLU -> down (+= residual) -> norm: 8 dispatches per layer without LoRA.
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
-// CPU twin: src/reference/model.ts. Tested by tests/unit/model-gpu.test.ts.
+// CPU twin: src/reference/model.ts. Tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import { Linear, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
@@ -16,6 +16,7 @@ import { Sampler } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
 import { GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
+import { stepActRows, stepActWidths, type StepAct } from './step-acts';
 import type { LoraWeights, ModelConfig } from '../types';
 
 export interface GpuModelOptions extends QuantOptions {
@@ -287,13 +288,14 @@ export class GpuModel {
   private activations(M: number): Activations {
     if (this.acts && this.acts.rows >= M) return this.acts;
     if (this.acts) this.releaseActs(this.acts);
-    const rows = Math.min(this.maxRows, Math.max(M, this.acts ? this.acts.rows * 2 : 8));
-    const { hiddenSize: C, numHeads: NH, numKvHeads: KVH, headDim: HS, intermediateSize: I } = this.cfg;
-    const s = (n: number, label: string) => this.rt.storage(rows * n * 4, `${label} [${rows}, ${n}]`);
+    const rows = stepActRows(this.maxRows, M, this.acts?.rows);
+    const w = stepActWidths(this.cfg);
+    const s = (k: StepAct, label: string) => this.rt.storage(rows * w[k] * 4, `${label} [${rows}, ${w[k]}]`);
+    // In STEP_ACTS order (the memory planner replays it).
     this.acts = {
       rows,
-      ids: s(1, 'ids'), table: s(2, 'row table'), x: s(C, 'residual'), h: s(C, 'normed'),
-      qkv: s((NH + 2 * KVH) * HS, 'qkv'), q: s(NH * HS, 'q'), o: s(NH * HS, 'attn out'), g: s(I, 'swiglu'),
+      ids: s('ids', 'ids'), table: s('table', 'row table'), x: s('x', 'residual'), h: s('h', 'normed'),
+      qkv: s('qkv', 'qkv'), q: s('q', 'q'), o: s('o', 'attn out'), g: s('g', 'swiglu'),
     };
     return this.acts;
   }

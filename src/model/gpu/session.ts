@@ -2,7 +2,7 @@
 // to any slots (a prompt, the last sampled token, or a tool response fed back into the live
 // sequence), runs one forward pass over just those rows, and samples the next token of every
 // slot that appended something — on the GPU, reading back only [R] ids and log-probs.
-// Used by generate.ts and the agent loop; tested by tests/unit/model-gpu.test.ts.
+// Used by generate.ts and the agent loop; tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { KvCache } from '../../gpu/kv-cache';
 import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling';

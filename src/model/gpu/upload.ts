@@ -1,7 +1,7 @@
 // Uploads a decoder's weights to the GPU, one tensor at a time from the loader's stream, and
 // quantizes linear layers to NF4 on the GPU when asked (the f32 upload is released right
 // after). Fuses q|k|v and gate|up into one weight each. Reports the quantization error per
-// tensor. Used by GpuModel.load; tested by tests/unit/model-gpu.test.ts.
+// tensor. Used by GpuModel.load; tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import { Nf4Quantizer, NF4_BLOCK, type Nf4Weight } from '../../gpu/kernels/nf4';
 import type { LinearWeight } from '../../gpu/kernels/linear';

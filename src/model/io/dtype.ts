@@ -1,6 +1,6 @@
 // Element types of safetensors files and their conversion to and from f32. Readers return
 // Float32Array whatever the stored type (f32, f16, bf16); the writer can store f16/bf16 for
-// fixtures. Exercised by tests/unit/io-safetensors.test.ts (round trips, maxdiff printed).
+// fixtures. Exercised by tests/unit/model/io-safetensors.test.ts (round trips, maxdiff printed).
 
 /** Bytes per element of every dtype the safetensors format defines. */
 export const DTYPE_BYTES: Record<string, number> = {

@@ -1,6 +1,6 @@
 // Errors raised while reading model files: each names the file (and tensor or field when there
 // is one) and says what to do. Thrown by everything under src/model/io and by
-// src/model/config.ts; tests/unit/io-*.test.ts check the messages.
+// src/model/hf-config.ts; tests/unit/model/io-*.test.ts check the messages.
 
 export class ModelLoadError extends Error {
   constructor(

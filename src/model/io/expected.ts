@@ -1,6 +1,6 @@
 // The tensor names and shapes a ModelConfig implies (HF Llama/Qwen2 naming), and the check of a
 // checkpoint against them: missing, extra and wrong-shape tensors are reported by name.
-// Used by loader.ts; tested by tests/unit/io-loader.test.ts.
+// Used by loader.ts; tested by tests/unit/model/io-loader.test.ts.
 import { hfNames, PROJECTIONS, projShape, type ModelConfig } from '../types';
 import { ModelLoadError } from './errors';
 import { checkDtype, type TensorInfo } from './safetensors';

@@ -1,8 +1,8 @@
 // llama2.c checkpoint + tokenizer -> the files of a standard Hugging Face folder (config.json
 // with LlamaForCausalLM, model.safetensors, tokenizer.json, tokenizer_config.json,
 // generation_config.json). Used by scripts/convert-llama2c.ts and, in memory, by the loader
-// when it is handed a .bin. Tested by tests/unit/io-llama2c.test.ts.
-import { modelConfigToJson } from '../config';
+// when it is handed a .bin. Tested by tests/unit/model/io-llama2c.test.ts.
+import { modelConfigToJson } from '../hf-config';
 import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from '../tokenizer/llama2c';
 import { ModelLoadError } from './errors';
 import { readLlama2cCheckpoint } from './llama2c';

@@ -6,7 +6,7 @@
 // RoPE convention: llama2.c rotates interleaved pairs (2i, 2i+1) of each head; HF Llama rotates
 // (i, i + HS/2) (rotate_half). As transformers' Llama conversion script does, we permute the
 // output rows of wq and wk within each head (new row p*HS/2 + i = old row 2i + p), so the HF
-// forward gives the same logits. Tested by tests/unit/io-llama2c.test.ts (greedy sample).
+// forward gives the same logits. Tested by tests/unit/model/io-llama2c.test.ts (greedy sample).
 import type { HostTensor, ModelConfig, TensorMap } from '../types';
 import { hfNames } from '../types';
 import { ModelLoadError } from './errors';

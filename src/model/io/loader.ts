@@ -1,8 +1,8 @@
 // The model loader front: a FileSource (Node folder, dropped files, directory handle, memory)
 // -> parsed config, validated streaming weights and the tokenizer. A llama2.c .bin (plus its
-// tokenizer .bin) is converted in memory first. Tested by tests/unit/io-loader.test.ts and
+// tokenizer .bin) is converted in memory first. Tested by tests/unit/model/io-loader.test.ts and
 // io-llama2c.test.ts; the CLI and the browser reach models through here.
-import { parseModelConfig } from '../config';
+import { parseModelConfig } from '../hf-config';
 import { loadTokenizer, type Tokenizer } from '../tokenizer';
 import type { ModelConfig } from '../types';
 import { ModelLoadError } from './errors';

@@ -1,6 +1,6 @@
 // A FileSource over bytes held in memory: used for llama2.c checkpoints converted on the fly,
 // for files built inside tests, and wherever a caller already has the bytes.
-// Exercised by tests/unit/io-loader.test.ts and io-llama2c.test.ts.
+// Exercised by tests/unit/model/io-loader.test.ts and io-llama2c.test.ts.
 import { checkRange, missingFile, type FileSource } from './source';
 
 export class MemorySource implements FileSource {

@@ -1,6 +1,6 @@
 // FileSource over a directory on disk (Node only: imports node:fs). Ranged reads go through a
 // file handle, so a tensor is read without loading the whole file. openNodeModelSource also
-// accepts a llama2.c `.bin` checkpoint path. Exercised by tests/unit/io-*.test.ts and the CLI.
+// accepts a llama2.c `.bin` checkpoint path. Exercised by tests/unit/model/io-*.test.ts and the CLI.
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkRange, missingFile, type FileSource } from './source';

@@ -1,7 +1,7 @@
 // PEFT LoRA adapters (adapter_config.json + adapter_model.safetensors, anchors.md section 4)
 // -> LoraWeights, validated against the base ModelConfig: r, lora_alpha, use_rslora,
 // target_modules, and every key's shape (lora_A [R, in], lora_B [out, R]). Errors name the key
-// and the expected shape. Tested by tests/unit/io-peft.test.ts.
+// and the expected shape. Tested by tests/unit/model/io-peft.test.ts.
 import { loraKey, PROJECTIONS, projShape, type LoraConfig, type LoraWeights, type ModelConfig, type Projection } from '../types';
 import { ModelLoadError } from './errors';
 import { readSafetensorsHeader, readTensor } from './safetensors';

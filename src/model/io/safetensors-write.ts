@@ -1,7 +1,7 @@
 // safetensors writer: tensors (f32 in memory) -> one Uint8Array in the format that
 // safetensors/PEFT/transformers load (header padded with spaces to 8 bytes, metadata
 // {"format": "pt"} by default). Used for PEFT export, llama2.c conversion and test fixtures;
-// tested by tests/unit/io-safetensors.test.ts (round trip through the reader).
+// tested by tests/unit/model/io-safetensors.test.ts (round trip through the reader).
 import type { HostTensor } from '../types';
 import { fromFloat32, type FloatDtype } from './dtype';
 

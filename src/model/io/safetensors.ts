@@ -2,7 +2,7 @@
 // {name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}, then the packed data.
 // The header is validated in full (sane size, known dtypes, shape x dtype size = byte length,
 // offsets in range, contiguous, no holes) before any tensor is read; tensors are then read one
-// at a time by ranged reads. Tested by tests/unit/io-safetensors.test.ts.
+// at a time by ranged reads. Tested by tests/unit/model/io-safetensors.test.ts.
 import type { HostTensor } from '../types';
 import { DTYPE_BYTES, SUPPORTED_DTYPES, isSupportedDtype, toFloat32 } from './dtype';
 import { ModelLoadError } from './errors';

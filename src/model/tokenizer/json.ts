@@ -1,7 +1,7 @@
 // Builders of Hugging Face tokenizer.json objects for the two tokenizer families we load from
 // other files: byte-level BPE (GPT-2 / Qwen2, from vocab.json + merges.txt) and
 // SentencePiece-style BPE with byte fallback (llama2.c tok*.bin). The objects load in
-// @huggingface/tokenizers and in transformers. Tested by tests/unit/tokenizer-*.test.ts.
+// @huggingface/tokenizers and in transformers. Tested by tests/unit/model/tokenizer-*.test.ts.
 
 /** One entry of tokenizer.json "added_tokens". */
 export interface AddedTokenJson {

@@ -1,7 +1,7 @@
 // The slow, obvious twin of llama2.c's tokenizer (run.c `encode`/`decode`), kept to check that
 // our converted tokenizer.json gives the same ids: dummy-prefix space, codepoint lookup with
 // byte fallback (id = byte + 3), then greedy merges of the adjacent pair whose concatenation
-// has the best score. Used by tests/unit/tokenizer-llama2c.test.ts.
+// has the best score. Used by tests/unit/model/tokenizer-llama2c.test.ts.
 import type { Llama2cVocab } from './llama2c';
 
 export function llama2c_encode(v: Llama2cVocab, text: string, bos: boolean, eos: boolean): number[] {

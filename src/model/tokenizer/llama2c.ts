@@ -1,7 +1,7 @@
 // llama2.c tokenizer files (tok*.bin): int32 max_token_length, then per token a float32 score,
 // an int32 byte length and the UTF-8 bytes (spaces stored as ' ', BOS/EOS as "\n<s>\n" and
 // "\n</s>\n", byte tokens as "<0xXX>"). Converted to a SentencePiece-style tokenizer.json.
-// Tested by tests/unit/tokenizer-llama2c.test.ts against llama2c-reference.ts.
+// Tested by tests/unit/model/tokenizer-llama2c.test.ts against llama2c-reference.ts.
 import { ModelLoadError } from '../io/errors';
 import { sentencePieceBpeJson, type SentencePiece, type TokenizerJson } from './json';
 

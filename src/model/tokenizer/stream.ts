@@ -2,8 +2,8 @@
 // the new text. A token that ends inside a multi-byte UTF-8 character (byte-level BPE, byte
 // fallback) yields nothing until the character completes. Decodes a short window of previous
 // tokens so leading-space rules (SentencePiece) and byte merges come out as in a full decode.
-// Tested by tests/unit/tokenizer-stream.test.ts.
-import type { Tokenizer } from '../tokenizer';
+// Tested by tests/unit/model/tokenizer-stream.test.ts.
+import type { Tokenizer } from '.';
 
 export interface StreamDecoderOptions {
   skipSpecialTokens?: boolean;

@@ -1,7 +1,7 @@
 // Shape checks of a tokenizer.json (and vocab.json) before the tokenizer library sees it: the
 // library accepts ids written as strings ("5") and then scores garbage, so every vocabulary id
 // and added-token id must be a non-negative integer, and the error names the file and field.
-// Called by loadTokenizer (src/model/tokenizer.ts); tested by tests/unit/tokenizer-validate.test.ts.
+// Called by loadTokenizer (src/model/tokenizer/index.ts); tested by tests/unit/model/tokenizer-validate.test.ts.
 import { ModelLoadError } from '../io/errors';
 import type { TokenizerJson } from './json';
 

@@ -2,7 +2,7 @@
 // continues a rollout), run the n choices through the batching scheduler, turn each into an
 // OpenAI message (tool calls parsed from the model's own format), per-token logprobs and
 // top_logprobs, usage; streamed as chat.completion.chunk events or returned whole; every choice
-// stored as a trace record. Tested by tests/unit/serve-openai.test.ts with the official client.
+// stored as a trace record. Tested by tests/unit/server/serve-openai.test.ts with the official client.
 import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../../agents/chat-template';
 import { parseAssistantTurn } from '../../agents/tool-parse';

@@ -1,6 +1,6 @@
 // Errors of the OpenAI-compatible server in the OpenAI wire shape:
 // `{"error": {"message", "type", "param", "code"}}` with a 4xx/5xx status. Thrown anywhere in the
-// request path and turned into a response by http.ts. Tested by tests/unit/serve-openai.test.ts.
+// request path and turned into a response by http.ts. Tested by tests/unit/server/serve-openai.test.ts.
 
 export type ApiErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'server_error';
 

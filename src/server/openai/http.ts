@@ -3,7 +3,7 @@
 // per-client rate limit, body size limit, then the routes: GET /v1/models[/{id}],
 // POST /v1/chat/completions (JSON or server-sent events), POST /v1/rollouts/{id}/reward,
 // GET /health. The same routes answer under /rollout/{id}/v1/... so an agent can be routed to a
-// rollout by its base URL. Errors are OpenAI-shaped. Tested by tests/unit/serve-openai.test.ts.
+// rollout by its base URL. Errors are OpenAI-shaped. Tested by tests/unit/server/serve-openai.test.ts.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chatCompletion, type ChatDeps } from './completions';

@@ -3,7 +3,7 @@
 // call's exact token ids (prompt + sampled completion) plus only the new turns, tokenized alone
 // (TurnRenderer.continuation), so earlier samples are never re-tokenized; otherwise the whole
 // conversation is rendered and tokenized, and the first token where that differs from the
-// rollout's stored tokens is reported. Tested by tests/unit/serve-prompt.test.ts (Qwen2.5 tool
+// rollout's stored tokens is reported. Tested by tests/unit/server/serve-prompt.test.ts (Qwen2.5 tool
 // template) and serve-openai.test.ts (multi-turn through the server).
 import type { ChatMessage } from '../../agents/chat-template';
 import type { TurnRenderer } from '../../agents/turn-render';

@@ -1,6 +1,6 @@
 // A token bucket per client address: `perMinute` requests refill evenly over a minute, bursts up
 // to `perMinute / 4` (at least 1). 0 turns the limit off. Used by http.ts; tested by
-// tests/unit/serve-request.test.ts.
+// tests/unit/server/serve-request.test.ts.
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();

@@ -1,7 +1,7 @@
 // The chat-completions request, checked field by field: the OpenAI wire body (messages with
 // string or text-part content, assistant tool_calls with JSON-string arguments, tool messages,
 // tools, sampling fields, n, logprobs, stream, metadata) becomes a typed ChatRequest or a 400
-// naming the field. Tested by tests/unit/serve-request.test.ts.
+// naming the field. Tested by tests/unit/server/serve-request.test.ts.
 import type { ChatMessage, ToolSpec } from '../../agents/chat-template';
 import { badParam } from './errors';
 

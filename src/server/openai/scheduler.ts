@@ -2,7 +2,7 @@
 // that share sampling settings (temperature, top_p, seed) run together in one DecodeSession of
 // `maxBatch` slots, one forward pass per step for all of them (a joining prompt is prefilled in
 // the same pass as the others' decode tokens). A finished or cancelled sequence frees its slot
-// for the next waiting request at once. Tested by tests/unit/serve-openai.test.ts (concurrent
+// for the next waiting request at once. Tested by tests/unit/server/serve-openai.test.ts (concurrent
 // requests share steps) and exercised by scripts/load-serve.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { GpuModel } from '../../model/gpu/model';

@@ -1,6 +1,6 @@
 // Starts the OpenAI-compatible server around a loaded GPU model: the batching scheduler, the
 // trace store in the run folder and the node:http server on host:port (loopback by default).
-// Used by `npm run cli -- serve` (src/cli/commands/serve.ts) and tests/unit/serve-openai.test.ts.
+// Used by `npm run cli -- serve` (src/cli/commands/serve.ts) and tests/unit/server/serve-openai.test.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GpuRuntime } from '../../gpu/runtime';

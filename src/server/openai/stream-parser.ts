@@ -2,7 +2,7 @@
 // content deltas and complete tool calls come out. Text that may be the start of `<tool_call>`
 // (and the newline before one) is held back; a block is parsed when `</tool_call>` arrives (with
 // src/agents/tool-parse.ts, as the non-streaming path); a damaged block is passed on as content.
-// Used by completions.ts; tested by tests/unit/serve-request.test.ts.
+// Used by completions.ts; tested by tests/unit/server/serve-request.test.ts.
 import { parseAssistantTurn, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from '../../agents/tool-parse';
 
 export type StreamEvent = { kind: 'content'; text: string } | { kind: 'call'; name: string; arguments: string };

@@ -1,7 +1,7 @@
 // `top_logprobs`: the k most likely tokens at every completion position, from a fresh forward over
 // prompt + completion (the sampler keeps only the sampled id on the GPU). Rows are gathered in
 // passes of at most maxRows tokens and read back [rows, V]; log softmax(logits / T) on the CPU.
-// Used by completions.ts; tested by tests/unit/serve-openai.test.ts (top_logprobs vs logprob).
+// Used by completions.ts; tested by tests/unit/server/serve-openai.test.ts (top_logprobs vs logprob).
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { GpuModel } from '../../model/gpu/model';
 

@@ -2,7 +2,7 @@
 // keeps rewarded rollouts, and makes one episode per choice of each rollout's LAST call (whose
 // tokens hold the earlier turns when the conversation stayed token-faithful, with their masks),
 // grouped by task id for GRPO (a rollout without a task id is its own group). Errors name the
-// file and line. Used by trace-train.ts; tested by tests/unit/serve-train-traces.test.ts.
+// file and line. Used by trace-train.ts; tested by tests/unit/server/serve-train-traces.test.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADVANTAGE_STD_EPS, unbiasedStd } from '../../rl/advantages';

@@ -2,10 +2,10 @@
 // group, PPO clip against the sampling log-probs stored in the traces, GPU GRPO loss, micro-
 // batches accumulated, one optimizer update per step; `steps` updates reuse the same episodes as
 // num_iterations does) or reward-weighted fine-tuning (tokens weighted by reward / best reward).
-// Used by `npm run cli -- train-traces`; tested by tests/unit/serve-train-traces.test.ts.
+// Used by `npm run cli -- train-traces`; tested by tests/unit/server/serve-train-traces.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { GrpoLoss } from '../../gpu/kernels/grpo';
-import { addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../../rl/grpo-loss';
+import { addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../../reference/grpo_loss';
 import { episodeRows, grpoGpuDlogp } from '../../rl/grpo-micro';
 import { episodeWeights } from '../../rl/rw-trainer';
 import type { Trainer } from '../../train/trainer';

@@ -3,7 +3,7 @@
 // call or an earlier call of the same rollout) and their sampling log-probs, grouped by the
 // rollout id the client sends; rewards posted to /v1/rollouts/{id}/reward go to their own file.
 // Layout (a run folder): OUT/traces/calls.jsonl, OUT/traces/rewards.jsonl. Read back by
-// src/server/openai/trace-episodes.ts for training. Tested by tests/unit/serve-openai.test.ts.
+// src/server/openai/trace-episodes.ts for training. Tested by tests/unit/server/serve-openai.test.ts.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../../agents/chat-template';

@@ -3,7 +3,7 @@
 // loopback name or a configured host (a DNS-rebinding page sends its own name: 403). Then POST
 // /api/session hands the page the per-server-start token; POST /api/search and /api/tool/<name>
 // need it and an allowed Origin (the page's own, or one configured). Bodies are size-limited and
-// validated; no response ever carries a key. Tested by tests/unit/proxy-server.test.ts.
+// validated; no response ever carries a key. Tested by tests/unit/server/proxy-server.test.ts.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER } from '../../tools/proxy-client';

@@ -3,7 +3,7 @@
 // configs/search.yaml or $SEARCH_CONFIG when present), --port N (8787), --host H (127.0.0.1).
 // Keys come only from the environment variables the settings name.
 import { loadSearchConfig } from '../search/config';
-import { getNumber, getString, parseArgs } from '../../cli/args';
+import { getNumber, getString, parseArgs } from '../../util/args';
 import { defaultConfigPath, startProxyServer } from './server';
 
 async function main(): Promise<void> {

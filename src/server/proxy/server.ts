@@ -1,5 +1,5 @@
 // The search proxy as a standalone node:http server: one SearchService behind the /api handler.
-// Started by main.ts (`npm run proxy`) and by tests/unit/proxy-server.test.ts.
+// Started by main.ts (`npm run proxy`) and by tests/unit/server/proxy-server.test.ts.
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import type { SearchConfig } from '../search/config';

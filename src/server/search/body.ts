@@ -1,7 +1,7 @@
 // Reading answers from providers and HTTP tools without trusting their size: the body is read
 // chunk by chunk and the stream cancelled once a byte cap is passed (a huge answer is never held
 // whole), and text is cut on a UTF-8 character boundary. Secrets are redacted *before* any cut,
-// so a key straddling the cut cannot leak in part. Used by resilience.ts and service.ts; tested by tests/unit/proxy-body.test.ts.
+// so a key straddling the cut cannot leak in part. Used by resilience.ts and service.ts; tested by tests/unit/server/proxy-body.test.ts.
 
 export interface CappedBody {
   bytes: Uint8Array;

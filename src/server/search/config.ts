@@ -1,6 +1,6 @@
 // Typed settings of the search proxy: defaults, one doc line per field, loading from a YAML/JSON
 // file plus SEARCH_* environment variables, validation in one place. API keys only ever come from
-// the environment variable named by api_key_env. Tested by tests/unit/proxy-config.test.ts.
+// the environment variable named by api_key_env. Tested by tests/unit/server/proxy-config.test.ts.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { compileSchema, type JsonSchema } from '../../tools/json-schema';

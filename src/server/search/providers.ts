@@ -1,6 +1,6 @@
 // Provider adapters: the HTTP request each search API expects and the mapping of its JSON to
 // {title, url, snippet}. Tavily, Serper, Bing, SearXNG (keyless) and a custom endpoint described
-// in the config. Tested against fake providers by tests/unit/proxy-server.test.ts.
+// in the config. Tested against fake providers by tests/unit/server/proxy-server.test.ts.
 import type { SearchResult } from '../../tools/search/types';
 import type { SearchConfig } from './config';
 

@@ -1,7 +1,7 @@
 // What keeps the proxy polite and cheap: fetch with a per-attempt timeout, exponential-backoff
 // retries (timeouts, network errors, 429, 5xx) and a streamed size cap, a token bucket on provider
 // calls, and a TTL cache that also merges identical in-flight queries (a GRPO group's G samples
-// hit the provider once). Tested by tests/unit/proxy-server.test.ts.
+// hit the provider once). Tested by tests/unit/server/proxy-server.test.ts.
 import { readCapped } from './body';
 
 export class ProviderError extends Error {

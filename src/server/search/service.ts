@@ -2,7 +2,7 @@
 // cache -> rate limit -> provider (with retries) -> normalized results; and user-defined HTTP
 // tools (arguments checked against their JSON Schema with ajv, then POSTed as JSON to their
 // configured URL). Answers are size-capped while streaming; keys are redacted from every result
-// and error before anything is cut. Tested by tests/unit/proxy-server.test.ts.
+// and error before anything is cut. Tested by tests/unit/server/proxy-server.test.ts.
 import type { SearchResult } from '../../tools/search/types';
 import { providerKey, type SearchConfig } from './config';
 import { compileSchema, type SchemaCheck } from '../../tools/json-schema';

@@ -1,7 +1,7 @@
 // What the operating system and Node give the Python sandbox in Node, and the command line that
 // starts one sandbox process with all of it: an empty environment, Node's permission model, a
 // JS heap cap, rlimits through `prlimit` and an empty network namespace through `unshare`.
-// Levels are documented in README ("Python sandbox isolation"); tests/unit/tools-python-escape.test.ts.
+// Levels are documented in README ("Python sandbox isolation"); tests/unit/tools/tools-python-escape.test.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 

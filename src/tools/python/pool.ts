@@ -4,7 +4,7 @@
 // runs. A worker that a job changed outside its namespace, or that fails its output check, is
 // replaced (a poisoned worker's job is requeued, not failed). Tests are graded against expected
 // values computed in a job that never sees the solution (grader.ts).
-// Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools-python*.test.ts.
+// Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools/tools-python*.test.ts.
 import type { CheckResult, InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest, TestPlan } from './protocol';
 import { gradeChecks, planChecks } from './grader';
 import {

@@ -1,7 +1,7 @@
 // A SandboxPort backed by a separate OS process (Node): the bundled sandbox entry started with
 // sandboxCommand() (empty environment, permission model, heap cap, rlimits, no network), spoken
 // to over the IPC channel. Each process gets its own scratch folder, deleted when it ends.
-// Used by node-pool.ts; tests/unit/tools-python*.test.ts.
+// Used by node-pool.ts; tests/unit/tools/tools-python*.test.ts.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // process (src/workers/python-*.ts): loads Pyodide once, checks its output wiring before each job,
 // runs it in a clean (or the episode's) namespace, streams capped output, cancels the job's timers,
 // and reports one result per request, naming anything the job changed outside its namespace.
-// Exercised through the pool by tests/unit/tools-python*.test.ts and tests/e2e/tools.spec.ts.
+// Exercised through the pool by tests/unit/tools/tools-python*.test.ts and tests/e2e/tools.spec.ts.
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
 import type { Check, CheckResult, InitInfo, RunOutcome, SandboxReply, SandboxRequest, TestPlan } from './protocol';

@@ -1,6 +1,6 @@
 // Public types of the Python sandbox (code_exec): run options and results, per-assert test
 // results, and the pool's typed config (defaults, one doc line per field, validation in one place).
-// Used by pool.ts, the workers and the python tool; tested by tests/unit/tools-python*.test.ts.
+// Used by pool.ts, the workers and the python tool; tested by tests/unit/tools/tools-python*.test.ts.
 
 /** Options of one run. */
 export interface RunOptions {

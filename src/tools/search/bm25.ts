@@ -1,6 +1,6 @@
 // Okapi BM25 over an in-memory inverted index (k1 = 1.2, b = 0.75), with a small tokenizer:
 // lower case, accents stripped, English stop words dropped, a light plural/suffix stemmer.
-// Used by corpus.ts in the browser and Node; tested by tests/unit/tools-search.test.ts.
+// Used by corpus.ts in the browser and Node; tested by tests/unit/tools/tools-search.test.ts.
 
 const STOP = new Set(
   ('a an and are as at be by for from has have he her his i in is it its of on or she that the their them they this to was ' +

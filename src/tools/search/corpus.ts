@@ -1,7 +1,7 @@
 // Offline `corpus` search: documents that ship with a dataset (JSONL, one
 // {"id","title","text"} per line, e.g. datasets/squad_corpus.jsonl) indexed with BM25 and
 // searched through the same SearchBackend interface as the web. No proxy or network needed.
-// Tested by tests/unit/tools-search.test.ts; recall@5 printed by scripts/bench-tools.ts.
+// Tested by tests/unit/tools/tools-search.test.ts; recall@5 printed by scripts/bench-tools.ts.
 import { describeJsonValue, jsonlLines, parseJsonObjectLine } from '../../data/jsonl';
 import { Bm25Index } from './bm25';
 import type { SearchBackend, SearchResult } from './types';

@@ -1,6 +1,6 @@
 // Search results as every backend returns them (web providers through the proxy, the offline
 // BM25 corpus) and the text the model reads. Used by search-tool.ts, corpus.ts, proxy-client.ts
-// and src/server/search; tested by tests/unit/tools-search.test.ts.
+// and src/server/search; tested by tests/unit/tools/tools-search.test.ts.
 
 export interface SearchResult {
   title: string;

@@ -1,7 +1,7 @@
 // The Config panel's form: the fields most runs change, each written into the YAML (comments
 // kept) and validated like the rest. Read-only (showing the last valid config) while the YAML is wrong.
 import { useId } from 'react';
-import { FIELDS, getPath, type RlConfig } from '../../rl/config';
+import { FIELDS, getPath, type RlConfig } from '../../rl/config-validate';
 
 const COMMON = ['trainer', 'data.env', 'rollout.batch_size', 'rollout.group_size', 'rollout.max_new_tokens', 'optim.lr', 'lora.rank', 'train.steps'] as const;
 

@@ -1,9 +1,9 @@
-// Validation of the Config panel's YAML with the CLI's own parser (src/rl/config.ts: the same
+// Validation of the Config panel's YAML with the CLI's own parser (src/rl/config-validate.ts: the same
 // messages, did-you-mean included) plus where in the text the fault is, for the editor's lint
 // underline: the key of the field a message names, or the YAML syntax error's position.
 // Used by the config store slice and YamlEditor; exercised by tests/e2e/studio-config.spec.ts.
 import { isMap, isScalar, parseDocument, type Node } from 'yaml';
-import { ConfigError, parseConfig, type RlConfig } from '../../rl/config';
+import { ConfigError, parseConfig, type RlConfig } from '../../rl/config-validate';
 
 export interface ConfigProblem {
   message: string;

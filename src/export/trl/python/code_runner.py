@@ -7,7 +7,7 @@ assert]}. Each job runs in a fresh fork (a clean namespace, its own memory cap),
 Studio's Pyodide sandbox: the program, then each assert in its namespace; a timeout or an
 output flood stops the run (the assert under way and the rest fail). Forking a warm process
 costs a few milliseconds, where starting python3 per job costs a hundred or more.
-Exercised through reward_code_exec.py by tests/unit/export-trl-rewards.test.ts.
+Exercised through reward_code_exec.py by tests/unit/export/export-trl-rewards.test.ts.
 """
 import io
 import json

@@ -5,7 +5,7 @@ else the last bare ``` block, else the whole message; it runs with the task's te
 then each assert, in a forked Python process (code_runner.py) under a timeout. Parts:
 correctness (all asserts pass, or the share with scoring "fraction"), pass_rate, format,
 tool_use, and the per-turn tool_errors. Dataset columns: `tests`, `test_setup_code`.
-Checked against the TypeScript environment by tests/unit/export-trl-rewards.test.ts.
+Checked against the TypeScript environment by tests/unit/export/export-trl-rewards.test.ts.
 """
 import json
 import os

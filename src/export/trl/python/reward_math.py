@@ -3,7 +3,7 @@
 Ports src/envs/math/answer.ts and env.ts: the answer is the last \\boxed{}, else "the answer
 is X", else "#### X", else the last number; parts correctness, format, tool_use and the
 per-turn tool_errors. Dataset column: `answer`. Checked against the TypeScript environment on
-500 rollouts by tests/unit/export-trl-rewards.test.ts.
+500 rollouts by tests/unit/export/export-trl-rewards.test.ts.
 """
 import re
 

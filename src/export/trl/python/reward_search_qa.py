@@ -4,7 +4,7 @@ Ports src/envs/search/env.ts and squad-metrics.ts: the answer is the last <answe
 else "the answer is X" / "Answer: X", else the whole message; EM and token F1 after SQuAD v1.1
 normalisation, max over the gold answers. Parts: correctness (f1 or em), em, f1, format (an
 <answer> tag), tool_use (a search ran), and the per-turn tool_errors. Dataset column: `answers`.
-Checked against the TypeScript environment by tests/unit/export-trl-rewards.test.ts.
+Checked against the TypeScript environment by tests/unit/export/export-trl-rewards.test.ts.
 """
 import re
 

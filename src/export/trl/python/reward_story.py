@@ -4,7 +4,7 @@ Ports src/envs/story/env.ts: `mentions` is 1 when the task's word appears as a w
 case) in the story (every assistant message, joined by newlines); `length` is 1 at the target
 word count, falling linearly to 0 at zero or twice the target (0 when no target). Dataset
 columns: `word`, `target_words`. Checked against the TypeScript environment by
-tests/unit/export-trl-rewards.test.ts.
+tests/unit/export/export-trl-rewards.test.ts.
 """
 import re
 

@@ -3,7 +3,7 @@
 Reads a completion the way RL Studio's environments do: the assistant turns, the tool
 messages that answer each turn, the Qwen <tool_call> blocks (well formed or not), and the
 per-turn `tool_errors` count. Regexes spell out JavaScript's \\s and ASCII \\d / \\b so the
-results match the TypeScript originals bit for bit. Exercised by tests/unit/export-trl-rewards.test.ts.
+results match the TypeScript originals bit for bit. Exercised by tests/unit/export/export-trl-rewards.test.ts.
 """
 import json
 import re

@@ -8,7 +8,7 @@ stderr; unlike our sandbox, variables do not persist between the calls of an epi
 tool callables are not told which episode calls them). Failures come back as text starting
 with "Error: " (never raised), so the reward files count a failed call as they count ours.
 Each tool's description is the one our environment shows the model. Standard library only; search ranking is compared
-with ours by tests/unit/export-trl-bundle.test.ts.
+with ours by tests/unit/export/export-trl-bundle.test.ts.
 """
 import json
 import math

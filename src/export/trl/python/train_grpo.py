@@ -8,7 +8,7 @@ grpo_config.json (GRPOConfig fields mapped from our config), reward_config.json 
 module, its parts, weights and settings), adapter/ (the PEFT adapter to start from) and, for
 search_qa, corpus.jsonl. Needs trl, transformers, peft, datasets, accelerate (and bitsandbytes
 for --load-in-4bit); everything else it uses is in this folder and tested in RL Studio
-(tests/unit/export-trl-*.test.ts; this file itself is checked with py_compile only).
+(tests/unit/export/export-trl-*.test.ts; this file itself is checked with py_compile only).
 """
 import argparse
 import importlib

@@ -4,7 +4,7 @@ verl calls compute_score(data_source, solution_str, ground_truth, extra_info) pe
 data_source is "rl_studio/<env>" and extra_info carries the reward columns (see
 verl/train.jsonl). The response is graded as one assistant turn by the same reward file TRL
 uses, with the weights of reward_config.json; the dict gives verl the total as "score" and
-every part for its logs. Standard library only; tested by tests/unit/export-trl-bundle.test.ts.
+every part for its logs. Standard library only; tested by tests/unit/export/export-trl-bundle.test.ts.
 """
 import importlib
 import json

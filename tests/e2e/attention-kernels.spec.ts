@@ -1,0 +1,22 @@
+// Browser test of the attention-side kernels: qkv_rope + attention (both variants), chunked
+// log-probs and GPU sampling compile under Chromium's WebGPU and match their CPU twins.
+// Drives src/harness/attention-kernels.harness.ts on /harness.html; prints the maxdiffs.
+import { expect, test } from '@playwright/test';
+import type { AttentionKernelsReport } from '../../src/harness/attention-kernels.harness';
+
+test('attention, log-probs and sampling kernels match their twins in the browser', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('attentionKernelsCheck');
+  const r = (await page.evaluate(() =>
+    (window as unknown as { __harness: Record<string, () => Promise<unknown>> }).__harness.attentionKernelsCheck())) as AttentionKernelsReport;
+  console.log(`attention kernels on ${r.adapter}: attention maxdiff ${JSON.stringify(r.attention)}, logprobs ${r.logprobs.toExponential(2)}, ` +
+    `entropy ${r.entropy.toExponential(2)}, sampling ids equal ${r.samplingIdsEqual}, logprob maxdiff ${r.samplingLogprobDiff.toExponential(2)}`);
+  for (const d of Object.values(r.attention)) expect(d).toBeLessThan(1e-5);
+  expect(r.logprobs).toBeLessThan(1e-4);
+  expect(r.entropy).toBeLessThan(1e-4);
+  expect(r.samplingIdsEqual).toBe(true);
+  expect(r.samplingLogprobDiff).toBeLessThan(1e-5);
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,71 @@
+// Attention backward (shaders/attention.wgsl attn_bwd_*, both variants) and the forward's LSE
+// option, on Dawn, against attention_backward / attention_forward per sequence: packed sequences
+// of different lengths, an unused slot, GQA and plain multi-head, HS 8..64, a sequence longer
+// than one workgroup chunk. dK/dV start as garbage (full overwrite). Prints maxdiff per tensor.
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
+import { ATTENTION_VARIANTS, Attention } from '../../../src/gpu/kernels/attention';
+import { AttentionBackward, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { KvCache } from '../../../src/gpu/kv-cache';
+import { maxAbsDiff } from '../../../src/reference/matmul';
+import { ShapeError } from '../../../src/gpu/errors';
+
+const cases: (AttnCase & { name: string })[] = [
+  { name: 'GQA packed 3+8+5', NH: 4, KVH: 2, HS: 16, lengths: [3, 8, 5], Tmax: 11, theta: 10000 },
+  { name: 'MHA, unused slot', NH: 2, KVH: 2, HS: 8, lengths: [6, 0, 4], Tmax: 9, theta: 10000 },
+  { name: 'GQA HS=8 (the _hs8 thread kernels)', NH: 4, KVH: 2, HS: 8, lengths: [5, 9], Tmax: 10, theta: 10000 },
+  { name: 'GQA HS=64', NH: 4, KVH: 2, HS: 64, lengths: [7, 2], Tmax: 8, theta: 1e6 },
+  { name: 'Qwen heads 14/2', NH: 14, KVH: 2, HS: 64, lengths: [5, 3], Tmax: 6, theta: 1e6 },
+  { name: 'long sequence, several chunks', NH: 2, KVH: 1, HS: 32, lengths: [70], Tmax: 72, theta: 10000 },
+];
+
+describe('attention backward', () => {
+  for (const variant of ATTENTION_VARIANTS) {
+    for (const c of cases) {
+      it(`${variant}: ${c.name} (NH=${c.NH} KVH=${c.KVH} HS=${c.HS})`, async () => {
+        const rt = await nodeRuntime();
+        const { QKV, dO } = caseInputs(c, 11 + c.HS);
+        const got = await gpuGrads(rt, c, variant, QKV, dO);
+        const ref = referenceGrads(c, QKV, dO);
+        const d = {
+          O: maxAbsDiff(got.O, ref.O), LSE: maxAbsDiff(got.LSE, ref.LSE),
+          dQ: maxAbsDiff(got.dQ, ref.dQ), dK: maxAbsDiff(got.dK, ref.dK), dV: maxAbsDiff(got.dV, ref.dV),
+        };
+        const mag = Math.max(...ref.dQ.map(Math.abs), ...ref.dK.map(Math.abs), ...ref.dV.map(Math.abs));
+        console.log(`attention backward ${variant} ${c.name} maxdiff O=${d.O.toExponential(2)} LSE=${d.LSE.toExponential(2)} ` +
+          `dQ=${d.dQ.toExponential(2)} dK=${d.dK.toExponential(2)} dV=${d.dV.toExponential(2)} (max |grad| ${mag.toFixed(2)})`);
+        expect(d.O).toBeLessThan(1e-5);
+        expect(d.LSE).toBeLessThan(1e-5);
+        expect(d.dQ).toBeLessThan(2e-5);
+        expect(d.dK).toBeLessThan(2e-5);
+        expect(d.dV).toBeLessThan(2e-5);
+      });
+    }
+  }
+
+  it('sequenceTable: first row and length per slot; rejects non-training row tables', () => {
+    const rows = Uint32Array.from([0, 0, 0, 1, 2, 0, 2, 1, 2, 2]);
+    expect(Array.from(sequenceTable(rows, 3))).toEqual([0, 2, 0, 0, 2, 3]);
+    expect(() => sequenceTable(Uint32Array.from([0, 1, 0, 2]), 1)).toThrow(/positions 0..T-1/);
+    expect(() => sequenceTable(Uint32Array.from([0, 0, 1, 0, 0, 1]), 2)).toThrow(/contiguous/);
+    expect(() => sequenceTable(Uint32Array.from([3, 0]), 2)).toThrow(ShapeError);
+  });
+
+  it('rejects wrong shapes with the op name and the expected shape', async () => {
+    const rt = await nodeRuntime();
+    const cache = new KvCache(rt, { numLayers: 1, B: 1, KVH: 2, HS: 8, Tmax: 8 });
+    const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS: 8, variant: 'thread', maxRows: 4 });
+    const ok = rt.storage(4 * 32 * 4, 'ok'), small = rt.storage(16, 'small'), big = rt.storage(cache.layerBytes, 'cache-sized');
+    const args = { Q: ok, O: ok, dO: ok, LSE: ok, rows: ok, seqs: ok, cache, layer: 0, M: 4, dQ: ok, dK: big, dV: big };
+    expect(() => bwd.run({ ...args, dO: small })).toThrow(/attention_backward: expected dO of \[4, 32\]/);
+    expect(() => bwd.run({ ...args, dK: small })).toThrow(/attention_backward: expected dK of \[1, 2, 8, 8\]/);
+    expect(() => bwd.run({ ...args, M: 5 })).toThrow(/maxRows = 4/);
+    await expect(AttentionBackward.create(rt, { NH: 4, KVH: 3, HS: 8, variant: 'thread', maxRows: 1 })).rejects.toThrow(ShapeError);
+    const attn = await Attention.create(rt, { NH: 4, KVH: 2, HS: 8, variant: 'thread', lse: true });
+    expect(() => attn.run(ok, ok, cache, 0, ok, 4)).toThrow(/attention: expected LSE of \[4, 4\]/);
+    rt.release(ok, small, big);
+    bwd.destroy();
+    cache.free();
+  });
+});

@@ -1,0 +1,76 @@
+// The WebGPU runtime in Node (Dawn on SwiftShader here): device limits raised, features
+// reported, buffer pool reuse and byte counters, pipeline cache keys, readback, clear errors.
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { kernelKey } from '../../../src/gpu/pipelines';
+import { GpuOutOfMemoryError, GpuError } from '../../../src/gpu/errors';
+import { runMatmulSelfTest } from '../../../src/gpu/selftest';
+import { getTuning } from '../../../src/gpu/tuning';
+
+describe('GpuRuntime', () => {
+  it('opens a device with the adapter limits raised and reports it', async () => {
+    const rt = await nodeRuntime();
+    const r = rt.report;
+    console.log(`adapter: ${r.vendor} ${r.architecture} features=${r.features.join(',')}`);
+    expect(r.architecture).not.toBe('');
+    // SwiftShader offers 1 GiB bindings; the spec default is 128 MiB: the runtime must raise it.
+    expect(r.limits.maxStorageBufferBindingSize).toBeGreaterThan(128 * 1024 * 1024);
+    expect(r.limits.maxComputeWorkgroupStorageSize).toBeGreaterThanOrEqual(16384);
+    expect(rt.device.limits.maxStorageBufferBindingSize).toBe(r.limits.maxStorageBufferBindingSize);
+    // Every optional feature the adapter has is enabled on the device.
+    for (const f of ['shader-f16', 'subgroups', 'timestamp-query'] as GPUFeatureName[]) {
+      expect(rt.hasFeature(f)).toBe(r.features.includes(f));
+    }
+  });
+
+  it('pools buffers by (size, usage) and counts bytes in use and the peak', async () => {
+    const rt = await nodeRuntime();
+    const before = rt.memory();
+    const a = rt.storage(1000, 'a');
+    const b = rt.storage(1000, 'b');
+    const mid = rt.memory();
+    expect(mid.inUse - before.inUse).toBe(2 * 1008);
+    rt.release(a);
+    const c = rt.storage(1000, 'c');
+    expect(c).toBe(a); // reused, not reallocated
+    expect(rt.memory().allocated).toBe(mid.allocated);
+    rt.release(b, c);
+    expect(rt.memory().inUse).toBe(before.inUse);
+    expect(rt.memory().peak).toBeGreaterThanOrEqual(mid.allocated);
+    expect(() => rt.release(b)).toThrow(/not held/);
+  });
+
+  it('round-trips data through upload and readback', async () => {
+    const rt = await nodeRuntime();
+    const data = new Float32Array([1, 2.5, -3, 4e-7, 5]);
+    const buf = rt.upload(data, 'roundtrip');
+    expect(Array.from(await rt.readF32(buf, 5))).toEqual(Array.from(data));
+    rt.release(buf);
+  });
+
+  it('refuses a buffer larger than the device allows, naming the tensor', async () => {
+    const rt = await nodeRuntime();
+    const tooBig = rt.device.limits.maxBufferSize + 16;
+    expect(() => rt.storage(tooBig, 'model.embed_tokens.weight')).toThrow(GpuOutOfMemoryError);
+    expect(() => rt.storage(tooBig, 'model.embed_tokens.weight')).toThrow(/model\.embed_tokens\.weight/);
+  });
+
+  it('caches pipelines by an explicit key and reports WGSL errors by file', async () => {
+    const rt = await nodeRuntime();
+    expect(kernelKey({ shader: 'matmul_f32', entry: 'matmul_rb', overrides: { WG_Y: 8, WG_X: 4 } }))
+      .toBe('matmul_f32:matmul_rb:WG_X=4,WG_Y=8');
+    const p1 = await rt.kernel({ shader: 'matmul_f32', entry: 'matmul_rb', overrides: { WG_X: 4, WG_Y: 4 } });
+    const p2 = await rt.kernel({ shader: 'matmul_f32', entry: 'matmul_rb', overrides: { WG_Y: 4, WG_X: 4 } });
+    expect(p1).toBe(p2);
+    await expect(rt.kernel({ shader: 'no_such_shader', entry: 'main' })).rejects.toThrow(/shaders\/no_such_shader\.wgsl/);
+    await expect(rt.kernel({ shader: 'matmul_f32', entry: 'no_entry' })).rejects.toThrow(GpuError);
+  });
+
+  it('self-test: both matmul variants match the CPU and the faster one is remembered', async () => {
+    const rt = await nodeRuntime();
+    const r = await runMatmulSelfTest(rt, { M: 128, K: 128, N: 128, iters: 2 });
+    for (const v of r.variants) console.log(`node self-test ${v.variant}: maxdiff=${v.maxDiff.toExponential(2)} ${v.gflops.toFixed(2)} GFLOPS`);
+    expect(r.passed).toBe(true);
+    expect(getTuning(rt.report, 'matmul_f32')).toBe(r.best.variant);
+  });
+});

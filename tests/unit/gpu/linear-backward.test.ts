@@ -1,0 +1,120 @@
+// LinearBackward (shaders/linear_bwd.wgsl) against linear_backward + lora_backward: dX (= and +=),
+// LoRA dA/dB per segment (1, 2 and 3 segments), full-mode dW/dbias, f32 and NF4 weights, both
+// variants, ranks on and off multiples of 4 (view and scalar LoRA kernels), M not a multiple of
+// the tile, gradients pre-filled to check the += contract, X A^T taken from the forward Linear.
+// Prints maxdiff per case.
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { Linear, type LinearSpec, type LinearWeight } from '../../../src/gpu/kernels/linear';
+import { LinearBackward, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
+import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
+import { linear_backward, lora_backward } from '../../../src/reference/linear';
+import { maxAbsDiff } from '../../../src/reference/matmul';
+import { nf4_roundtrip } from '../../../src/reference/nf4';
+import { randomArray } from '../../../src/gpu/selftest';
+import { ShapeError } from '../../../src/gpu/errors';
+import type { GpuRuntime } from '../../../src/gpu/runtime';
+
+const VARIANTS: BackwardVariant[] = ['rb', 'tiled'];
+
+async function weightOf(rt: GpuRuntime, nf4: boolean, W: Float32Array, rows: number, K: number): Promise<{ w: LinearWeight; eff: Float32Array; bufs: GPUBuffer[] }> {
+  const wb = rt.upload(W, 'W');
+  if (!nf4) return { w: { format: 'f32', W: wb }, eff: W, bufs: [wb] };
+  const { weight } = await (await Nf4Quantizer.create(rt)).quantize(wb, rows, K, 'W');
+  rt.release(wb);
+  return { w: { format: 'nf4', q: weight }, eff: nf4_roundtrip(W), bufs: [weight.codes, weight.absmax] };
+}
+
+/** Columns [c0, c1) of a row-major [M, N] matrix. */
+function cols(a: Float32Array, M: number, N: number, c0: number, c1: number): Float32Array {
+  const out = new Float32Array(M * (c1 - c0));
+  for (let m = 0; m < M; m++) out.set(a.subarray(m * N + c0, m * N + c1), m * (c1 - c0));
+  return out;
+}
+
+interface Case {
+  name: string; nf4: boolean; M: number; K: number; NW: number; R: number; starts: number[];
+  bias: boolean; full: boolean; swiglu?: boolean;
+}
+
+/** Reference: dX, and the pre-filled gradients after +=. */
+function reference(c: Case, d: Record<string, Float32Array>, eff: Float32Array, scale: number) {
+  const { M, K, NW, R } = c;
+  const dW = c.full ? d.dW0.slice() : null, dbias = c.full && c.bias ? d.db0.slice() : null;
+  const dX = linear_backward(d.dY, d.X, eff, c.bias ? d.b : null, M, K, NW, dW, dbias);
+  const dA = d.dA0.slice(), dB = d.dB0.slice();
+  const bounds = [0, ...c.starts, NW];
+  for (let s = 0; s + 1 < bounds.length; s++) {
+    const [r0, r1] = [bounds[s], bounds[s + 1]];
+    const dAs = dA.subarray(s * R * K, (s + 1) * R * K), dBs = dB.subarray(r0 * R, r1 * R);
+    const dXs = lora_backward(cols(d.dY, M, NW, r0, r1), d.X, d.A.slice(s * R * K, (s + 1) * R * K), d.B.slice(r0 * R, r1 * R), scale, M, K, r1 - r0, R, dAs, dBs);
+    for (let i = 0; i < dX.length; i++) dX[i] += dXs[i];
+  }
+  return { dX: dX.map((v, i) => v + d.dX0[i]), dA, dB, dW, dbias };
+}
+
+async function runCase(c: Case): Promise<void> {
+  const rt = await nodeRuntime();
+  const { M, K, NW, R } = c;
+  const S = c.starts.length + 1, scale = 1.5;
+  const d: Record<string, Float32Array> = {
+    X: randomArray(M * K, 1), W: randomArray(NW * K, 2), b: randomArray(NW, 3), A: randomArray(S * R * K, 4),
+    B: randomArray(NW * R, 5), dY: randomArray(M * NW, 6), dX0: randomArray(M * K, 7), dA0: randomArray(S * R * K, 8),
+    dB0: randomArray(NW * R, 9), dW0: randomArray(NW * K, 10), db0: randomArray(NW, 11),
+  };
+  const { w, eff, bufs } = await weightOf(rt, c.nf4, d.W, NW, K);
+  const up = (k: string) => rt.upload(d[k], k);
+  const [X, b, A, B, dY, dX, dA, dB, dW, db] = ['X', 'b', 'A', 'B', 'dY', 'dX0', 'dA0', 'dB0', 'dW0', 'db0'].map(up);
+  const spec: LinearSpec = { label: c.name, K, N: c.swiglu ? NW / 2 : NW, weight: w, bias: c.bias ? b : null, swiglu: c.swiglu,
+    lora: { A, B, R, scale, segmentStarts: c.starts.length ? c.starts : undefined } };
+  const ref = reference(c, d, eff, scale);
+  // X A^T from the forward Linear, handed to the backward (rb) or recomputed (tiled).
+  const fwd = await Linear.create(rt, spec);
+  const xa = rt.storage(M * S * R * 4, 'xa'), Y = rt.storage(M * spec.N * 4, 'Y');
+  for (const variant of VARIANTS) {
+    const bwd = await LinearBackward.create(rt, spec, variant);
+    for (const [buf, k] of [[dX, 'dX0'], [dA, 'dA0'], [dB, 'dB0'], [dW, 'dW0'], [db, 'db0']] as const) rt.write(buf, d[k]);
+    if (variant === 'rb') fwd.run(X, Y, M, { xa });
+    bwd.run(dY, X, M, { dX, accumulate: true, lora: { dA, dB }, full: c.full ? { dW, dbias: c.bias ? db : null } : null, xa: variant === 'rb' ? xa : undefined });
+    const diffs: Record<string, number> = {
+      dX: maxAbsDiff(await rt.readF32(dX, M * K), ref.dX),
+      dA: maxAbsDiff(await rt.readF32(dA, S * R * K), ref.dA),
+      dB: maxAbsDiff(await rt.readF32(dB, NW * R), ref.dB),
+    };
+    if (ref.dW) diffs.dW = maxAbsDiff(await rt.readF32(dW, NW * K), ref.dW);
+    if (ref.dbias) diffs.dbias = maxAbsDiff(await rt.readF32(db, NW), ref.dbias);
+    // dX overwrite (=) with LoRA switched off: the base path alone.
+    bwd.loraEnabled = false;
+    rt.write(dX, new Float32Array(M * K).fill(NaN));
+    bwd.run(dY, X, M, { dX });
+    diffs['dX= base'] = maxAbsDiff(await rt.readF32(dX, M * K), linear_backward(d.dY, d.X, eff, null, M, K, NW, null, null));
+    console.log(`linear_backward ${c.name} ${variant} M=${M} K=${K} NW=${NW} S=${S}: ${Object.entries(diffs).map(([k, v]) => `${k} maxdiff=${v.toExponential(2)}`).join(' ')}`);
+    for (const v of Object.values(diffs)) expect(v).toBeLessThan(2e-4);
+    bwd.dispose();
+  }
+  fwd.dispose();
+  rt.release(X, b, A, B, dY, dX, dA, dB, dW, db, xa, Y, ...bufs);
+}
+
+describe('LinearBackward', () => {
+  it('f32 W, bias, one LoRA segment, full-mode dW/dbias', () => runCase({ name: 'f32', nf4: false, M: 17, K: 132, NW: 40, R: 4, starts: [], bias: true, full: true }));
+  it('NF4 W, fused q|k|v with three LoRA segments', () => runCase({ name: 'qkv nf4', nf4: true, M: 37, K: 128, NW: 48, R: 4, starts: [32, 40], bias: true, full: false }));
+  it('NF4 W, gate|up (swiglu spec) with two LoRA segments', () => runCase({ name: 'gate_up nf4', nf4: true, M: 70, K: 64, NW: 2 * 36, R: 8, starts: [36], bias: false, full: false, swiglu: true }));
+  it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
+
+  it('rejects wrong shapes with the op and the expected shape', async () => {
+    const rt = await nodeRuntime();
+    const W = rt.storage(8 * 16 * 4, 'W'), small = rt.storage(16, 'small');
+    const spec: LinearSpec = { label: 'shape', K: 16, N: 8, weight: { format: 'f32', W } };
+    const bwd = await LinearBackward.create(rt, spec);
+    expect(() => bwd.run(small, small, 4, {})).toThrow(ShapeError);
+    expect(() => bwd.run(small, small, 4, {})).toThrow(/linear_backward shape: expected dY of \[4, 8\]/);
+    const dY = rt.storage(4 * 8 * 4, 'dY'), X = rt.storage(4 * 16 * 4, 'X');
+    expect(() => bwd.run(dY, X, 4, { dX: small })).toThrow(/linear_backward shape: expected dX of \[4, 16\]/);
+    expect(() => bwd.run(dY, X, 4, { full: { dW: small } })).toThrow(/expected dW of \[8, 16\]/);
+    expect(() => bwd.run(dY, X, 4, { lora: { dA: small, dB: small } })).toThrow(/LoRA spec/);
+    await expect(LinearBackward.create(rt, { ...spec, K: 18 })).rejects.toThrow(/linear_backward shape: expected K/);
+    bwd.dispose();
+    rt.release(W, small, dY, X);
+  });
+});

@@ -1,0 +1,143 @@
+// The Linear launcher (shaders/linear.wgsl and shaders/matmul_nf4.wgsl) against the CPU twins:
+// bias, LoRA (switched off and on at run time with no new allocation), accumulate (Y +=),
+// fused SwiGLU with per-segment LoRA, fused q|k|v segments, f32 and NF4 weights, every variant.
+// Prints maxdiff per case.
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearWeight, type LinearSpec } from '../../../src/gpu/kernels/linear';
+import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
+import { linear_forward, lora_forward } from '../../../src/reference/linear';
+import { swiglu_forward } from '../../../src/reference/swiglu';
+import { maxAbsDiff } from '../../../src/reference/matmul';
+import { nf4_roundtrip } from '../../../src/reference/nf4';
+import { randomArray } from '../../../src/gpu/selftest';
+import { ShapeError } from '../../../src/gpu/errors';
+import type { GpuRuntime } from '../../../src/gpu/runtime';
+
+type Format = 'f32' | 'nf4';
+
+async function weightOf(rt: GpuRuntime, fmt: Format, W: Float32Array, rows: number, K: number): Promise<{ w: LinearWeight; eff: Float32Array; bufs: GPUBuffer[] }> {
+  const wb = rt.upload(W, 'W');
+  if (fmt === 'f32') return { w: { format: 'f32', W: wb }, eff: W, bufs: [wb] };
+  const { weight } = await (await Nf4Quantizer.create(rt)).quantize(wb, rows, K, 'W');
+  rt.release(wb);
+  return { w: { format: 'nf4', q: weight }, eff: nf4_roundtrip(W), bufs: [weight.codes, weight.absmax] };
+}
+
+/** Rows [r0, r1) of a row-major [*, C] matrix. */
+const rows = (a: Float32Array, C: number, r0: number, r1: number) => a.slice(r0 * C, r1 * C);
+const add = (a: Float32Array, b: Float32Array) => a.map((v, i) => v + b[i]);
+
+/** Runs every variant valid for M and returns the largest maxdiff against ref. */
+async function allVariants(rt: GpuRuntime, lin: Linear, X: Float32Array, M: number, outN: number, ref: Float32Array,
+  opts: { accumulateOnto?: Float32Array } = {}): Promise<Record<string, number>> {
+  const xb = rt.upload(X, 'X'), yb = rt.storage(M * outN * 4, 'Y');
+  const out: Record<string, number> = {};
+  for (const variant of LINEAR_VARIANTS) {
+    if (variant === 'gemv' && M > DECODE_MAX_M) continue;
+    await lin.prepare(variant);
+    rt.write(yb, opts.accumulateOnto ?? new Float32Array(M * outN).fill(NaN));
+    lin.run(xb, yb, M, { variant, accumulate: Boolean(opts.accumulateOnto) });
+    out[variant] = maxAbsDiff(await rt.readF32(yb, M * outN), ref);
+  }
+  rt.release(xb, yb);
+  return out;
+}
+
+function report(name: string, d: Record<string, number>): number {
+  console.log(`${name}: ${Object.entries(d).map(([v, x]) => `${v} maxdiff=${x.toExponential(2)}`).join(' ')}`);
+  return Math.max(...Object.values(d));
+}
+
+describe('Linear', () => {
+  for (const fmt of ['f32', 'nf4'] as Format[]) {
+    for (const M of [3, 17]) {
+      it(`${fmt} M=${M}: bias + LoRA, then LoRA off, then accumulate`, async () => {
+        const rt = await nodeRuntime();
+        const K = 128, N = 40, R = 4, scale = 2;
+        const X = randomArray(M * K, 1 + M), W = randomArray(N * K, 2), b = randomArray(N, 3);
+        const A = randomArray(R * K, 4), B = randomArray(N * R, 5);
+        const { w, eff, bufs } = await weightOf(rt, fmt, W, N, K);
+        const bb = rt.upload(b, 'bias'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+        const lin = await Linear.create(rt, { label: 'test', K, N, weight: w, bias: bb, lora: { A: ab, B: Bb, R, scale } });
+        const base = linear_forward(X, eff, b, M, K, N);
+        const withLora = add(base, lora_forward(X, A, B, scale, M, K, N, R));
+        expect(report(`linear ${fmt} M=${M} bias+lora`, await allVariants(rt, lin, X, M, N, withLora))).toBeLessThan(1e-4);
+        const before = rt.memory();
+        lin.loraEnabled = false;
+        expect(report(`linear ${fmt} M=${M} bias, lora off`, await allVariants(rt, lin, X, M, N, base))).toBeLessThan(1e-4);
+        lin.loraEnabled = true;
+        const Y0 = randomArray(M * N, 6);
+        expect(report(`linear ${fmt} M=${M} Y += bias+lora`, await allVariants(rt, lin, X, M, N, add(Y0, withLora), { accumulateOnto: Y0 }))).toBeLessThan(1e-4);
+        const after = rt.memory();
+        expect(after.created).toBe(before.created); // toggling LoRA allocated nothing
+        lin.dispose();
+        rt.release(bb, ab, Bb, ...bufs);
+      });
+    }
+
+    it(`${fmt} M=17: no bias or LoRA (lin_rb8's direct stores; N=44 leaves a partial column group)`, async () => {
+      const rt = await nodeRuntime();
+      const M = 17, K = 64, N = 44;
+      const X = randomArray(M * K, 21), W = randomArray(N * K, 22), Y0 = randomArray(M * N, 23);
+      const { w, eff, bufs } = await weightOf(rt, fmt, W, N, K);
+      const lin = await Linear.create(rt, { label: 'test plain', K, N, weight: w });
+      const ref = linear_forward(X, eff, null, M, K, N);
+      expect(report(`linear ${fmt} plain M=${M}`, await allVariants(rt, lin, X, M, N, ref))).toBeLessThan(1e-4);
+      expect(report(`linear ${fmt} plain Y += M=${M}`, await allVariants(rt, lin, X, M, N, add(Y0, ref), { accumulateOnto: Y0 }))).toBeLessThan(1e-4);
+      lin.dispose();
+      rt.release(...bufs);
+    });
+
+    it(`${fmt}: fused gate|up with SwiGLU epilogue and per-segment LoRA`, async () => {
+      const rt = await nodeRuntime();
+      const M = 6, K = 64, I = 24, R = 2, scale = 0.5;
+      const X = randomArray(M * K, 11), W = randomArray(2 * I * K, 12);
+      const A = randomArray(2 * R * K, 13), B = randomArray(2 * I * R, 14);
+      const { w, eff, bufs } = await weightOf(rt, fmt, W, 2 * I, K);
+      const ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+      const lin = await Linear.create(rt, { label: 'gate_up', K, N: I, weight: w, swiglu: true, lora: { A: ab, B: Bb, R, scale, segmentStarts: [I] } });
+      const gate = add(linear_forward(X, rows(eff, K, 0, I), null, M, K, I), lora_forward(X, rows(A, K, 0, R), rows(B, R, 0, I), scale, M, K, I, R));
+      const up = add(linear_forward(X, rows(eff, K, I, 2 * I), null, M, K, I), lora_forward(X, rows(A, K, R, 2 * R), rows(B, R, I, 2 * I), scale, M, K, I, R));
+      expect(report(`swiglu-fused ${fmt} M=${M}`, await allVariants(rt, lin, X, M, I, swiglu_forward(gate, up)))).toBeLessThan(1e-4);
+      const M2 = 19, X2 = randomArray(M2 * K, 15);
+      lin.loraEnabled = false;
+      const ref2 = swiglu_forward(linear_forward(X2, rows(eff, K, 0, I), null, M2, K, I), linear_forward(X2, rows(eff, K, I, 2 * I), null, M2, K, I));
+      expect(report(`swiglu-fused ${fmt} M=${M2} lora off`, await allVariants(rt, lin, X2, M2, I, ref2))).toBeLessThan(1e-4);
+      lin.dispose();
+      rt.release(ab, Bb, ...bufs);
+    });
+  }
+
+  it('f32: fused q|k|v with bias and three LoRA segments', async () => {
+    const rt = await nodeRuntime();
+    const M = 5, K = 32, NQ = 16, NKV = 8, N = NQ + 2 * NKV, R = 3, scale = 1.5;
+    const X = randomArray(M * K, 21), W = randomArray(N * K, 22), b = randomArray(N, 23);
+    const A = randomArray(3 * R * K, 24), B = randomArray(N * R, 25);
+    const wb = rt.upload(W, 'W'), bb = rt.upload(b, 'b'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+    const lin = await Linear.create(rt, { label: 'qkv', K, N, weight: { format: 'f32', W: wb }, bias: bb, lora: { A: ab, B: Bb, R, scale, segmentStarts: [NQ, NQ + NKV] } });
+    const ref = linear_forward(X, W, b, M, K, N);
+    const seg = [[0, NQ], [NQ, NQ + NKV], [NQ + NKV, N]];
+    seg.forEach(([r0, r1], s) => {
+      const d = lora_forward(X, rows(A, K, s * R, (s + 1) * R), rows(B, R, r0, r1), scale, M, K, r1 - r0, R);
+      for (let m = 0; m < M; m++) for (let n = r0; n < r1; n++) ref[m * N + n] += d[m * (r1 - r0) + n - r0];
+    });
+    expect(report(`qkv-fused f32 M=${M}`, await allVariants(rt, lin, X, M, N, ref))).toBeLessThan(1e-4);
+    lin.dispose();
+    rt.release(wb, bb, ab, Bb);
+  });
+
+  it('rejects wrong shapes with the op and the expected shape', async () => {
+    const rt = await nodeRuntime();
+    const wb = rt.storage(8 * 16 * 4, 'W');
+    const spec: LinearSpec = { label: 'shape', K: 16, N: 8, weight: { format: 'f32', W: wb } };
+    await expect(Linear.create(rt, { ...spec, N: 9 })).rejects.toThrow(/linear shape: expected W of \[9, 16\]/);
+    await expect(Linear.create(rt, { ...spec, K: 18 })).rejects.toThrow(/multiple of 4/);
+    const lin = await Linear.create(rt, spec);
+    const xb = rt.storage(2 * 16 * 4, 'X'), yb = rt.storage(2 * 8 * 4, 'Y');
+    expect(() => lin.run(xb, yb, 3)).toThrow(ShapeError);
+    expect(() => lin.run(xb, yb, 2, { variant: 'gemv' })).toThrow(/not compiled|gemv/);
+    lin.dispose();
+    rt.release(wb, xb, yb);
+  });
+});

@@ -1,0 +1,61 @@
+// Variant tuning for Linear (src/gpu/kernels/linear-tune.ts): times the candidates once per row
+// bucket and shape class, remembers the winners per adapter and format, reuses a remembered
+// choice without timing, keeps classes apart, and the tuned layer still matches the CPU twin.
+// Uses a private tuning store (the old test wrote a forced choice into ~/.cache/rl-studio).
+// Prints the choices and maxdiff.
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { Linear, DECODE_CANDIDATES, PREFILL_CANDIDATES, mBucket, shapeClass } from '../../../src/gpu/kernels/linear';
+import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
+import { getTuning, setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { linear_forward } from '../../../src/reference/linear';
+import { maxAbsDiff } from '../../../src/reference/matmul';
+import { randomArray } from '../../../src/gpu/selftest';
+
+describe('linear tuning', () => {
+  it('buckets rows and classes shapes', () => {
+    expect([1, 8, 9, 255, 256, 4096].map(mBucket)).toEqual(['decode', 'decode', 'prefill', 'prefill', 'large', 'large']);
+    expect(shapeClass(64, 344)).toBe('ksnm');
+    expect(shapeClass(64, 192)).toBe('ksns');
+    expect(shapeClass(896, 9728)).toBe('kmnl');
+    expect(tuningFamily('nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm');
+  });
+
+  it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
+    const rt = await nodeRuntime();
+    // A private store: the choices forced below must not reach the user's tuning file.
+    const store = new Map<string, string>();
+    setTuningStore({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) });
+    const K = 64, N = 48, M = 12;
+    const W = randomArray(N * K, 51);
+    const wb = rt.upload(W, 'W');
+    const lin = await Linear.create(rt, { label: 'tune', K, N, weight: { format: 'f32', W: wb } });
+    const choice = await tuneLinear(rt, lin, { prefillM: 16, largeM: 256, budgetMs: 20 });
+    console.log(`tuned f32 ${shapeClass(K, N)} variants on ${rt.report.architecture}: ${JSON.stringify(choice)}`);
+    expect(DECODE_CANDIDATES).toContain(choice.decode);
+    expect(PREFILL_CANDIDATES).toContain(choice.prefill);
+    expect(PREFILL_CANDIDATES).toContain(choice.large);
+    expect(getTuning(rt.report, tuningFamily('f32', 'decode', K, N))).toBe(choice.decode);
+    expect(rememberedVariants(rt, 'f32', K, N)).toEqual(choice);
+    expect(isTuned(rt, 'f32', K, N)).toBe(true);
+    expect(isTuned(rt, 'f32', 896, 896)).toBe(false); // another class is measured on its own
+
+    // A remembered choice is returned as is (no timing can change it), for its class only.
+    setTuning(rt.report, tuningFamily('f32', 'large', K, N), 'tiled');
+    expect((await tuneLinear(rt, lin, { budgetMs: 20 })).large).toBe('tiled');
+    expect(rememberedVariants(rt, 'f32', 896, 896).large).not.toBe(undefined);
+
+    for (const m of [M, 300]) {
+      const X = randomArray(m * K, 52);
+      const xb = rt.upload(X, 'X'), yb = rt.storage(m * N * 4, 'Y');
+      lin.run(xb, yb, m);
+      const d = maxAbsDiff(await rt.readF32(yb, m * N), linear_forward(X, W, null, m, K, N));
+      console.log(`tuned linear (${lin.variantFor(m)}) M=${m} maxdiff=${d.toExponential(2)}`);
+      expect(d).toBeLessThan(1e-5);
+      rt.release(xb, yb);
+    }
+    expect(lin.variantFor(300)).toBe('tiled');
+    lin.dispose();
+    rt.release(wb);
+  });
+});

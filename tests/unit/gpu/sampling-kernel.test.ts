@@ -1,0 +1,173 @@
+// GPU sampling (shaders/sampling.wgsl) against its CPU twin src/reference/sampling.ts on Dawn:
+// greedy and seeded draws must pick exactly the same tokens, log-probs match (maxdiff printed),
+// top-k / top-p draws never leave the kept set, and draw frequencies follow softmax(z).
+import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import { Sampler, samplerOutBytes, type SamplingParams } from '../../../src/gpu/kernels/sampling';
+import { sample_forward, threshold } from '../../../src/reference/sampling';
+import { maxAbsDiff } from '../../../src/reference/matmul';
+import { randomArray } from '../../../src/gpu/selftest';
+import type { GpuRuntime } from '../../../src/gpu/runtime';
+import { ShapeError } from '../../../src/gpu/errors';
+
+async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams) {
+  const s = await Sampler.create(rt, { V });
+  const lb = rt.upload(logits, 'logits'), ob = rt.storage(samplerOutBytes(B), 'samples');
+  s.run(lb, B, ob, params);
+  const got = await s.read(ob, B);
+  rt.release(lb, ob);
+  return got;
+}
+
+/** B copies of one row. */
+function tile(row: Float32Array, B: number): Float32Array {
+  const out = new Float32Array(B * row.length);
+  for (let b = 0; b < B; b++) out.set(row, b * row.length);
+  return out;
+}
+
+const base: SamplingParams = { temperature: 1, topK: 0, topP: 1, seed: 1234, step: 0 };
+
+describe('GPU sampling', () => {
+  for (const V of [1000, 1003]) {
+    it(`greedy picks the reference argmax, V=${V}`, async () => {
+      const rt = await nodeRuntime();
+      const B = 6;
+      const logits = randomArray(B * V, V).map((x) => 5 * x);
+      const params = { ...base, temperature: 0 };
+      const got = await gpuSample(rt, logits, B, V, params);
+      const ref = sample_forward(logits, B, V, params);
+      const d = maxAbsDiff(got.logprobs, ref.logprobs);
+      console.log(`sample greedy V=${V} ids ${Array.from(got.ids)} logprob maxdiff=${d.toExponential(2)}`);
+      expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
+      expect(d).toBeLessThan(1e-5);
+    });
+  }
+
+  const seeded: [string, Partial<SamplingParams>][] = [
+    ['T=0.8', { temperature: 0.8 }],
+    ['T=1 top-k 20', { topK: 20 }],
+    ['T=0.7 top-p 0.9', { temperature: 0.7, topP: 0.9 }],
+    ['T=1.2 top-k 50 top-p 0.8', { temperature: 1.2, topK: 50, topP: 0.8 }],
+  ];
+  for (const [name, extra] of seeded) {
+    it(`seeded ${name}: same tokens as the CPU twin, reproducible`, async () => {
+      const rt = await nodeRuntime();
+      const B = 32, V = 517;
+      const logits = randomArray(B * V, 77).map((x) => 6 * x);
+      let mismatches = 0, worst = 0, changed = 0;
+      let prev: Uint32Array | null = null;
+      for (const step of [0, 1, 2]) {
+        const params = { ...base, ...extra, step };
+        const got = await gpuSample(rt, logits, B, V, params);
+        const again = await gpuSample(rt, logits, B, V, params);
+        const ref = sample_forward(logits, B, V, params);
+        expect(Array.from(again.ids)).toEqual(Array.from(got.ids));
+        for (let r = 0; r < B; r++) if (got.ids[r] !== ref.ids[r]) mismatches++;
+        worst = Math.max(worst, maxAbsDiff(got.logprobs, ref.logprobs));
+        if (prev) for (let r = 0; r < B; r++) if (prev[r] !== got.ids[r]) changed++;
+        prev = got.ids;
+      }
+      console.log(`sample ${name}: ${mismatches}/${3 * B} id mismatches vs twin, logprob maxdiff=${worst.toExponential(2)}, ${changed}/${2 * B} ids changed across steps`);
+      expect(mismatches).toBe(0);
+      expect(worst).toBeLessThan(1e-5);
+      expect(changed).toBeGreaterThan(0);
+    });
+  }
+
+  it('top-k never picks outside the top k, top-p never outside the nucleus', async () => {
+    const rt = await nodeRuntime();
+    const B = 256, V = 300;
+    const row = randomArray(V, 5).map((x) => 2 * x);
+    const logits = tile(row, B);
+    const order = Array.from(row.keys()).sort((a, b) => row[b] - row[a]);
+    const topK = new Set(order.slice(0, 5));
+    const nucleusTau = threshold(row, 0, 0.5, row[order[0]]);
+    const nucleus = new Set(order.filter((i) => row[i] >= nucleusTau));
+    const seenK = new Set<number>(), seenP = new Set<number>();
+    for (const step of [0, 1, 2, 3]) {
+      const k = await gpuSample(rt, logits, B, V, { ...base, topK: 5, step });
+      const p = await gpuSample(rt, logits, B, V, { ...base, topP: 0.5, step });
+      for (const id of k.ids) { expect(topK.has(id)).toBe(true); seenK.add(id); }
+      for (const id of p.ids) { expect(nucleus.has(id)).toBe(true); seenP.add(id); }
+    }
+    console.log(`sample top-k 5: ${4 * B} draws, ${seenK.size} distinct, all in the top 5; top-p 0.5: nucleus of ${nucleus.size}, ${seenP.size} distinct drawn, none outside`);
+    expect(seenK.size).toBe(5);
+    expect(seenP.size).toBe(nucleus.size);
+  });
+
+  it('top-k 1, a tiny top-p and a tiny temperature (top-2 gap 1e-3 here) all reduce to greedy', async () => {
+    const rt = await nodeRuntime();
+    const B = 16, V = 411;
+    const logits = randomArray(B * V, 12).map((x) => 4 * x);
+    const greedy = await gpuSample(rt, logits, B, V, { ...base, temperature: 0 });
+    for (const extra of [{ topK: 1 }, { topP: 1e-6 }, { temperature: 1e-5 }]) {
+      const got = await gpuSample(rt, logits, B, V, { ...base, ...extra, step: 9 });
+      expect(Array.from(got.ids)).toEqual(Array.from(greedy.ids));
+    }
+    console.log(`sample: top-k 1, top-p 1e-6 and T=1e-5 give the greedy ids ${Array.from(greedy.ids).slice(0, 6)}...`);
+  });
+
+  it('keeps ties at the top-k boundary', async () => {
+    const rt = await nodeRuntime();
+    const B = 128, V = 9;
+    const row = Float32Array.from([0, 2, 1, 2, 1, -1, 1, 0.5, -3]);
+    const kept = new Set<number>();
+    for (const step of [0, 1]) {
+      const got = await gpuSample(rt, tile(row, B), B, V, { ...base, topK: 3, step });
+      for (const id of got.ids) kept.add(id);
+      const ref = sample_forward(tile(row, B), B, V, { ...base, topK: 3, step });
+      expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
+    }
+    console.log(`sample top-k 3 with ties: drew ${[...kept].sort()} (the two 2s and the three 1s)`);
+    expect([...kept].sort()).toEqual([1, 2, 3, 4, 6]);
+  });
+
+  it('draw frequencies follow softmax(logits / T)', async () => {
+    const rt = await nodeRuntime();
+    const B = 512, V = 6, T = 0.9, steps = 4;
+    const row = Float32Array.from([1.0, 0.2, -0.5, 2.0, 0.0, 1.5]);
+    const z = Array.from(row, (x) => x / T);
+    const zmax = Math.max(...z);
+    const w = z.map((x) => Math.exp(x - zmax));
+    const total = w.reduce((a, b) => a + b, 0);
+    const counts = new Array<number>(V).fill(0);
+    for (let step = 0; step < steps; step++) {
+      const got = await gpuSample(rt, tile(row, B), B, V, { ...base, temperature: T, step, seed: 99 });
+      for (const id of got.ids) counts[id]++;
+    }
+    const n = B * steps;
+    let worstSigma = 0;
+    for (let i = 0; i < V; i++) {
+      const p = w[i] / total, sigma = Math.sqrt(n * p * (1 - p));
+      worstSigma = Math.max(worstSigma, Math.abs(counts[i] - n * p) / sigma);
+    }
+    console.log(`sample frequencies over ${n} draws: ${counts.join(' ')}; worst deviation ${worstSigma.toFixed(2)} sigma`);
+    expect(worstSigma).toBeLessThan(4.5);
+  });
+
+  it('V = 151936 (Qwen) with top-k 50 and top-p 0.95 matches the twin', async () => {
+    const rt = await nodeRuntime();
+    const B = 2, V = 151936;
+    const logits = randomArray(B * V, 8).map((x) => 10 * x);
+    const params = { ...base, temperature: 0.7, topK: 50, topP: 0.95, seed: 7 };
+    const t0 = performance.now();
+    const got = await gpuSample(rt, logits, B, V, params);
+    const ms = performance.now() - t0;
+    const ref = sample_forward(logits, B, V, params);
+    const d = maxAbsDiff(got.logprobs, ref.logprobs);
+    console.log(`sample V=${V} B=${B}: ids ${Array.from(got.ids)} (twin ${Array.from(ref.ids)}), logprob maxdiff=${d.toExponential(2)}, ${ms.toFixed(0)} ms incl. compile`);
+    expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
+    expect(d).toBeLessThan(1e-4);
+  });
+
+  it('rejects bad shapes and parameters with the op name', async () => {
+    const rt = await nodeRuntime();
+    const s = await Sampler.create(rt, { V: 10 });
+    const lb = rt.storage(4 * 10 * 4, 'logits'), ob = rt.storage(samplerOutBytes(4), 'samples');
+    expect(() => s.run(lb, 5, ob, base)).toThrow(/sample: expected logits of \[5, 10\]/);
+    expect(() => s.run(lb, 4, ob, { ...base, topP: 0 })).toThrow(ShapeError);
+    expect(() => s.run(lb, 4, ob, { ...base, temperature: -1 })).toThrow(/temperature/);
+    rt.release(lb, ob);
+  });
+});

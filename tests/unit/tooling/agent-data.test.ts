@@ -1,0 +1,87 @@
+// The default agent's generated data (scripts/make-agent-data.ts): generators are pure functions
+// of the seed, the shipped splits load through the agent schema without a skipped line, and the
+// held-out split really is held out (places, people, operand range and one phrasing per family
+// never seen in training). Also the agent env's grading of hand-written answers.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadTasks } from '../../../src/data/loader';
+import type { AgentTask } from '../../../src/data/schemas';
+import { AgentEnv } from '../../../src/envs/agent/env';
+import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus';
+import { mulberry32 } from '../../../src/util/rng';
+import { calculatorTask, lookupTask } from '../../../scripts/agent-data/tasks';
+import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
+
+function shipped(split: 'train' | 'eval'): AgentTask[] {
+  const r = loadTasks('agent', readFileSync(`datasets/agent_${split}.jsonl`, 'utf8'), `agent_${split}.jsonl`);
+  expect(r.skipped, JSON.stringify(r.skipped.slice(0, 3))).toEqual([]);
+  expect(r.warnings).toEqual([]);
+  return r.tasks;
+}
+
+const operands = (t: AgentTask) => (String(t.metadata.code).match(/\d+/g) ?? []).map(Number);
+
+describe('agent data', () => {
+  it('generators are pure functions of the seed', () => {
+    const places = makePlaces(5, 30, 5);
+    expect(makePlaces(5, 30, 5)).toEqual(places);
+    expect(makePlaces(6, 30, 5)).not.toEqual(places);
+    const draw = (seed: number) => {
+      const rand = mulberry32(seed);
+      return [calculatorTask(rand, 'train', 0), lookupTask(rand, 'train', 0, places), calculatorTask(rand, 'eval', 1)];
+    };
+    expect(draw(1)).toEqual(draw(1));
+    expect(draw(1)).not.toEqual(draw(2));
+    expect(new Set(places.map((p) => p.name)).size).toBe(30);
+  });
+
+  it('ships 5000 train and 400 held-out tasks, half of each family', () => {
+    const train = shipped('train'), heldOut = shipped('eval');
+    expect(train.length).toBe(5000);
+    expect(heldOut.length).toBe(400);
+    expect(heldOut.filter((t) => t.family === 'calculator').length).toBe(200);
+    const sft = readFileSync('datasets/agent_sft.jsonl', 'utf8').trim().split('\n');
+    expect(sft.length).toBe(train.length);
+  });
+
+  it('holds out places, people, numbers and one phrasing per family', () => {
+    const train = shipped('train'), heldOut = shipped('eval');
+    const trainPlaces = new Set(train.filter((t) => t.family === 'lookup').map((t) => t.metadata.place));
+    const evalPlaces = new Set(heldOut.filter((t) => t.family === 'lookup').map((t) => t.metadata.place));
+    expect([...evalPlaces].filter((p) => trainPlaces.has(p))).toEqual([]);
+    const trainOps = train.filter((t) => t.family === 'calculator').flatMap(operands);
+    const evalOps = heldOut.filter((t) => t.family === 'calculator').flatMap(operands);
+    expect(Math.max(...trainOps)).toBeLessThanOrEqual(60);
+    expect(Math.min(...evalOps)).toBeGreaterThanOrEqual(61);
+    const trainTemplates = new Set(train.map((t) => t.metadata.template));
+    const unseen = heldOut.filter((t) => !trainTemplates.has(t.metadata.template));
+    const byFamily = (f: string) => unseen.filter((t) => t.family === f).length;
+    console.log(`held-out tasks with a phrasing unseen in training: ${byFamily('calculator')} calculator, ${byFamily('lookup')} lookup`);
+    expect(byFamily('calculator')).toBeGreaterThan(50);
+    expect(byFamily('lookup')).toBeGreaterThan(50);
+    const people = (ts: AgentTask[]) => new Set(ts.filter((t) => t.family === 'calculator').map((t) => t.question.split(' ')[0]));
+    expect([...people(heldOut)].filter((p) => p !== 'A' && people(train).has(p))).toEqual([]);
+  });
+
+  it('every lookup answer is in its place\'s corpus document, found by BM25', async () => {
+    const docs = parseCorpusJsonl(readFileSync('datasets/agent_corpus.jsonl', 'utf8'));
+    const search = new CorpusSearch(docs);
+    for (const t of shipped('eval').filter((x) => x.family === 'lookup').slice(0, 40)) {
+      const [hit] = await search.search(String(t.metadata.query), 1);
+      expect(hit.title).toBe(t.metadata.place);
+      expect(hit.snippet).toContain(t.answer);
+    }
+    expect(placeDoc(makePlaces(1, 1, 0)[0]).text).toMatch(/^\w+ is an? \w+ in the \w+ region\./);
+  });
+
+  it('the agent env grades numbers numerically, names by normalised exact match, and the family\'s tool', () => {
+    // grade() never runs a tool: this runner refuses to (the real sandbox runs in agent-tokenizer.test.ts).
+    const env = new AgentEnv({ python: { run: async () => { throw new Error('grade() must not run Python'); }, endEpisode: async () => {} }, search: new CorpusSearch([]) });
+    const calc: AgentTask = { task_id: 'c', family: 'calculator', question: 'q', answer: '74', metadata: {} };
+    const look: AgentTask = { task_id: 'l', family: 'lookup', question: 'q', answer: 'Maigas Vanind', metadata: {} };
+    expect(env.grade(calc, '<answer> 74.0</answer>', ['python']).parts).toEqual({ correctness: 1, format: 1, tool_use: 1 });
+    expect(env.grade(calc, 'The answer is 74', ['search']).parts).toEqual({ correctness: 1, format: 0, tool_use: 0 });
+    expect(env.grade(look, '<answer>maigas vanind.</answer>', ['search']).total).toBeCloseTo(1.2, 12);
+    expect(env.grade(look, '<answer>Maigas</answer>', ['search']).parts.correctness).toBe(0);
+  });
+});

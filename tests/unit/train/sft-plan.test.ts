@@ -1,0 +1,124 @@
+// The training memory plan against the real step: for the tiny Qwen2 fixture (f32 LoRA, NF4
+// LoRA on part of the projections, full mode; recompute on and off) planTraining's total is
+// compared with the pool's peak (emptied by trim and reset before each case) after GpuModel.load
+// + Trainer.create + two sftStep updates (micro-batches and passes split by maxRows), within 5%. Then the plan of the
+// Qwen2.5-0.5B target (NF4 + NF4 embeddings, LoRA r=16 x 7, 8 x 512) is printed, recompute on/off.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../helpers/gpu-helpers';
+import type { GpuRuntime } from '../../../src/gpu/runtime';
+import { NodeDirSource } from '../../../src/model/io/node-source';
+import { openWeights, type WeightStore } from '../../../src/model/io/weights';
+import { readJson } from '../../../src/model/io/source';
+import { parseModelConfig } from '../../../src/model/hf-config';
+import { GpuModel } from '../../../src/model/gpu/model';
+import { PROJECTIONS, type ModelConfig, type Projection } from '../../../src/model/types';
+import { qwen25_05bConfig } from '../../../src/model/random-weights';
+import { formatPlan, planTraining, type TrainingPlanOptions } from '../../../src/train/memory-plan';
+import { Trainer } from '../../../src/train/trainer';
+import type { SftDataset } from '../../../src/train/data';
+import { planSftRun, resolveSftConfig, SftRun } from '../../../src/train/sft-run';
+
+let rt: GpuRuntime;
+let cfg: ModelConfig;
+let weights: WeightStore;
+
+/** Empties the pool (free buffers destroyed) and restarts the peak; returns the bytes still held. */
+function freshPool(): number {
+  rt.pool.trim();
+  rt.pool.resetPeak();
+  return rt.memory().allocated;
+}
+
+beforeAll(async () => {
+  rt = await nodeRuntime();
+  const src = new NodeDirSource(join(__dirname, '../../fixtures/goldens/tiny-qwen2'));
+  cfg = parseModelConfig(await readJson(src, 'config.json'));
+  weights = await openWeights(src);
+});
+
+/** Loads the tiny model on an empty pool, trains two updates, returns the pool's peak. */
+async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Projection[] }): Promise<number> {
+  const held = freshPool();
+  const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) },
+    { quant: o.quant, quantEmbeddings: o.quantEmbeddings, chunkRows: o.chunkRows, maxRows: o.maxRows, tune: false });
+  const trainer = await Trainer.create(rt, model, {
+    params: o.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: o.lora!.rank, alpha: 8, useRslora: false, targets: o.lora!.targets }, seed: 3 },
+    optimizer: { schedule: { kind: 'constant', lr: 1e-3 } },
+    recompute: o.recompute,
+  });
+  const examples = Array.from({ length: o.batchSize }, (_, b) => {
+    const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg.vocabSize);
+    return { ids, mask: ids.slice(1).map(() => 1) };
+  });
+  for (let s = 0; s < 2; s++) await trainer.sftStep(examples, o.microBatch);
+  const peak = rt.memory().peak - held;
+  await trainer.dispose();
+  model.dispose();
+  return peak;
+}
+
+describe('planTraining vs the measured pool peak of the real step (tiny Qwen2)', () => {
+  const cases: { name: string; o: Omit<TrainingPlanOptions, 'recompute'> }[] = [
+    { name: 'f32 LoRA r=4 x 7', o: { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8 } },
+    { name: 'NF4 + NF4 embeddings LoRA r=6 q,v,down', o: { mode: 'lora', quant: 'nf4', quantEmbeddings: true, lora: { rank: 6, targets: ['q', 'v', 'down'] }, batchSize: 3, seqLen: 20, maxRows: 64 } },
+    { name: 'full mode', o: { mode: 'full', quant: 'none', quantEmbeddings: false, batchSize: 4, seqLen: 12, microBatch: 4, maxRows: 32, chunkRows: 16 } },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      for (const recompute of [false, true]) {
+        const o = { ...c.o, recompute };
+        const plan = planTraining(cfg, o);
+        const peak = await measure(o);
+        const rel = (plan.total - peak) / peak;
+        console.log(`${c.name}, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, diff ${(100 * rel).toFixed(2)}%`);
+        expect(Math.abs(rel)).toBeLessThan(0.05);
+        expect(plan.rows.reduce((s, r) => s + r.bytes, 0)).toBe(plan.total);
+      }
+    }, 60_000);
+  }
+});
+
+describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
+  it('replays the run\'s own batches: regrown activations, KV caches per longest sequence, pool trim', async () => {
+    const lens = [5, 17, 9, 30, 12, 22, 7, 26];
+    const examples = lens.map((T, b) => {
+      const ids = Array.from({ length: T }, (_, t) => (7 + 3 * b + 11 * t) % cfg.vocabSize);
+      return { ids, mask: ids.slice(1).map(() => 1), line: b + 1, format: 'ids' as const, truncated: false };
+    });
+    const data: SftDataset = { file: 'mem.jsonl', lines: lens.length, examples, skipped: [], truncated: 0, tokens: lens.reduce((a, b) => a + b, 0), trainedTokens: 0 };
+    for (const [mode, quant] of [['lora', 'nf4'], ['full', 'none']] as const) {
+      const config = resolveSftConfig({ mode, rank: 4, batchSize: 3, microBatch: 2, steps: 4, seed: 1, recompute: mode === 'lora' }, { examples: lens.length, cfg });
+      const plan = planSftRun(cfg, config, data, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8 });
+      const held = freshPool();
+      const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) }, { quant, quantEmbeddings: false, maxRows: 40, chunkRows: 8, tune: false });
+      const run = await SftRun.create(rt, model, { config, data, baseModelName: 'tiny' });
+      await run.run({ onCheckpoint: async () => undefined }); // the checkpoint at the end reads every tensor back
+      const peak = rt.memory().peak - held;
+      await run.dispose();
+      model.dispose();
+      const rel = (plan.total - peak) / peak;
+      console.log(`SftRun ${mode} ${quant}, lengths ${lens.join(',')}, batch 3 / micro 2 / maxRows 40, 4 updates: plan ${plan.total} B, measured peak ${peak} B, diff ${(100 * rel).toFixed(2)}%`);
+      expect(Math.abs(rel)).toBeLessThan(0.05);
+    }
+  }, 60_000);
+});
+
+describe('planTraining for the target', () => {
+  it('Qwen2.5-0.5B shapes, NF4 + NF4 embeddings, LoRA r=16 on all seven projections, 8 x 512', () => {
+    const q = qwen25_05bConfig();
+    const base = { mode: 'lora' as const, quant: 'nf4' as const, quantEmbeddings: true, lora: { rank: 16, targets: [...PROJECTIONS] }, batchSize: 8, seqLen: 512 };
+    const gib = (n: number) => (n / 2 ** 30).toFixed(3);
+    const on = planTraining(q, { ...base, recompute: true });
+    const off = planTraining(q, { ...base, recompute: false });
+    console.log(`recompute on (maxRows 512: 8 passes of one sequence):\n${formatPlan(on)}`);
+    console.log(`recompute off:\n${formatPlan(off)}`);
+    const big = planTraining(q, { ...base, recompute: true, maxRows: 4096 });
+    const bigOff = planTraining(q, { ...base, recompute: false, maxRows: 4096 });
+    console.log(`Qwen2.5-0.5B LoRA r=16 NF4 8x512, maxRows 512: recompute on ${gib(on.total)} GiB, off ${gib(off.total)} GiB; ` +
+      `maxRows 4096 (one pass of 8 sequences): on ${gib(big.total)} GiB, off ${gib(bigOff.total)} GiB; weights ${gib(on.weightsBytes)} GiB`);
+    expect(on.total).toBeLessThanOrEqual(1.5 * 2 ** 30);
+    expect(off.total).toBeGreaterThan(on.total);
+    expect(bigOff.total).toBeGreaterThan(big.total);
+  });
+});
