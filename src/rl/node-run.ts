@@ -1,11 +1,12 @@
 // Node side of an RL run (the `train` / `eval` commands and the experiment script): loads the
 // model, the services the environment needs (a Pyodide pool, the SQuAD corpus), the tasks, the
-// Trainer and the GPU GRPO loss from a validated RlConfig, and writes the run folder
-// (metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/; folders written atomically).
-// Resuming puts the run folder in order first (run-folder.ts). Exercised by
+// Trainer and the GPU GRPO loss from a validated RlConfig; the run folder is written by the
+// recorder (src/run/recorder.ts) over NodeFsStorage (config.yaml, metrics.jsonl, rollouts.jsonl,
+// checkpoints/step-N/, adapter/; folders written atomically). Resuming puts the run folder in order
+// first (run-folder.ts). Exercised by
 // tests/unit/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import { PLAIN_TEMPLATE } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
@@ -17,15 +18,17 @@ import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
 import { Trainer } from '../train/trainer';
 import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
-import { writeFilesAtomic } from '../train/write-files';
+import { NodeFsStorage } from '../run/node-storage';
+import { recordRun } from '../run/recorder';
+import type { RunEmit } from '../run/events';
+import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
 import { loadCliModel, type CliModel } from '../cli/load-model';
 import type { RlConfig } from './config';
 import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
 import type { GrpoContext } from './grpo-trainer';
 import { composeHooks, type RlHooks } from './hooks';
 import type { RolloutContext } from './rollouts';
-import { resumePoint, type RunSink } from './run';
-import { toJsonl } from './rollout-log';
+import { resumePoint } from './run';
 import type { SamplerPosition } from '../data/sampling';
 
 export interface RunServices {
@@ -92,13 +95,14 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
     const trainer = await Trainer.create(m.rt, m.model, rlTrainerConfigOf(cfg));
     let start: OpenRun['start'];
     if (opts.resume) {
-      const found = await recoverCheckpoint(await rlSlots(opts.resume), m.model.cfg, (st) => resumePoint(st).step, opts.log);
+      const st = new NodeFsStorage(opts.resume);
+      const found = await recoverCheckpoint(st, await rlSlots(st), m.model.cfg, (x) => resumePoint(x).step, opts.log);
       const step = found?.step ?? 0;
-      const cut = (await cutJsonl(join(opts.resume, 'metrics.jsonl'), step)) + (await cutJsonl(join(opts.resume, 'rollouts.jsonl'), step));
+      const cut = (await cutJsonl(st, METRICS_FILE, step)) + (await cutJsonl(st, ROLLOUTS_FILE, step));
       if (found) {
         restoreTrainState(m.rt, trainer, found.state);
         start = resumePoint(found.state);
-        opts.log(`resumed from ${found.dir}: step ${start.step}, ${found.state.step} optimizer updates`);
+        opts.log(`resumed from ${st.where(found.dir)}: step ${start.step}, ${found.state.step} optimizer updates`);
       } else {
         opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
       }
@@ -124,19 +128,7 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
   }
 }
 
-/** Writes the run folder: metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/. */
-export function nodeSink(outDir: string, log: (s: string) => void): RunSink {
-  mkdirSync(outDir, { recursive: true });
-  return {
-    log: (line) => log(line + '\n'),
-    metrics: (row) => appendFileSync(join(outDir, 'metrics.jsonl'), toJsonl([row])),
-    rollouts: (rows) => appendFileSync(join(outDir, 'rollouts.jsonl'), toJsonl(rows)),
-    async checkpoint(step, files) {
-      await writeFilesAtomic(join(outDir, 'checkpoints', `step-${step}`), files);
-    },
-    async adapter(files) {
-      await writeFilesAtomic(join(outDir, 'adapter'), files);
-      log(`adapter written to ${join(outDir, 'adapter')}\n`);
-    },
-  };
+/** The run folder's writer on Node: config.yaml (the resolved config, when given), logs, checkpoints, adapter. */
+export function nodeRecorder(outDir: string, cfg?: RlConfig): RunEmit {
+  return recordRun(new NodeFsStorage(outDir), cfg ? { configYaml: stringify(cfg) } : {});
 }
