@@ -7,16 +7,12 @@
 // tests/unit/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
 import { existsSync, readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { PLAIN_TEMPLATE } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
-import { GrpoLoss } from '../gpu/kernels/grpo';
 import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
 import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
 import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
-import { Trainer } from '../train/trainer';
-import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
 import { NodeFsStorage } from '../run/node-storage';
 import { recordRun } from '../run/recorder';
@@ -24,10 +20,10 @@ import type { RunEmit } from '../run/events';
 import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
 import { loadCliModel, type CliModel } from '../cli/load-model';
 import type { RlConfig } from './config';
-import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
+import { needsPython, taskFile, tasksFromText } from './env-factory';
+import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
-import { composeHooks, type RlHooks } from './hooks';
-import type { RolloutContext } from './rollouts';
+import type { RlHooks } from './hooks';
 import { resumePoint } from './run';
 import type { SamplerPosition } from '../data/sampling';
 
@@ -91,8 +87,20 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
   const tasks = loadTasksFor(cfg, 'train', opts.log);
   const m = await loadRunModel(cfg, opts.log, undefined, { tune: opts.tune });
   const svc = await startServices(cfg);
+  let ctx: GrpoContext;
   try {
-    const trainer = await Trainer.create(m.rt, m.model, rlTrainerConfigOf(cfg));
+    ctx = await createRlContext(cfg, { rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer }, svc.services, opts.hooks);
+  } catch (e) {
+    m.model.dispose();
+    await svc.pool?.close();
+    throw e;
+  }
+  const close = async () => {
+    await ctx.trainer.dispose();
+    m.model.dispose();
+    await svc.pool?.close();
+  };
+  try {
     let start: OpenRun['start'];
     if (opts.resume) {
       const st = new NodeFsStorage(opts.resume);
@@ -100,7 +108,7 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
       const step = found?.step ?? 0;
       const cut = (await cutJsonl(st, METRICS_FILE, step)) + (await cutJsonl(st, ROLLOUTS_FILE, step));
       if (found) {
-        restoreTrainState(m.rt, trainer, found.state);
+        restoreTrainState(m.rt, ctx.trainer, found.state);
         start = resumePoint(found.state);
         opts.log(`resumed from ${st.where(found.dir)}: step ${start.step}, ${found.state.step} optimizer updates`);
       } else {
@@ -108,22 +116,9 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
       }
       opts.log(cut ? `; cut ${cut} log rows past it\n` : '\n');
     }
-    const rc: RolloutContext = {
-      cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
-      template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(opts.hooks),
-    };
-    const ctx: GrpoContext = { ...rc, trainer, loss: await GrpoLoss.create(m.rt) };
-    return {
-      ctx, tasks, model: m, start,
-      async close() {
-        await trainer.dispose();
-        m.model.dispose();
-        await svc.pool?.close();
-      },
-    };
+    return { ctx, tasks, model: m, start, close };
   } catch (e) {
-    m.model.dispose();
-    await svc.pool?.close();
+    await close();
     throw e;
   }
 }

@@ -1,0 +1,126 @@
+// A GRPO run on stories260K driven through the engine Web Worker (src/worker/) from the page, in
+// headless Chromium: the metrics rows equal the CLI's for the same config and seed (within 1e-4
+// relative, timings excluded), the page's main thread has no task over 100 ms while it trains,
+// pause holds the loop and resume continues it, checkpoint-now adds a checkpoint, stop writes one,
+// and the run folder lands in OPFS (read back through the worker). The CLI reference is run here
+// in a child process (not a fixture) so it always uses today's kernels; it runs first, alone, so
+// it does not load the CPU while the page is watched for long tasks.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { parse, stringify } from 'yaml';
+
+/** Rows compared; the CLI runs this many steps, the worker more (it is stopped mid-run). */
+const CLI_STEPS = 3;
+/** Timings differ between runs by nature. */
+const TIMING = (k: string) => k === 'step_time' || k.startsWith('perf/') || k.startsWith('gpu/') || k.startsWith('timing/');
+
+type Row = Record<string, number | null>;
+interface Ev { runId: string; at: number; event: { kind: string; step?: number; path?: string; row?: Row; message?: string } }
+type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
+
+/** The preset shrunk for time: 2 words x 4 stories, 16 new tokens, a constant learning rate (so
+ * rows 1..N do not depend on train.steps and a 3-step CLI run matches a longer stopped run). */
+function config(steps: number, out: string): string {
+  const c = parse(readFileSync('configs/stories_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
+  c.rollout = { ...c.rollout, batch_size: 2, group_size: 4, max_new_tokens: 16 };
+  c.grpo = { ...c.grpo, micro_batch_size: 8 };
+  c.optim = { ...c.optim, schedule: 'constant' };
+  c.train = { ...c.train, steps, seed: 7 };
+  c.log = { ...c.log, out_dir: out, checkpoint_every: 0, print_examples: 0 };
+  return stringify(c);
+}
+
+const call = <T>(page: Page, name: string, ...args: unknown[]) =>
+  page.evaluate(([n, a]) => (window as unknown as { __harness: H }).__harness[n as string](...(a as unknown[])), [name, args] as const) as Promise<T>;
+
+async function waitFor(page: Page, what: string, pred: (evs: Ev[]) => boolean, timeoutMs = 600_000): Promise<Ev[]> {
+  const t0 = Date.now();
+  for (;;) {
+    const evs = await call<Ev[]>(page, 'engineEvents');
+    if (pred(evs)) return evs;
+    const failed = evs.find((e) => e.event.kind === 'failed');
+    if (failed) throw new Error(`run failed while waiting for ${what}: ${failed.event.message}`);
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}; events: ${evs.map((e) => `${e.event.kind}${e.event.step ?? ''}`).join(' ')}`);
+    await page.waitForTimeout(250);
+  }
+}
+
+const progressed = (evs: Ev[], step: number) => evs.some((e) => e.event.kind === 'progress' && e.event.step! >= step);
+
+test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / resume / checkpoint-now / stop', async ({ page }, testInfo) => {
+  test.setTimeout(30 * 60_000);
+  const dir = mkdtempSync(join(tmpdir(), 'run-worker-'));
+  writeFileSync(join(dir, 'cli.yaml'), config(CLI_STEPS, join(dir, 'cli')));
+  const t0 = Date.now();
+  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
+  expect(cli.status, cli.stderr).toBe(0);
+  const cliRows = readFileSync(join(dir, 'cli', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+  console.log(`CLI: ${CLI_STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string; architecture: string }>(page, 'engineLoad', '/models/stories260K');
+  const runId = `e2e-${Date.now()}`;
+  await call(page, 'engineStart', info.modelId, config(50, 'runs/worker'), runId);
+  // Pause at once: step 1 is in flight, so the loop holds before step 2.
+  await call(page, 'engineCommand', runId, 'pause');
+  await waitFor(page, 'step 1', (evs) => progressed(evs, 1));
+  await page.waitForTimeout(4000);
+  let evs = await call<Ev[]>(page, 'engineEvents');
+  expect(progressed(evs, 2), 'no step while paused').toBe(false);
+  expect((await call<{ phase: string }>(page, 'engineState', runId)).phase).toBe('paused');
+  await testInfo.attach('paused', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  const resumedAt = await page.evaluate(() => performance.now());
+  await call(page, 'engineCommand', runId, 'resume');
+  evs = await waitFor(page, 'step 2 after resume', (x) => progressed(x, 2));
+  expect(evs.find((e) => e.event.kind === 'progress' && e.event.step === 2)!.at).toBeGreaterThan(resumedAt);
+
+  await call(page, 'engineCommand', runId, 'checkpoint');
+  evs = await waitFor(page, 'the checkpoint-now checkpoint', (x) => x.some((e) => e.event.kind === 'checkpoint'));
+  const asked = evs.find((e) => e.event.kind === 'checkpoint')!.event;
+  await waitFor(page, `step ${Math.max(CLI_STEPS, asked.step! + 1)}`, (x) => progressed(x, Math.max(CLI_STEPS, asked.step! + 1)));
+  await testInfo.attach('running', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  await call(page, 'engineCommand', runId, 'stop');
+  evs = await waitFor(page, 'cancelled', (x) => x.some((e) => e.event.kind === 'cancelled'));
+  const cancelled = evs.find((e) => e.event.kind === 'cancelled')!.event;
+  const checkpoints = evs.filter((e) => e.event.kind === 'checkpoint').map((e) => e.event);
+  console.log(`worker: checkpoint-now at step ${asked.step}, stopped at step ${cancelled.step}; checkpoints ${checkpoints.map((c) => c.path).join(', ')}`);
+  expect(checkpoints.map((c) => c.step)).toEqual([asked.step, cancelled.step]);
+  expect(cancelled.path ?? checkpoints.at(-1)!.path).toBe(`checkpoints/step-${cancelled.step}`);
+
+  // Metrics: the same keys as the CLI, the same values (timings excluded).
+  const rows = evs.filter((e) => e.event.kind === 'metrics').map((e) => e.event.row!);
+  let maxRel = 0, worst = '';
+  for (let i = 0; i < CLI_STEPS; i++) {
+    expect(Object.keys(rows[i]).sort()).toEqual(Object.keys(cliRows[i]).sort());
+    for (const [k, v] of Object.entries(cliRows[i])) {
+      if (TIMING(k)) continue;
+      const w = rows[i][k];
+      if (v === null || w === null) { expect(w, `${k} at step ${i + 1}`).toBe(v); continue; }
+      const rel = Math.abs(w - v) / Math.max(Math.abs(v), 1e-12);
+      if (Math.abs(w - v) > 1e-9 && rel > maxRel) { maxRel = rel; worst = `${k} step ${i + 1}: cli ${v} worker ${w}`; }
+    }
+  }
+  console.log(`metrics CLI vs worker over ${CLI_STEPS} steps: max relative diff ${maxRel.toExponential(2)} (${worst || 'all equal'})`);
+  expect(maxRel).toBeLessThanOrEqual(1e-4);
+
+  // The run folder in OPFS, read back through the worker.
+  const files = await call<string[]>(page, 'engineList', runId);
+  console.log(`OPFS run folder: ${files.join(', ')}`);
+  for (const c of checkpoints) for (const f of ['state.json', 'state.safetensors']) expect(files).toContain(`${c.path}/${f}`);
+  expect(files).toEqual(expect.arrayContaining(['config.yaml', 'metrics.jsonl', 'rollouts.jsonl']));
+  expect(files.some((f) => f.includes('.tmp') || f.includes('.old'))).toBe(false);
+  const metricsText = await call<string>(page, 'engineReadText', runId, 'metrics.jsonl');
+  expect(metricsText.trim().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(rows);
+  const rollouts = (await call<string>(page, 'engineReadText', runId, 'rollouts.jsonl')).trim().split('\n');
+  expect(rollouts).toHaveLength(rows.length * 2 * 4);
+
+  const long = await call<{ duration: number }[]>(page, 'engineLongTasks');
+  const longest = Math.max(0, ...long.map((t) => t.duration));
+  console.log(`main thread: ${long.length} long tasks (> 50 ms) during the run, longest ${longest.toFixed(0)} ms`);
+  await testInfo.attach('stopped', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  expect(longest).toBeLessThanOrEqual(100);
+});
