@@ -2,18 +2,22 @@
 // headless Chromium: the metrics rows equal the CLI's for the same config and seed (within 1e-4
 // relative, timings excluded), the page's main thread has no task over 100 ms while it trains,
 // pause holds the loop and resume continues it, checkpoint-now adds a checkpoint, stop writes one,
-// and the run folder lands in OPFS (read back through the worker). The CLI reference is run here
+// and the run folder lands in OPFS (read back through the worker); that folder, copied into a Node
+// folder, resumes in the CLI and ends equal to the CLI's uninterrupted run (metrics, checkpoint
+// and adapter bytes). The CLI reference is run here
 // in a child process (not a fixture) so it always uses today's kernels; it runs first, alone, so
 // it does not load the CPU while the page is watched for long tasks.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { parse, stringify } from 'yaml';
 
-/** Rows compared; the CLI runs this many steps, the worker more (it is stopped mid-run). */
+/** Rows compared with the worker's (which is stopped mid-run, after step 4 or so). */
 const CLI_STEPS = 3;
+/** The CLI's uninterrupted run; the worker's folder is resumed in the CLI up to this step. */
+const FULL_STEPS = 7;
 /** Timings differ between runs by nature. */
 const TIMING = (k: string) => k === 'step_time' || k.startsWith('perf/') || k.startsWith('gpu/') || k.startsWith('timing/');
 
@@ -48,21 +52,26 @@ async function waitFor(page: Page, what: string, pred: (evs: Ev[]) => boolean, t
   }
 }
 
+const readRows = (run: string) => readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+const untimed = (r: Row) => Object.fromEntries(Object.entries(r).filter(([k]) => !TIMING(k)));
+
 const progressed = (evs: Ev[], step: number) => evs.some((e) => e.event.kind === 'progress' && e.event.step! >= step);
 
 test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / resume / checkpoint-now / stop', async ({ page }, testInfo) => {
   test.setTimeout(30 * 60_000);
   const dir = mkdtempSync(join(tmpdir(), 'run-worker-'));
-  writeFileSync(join(dir, 'cli.yaml'), config(CLI_STEPS, join(dir, 'cli')));
+  writeFileSync(join(dir, 'cli.yaml'), config(FULL_STEPS, join(dir, 'cli')));
   const t0 = Date.now();
   const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
   expect(cli.status, cli.stderr).toBe(0);
-  const cliRows = readFileSync(join(dir, 'cli', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
-  console.log(`CLI: ${CLI_STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const cliRows = readRows(join(dir, 'cli'));
+  console.log(`CLI: ${FULL_STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
   await page.goto('/harness.html');
   await expect(page.locator('#status')).toContainText('engineLoad');
-  const info = await call<{ modelId: string; architecture: string }>(page, 'engineLoad', '/models/stories260K');
+  const info = await call<{ modelId: string; architecture: string; probe: number }>(page, 'engineLoad', '/models/stories260K');
+  console.log(`long-task probe: a 150 ms busy loop was recorded as ${info.probe.toFixed(0)} ms`);
+  expect(info.probe, 'the longtask observer sees a 150 ms task').toBeGreaterThanOrEqual(140);
   const runId = `e2e-${Date.now()}`;
   await call(page, 'engineStart', info.modelId, config(50, 'runs/worker'), runId);
   // Pause at once: step 1 is in flight, so the loop holds before step 2.
@@ -72,7 +81,7 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
   let evs = await call<Ev[]>(page, 'engineEvents');
   expect(progressed(evs, 2), 'no step while paused').toBe(false);
   expect((await call<{ phase: string }>(page, 'engineState', runId)).phase).toBe('paused');
-  await testInfo.attach('paused', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  await page.screenshot({ path: testInfo.outputPath('paused.png') });
   const resumedAt = await page.evaluate(() => performance.now());
   await call(page, 'engineCommand', runId, 'resume');
   evs = await waitFor(page, 'step 2 after resume', (x) => progressed(x, 2));
@@ -82,7 +91,7 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
   evs = await waitFor(page, 'the checkpoint-now checkpoint', (x) => x.some((e) => e.event.kind === 'checkpoint'));
   const asked = evs.find((e) => e.event.kind === 'checkpoint')!.event;
   await waitFor(page, `step ${Math.max(CLI_STEPS, asked.step! + 1)}`, (x) => progressed(x, Math.max(CLI_STEPS, asked.step! + 1)));
-  await testInfo.attach('running', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  await page.screenshot({ path: testInfo.outputPath('running.png') });
   await call(page, 'engineCommand', runId, 'stop');
   evs = await waitFor(page, 'cancelled', (x) => x.some((e) => e.event.kind === 'cancelled'));
   const cancelled = evs.find((e) => e.event.kind === 'cancelled')!.event;
@@ -121,6 +130,23 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
   const long = await call<{ duration: number }[]>(page, 'engineLongTasks');
   const longest = Math.max(0, ...long.map((t) => t.duration));
   console.log(`main thread: ${long.length} long tasks (> 50 ms) during the run, longest ${longest.toFixed(0)} ms`);
-  await testInfo.attach('stopped', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+  await page.screenshot({ path: testInfo.outputPath('stopped.png') });
   expect(longest).toBeLessThanOrEqual(100);
+
+  // The OPFS folder, copied out through the worker, resumes in the CLI and ends like the CLI's own run.
+  expect(cancelled.step!).toBeLessThan(FULL_STEPS);
+  const resumed = join(dir, 'from-worker');
+  for (const [path, b64] of Object.entries(await call<Record<string, string>>(page, 'engineExport', runId))) {
+    mkdirSync(dirname(join(resumed, path)), { recursive: true });
+    writeFileSync(join(resumed, path), Buffer.from(b64, 'base64'));
+  }
+  const t1 = Date.now();
+  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(resumed, 'config.yaml'), '--set', `train.steps=${FULL_STEPS}`, '--resume', resumed, '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
+  expect(r.status, r.stderr).toBe(0);
+  console.log(`CLI resume of the worker's folder from step ${cancelled.step} to ${FULL_STEPS} in ${((Date.now() - t1) / 1000).toFixed(0)} s: ${r.stderr.split('\n').find((l) => l.startsWith('resumed from'))}`);
+  expect(readRows(resumed).map(untimed)).toEqual(cliRows.map(untimed));
+  for (const f of ['adapter/adapter_model.safetensors', 'adapter/adapter_config.json', `checkpoints/step-${FULL_STEPS}/state.safetensors`]) {
+    expect(readFileSync(join(resumed, f)).equals(readFileSync(join(dir, 'cli', f))), `${f} bit-identical`).toBe(true);
+  }
+  expect(readFileSync(join(resumed, 'rollouts.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'cli', 'rollouts.jsonl'), 'utf8'));
 });
