@@ -59,9 +59,12 @@ export class Engine {
           if (req.command.kind === 'pause') r.status.phase = 'paused';
           if (req.command.kind === 'resume') r.status.phase = 'running';
           if (req.command.kind === 'stop') r.status.phase = 'stopping';
-          return this.reply(req.id, 'command', { ...r.status });
+          return this.reply(req.id, 'command', { ...r.status, holding: r.control.holding });
         }
-        case 'run-state': return this.reply(req.id, 'run-state', { ...this.run(req.runId).status });
+        case 'run-state': {
+          const r = this.run(req.runId);
+          return this.reply(req.id, 'run-state', { ...r.status, holding: r.control.holding });
+        }
         case 'list-run': return this.reply(req.id, 'list-run', await listFiles(this.run(req.runId).storage, ''));
         case 'read-run-file': {
           const bytes = await this.run(req.runId).storage.read(req.path);
@@ -135,7 +138,7 @@ export class Engine {
     if ((await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId (resuming in the worker is not built yet)`);
     const rt = await this.runtime();
     const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
-    const entry: RunEntry = { status: { runId, phase: 'starting', step: 0, total: cfg.train.steps, lastCheckpoint: null, error: null }, control: new RunControl(), storage };
+    const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: 0, total: cfg.train.steps, lastCheckpoint: null, error: null }, control: new RunControl(), storage };
     this.runs.set(runId, entry);
     m.busy = true;
     const track: RunEmit = (e) => {

@@ -14,7 +14,9 @@ export type RunPhase = 'starting' | 'running' | 'paused' | 'stopping' | 'finishe
 
 export interface RunStatus {
   runId: string;
+  /** Requested state; `holding` says whether the loop is actually held between steps (paused). */
   phase: RunPhase;
+  holding: boolean;
   step: number;
   total: number;
   lastCheckpoint: string | null;
