@@ -70,7 +70,8 @@ export function register(h: Harness): void {
     show('model', `${info.modelId}: ${url} ${info.architecture} L=${info.numLayers} C=${info.hiddenSize} V=${info.vocabSize}`);
     return { ...info, probe };
   };
-  h.engineStart = async (modelId: string, configYaml: string, runId: string) => (await client!.startRun({ modelId, configYaml, runId })).runId;
+  h.engineStart = async (modelId: string, configYaml: string, runId: string, dataset?: { text: string; name: string }) =>
+    (await client!.startRun({ modelId, configYaml, runId, ...(dataset ? { dataset } : {}) })).runId;
   h.engineCommand = async (runId: string, kind: RunCommand['kind']) => {
     const st = await client!.command(runId, { kind } as RunCommand);
     show('command', `${kind} -> ${st.phase} at step ${st.step}`);

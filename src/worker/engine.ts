@@ -1,8 +1,8 @@
 // The engine inside the worker: owns the GPU device, the loaded models and the runs. Answers each
 // EngineRequest (protocol.ts) with one result or error; relays each run's RunEvents (without file
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
-// fails every live run with its last checkpoint named. RL trainers only for now (GRPO, rejection
-// sampling, reward-weighted) with the environments that need no Python or corpus service.
+// fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
+// sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
@@ -18,6 +18,9 @@ import { recordRun } from '../run/recorder';
 import { createRlContext } from '../run/rl-context';
 import { listFiles } from '../run/storage';
 import { RunControl } from '../train/run-control';
+import { readSftJsonl } from '../train/data';
+import { planSftRun, resolveSftConfig, SftRun } from '../train/sft-run';
+import { sftInputOf } from '../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
 import { UrlSource } from './url-source';
 
@@ -124,42 +127,59 @@ export class Engine {
     if (!m) throw new Error(`no model "${req.modelId}" loaded; send load-model first`);
     if (m.busy) throw new Error(`model ${req.modelId} is training another run; wait for it to end or load the model again`);
     const cfg = parseConfig(req.configYaml, 'config.yaml');
-    if (cfg.trainer === 'sft') throw new Error('config.yaml: trainer sft does not run in the engine worker yet; use `npm run cli -- sft`');
-    if (needsPython(cfg) || cfg.data.env === 'search_qa' || cfg.data.env === 'agent') {
+    if (needsPython(cfg) || (cfg.trainer !== 'sft' && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent'))) {
       throw new Error(`config.yaml: data.env ${cfg.data.env} needs the Python or search service, which the engine worker does not start yet; use \`npm run cli -- train\``);
     }
     if (cfg.model.quant !== m.quant || cfg.model.quant_embeddings !== m.quantEmbeddings) {
       throw new Error(`config.yaml: model.quant ${cfg.model.quant}${cfg.model.quant_embeddings ? ' + embeddings' : ''} differs from the loaded model's (${m.quant}${m.quantEmbeddings ? ' + embeddings' : ''}); load it again with the config's settings`);
     }
-    const tasks = tasksFromText(cfg, await datasetText(cfg.data.env, req.dataset), datasetName(req.dataset));
+    const text = await datasetText(cfg.data.env, req.dataset);
     const runId = req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     if (this.runs.has(runId)) throw new Error(`run "${runId}" already exists in this worker; pick another runId`);
     const storage = await OpfsStorage.open(`runs/${runId}`);
     if ((await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId (resuming in the worker is not built yet)`);
     const rt = await this.runtime();
-    const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
-    const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: 0, total: cfg.train.steps, lastCheckpoint: null, error: null }, control: new RunControl(), storage };
+    const control = new RunControl();
+    let loop: (emit: RunEmit) => Promise<unknown>, dispose: () => Promise<void>, total: number;
+    if (cfg.trainer === 'sft') {
+      if (text === null) throw new Error('config.yaml: trainer sft needs chat / text JSONL data; send its text as the dataset');
+      const mc = m.loaded.config, input = sftInputOf(cfg);
+      const maxLength = input.maxLength ?? Math.min(512, mc.maxPositions);
+      const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
+      const config = resolveSftConfig({ ...input, maxLength }, { examples: data.examples.length, cfg: mc });
+      const plan = planSftRun(mc, config, data, { quant: m.quant, quantEmbeddings: m.quantEmbeddings, maxRows: m.model.maxRows });
+      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer });
+      loop = (emit) => run.run(emit, config.steps, control);
+      dispose = () => run.dispose();
+      total = config.steps;
+    } else {
+      const tasks = tasksFromText(cfg, text, datasetName(req.dataset));
+      const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
+      loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit });
+      dispose = () => ctx.trainer.dispose();
+      total = cfg.train.steps;
+    }
+    const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: 0, total, lastCheckpoint: null, error: null }, control, storage };
     this.runs.set(runId, entry);
     m.busy = true;
     const track: RunEmit = (e) => {
-      const s = entry.status;
-      if (e.kind === 'started') s.phase = 'running';
-      if (e.kind === 'progress') s.step = e.step;
-      if (e.kind === 'checkpoint') s.lastCheckpoint = e.path;
-      if (e.kind === 'finished' || e.kind === 'cancelled') s.phase = e.kind;
+      const st = entry.status;
+      if (e.kind === 'started') st.phase = 'running';
+      if (e.kind === 'progress') st.step = e.step;
+      if (e.kind === 'checkpoint') st.lastCheckpoint = e.path;
+      if (e.kind === 'finished' || e.kind === 'cancelled') st.phase = e.kind;
       if (e.kind === 'failed') {
-        s.phase = 'failed';
-        s.error = e.message;
+        st.phase = 'failed';
+        st.error = e.message;
       }
     };
     const relay: RunEmit = (e) => this.post({ kind: 'event', runId, event: withoutFiles(e) });
-    void runTraining({
-      ctx, tasks, runId, baseModelName: cfg.model.path, control: entry.control,
-      emit: fanOut(recordRun(storage, { configYaml: req.configYaml }), track, relay),
-    }).catch(() => undefined /* reported by the loop's `failed` event */).finally(async () => {
-      m.busy = false;
-      await ctx.trainer.dispose();
-    });
+    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml }), track, relay))
+      .catch(() => undefined /* reported by the loop's `failed` event */)
+      .finally(async () => {
+        m.busy = false;
+        await dispose();
+      });
     return { runId };
   }
 }

@@ -162,3 +162,38 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
   }
   expect(readFileSync(join(resumed, 'rollouts.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'cli', 'rollouts.jsonl'), 'utf8'));
 });
+
+test('SFT through the engine worker: the CLI\'s metrics, the run folder with checkpoint and adapter in OPFS', async ({ page }) => {
+  test.setTimeout(15 * 60_000);
+  const dir = mkdtempSync(join(tmpdir(), 'run-worker-sft-'));
+  const data = ['Lily saw a big red ball in the park.', 'Tom wanted to fly his blue kite.', 'The cat sat on the warm mat.', 'Sue found a little bird.']
+    .map((text) => JSON.stringify({ text })).join('\n') + '\n';
+  writeFileSync(join(dir, 'data.jsonl'), data);
+  const yaml = (out: string) => stringify({
+    trainer: 'sft', model: { path: 'public/models/stories260K', quant: 'none' }, data: { dataset: join(dir, 'data.jsonl'), max_length: 32 },
+    rollout: { batch_size: 2 }, grpo: { micro_batch_size: 2 }, lora: { rank: 4, alpha: 8 }, optim: { lr: 0.01, schedule: 'cosine', warmup_steps: 0 },
+    train: { steps: 4, seed: 3 }, log: { out_dir: out, checkpoint_every: 2 },
+  });
+  writeFileSync(join(dir, 'cli.yaml'), yaml(join(dir, 'cli')));
+  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
+  expect(cli.status, cli.stderr).toBe(0);
+  const cliRows = readRows(join(dir, 'cli'));
+
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/stories260K');
+  const runId = `sft-${Date.now()}`;
+  await call(page, 'engineStart', info.modelId, yaml('runs/sft'), runId, { text: data, name: 'data.jsonl' });
+  const evs = await waitFor(page, 'finished', (x) => x.some((e) => e.event.kind === 'finished'));
+  const kinds = evs.map((e) => e.event.kind);
+  expect(kinds[0]).toBe('started');
+  expect(evs.filter((e) => e.event.kind === 'checkpoint').map((e) => e.event.step)).toEqual([2, 4]);
+  const rows = evs.filter((e) => e.event.kind === 'metrics').map((e) => e.event.row!);
+  expect(rows.map(untimed)).toEqual(cliRows.map(untimed));
+  console.log(`SFT worker vs CLI: ${rows.length} rows equal (timings excluded); losses ${rows.map((r) => r.loss!.toFixed(4)).join(' ')}`);
+  const files = await call<string[]>(page, 'engineList', runId);
+  console.log(`OPFS SFT run folder: ${files.join(', ')}`);
+  expect(files.sort()).toEqual(['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoint/state.json', 'checkpoint/state.safetensors', 'config.yaml', 'metrics.jsonl']);
+  const exported = await call<Record<string, string>>(page, 'engineExport', runId);
+  expect(Buffer.from(exported['adapter/adapter_model.safetensors'], 'base64').equals(readFileSync(join(dir, 'cli', 'adapter', 'adapter_model.safetensors')))).toBe(true);
+});
