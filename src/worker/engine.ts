@@ -42,6 +42,13 @@ interface RunEntry {
 
 const LIVE: RunStatus['phase'][] = ['starting', 'running', 'paused', 'stopping'];
 
+/** A live run's phase is its RunControl's state (a pause sent before `started` still counts). */
+function statusOf(r: RunEntry): RunStatus {
+  const s = r.status, c = r.control.current;
+  const phase = !LIVE.includes(s.phase) ? s.phase : c !== 'running' ? c : s.phase === 'starting' ? 'starting' : 'running';
+  return { ...s, phase, holding: r.control.holding };
+}
+
 export class Engine {
   private rt: GpuRuntime | null = null;
   private readonly models = new Map<string, LoadedEntry>();
@@ -59,15 +66,9 @@ export class Engine {
           const r = this.run(req.runId);
           if (!LIVE.includes(r.status.phase)) throw new Error(`run ${req.runId} is ${r.status.phase}; ${req.command.kind} applies to a live run`);
           applyCommand(r.control, req.command);
-          if (req.command.kind === 'pause') r.status.phase = 'paused';
-          if (req.command.kind === 'resume') r.status.phase = 'running';
-          if (req.command.kind === 'stop') r.status.phase = 'stopping';
-          return this.reply(req.id, 'command', { ...r.status, holding: r.control.holding });
+          return this.reply(req.id, 'command', statusOf(r));
         }
-        case 'run-state': {
-          const r = this.run(req.runId);
-          return this.reply(req.id, 'run-state', { ...r.status, holding: r.control.holding });
-        }
+        case 'run-state': return this.reply(req.id, 'run-state', statusOf(this.run(req.runId)));
         case 'list-run': return this.reply(req.id, 'list-run', await listFiles(this.run(req.runId).storage, ''));
         case 'read-run-file': {
           const bytes = await this.run(req.runId).storage.read(req.path);
