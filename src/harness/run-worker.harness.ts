@@ -82,6 +82,11 @@ export function register(h: Harness): void {
   h.engineEvents = async () => events.filter((e) => e.event.kind !== 'rollout');
   h.engineRolloutCount = async () => events.filter((e) => e.event.kind === 'rollout').length;
   h.engineLongTasks = async () => longTasks;
+  /** Kills the worker as a crash would; returns what a later call gets. */
+  h.engineTerminate = async (runId: string) => {
+    client!.terminate();
+    return client!.state(runId).then(() => 'resolved', (e: Error) => e.message);
+  };
   h.engineList = async (runId: string) => client!.listRun(runId);
   h.engineReadText = async (runId: string, path: string) => {
     const b = await client!.readRunFile(runId, path);

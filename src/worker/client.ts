@@ -20,6 +20,8 @@ export class EngineClient {
   private readonly listeners = new Set<RunListener>();
   /** The last checkpoint and whether each run is still live, from its events. */
   private readonly runs = new Map<string, { lastCheckpoint: string | null; live: boolean }>();
+  /** Why the worker is gone (every later call rejects with it), null while it lives. */
+  private dead: string | null = null;
 
   constructor(private readonly worker: Worker) {
     worker.onmessage = (e: MessageEvent<EngineReply>) => this.receive(e.data);
@@ -75,6 +77,7 @@ export class EngineClient {
 
   private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress']): Promise<EngineResults[K]> {
     const id = this.nextId++;
+    if (this.dead) return Promise.reject(new Error(this.dead));
     return new Promise<EngineResults[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
       const msg = { ...call, kind, id } as unknown as EngineRequest;
@@ -123,6 +126,7 @@ export class EngineClient {
 
   /** The worker is gone: every call rejects, every live run fails naming its last checkpoint. */
   private crash(message: string): void {
+    this.dead = message;
     for (const p of this.pending.values()) p.reject(new Error(message));
     this.pending.clear();
     for (const [runId, r] of this.runs) if (r.live) this.fail(runId, message, -1, r.lastCheckpoint);

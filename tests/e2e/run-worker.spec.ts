@@ -22,7 +22,7 @@ const FULL_STEPS = 7;
 const TIMING = (k: string) => k === 'step_time' || k.startsWith('perf/') || k.startsWith('gpu/') || k.startsWith('timing/');
 
 type Row = Record<string, number | null>;
-interface Ev { runId: string; at: number; event: { kind: string; step?: number; path?: string; row?: Row; message?: string } }
+interface Ev { runId: string; at: number; event: { kind: string; step?: number; path?: string; row?: Row; message?: string; lastCheckpoint?: string | null } }
 type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
 
 /** The preset shrunk for time: 2 words x 4 stories, 16 new tokens, a length reward part, a constant learning rate (so
@@ -196,4 +196,22 @@ test('SFT through the engine worker: the CLI\'s metrics, the run folder with che
   expect(files.sort()).toEqual(['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoint/state.json', 'checkpoint/state.safetensors', 'config.yaml', 'metrics.jsonl']);
   const exported = await call<Record<string, string>>(page, 'engineExport', runId);
   expect(Buffer.from(exported['adapter/adapter_model.safetensors'], 'base64').equals(readFileSync(join(dir, 'cli', 'adapter', 'adapter_model.safetensors')))).toBe(true);
+});
+
+test('a crashed engine worker fails the live run naming its last checkpoint', async ({ page }) => {
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/stories260K');
+  const runId = `crash-${Date.now()}`;
+  await call(page, 'engineStart', info.modelId, config(50, 'runs/crash'), runId);
+  await call(page, 'engineCommand', runId, 'checkpoint');
+  await waitFor(page, 'a checkpoint', (x) => x.some((e) => e.event.kind === 'checkpoint'));
+  const after = await call<string>(page, 'engineTerminate', runId);
+  const evs = await call<Ev[]>(page, 'engineEvents');
+  const failed = evs.find((e) => e.event.kind === 'failed')!.event;
+  const saved = evs.filter((e) => e.event.kind === 'checkpoint').at(-1)!.event.path!;
+  console.log(`after the crash: "${failed.message}"; a later call: "${after}"`);
+  expect(failed.lastCheckpoint).toBe(saved);
+  expect(failed.message).toContain(`the last checkpoint is ${saved}`);
+  expect(after).toMatch(/engine worker was terminated/);
 });
