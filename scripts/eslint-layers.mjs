@@ -36,7 +36,19 @@ export const LAYER_EXCEPTIONS = [
   },
   {
     from: 'rl/node-run', to: 'run/',
-    why: 'issue 10: runapi branch moves the Node RL run into src/run/; until then rl/node-run imports run/trainer-settings',
+    why: 'the Node RL run (model, services, resume) builds its context with run/rl-context and records with run/recorder; it belongs in src/run/ (to move)',
+  },
+  {
+    from: 'rl/run', to: 'run/',
+    why: 'the RL training loop emits RunEvents (run/events) and names checkpoints (run/layout); the loops belong in src/run/ (to move with rl/node-run)',
+  },
+  {
+    from: 'train/sft-run', to: 'run/',
+    why: 'the SFT loop emits RunEvents (run/events) and names checkpoints (run/layout); the loops belong in src/run/ (to move)',
+  },
+  {
+    from: 'train/run-folder', to: 'run/storage',
+    why: 'checkpoint recovery reads and repairs a run folder through RunStorage; it belongs in src/run/ (to move)',
   },
 ];
 

@@ -7,8 +7,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, getNumber, getString } from '../src/util/args';
 import { parseConfig } from '../src/rl/config-validate';
 import { evaluate } from '../src/rl/eval';
-import { loadTasksFor, nodeSink, openRun } from '../src/rl/node-run';
+import { loadTasksFor, nodeRecorder, openRun } from '../src/rl/node-run';
 import { runTraining } from '../src/rl/run';
+import { fanOut } from '../src/run/events';
+import { printRun } from '../src/run/printer';
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -22,7 +24,7 @@ async function main(): Promise<void> {
     const evalTasks = loadTasksFor(cfg, 'train', log);
     const k = 8;
     const before = await evaluate(run.ctx, evalTasks, k, 1);
-    const result = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(cfg.log.out_dir, log), baseModelName: cfg.model.path });
+    const result = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: fanOut(nodeRecorder(cfg.log.out_dir, cfg), printRun({ out: (l) => log(l + '\n'), log: (l) => log(l + '\n'), where: (p) => `${cfg.log.out_dir}/${p}`, printExamples: cfg.log.print_examples })), baseModelName: cfg.model.path });
     const after = await evaluate(run.ctx, evalTasks, k, 1);
     const r = result.history.map((h) => h.reward);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

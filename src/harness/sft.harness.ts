@@ -38,7 +38,7 @@ export function register(h: Harness): void {
     const run = await SftRun.create(runtime, model, { config, data, baseModelName: 'stories260K', tokenizer: m.tokenizer });
     const checkpoints: { step: number; files: Map<string, Uint8Array> }[] = [];
     const t0 = performance.now();
-    const metrics = await run.run({ onCheckpoint: async (f, step) => { checkpoints.push({ step, files: f }); } });
+    const metrics = await run.run((e) => { if (e.kind === 'checkpoint' && e.files) checkpoints.push({ step: e.step, files: e.files }); });
     const seconds = (performance.now() - t0) / 1000;
     const exported = await run.exportFiles();
     const peak = runtime.memory().peak;

@@ -1,34 +1,32 @@
 // Node side of an RL run (the `train` / `eval` commands and the experiment script): loads the
 // model, the services the environment needs (a Pyodide pool, the SQuAD corpus), the tasks, the
-// Trainer and the GPU GRPO loss from a validated RlConfig, and writes the run folder
-// (metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/; folders written atomically).
-// Resuming puts the run folder in order first (run-folder.ts). Exercised by
-// tests/unit/rl/rl-grpo.test.ts, rl-resume.test.ts, run-kill.test.ts and the CLI.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PLAIN_TEMPLATE } from '../agents/chat-template';
+// Trainer and the GPU GRPO loss from a validated RlConfig; the run folder is written by the
+// recorder (src/run/recorder.ts) over NodeFsStorage (config.yaml, metrics.jsonl, rollouts.jsonl,
+// checkpoints/step-N/, adapter/; folders written atomically). Resuming puts the run folder in order
+// first (run-folder.ts). Exercised by
+// tests/unit/rl/rl-grpo.test.ts, rl-resume.test.ts, tests/unit/cli/run-kill.test.ts and the CLI.
+import { existsSync, readFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
-import { GrpoLoss } from '../gpu/kernels/grpo';
 import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
 import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
 import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
-import { Trainer } from '../train/trainer';
-import { rlTrainerConfigOf } from '../run/trainer-settings';
 import { restoreTrainState } from '../train/trainer-state';
-import { writeFilesAtomic } from '../train/write-files';
+import { NodeFsStorage } from '../run/node-storage';
+import { recordRun } from '../run/recorder';
+import type { RunEmit } from '../run/events';
+import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
 import { loadCliModel, type CliModel } from '../model/node-load';
-import type { RlConfig } from './config-validate';
-import { buildEnvironment, needsPython, taskFile, tasksFromText } from './env-factory';
-import type { GrpoContext } from './grpo-trainer';
-import { composeHooks, type RlHooks } from './hooks';
-import type { RolloutContext } from './rollouts';
-import { resumePoint, type RunSink } from './run';
-import { toJsonl } from './rollout-log';
-import type { SamplerPosition } from '../data/sampling';
 import { NodeDirSource } from '../model/io/node-source';
-import { readStartPolicy, referenceFor, withStartAdapter } from './policy-setup';
+import type { RlConfig } from './config-validate';
+import { needsPython, taskFile, tasksFromText } from './env-factory';
+import { createRlContext } from '../run/rl-context';
+import type { GrpoContext } from './grpo-trainer';
+import type { RlHooks } from './hooks';
+import { resumePoint } from './run';
+import type { SamplerPosition } from '../data/sampling';
 
 export interface RunServices {
   services: EnvServices;
@@ -86,67 +84,49 @@ export interface OpenRunOptions {
 }
 
 /** Everything a training run needs, built from the config. */
-export async function openRun(fileCfg: RlConfig, opts: OpenRunOptions): Promise<OpenRun> {
-  const tasks = loadTasksFor(fileCfg, 'train', opts.log);
-  const m = await loadRunModel(fileCfg, opts.log, undefined, { tune: opts.tune });
-  const svc = await startServices(fileCfg);
+export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<OpenRun> {
+  const tasks = loadTasksFor(cfg, 'train', opts.log);
+  const m = await loadRunModel(cfg, opts.log, undefined, { tune: opts.tune });
+  const svc = await startServices(cfg);
+  let ctx: GrpoContext;
   try {
-    const policy = await readStartPolicy(fileCfg, m.model.cfg, (dir) => new NodeDirSource(dir));
-    const cfg = policy.cfg;
-    const trainer = await Trainer.create(m.rt, m.model, withStartAdapter(rlTrainerConfigOf(cfg), policy));
-    const reference = referenceFor(m.rt, trainer, cfg, opts.log);
-    let start: OpenRun['start'];
-    if (opts.resume) {
-      const found = await recoverCheckpoint(await rlSlots(opts.resume), m.model.cfg, (st) => resumePoint(st).step, opts.log);
-      const step = found?.step ?? 0;
-      const cut = (await cutJsonl(join(opts.resume, 'metrics.jsonl'), step)) + (await cutJsonl(join(opts.resume, 'rollouts.jsonl'), step));
-      if (found) {
-        restoreTrainState(m.rt, trainer, found.state);
-        start = resumePoint(found.state);
-        opts.log(`resumed from ${found.dir}: step ${start.step}, ${found.state.step} optimizer updates`);
-      } else {
-        opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
-      }
-      opts.log(cut ? `; cut ${cut} log rows past it\n` : '\n');
-    }
-    const rc: RolloutContext = {
-      cfg, rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer, env: buildEnvironment(cfg, svc.services),
-      template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(opts.hooks),
-    };
-    const ctx: GrpoContext = { ...rc, trainer, loss: await GrpoLoss.create(m.rt), reference };
-    return {
-      ctx, tasks, model: m, start,
-      async close() {
-        reference?.dispose();
-        await trainer.dispose();
-        m.model.dispose();
-        await svc.pool?.close();
-      },
-    };
+    ctx = await createRlContext(cfg, { rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer }, svc.services, opts.hooks,
+      { openDir: (dir) => new NodeDirSource(dir), log: opts.log });
   } catch (e) {
     m.model.dispose();
     await svc.pool?.close();
     throw e;
   }
+  const close = async () => {
+    ctx.reference?.dispose();
+    await ctx.trainer.dispose();
+    m.model.dispose();
+    await svc.pool?.close();
+  };
+  try {
+    let start: OpenRun['start'];
+    if (opts.resume) {
+      const st = new NodeFsStorage(opts.resume);
+      const found = await recoverCheckpoint(st, await rlSlots(st), m.model.cfg, (x) => resumePoint(x).step, opts.log);
+      const step = found?.step ?? 0;
+      const cut = (await cutJsonl(st, METRICS_FILE, step)) + (await cutJsonl(st, ROLLOUTS_FILE, step));
+      if (found) {
+        restoreTrainState(m.rt, ctx.trainer, found.state);
+        start = resumePoint(found.state);
+        opts.log(`resumed from ${st.where(found.dir)}: step ${start.step}, ${found.state.step} optimizer updates`);
+      } else {
+        opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
+      }
+      opts.log(cut ? `; cut ${cut} log rows past it\n` : '\n');
+    }
+    return { ctx, tasks, model: m, start, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }
 
-/** Writes the run folder: metrics.jsonl, rollouts.jsonl, checkpoints/step-N/, adapter/. */
-export function nodeSink(outDir: string, log: (s: string) => void): RunSink {
-  mkdirSync(outDir, { recursive: true });
-  return {
-    log: (line) => log(line + '\n'),
-    metrics: (row) => appendFileSync(join(outDir, 'metrics.jsonl'), toJsonl([row])),
-    rollouts: (rows) => appendFileSync(join(outDir, 'rollouts.jsonl'), toJsonl(rows)),
-    async checkpoint(step, files) {
-      await writeFilesAtomic(join(outDir, 'checkpoints', `step-${step}`), files);
-    },
-    async adapter(files) {
-      await writeFilesAtomic(join(outDir, 'adapter'), files);
-      log(`adapter written to ${join(outDir, 'adapter')}\n`);
-    },
-    async model(files) {
-      await writeFilesAtomic(join(outDir, 'model'), files);
-      log(`model written to ${join(outDir, 'model')} (Hugging Face folder)\n`);
-    },
-  };
+/** The run folder's writer on Node: config.yaml (the resolved config, when given), logs, checkpoints, adapter. */
+export function nodeRecorder(outDir: string, cfg?: RlConfig): RunEmit {
+  return recordRun(new NodeFsStorage(outDir), cfg ? { configYaml: stringify(cfg) } : {});
 }

@@ -1,37 +1,32 @@
-// The training loop over steps, for every trainer kind: sample B tasks (seeded TaskSampler,
-// resumable), run one grpo / rejection / reward-weighted step, log the metrics row, the episodes
-// and a progress line (with why a loss is 0), call on_step_end, checkpoint every N steps and at
-// the end, then export the PEFT adapter. Files go through a RunSink (Node: node-run.ts; the
-// browser: its own). Tested by tests/unit/rl/rl-grpo.test.ts (two steps end to end).
+// The training loop over steps for the RL trainers: sample B tasks (seeded TaskSampler,
+// resumable), run one grpo / rejection / reward-weighted step, and report through RunEvent
+// (src/run/events.ts): started, then per step the metrics row, its episodes (rollout), a warning
+// when the loss is 0 and why, progress; a checkpoint every N steps, on request and at the end; the
+// PEFT adapter with `finished`; `cancelled` on stop, `failed` (naming the last checkpoint) on an
+// error. Writing files is the recorder's job (src/run/recorder.ts). Tested by tests/unit/rl/rl-grpo.test.ts.
 import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';
 import { exportPeftAdapter } from '../train/peft-export';
-import { fullModelFiles } from './policy-setup';
 import type { RlConfig } from './config-validate';
+import { fullModelFiles } from './policy-setup';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
-import { rolloutRecord, type RolloutRecord } from './rollout-log';
+import { rolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';
 import type { RunControl } from '../train/run-control';
-
-export type Files = Map<string, Uint8Array>;
-
-export interface RunSink {
-  log(line: string): void;
-  metrics(row: Record<string, number>): void | Promise<void>;
-  rollouts(rows: RolloutRecord[]): void | Promise<void>;
-  /** A checkpoint folder's files (state.json, state.safetensors) after `step` steps. */
-  checkpoint(step: number, files: Files): Promise<void>;
-  /** The final PEFT adapter (adapter_config.json, adapter_model.safetensors). */
-  adapter(files: Files): Promise<void>;
-  /** Full mode: the trained model as a Hugging Face folder (config.json, model.safetensors, tokenizer). */
-  model?(files: Files): Promise<void>;
-}
+import type { MemoryPlan } from '../train/memory-plan';
+import type { MetricsRow, RunEmit, RunFiles } from '../run/events';
+import { checkpointPath } from '../run/layout';
 
 export interface RunArgs {
   ctx: GrpoContext;
   tasks: Task[];
-  sink: RunSink;
+  /** Receives every event, awaited in order (the recorder writes files on it). */
+  emit: RunEmit;
+  /** Names the run in `started` (the CLI: the run folder; the worker: its run id). */
+  runId?: string;
+  /** The memory plan reported in `started`, when the caller made one. */
+  plan?: MemoryPlan | null;
   /** Recorded as base_model_name_or_path in the adapter. */
   baseModelName: string;
   /** Resume: the first step to run and the sampler's position (from a checkpoint). */
@@ -57,7 +52,7 @@ export function progressLine(step: number, total: number, m: Record<string, numb
   return `step ${step}/${total} [${'#'.repeat(done)}${'-'.repeat(w - done)}] reward ${fmt(m.reward)} ±${fmt(m.reward_std)} loss ${fmt(m.loss, 4)}${kl} grad ${fmt(m.grad_norm)} lr ${fmt(m.learning_rate)} zero-std ${fmt(m.frac_reward_zero_std, 2)} len ${fmt(m['completions/mean_length'], 1)} ${fmt(m.step_time, 1)}s eta ${Math.round(eta)}s${note ? `\n  ${note}` : ''}`;
 }
 
-export async function checkpointFiles(ctx: GrpoContext, step: number, sampler: SamplerPosition, numTokens: number, last: Record<string, number>): Promise<Files> {
+export async function checkpointFiles(ctx: GrpoContext, step: number, sampler: SamplerPosition, numTokens: number, last: Record<string, number>): Promise<RunFiles> {
   const { trainer, cfg, model } = ctx;
   const st = await trainer.state();
   const lora = trainer.trainable.mode === 'lora' ? trainer.trainable.params.config : undefined;
@@ -72,7 +67,7 @@ export async function checkpointFiles(ctx: GrpoContext, step: number, sampler: S
 }
 
 export async function runTraining(a: RunArgs): Promise<RunResult> {
-  const { ctx, sink } = a;
+  const { ctx, emit } = a;
   const cfg: RlConfig = ctx.cfg;
   const total = cfg.train.steps;
   const sampler = new TaskSampler(a.tasks, cfg.train.seed, a.start?.sampler);
@@ -81,41 +76,53 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
   const t0 = performance.now();
   const first = a.start?.step ?? 0;
   let saved = first, last: Record<string, number> = {}, done = first;
+  let lastCheckpoint = first > 0 ? checkpointPath(cfg.trainer, first) : null;
   const save = async (step: number) => {
     if (saved === step) return;
-    await sink.checkpoint(step, await checkpointFiles(ctx, step, sampler.position, numTokens, last));
+    const path = checkpointPath(cfg.trainer, step);
+    await emit({ kind: 'checkpoint', step, path, files: await checkpointFiles(ctx, step, sampler.position, numTokens, last) });
     saved = step;
+    lastCheckpoint = path;
   };
-  for (let step = first; step < total; step++) {
-    if (a.control && (await a.control.beforeStep()) === 'stopping') {
-      await save(step);
-      return { history, steps: step - first, stopped: true };
+  await emit({ kind: 'started', runId: a.runId ?? '', trainer: cfg.trainer, plan: a.plan ?? null, totalSteps: total, startStep: first });
+  try {
+    for (let step = first; step < total; step++) {
+      if (a.control && (await a.control.beforeStep()) === 'stopping') {
+        await save(step);
+        await emit({ kind: 'cancelled', step, lastCheckpoint });
+        return { history, steps: step - first, stopped: true };
+      }
+      const tasks = sampler.next(cfg.rollout.batch_size);
+      const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
+      numTokens += out.rollout.episodes.reduce((s, e) => s + e.tokens.length, 0);
+      const row: MetricsRow = { step: step + 1, ...out.metrics, num_tokens: numTokens };
+      last = row;
+      done = step + 1;
+      history.push(row);
+      await emit({ kind: 'metrics', row });
+      if (cfg.log.rollouts) {
+        for (const [i, e] of out.rollout.episodes.entries()) {
+          await emit({ kind: 'rollout', record: rolloutRecord(step + 1, e, out.rollout.rewards[i], out.advantages[i], tasks[e.promptIndex].task_id) });
+        }
+      }
+      if (out.note) await emit({ kind: 'warning', step: step + 1, message: out.note });
+      const elapsedMs = performance.now() - t0;
+      await emit({ kind: 'progress', step: step + 1, total, elapsedMs, etaMs: Math.max(0, (total - step - 1) * elapsedMs / (step + 1 - first)) });
+      await ctx.hooks.on_step_end({ step: step + 1, metrics: row });
+      const every = cfg.log.checkpoint_every;
+      const asked = a.control?.takeCheckpointRequest() ?? false;
+      if (asked || (every > 0 && (step + 1) % every === 0) || step + 1 === total) await save(step + 1);
     }
-    const tasks = sampler.next(cfg.rollout.batch_size);
-    const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
-    numTokens += out.rollout.episodes.reduce((s, e) => s + e.tokens.length, 0);
-    const row = { step: step + 1, ...out.metrics, num_tokens: numTokens };
-    last = row;
-    done = step + 1;
-    history.push(row);
-    await sink.metrics(row);
-    if (cfg.log.rollouts) {
-      await sink.rollouts(out.rollout.episodes.map((e, i) => rolloutRecord(step + 1, e, out.rollout.rewards[i], out.advantages[i], tasks[e.promptIndex].task_id)));
-    }
-    const secs = (performance.now() - t0) / 1000 / (step + 1 - first);
-    sink.log(progressLine(step + 1, total, row, secs, out.note));
-    for (const e of out.rollout.episodes.slice(0, cfg.log.print_examples)) {
-      sink.log(`  example (reward ${fmt(out.rollout.rewards[e.index].return)}): ${JSON.stringify(e.finalText.slice(0, 160))}`);
-    }
-    await ctx.hooks.on_step_end({ step: step + 1, metrics: row });
-    const every = cfg.log.checkpoint_every;
-    const asked = a.control?.takeCheckpointRequest() ?? false;
-    if (asked || (every > 0 && (step + 1) % every === 0) || step + 1 === total) await save(step + 1);
+    // LoRA: the PEFT adapter; full mode: the trained model as a Hugging Face folder.
+    const exported = ctx.trainer.trainable.mode === 'lora'
+      ? { path: 'adapter', files: exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }) }
+      : { path: 'model', files: await fullModelFiles(ctx.trainer, ctx.tokenizer) };
+    await emit({ kind: 'finished', step: done, export: exported });
+    return { history, steps: done - first, stopped: false };
+  } catch (e) {
+    await emit({ kind: 'failed', step: done, message: (e as Error).message, lastCheckpoint });
+    throw e;
   }
-  if (ctx.trainer.trainable.mode === 'lora') {
-    await sink.adapter(exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }));
-  } else if (sink.model) await sink.model(await fullModelFiles(ctx.trainer, ctx.tokenizer));
-  return { history, steps: done - first, stopped: false };
 }
 
 /** What a checkpoint's config block holds for resuming (written by checkpointFiles). */

@@ -10,9 +10,15 @@ export class RunControl {
   private state: RunState = 'running';
   private checkpointAsked = false;
   private wake: (() => void) | null = null;
+  private waiting = false;
 
   get current(): RunState {
     return this.state;
+  }
+
+  /** True while the loop is held by pause() (between steps), not merely asked to pause. */
+  get holding(): boolean {
+    return this.waiting;
   }
 
   /** Holds the loop before its next step until resume() or stop(). */
@@ -46,7 +52,9 @@ export class RunControl {
 
   /** Resolves when the loop may take its next step: at once when running, at resume() or stop() when paused. */
   async beforeStep(): Promise<RunState> {
+    this.waiting = this.state === 'paused';
     while (this.state === 'paused') await new Promise<void>((r) => { this.wake = r; });
+    this.waiting = false;
     return this.state;
   }
 

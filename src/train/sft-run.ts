@@ -1,8 +1,9 @@
 // The SFT loop shared by the CLI (`npm run cli -- sft`) and the browser: one typed config
 // (defaults, validation, errors that say what to do), data -> seeded batches -> Trainer.sftStep
 // -> metrics (TRL names) -> periodic checkpoints (TrainState files) -> export (PEFT adapter, or a
-// Hugging Face model folder in full mode). Resumable exactly from a checkpoint. Files are returned
-// as name -> bytes maps; the caller writes them (Node) or offers them (browser).
+// Hugging Face model folder in full mode). Resumable exactly from a checkpoint. Reports through
+// RunEvent (src/run/events.ts); files travel in checkpoint / finished events as name -> bytes maps
+// and the recorder (src/run/recorder.ts) writes them.
 // Tested by tests/unit/train/sft-resume.test.ts, sft-export.test.ts, sft-cli.test.ts and tests/e2e/sft.spec.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
@@ -17,6 +18,8 @@ import { planTraining, type MemoryPlan } from './memory-plan';
 import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } from './peft-export';
 import { Trainer, type TrainerConfig } from './trainer';
 import type { RunControl } from './run-control';
+import type { MetricsRow, RunEmit } from '../run/events';
+import { checkpointPath } from '../run/layout';
 import { captureTrainState, restoreTrainState, trainerParamsOf } from './trainer-state';
 
 export interface SftConfig {
@@ -155,12 +158,10 @@ export interface SftRunOptions {
   adapter?: LoraWeights | null;
   /** Continue a run exactly (loadTrainState(src, cfg)); its config wins except steps and saveEvery. */
   resume?: TrainState | null;
-}
-
-export interface SftHooks {
-  onStep?(m: SftMetrics): void;
-  /** A checkpoint's files (state.json + state.safetensors) every saveEvery updates and at the end. */
-  onCheckpoint?(files: ExportFiles, step: number): Promise<void>;
+  /** Names the run in the `started` event (the CLI: its run folder). */
+  runId?: string;
+  /** The memory plan reported in `started` (planSftRun). */
+  plan?: MemoryPlan | null;
 }
 
 const METRICS_TAIL = 1000;
@@ -244,29 +245,51 @@ export class SftRun {
   }
 
   /**
-   * Trains until `untilStep` (default config.steps), checkpointing every saveEvery updates, at the
-   * end, when `control` asks (checkpointNow) and before it stops the loop; waits while it is paused.
+   * Trains until `untilStep` (default config.steps), reporting every update through `emit`
+   * (started, metrics, progress; checkpoint every saveEvery updates, at `untilStep`, when `control`
+   * asks (checkpointNow) and before it stops the loop; finished with the export once config.steps
+   * are done; cancelled / failed). Waits while `control` is paused. Without `emit` nothing is
+   * checkpointed or exported (tests driving the loop step by step).
    */
-  async run(hooks: SftHooks = {}, untilStep = this.config.steps, control?: RunControl): Promise<SftMetrics[]> {
+  async run(emit?: RunEmit, untilStep = this.config.steps, control?: RunControl): Promise<SftMetrics[]> {
     const out: SftMetrics[] = [];
     const until = Math.min(untilStep, this.config.steps);
-    let saved = -1;
+    const path = checkpointPath('sft', 0);
+    const first = this.step;
+    let saved = -1, lastCheckpoint: string | null = this.opts.resume ? path : null;
+    const t0 = performance.now();
     const save = async () => {
-      if (!hooks.onCheckpoint || saved === this.step) return;
-      await hooks.onCheckpoint(await this.checkpoint(), this.step);
+      if (!emit || saved === this.step) return;
+      await emit({ kind: 'checkpoint', step: this.step, path, files: await this.checkpoint() });
       saved = this.step;
+      lastCheckpoint = path;
     };
-    while (this.step < until) {
-      if (control && (await control.beforeStep()) === 'stopping') {
-        await save();
-        break;
+    await emit?.({ kind: 'started', runId: this.opts.runId ?? '', trainer: 'sft', plan: this.opts.plan ?? null, totalSteps: this.config.steps, startStep: first });
+    try {
+      while (this.step < until) {
+        if (control && (await control.beforeStep()) === 'stopping') {
+          await save();
+          await emit?.({ kind: 'cancelled', step: this.step, lastCheckpoint });
+          return out;
+        }
+        const m = await this.trainStep();
+        out.push(m);
+        if (emit) {
+          await emit({ kind: 'metrics', row: m as MetricsRow });
+          const elapsedMs = performance.now() - t0;
+          await emit({ kind: 'progress', step: this.step, total: this.config.steps, elapsedMs, etaMs: Math.max(0, ((this.config.steps - this.step) * elapsedMs) / (this.step - first)) });
+        }
+        const every = this.config.saveEvery;
+        const asked = control?.takeCheckpointRequest() ?? false;
+        if (asked || this.step === until || (every > 0 && this.step % every === 0)) await save();
       }
-      const m = await this.trainStep();
-      out.push(m);
-      hooks.onStep?.(m);
-      const every = this.config.saveEvery;
-      const asked = control?.takeCheckpointRequest() ?? false;
-      if (asked || this.step === until || (every > 0 && this.step % every === 0)) await save();
+      if (emit && this.done) {
+        const x = await this.exportFiles();
+        await emit({ kind: 'finished', step: this.step, export: { path: x.folder, files: x.files } });
+      }
+    } catch (e) {
+      await emit?.({ kind: 'failed', step: this.step, message: (e as Error).message, lastCheckpoint });
+      throw e;
     }
     return out;
   }

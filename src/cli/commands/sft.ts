@@ -2,8 +2,9 @@
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
 // DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
 // --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { stringify } from 'yaml';
 import type { CliCommand, ParsedArgs } from '../../util/args';
 import { getBool, getNumber, getString, requireString } from '../../util/args';
 import { stopOnInterrupt } from '../interrupt';
@@ -18,10 +19,14 @@ import { readPeftAdapter } from '../../model/io/peft';
 import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
-import { formatStep, planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
+import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
 import { cutJsonl, recoverCheckpoint, sftSlots } from '../../train/run-folder';
 import { RunControl } from '../../train/run-control';
-import { writeFilesAtomic } from '../../train/write-files';
+import { fanOut } from '../../run/events';
+import { METRICS_FILE } from '../../run/layout';
+import { NodeFsStorage } from '../../run/node-storage';
+import { printRun } from '../../run/printer';
+import { recordRun } from '../../run/recorder';
 import { parseConfig, type RunConfig } from '../../run/config';
 import { sftFlagSets, sftInputOf } from '../../run/trainer-settings';
 
@@ -122,13 +127,13 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const loaded = await loadModelFiles(await openNodeModelSource(modelPath, { tokenizer: first.model.tokenizer ?? undefined }));
   const cfg = loaded.config;
 
-  const metricsFile = join(out, 'metrics.jsonl');
+  const storage = new NodeFsStorage(out);
   let state: TrainState | null = null;
   if (folder === 'resume') {
-    const found = await recoverCheckpoint(await sftSlots(out), cfg, (s) => s.step, log);
+    const found = await recoverCheckpoint(storage, await sftSlots(storage), cfg, (s) => s.step, log);
     state = found?.state ?? null;
-    const cut = await cutJsonl(metricsFile, found?.step ?? 0);
-    log(found ? `resume: ${found.dir} at step ${found.step} (${found.state.mode}${found.state.lora ? ` r=${found.state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
+    const cut = await cutJsonl(storage, METRICS_FILE, found?.step ?? 0);
+    log(found ? `resume: ${storage.where(found.dir)} at step ${found.step} (${found.state.mode}${found.state.lora ? ` r=${found.state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
     log(cut ? `; cut ${cut} metrics.jsonl rows past it\n` : '\n');
   }
   const saved = state?.config as { data?: { file?: string }; maxLength?: number } | undefined;
@@ -157,40 +162,26 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
     quant, quantEmbeddings, maxRows, tune: getBool(args, 'tune', true),
     onProgress: (done, total) => { if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`); },
   });
-  const run = await SftRun.create(rt, model, { config, data, baseModelName: getString(args, 'base-model') ?? modelPath, tokenizer: loaded.tokenizer, adapter, resume: state });
+  const run = await SftRun.create(rt, model, { runId: out, plan, config, data, baseModelName: getString(args, 'base-model') ?? modelPath, tokenizer: loaded.tokenizer, adapter, resume: state });
   const c = run.config;
   log(`sft: ${c.mode}${c.mode === 'lora' ? ` r=${c.rank} alpha=${c.alpha} targets ${c.targets.join(',')}` : ''}, ${run.trainer.trainable.params.numParams} trainable values, ` +
     `lr ${c.lr} ${c.schedule} warmup ${c.warmup}, ${c.steps} updates of ${c.batchSize} examples (from step ${run.step})\n`);
 
-  mkdirSync(out, { recursive: true });
-  if (!state) writeFileSync(metricsFile, '');
-  const saveCheckpoint = async (files: Map<string, Uint8Array>, step: number) => {
-    const dir = join(out, 'checkpoint');
-    await writeFilesAtomic(dir, files);
-    log(`checkpoint: ${dir} (step ${step})\n`);
-  };
+  if (!state) await storage.writeFile(METRICS_FILE, '');
   const t0 = performance.now();
   const control = new RunControl();
   const release = stopOnInterrupt(control, log);
-  await run.run({
-    onStep: (m) => {
-      console.log(formatStep(m, c.steps));
-      appendFileSync(metricsFile, JSON.stringify(m) + '\n');
-    },
-    onCheckpoint: saveCheckpoint,
-  }, c.steps, control);
+  const print = printRun({ out: (l) => console.log(l), log: (l) => log(l + '\n'), where: (p) => storage.where(p) });
+  let finished = false;
+  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc) }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
   release();
-  if (control.current === 'stopping') {
+  if (!finished) {
     log(`stopped at step ${run.step}; continue with --resume ${out}\n`);
     await run.dispose();
     model.dispose();
     return 0;
   }
-  if (!existsSync(join(out, 'checkpoint'))) await saveCheckpoint(await run.checkpoint(), run.step);
-  const exported = await run.exportFiles();
-  await writeFilesAtomic(join(out, exported.folder), exported.files);
   const peak = rt.memory().peak;
-  log(`export: ${join(out, exported.folder)} (${[...exported.files.keys()].join(', ')})\n`);
   log(`done: ${run.step} updates in ${((performance.now() - t0) / 1000).toFixed(1)} s; GPU peak ${formatBytes(peak)} (plan ${formatBytes(plan.total)})\n`);
   await run.dispose();
   model.dispose();

@@ -11,9 +11,11 @@ import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';
 import { parseConfig, type RlConfig } from '../../rl/config-validate';
-import { loadTasksFor, nodeSink, openRun, startServices } from '../../rl/node-run';
+import { loadTasksFor, nodeRecorder, openRun, startServices } from '../../rl/node-run';
 import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
+import { fanOut } from '../../run/events';
+import { printRun } from '../../run/printer';
 import { runSft } from './sft';
 
 /** The run config: --config F, or the default preset (configs/agent_grpo.yaml, paths from the repo root). */
@@ -96,7 +98,9 @@ examples per update.`,
       log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${cfg.data.env} (${run.tasks.length} tasks), out ${out}\n`);
       const control = new RunControl();
       const release = stopOnInterrupt(control, log);
-      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, log), baseModelName: cfg.model.path, start: run.start, control });
+      const line = (s: string) => log(s + '\n');
+      const print = printRun({ out: line, log: line, where: (p) => join(out, p), printExamples: cfg.log.print_examples });
+      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: fanOut(nodeRecorder(out, cfg), print), runId: out, baseModelName: cfg.model.path, start: run.start, control });
       release();
       if (r.stopped) log(`stopped; continue with --resume ${out}\n`);
       log(`metrics: ${join(out, 'metrics.jsonl')}, rollouts: ${join(out, 'rollouts.jsonl')}\n`);

@@ -13,7 +13,9 @@ import { loadModelFiles } from '../../../src/model/io/loader';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import { customReward } from '../../../src/rl/hooks';
-import { nodeSink, openRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun } from '../../../src/rl/node-run';
+import { fanOut } from '../../../src/run/events';
+import { printRun } from '../../../src/run/printer';
 import { runTraining } from '../../../src/rl/run';
 import type { TensorMap } from '../../../src/model/types';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
@@ -56,7 +58,7 @@ describe('full-mode GRPO', () => {
       const tok = run.model.loaded.tokenizer;
       const seqs = ['Once upon a time, there was a girl.', 'The big dog liked to play in the park.'].map((t) => tok.encode(t));
       base = (await run.ctx.trainer.logprobs(seqs, true, 1)).logprobs;   // before training: the base weights
-      history = (await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, (s) => logs.push(s)), baseModelName: 'stories260K' })).history;
+      history = (await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: fanOut(nodeRecorder(out), printRun({ out: () => undefined, log: (s) => logs.push(s), where: (p) => join(out, p) })), baseModelName: 'stories260K' })).history;
       policy = (await run.ctx.trainer.logprobs(seqs, true, 1)).logprobs;
       ref = await run.ctx.reference!.logprobs(seqs, 1);
       expect((await run.ctx.trainer.logprobs(seqs, true, 1)).logprobs).toEqual(policy);   // the swap put the weights back
@@ -64,7 +66,7 @@ describe('full-mode GRPO', () => {
     } finally {
       await run.close();
     }
-    expect(logs.join('')).toContain(`model written to ${join(out, 'model')}`);
+    expect(logs.join('\n')).toContain(`export: ${join(out, 'model')} (`);
     for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) expect(existsSync(join(out, 'model', f)), f).toBe(true);
     expect(existsSync(join(out, 'adapter'))).toBe(false);
     const loaded = await loadModelFiles(new NodeDirSource(join(out, 'model')));

@@ -17,7 +17,7 @@ import { readPeftAdapter } from '../../../src/model/io/peft';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { grpoStep } from '../../../src/rl/grpo-trainer';
 import { composeHooks, customReward } from '../../../src/rl/hooks';
-import { nodeSink, openRun, type OpenRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, type OpenRun } from '../../../src/rl/node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
 import { resumePoint, runTraining, type RunResult } from '../../../src/rl/run';
 import { rwStep } from '../../../src/rl/rw-trainer';
@@ -51,7 +51,7 @@ beforeAll(async () => {
     return lps.reduce((a, v) => a + v, 0) / Math.max(1, lps.length);
   });
   run = await openRun(cfg, { log: () => {}, hooks: { ...meanLogprob, on_step_end: (i) => { seen.push(i.metrics); } } });
-  result = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, () => {}), baseModelName: 'stories260K' });
+  result = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: nodeRecorder(out), baseModelName: 'stories260K' });
 }, 240_000);
 
 afterAll(async () => {

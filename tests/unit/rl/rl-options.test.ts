@@ -14,7 +14,7 @@ import { readPeftAdapter } from '../../../src/model/io/peft';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { grpoStep } from '../../../src/rl/grpo-trainer';
 import { customReward } from '../../../src/rl/hooks';
-import { nodeSink, openRun, type OpenRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, type OpenRun } from '../../../src/rl/node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
 import { runTraining } from '../../../src/rl/run';
 import type { TrainBatch } from '../../../src/train/train-step';
@@ -63,7 +63,7 @@ afterAll(async () => {
 describe.skipIf(!existsSync(MODEL))('RL options in real runs', () => {
   it('RLOO with beta 0.05 (k3): 2 steps, kl 0 then > 0, leave-one-out advantages, adapter written', async () => {
     const out = cfg.log.out_dir;
-    const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, () => undefined), baseModelName: 'stories260K' });
+    const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: nodeRecorder(out), baseModelName: 'stories260K' });
     const metrics = rows(out, 'metrics.jsonl') as Record<string, number>[];
     const eps = rows(out, 'rollouts.jsonl') as unknown as RolloutRecord[];
     console.log(`rloo + k3: kl ${metrics.map((m) => m.kl.toExponential(3)).join(', ')}; loss ${metrics.map((m) => m.loss.toExponential(3)).join(', ')}; advantages ${JSON.stringify(eps.map((e) => Number(e.advantage?.toFixed(4))))}`);
@@ -124,7 +124,7 @@ describe.skipIf(!existsSync(MODEL))('RL options in real runs', () => {
     const out = join(dir, 'rw');
     const before = await run.ctx.trainer.exportLora();
     const rwCfg: RlConfig = { ...cfg, trainer: 'reward_weighted', train: { ...cfg.train, steps: 1 }, log: { ...cfg.log, out_dir: out } };
-    const r = await runTraining({ ctx: { ...run.ctx, cfg: rwCfg }, tasks: run.tasks, sink: nodeSink(out, () => undefined), baseModelName: 'stories260K' });
+    const r = await runTraining({ ctx: { ...run.ctx, cfg: rwCfg }, tasks: run.tasks, emit: nodeRecorder(out), baseModelName: 'stories260K' });
     const metrics = rows(out, 'metrics.jsonl') as Record<string, number>[];
     const eps = rows(out, 'rollouts.jsonl') as unknown as RolloutRecord[];
     const w = eps.map((e) => e.advantage as number);

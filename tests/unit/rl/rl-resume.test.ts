@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
-import { nodeSink, openRun, type OpenRunOptions } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, type OpenRunOptions } from '../../../src/rl/node-run';
 import { runTraining } from '../../../src/rl/run';
 import { loadTrainState, type TrainState } from '../../../src/train/checkpoint';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
@@ -41,7 +41,7 @@ async function train(cfg: RlConfig, opts: { resume?: boolean; crashAt?: number }
   };
   const run = await openRun(cfg, o);
   try {
-    await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, () => undefined), baseModelName: 'stories260K', start: run.start });
+    await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: nodeRecorder(out), baseModelName: 'stories260K', start: run.start });
   } finally {
     await run.close();
   }

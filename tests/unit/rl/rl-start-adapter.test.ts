@@ -16,7 +16,7 @@ import { NodeDirSource } from '../../../src/model/io/node-source';
 import { readPeftAdapter } from '../../../src/model/io/peft';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import type { RlHooks } from '../../../src/rl/hooks';
-import { nodeSink, openRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun } from '../../../src/rl/node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
 import { runTraining } from '../../../src/rl/run';
 import { configFromAdapter } from '../../../src/rl/start-adapter';
@@ -96,7 +96,7 @@ describe('RL from an SFT adapter', () => {
         expect(start.pairs.get(k)!.A).toEqual(p.A);
         expect(start.pairs.get(k)!.B).toEqual(p.B);
       }
-      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, sink: nodeSink(out, () => undefined), baseModelName: 'stories260K' });
+      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: nodeRecorder(out), baseModelName: 'stories260K' });
       kl = r.history[0].kl;
       console.log(`timings: sft ${((tSft - t0) / 1000).toFixed(1)} s, openRun ${((tOpen - tSft) / 1000).toFixed(1)} s, GRPO step ${((performance.now() - tOpen) / 1000).toFixed(1)} s`);
       expect(r.history[0].grad_norm).toBeGreaterThan(0);

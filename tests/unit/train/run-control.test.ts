@@ -52,20 +52,22 @@ describe('run commands', () => {
     const control = new RunControl();
     const saved: { step: number; files: Map<string, Uint8Array> }[] = [];
     const events: string[] = [];
-    const ms = await run.run({
-      onStep: (s) => {
-        events.push(`step ${s.step}`);
-        if (s.step === 1) control.checkpointNow();
-        if (s.step === 2) {
+    const ms = await run.run((e) => {
+      if (e.kind === 'metrics') {
+        const s = e.row.step;
+        events.push(`step ${s}`);
+        if (s === 1) control.checkpointNow();
+        if (s === 2) {
           control.pause();
           setTimeout(() => { events.push('resume'); control.resume(); }, 200);
         }
-        if (s.step === 3) control.stop();
-      },
-      onCheckpoint: async (files, step) => { saved.push({ step, files }); events.push(`checkpoint ${step}`); },
+        if (s === 3) control.stop();
+      }
+      if (e.kind === 'checkpoint') { saved.push({ step: e.step, files: e.files! }); events.push(`checkpoint ${e.step}`); }
+      if (e.kind === 'started' || e.kind === 'cancelled' || e.kind === 'finished') events.push(e.kind);
     }, config.steps, control);
     console.log(`events: ${events.join(', ')}`);
-    expect(events).toEqual(['step 1', 'checkpoint 1', 'step 2', 'resume', 'step 3', 'checkpoint 3']);
+    expect(events).toEqual(['started', 'step 1', 'checkpoint 1', 'step 2', 'resume', 'step 3', 'checkpoint 3', 'cancelled']);
     expect(ms).toHaveLength(3);
     expect(run.step).toBe(3);
     const state = await loadTrainState(new MemorySource(saved[1].files), m.config);

@@ -13,6 +13,7 @@ import { readJson } from '../../../src/model/io/source';
 import type { ModelConfig } from '../../../src/model/types';
 import { lora_init } from '../../../src/reference/lora';
 import { loraParams, modelShape, saveTrainState, STATE_TENSORS, type TrainState } from '../../../src/train/checkpoint';
+import { NodeFsStorage } from '../../../src/run/node-storage';
 import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../../../src/train/run-folder';
 import { writeFiles, writeFilesAtomic } from '../../../src/train/write-files';
 
@@ -46,7 +47,7 @@ describe('atomic checkpoint folders and recovery', () => {
     await writeFilesAtomic(join(out, 'checkpoint'), files(1));
     await writeFilesAtomic(join(out, 'checkpoint'), files(2));
     expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect((await recoverCheckpoint(await sftSlots(out), cfg, stepOf, quiet))!.step).toBe(2);
+    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
   });
 
   it('ignores a half-written checkpoint.tmp and removes it', async () => {
@@ -54,10 +55,10 @@ describe('atomic checkpoint folders and recovery', () => {
     await writeFilesAtomic(join(out, 'checkpoint'), files(1));
     await halfWritten(join(out, 'checkpoint.tmp'), 2);
     const logs: string[] = [];
-    const found = await recoverCheckpoint(await sftSlots(out), cfg, stepOf, (s) => logs.push(s));
+    const found = await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, (s) => logs.push(s));
     console.log(logs.join('').trim());
     expect(found!.step).toBe(1);
-    expect(found!.dir).toBe(join(out, 'checkpoint'));
+    expect(found!.dir).toBe('checkpoint');
     expect(readdirSync(out)).toEqual(['checkpoint']);
     expect(logs.join('')).toMatch(/ignoring an incomplete checkpoint .*checkpoint\.tmp.*state\.json/);
   });
@@ -67,17 +68,17 @@ describe('atomic checkpoint folders and recovery', () => {
     await writeFilesAtomic(join(out, 'checkpoint'), files(1));
     await writeFiles(join(out, 'checkpoint.tmp'), files(2));
     renameSync(join(out, 'checkpoint'), join(out, 'checkpoint.old'));
-    const found = await recoverCheckpoint(await sftSlots(out), cfg, stepOf, quiet);
+    const found = await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet);
     expect(found!.step).toBe(2);
     expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect((await recoverCheckpoint(await sftSlots(out), cfg, stepOf, quiet))!.step).toBe(2);
+    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
   });
 
   it('takes a complete checkpoint.tmp newer than checkpoint', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
     await writeFilesAtomic(join(out, 'checkpoint'), files(1));
     await writeFiles(join(out, 'checkpoint.tmp'), files(2));
-    expect((await recoverCheckpoint(await sftSlots(out), cfg, stepOf, quiet))!.step).toBe(2);
+    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
     expect(readdirSync(out)).toEqual(['checkpoint']);
   });
 
@@ -85,7 +86,7 @@ describe('atomic checkpoint folders and recovery', () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
     for (const s of [1, 2]) await writeFilesAtomic(join(out, 'checkpoints', `step-${s}`), files(s));
     await halfWritten(join(out, 'checkpoints', 'step-3.tmp'), 3);
-    const found = await recoverCheckpoint(await rlSlots(out), cfg, stepOf, quiet);
+    const found = await recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet);
     expect(found!.step).toBe(2);
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-1', 'step-2']);
   });
@@ -93,21 +94,21 @@ describe('atomic checkpoint folders and recovery', () => {
   it('starts over when only half-written side folders exist, and refuses unreadable final folders', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
     await halfWritten(join(out, 'checkpoints', 'step-1.tmp'), 1);
-    expect(await recoverCheckpoint(await rlSlots(out), cfg, stepOf, quiet)).toBeNull();
+    expect(await recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).toBeNull();
     expect(readdirSync(join(out, 'checkpoints'))).toEqual([]);
     mkdirSync(join(out, 'checkpoints', 'step-4'));
     writeFileSync(join(out, 'checkpoints', 'step-4', 'state.json'), '{"magic": "something else"}');
-    await expect(recoverCheckpoint(await rlSlots(out), cfg, stepOf, quiet)).rejects.toThrow(/no checkpoint could be read:\n.*step-4.*not a training checkpoint/);
+    await expect(recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).rejects.toThrow(/no checkpoint could be read:\n.*step-4.*not a training checkpoint/);
   });
 
   it('cuts JSON-lines rows past a step and a half-written last line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'run-folder-'));
     const f = join(dir, 'metrics.jsonl');
     writeFileSync(f, '{"step":1,"loss":2}\n{"step":2,"loss":1}\n{"step":3,"loss":0.5}\n{"step":4,"lo');
-    expect(await cutJsonl(f, 2)).toBe(2);
+    expect(await cutJsonl(new NodeFsStorage(dir), 'metrics.jsonl', 2)).toBe(2);
     expect(readFileSync(f, 'utf8')).toBe('{"step":1,"loss":2}\n{"step":2,"loss":1}\n');
-    expect(await cutJsonl(f, 2)).toBe(0);
-    expect(await cutJsonl(join(dir, 'absent.jsonl'), 0)).toBe(0);
+    expect(await cutJsonl(new NodeFsStorage(dir), 'metrics.jsonl', 2)).toBe(0);
+    expect(await cutJsonl(new NodeFsStorage(dir), 'absent.jsonl', 0)).toBe(0);
     expect(existsSync(f + '.tmp')).toBe(false);
   });
 });

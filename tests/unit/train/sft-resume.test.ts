@@ -57,7 +57,7 @@ async function resumeEqualsContinuous(s: Setup, label: string): Promise<void> {
   // N, checkpoint files, fresh model, resume, M
   model = await s.newModel();
   run = await SftRun.create(s.rt, model, opts);
-  const first = await run.run({}, 2);
+  const first = await run.run(undefined, 2);
   const files = await run.checkpoint();
   await run.dispose();
   s.doneWith(model);

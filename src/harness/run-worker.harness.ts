@@ -1,0 +1,106 @@
+// Harness functions driving the engine worker (src/workers/engine/) from the page, as the studio will:
+// load stories260K by URL, start a run from config YAML text, send pause / resume / stop /
+// checkpoint-now, read run files back from OPFS through the worker, and record every run event
+// and every main-thread long task (PerformanceObserver 'longtask'). A live status line is shown
+// on the page for screenshots. Used by tests/e2e/run-worker.spec.ts.
+import type { RunCommand, RunEvent } from '../run/events';
+import { EngineClient } from '../workers/engine/client';
+import type { Harness } from './types';
+
+let client: EngineClient | null = null;
+const events: { runId: string; at: number; event: RunEvent }[] = [];
+const longTasks: { start: number; duration: number }[] = [];
+let observer: PerformanceObserver | null = null;
+
+const status: Record<string, string> = {};
+
+/** One line per topic (model, phase, progress, metrics, checkpoints) in a <pre> for screenshots. */
+function show(topic: string, line: string): void {
+  let el = document.getElementById('run-status');
+  if (!el) {
+    el = document.createElement('pre');
+    el.id = 'run-status';
+    document.body.appendChild(el);
+  }
+  status[topic] = line;
+  el.textContent = Object.entries(status).map(([k, v]) => `${k.padEnd(12)} ${v}`).join('\n');
+}
+
+/** Blocks the main thread for `ms` (the long-task probe). */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) { /* spin */ }
+}
+
+const checkpoints: string[] = [];
+
+function describe(runId: string, e: RunEvent): void {
+  switch (e.kind) {
+    case 'progress': return show('progress', `step ${e.step}/${e.total}, ${(e.elapsedMs / 1000).toFixed(1)} s, eta ${(e.etaMs / 1000).toFixed(0)} s`);
+    case 'metrics': return show('metrics', `step ${e.row.step} reward ${e.row.reward?.toFixed(3)} loss ${e.row.loss?.toExponential(3)} kl ${e.row.kl?.toExponential(2) ?? '-'} grad_norm ${e.row.grad_norm?.toFixed(4)}`);
+    case 'checkpoint':
+      checkpoints.push(e.path);
+      return show('checkpoints', checkpoints.join(', '));
+    case 'warning': return show('warning', `step ${e.step}: ${e.message}`);
+    case 'rollout': return;
+    default: return show('run', `${runId}: ${e.kind}`);
+  }
+}
+
+export function register(h: Harness): void {
+  /** Starts the worker and the long-task observer; loads a model served under /models/. */
+  h.engineLoad = async (url: string) => {
+    observer ??= new PerformanceObserver((list) => {
+      for (const t of list.getEntries()) longTasks.push({ start: t.startTime, duration: t.duration });
+    });
+    observer.observe({ type: 'longtask' });
+    // Probe: a 150 ms task must be seen, or the observer (and the test's "no long task") means nothing.
+    await new Promise((r) => setTimeout(r, 0));
+    busy(150);
+    for (let i = 0; i < 50 && !longTasks.some((t) => t.duration >= 150); i++) await new Promise((r) => setTimeout(r, 20));
+    const probe = Math.max(0, ...longTasks.map((t) => t.duration));
+    longTasks.length = 0;
+    client ??= EngineClient.create();
+    client.onEvent((runId, event) => {
+      events.push({ runId, at: performance.now(), event });
+      describe(runId, event);
+    });
+    show('model', `loading ${url}`);
+    const info = await client.loadModel({ source: { url }, quant: 'none', tune: false });
+    show('model', `${info.modelId}: ${url} ${info.architecture} L=${info.numLayers} C=${info.hiddenSize} V=${info.vocabSize}`);
+    return { ...info, probe };
+  };
+  h.engineStart = async (modelId: string, configYaml: string, runId: string, dataset?: { text: string; name: string }) =>
+    (await client!.startRun({ modelId, configYaml, runId, ...(dataset ? { dataset } : {}) })).runId;
+  h.engineCommand = async (runId: string, kind: RunCommand['kind']) => {
+    const st = await client!.command(runId, { kind } as RunCommand);
+    show('command', `${kind} -> ${st.phase} at step ${st.step}`);
+    return st;
+  };
+  h.engineState = async (runId: string) => client!.state(runId);
+  /** Events so far (rollouts counted, not returned). */
+  h.engineEvents = async () => events.filter((e) => e.event.kind !== 'rollout');
+  h.engineRolloutCount = async () => events.filter((e) => e.event.kind === 'rollout').length;
+  h.engineLongTasks = async () => longTasks;
+  /** Kills the worker as a crash would; returns what a later call gets. */
+  h.engineTerminate = async (runId: string) => {
+    client!.terminate();
+    return client!.state(runId).then(() => 'resolved', (e: Error) => e.message);
+  };
+  h.engineList = async (runId: string) => client!.listRun(runId);
+  h.engineReadText = async (runId: string, path: string) => {
+    const b = await client!.readRunFile(runId, path);
+    return b ? new TextDecoder().decode(b) : null;
+  };
+  /** A run folder's files as base64 (for copying it to a Node folder). */
+  h.engineExport = async (runId: string) => {
+    const out: Record<string, string> = {};
+    for (const path of await client!.listRun(runId)) {
+      const b = (await client!.readRunFile(runId, path))!;
+      let s = '';
+      for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+      out[path] = btoa(s);
+    }
+    return out;
+  };
+}

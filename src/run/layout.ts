@@ -1,0 +1,13 @@
+// Where each part of a run folder lives, for every trainer (docs/run-folder.md "Layout"): the
+// loops name checkpoint and export paths with these, the recorder and recovery read them.
+// Exercised by tests/unit/run-storage.test.ts and every run test through the loops.
+import type { TrainerKind } from '../rl/config-schema';
+
+export const CONFIG_FILE = 'config.yaml';
+export const METRICS_FILE = 'metrics.jsonl';
+export const ROLLOUTS_FILE = 'rollouts.jsonl';
+
+/** SFT keeps its latest checkpoint in checkpoint/; RL trainers keep every one in checkpoints/step-N/. */
+export function checkpointPath(trainer: TrainerKind, step: number): string {
+  return trainer === 'sft' ? 'checkpoint' : `checkpoints/step-${step}`;
+}

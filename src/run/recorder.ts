@@ -1,0 +1,48 @@
+// The run-folder writer: a RunEmit (src/run/events.ts) that turns a loop's events into files
+// through RunStorage: config.yaml at `started`, metrics.jsonl / rollouts.jsonl rows as they come
+// (rollouts of a step in one append, before the step's checkpoint), checkpoint folders and the
+// export folder written atomically. The CLI and the engine worker both record with it, so every
+// trainer's folder has the same files. Exercised by tests/unit/run-storage.test.ts and sft-cli / rl-grpo.
+import { toJsonl } from '../rl/rollout-log';
+import type { RunEmit } from './events';
+import { CONFIG_FILE, METRICS_FILE, ROLLOUTS_FILE } from './layout';
+import type { RunStorage } from './storage';
+
+export interface RecorderOptions {
+  /** The run's config as YAML, written to config.yaml when the run starts. */
+  configYaml?: string;
+}
+
+export function recordRun(storage: RunStorage, opts: RecorderOptions = {}): RunEmit {
+  let rollouts: unknown[] = [];
+  const flush = async () => {
+    if (!rollouts.length) return;
+    const rows = rollouts;
+    rollouts = [];
+    await storage.append(ROLLOUTS_FILE, toJsonl(rows));
+  };
+  return async (e) => {
+    if (e.kind === 'rollout') {
+      rollouts.push(e.record);
+      return;
+    }
+    await flush();
+    switch (e.kind) {
+      case 'started':
+        if (opts.configYaml !== undefined) await storage.writeFile(CONFIG_FILE, opts.configYaml);
+        break;
+      case 'metrics':
+        await storage.append(METRICS_FILE, toJsonl([e.row]));
+        break;
+      case 'checkpoint':
+        if (!e.files) throw new Error(`recorder: the checkpoint event of step ${e.step} carries no files`);
+        await storage.writeFolder(e.path, e.files);
+        break;
+      case 'finished':
+        if (e.export?.files) await storage.writeFolder(e.export.path, e.export.files);
+        break;
+      default:
+        break;
+    }
+  };
+}

@@ -1,0 +1,134 @@
+// The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
+// checkpointNow, state, listRun, readRunFile), each a promise of the matching result; run events
+// to listeners. When the worker dies or the GPU device is lost, pending calls reject and every
+// live run is reported failed with its last checkpoint named. No React here: the studio's store
+// wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
+import type { RunCommand, RunEvent } from '../../run/events';
+import type { EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus } from './protocol';
+
+export type RunListener = (runId: string, e: RunEvent) => void;
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  onProgress?: (done: number, total: number, stage: string) => void;
+}
+
+export class EngineClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Set<RunListener>();
+  /** The last checkpoint and whether each run is still live, from its events. */
+  private readonly runs = new Map<string, { lastCheckpoint: string | null; live: boolean }>();
+  /** Why the worker is gone (every later call rejects with it), null while it lives. */
+  private dead: string | null = null;
+
+  constructor(private readonly worker: Worker) {
+    worker.onmessage = (e: MessageEvent<EngineReply>) => this.receive(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this.crash(`the engine worker crashed: ${e.message || 'unknown error'}`);
+    };
+  }
+
+  /** A client over a new engine worker (bundled by Vite). */
+  static create(): EngineClient {
+    return new EngineClient(new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'engine' }));
+  }
+
+  onEvent(l: RunListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  loadModel(call: EngineCall<'load-model'>, onProgress?: Pending['onProgress']): Promise<EngineResults['load-model']> {
+    return this.request('load-model', call, onProgress);
+  }
+
+  startRun(call: EngineCall<'start-run'>): Promise<EngineResults['start-run']> {
+    return this.request('start-run', call);
+  }
+
+  command(runId: string, command: RunCommand): Promise<RunStatus> {
+    return this.request('command', { runId, command });
+  }
+
+  pause = (runId: string) => this.command(runId, { kind: 'pause' });
+  resume = (runId: string) => this.command(runId, { kind: 'resume' });
+  stop = (runId: string) => this.command(runId, { kind: 'stop' });
+  checkpointNow = (runId: string) => this.command(runId, { kind: 'checkpoint' });
+
+  state(runId: string): Promise<RunStatus> {
+    return this.request('run-state', { runId });
+  }
+
+  listRun(runId: string): Promise<string[]> {
+    return this.request('list-run', { runId });
+  }
+
+  readRunFile(runId: string, path: string): Promise<Uint8Array | null> {
+    return this.request('read-run-file', { runId, path });
+  }
+
+  terminate(): void {
+    this.worker.terminate();
+    this.crash('the engine worker was terminated');
+  }
+
+  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress']): Promise<EngineResults[K]> {
+    const id = this.nextId++;
+    if (this.dead) return Promise.reject(new Error(this.dead));
+    return new Promise<EngineResults[K]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
+      const msg = { ...call, kind, id } as unknown as EngineRequest;
+      this.worker.postMessage(msg);
+    });
+  }
+
+  private receive(m: EngineReply): void {
+    switch (m.kind) {
+      case 'result':
+      case 'error': {
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        if (m.kind === 'result') p.resolve(m.value);
+        else p.reject(new Error(m.message));
+        return;
+      }
+      case 'progress':
+        this.pending.get(m.id)?.onProgress?.(m.done, m.total, m.stage);
+        return;
+      case 'event': {
+        const r = this.runs.get(m.runId) ?? { lastCheckpoint: null, live: true };
+        if (m.event.kind === 'checkpoint') r.lastCheckpoint = m.event.path;
+        if (m.event.kind === 'finished' || m.event.kind === 'failed' || m.event.kind === 'cancelled') r.live = false;
+        this.runs.set(m.runId, r);
+        this.emit(m.runId, m.event);
+        return;
+      }
+      case 'fatal':
+        for (const s of m.runs) this.fail(s.runId, m.message, s.step, s.lastCheckpoint);
+        return;
+    }
+  }
+
+  private emit(runId: string, e: RunEvent): void {
+    for (const l of this.listeners) l(runId, e);
+  }
+
+  private fail(runId: string, message: string, step: number, lastCheckpoint: string | null): void {
+    const r = this.runs.get(runId);
+    if (r && !r.live) return;
+    this.runs.set(runId, { lastCheckpoint, live: false });
+    this.emit(runId, { kind: 'failed', step, message: `${message}; ${lastCheckpoint ? `the last checkpoint is ${lastCheckpoint}` : 'no checkpoint was written'}`, lastCheckpoint });
+  }
+
+  /** The worker is gone: every call rejects, every live run fails naming its last checkpoint. */
+  private crash(message: string): void {
+    this.dead = message;
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+    for (const [runId, r] of this.runs) if (r.live) this.fail(runId, message, -1, r.lastCheckpoint);
+  }
+}
