@@ -261,8 +261,10 @@ export class TrainStep {
       // LM-head matmul fewer); a DlogpFn, a GpuUpstream or a log-prob pass needs them first.
       const early = !train || typeof batch.dlogp === 'function' || gpuUp !== null;
       let result: StepResult | null = null;
+      // One LM-head chunk holding the whole pass: its logits stay in a.logits for the backward.
+      const logitsKept = early && train && p.M <= this.chunkRows;
       if (early) {
-        this.model.logprobsOp.run(a.hf, p.targets, p.M, p.logp, p.entropy, this.model.lmHeadFn, p.temperature);
+        this.forwardLogprobs(p, a);
         if (gpuUp) result = { logprobs: [], entropy: [] };
         else {
           rt.phase(null);
@@ -298,7 +300,7 @@ export class TrainStep {
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
       p.owned.push(dK, dV, seqTable);
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early);
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, logitsKept);
       rt.phase(null);
       return result ?? (await this.readResult(p));
     } finally {
@@ -326,6 +328,21 @@ export class TrainStep {
     const [idsBuf, table, tBuf, logp, entropy] = owned;
     const recompute = this.recompute;
     return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, rowsHost: step.rows, temperature, owned, plans: [] };
+  }
+
+  /**
+   * Records the log-probs / entropies [M] of the forward's final hidden states through the LM
+   * head in the training chunks (trainChunkRows: one chunk for small vocabularies, not the
+   * model's 16-row decode chunks).
+   */
+  private forwardLogprobs(p: Pass, a: TrainActs): void {
+    const C = this.model.cfg.hiddenSize, chunkRows = this.chunkRows, rt = this.rt;
+    for (let r0 = 0; r0 < p.M; r0 += chunkRows) {
+      const n = Math.min(chunkRows, p.M - r0);
+      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+      this.model.lmHeadFn(a.hChunk, n, a.logits);
+      this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
+    }
   }
 
   /** Records the forward: embedding, every layer (keeping activations unless recomputing), final norm. */
@@ -358,9 +375,11 @@ export class TrainStep {
 
   /**
    * Records the backward, from dlogp/dentropy to the parameter gradients (+=); with `logprobs`
-   * also the forward's log-probs/entropies, from the same LM-head chunks.
+   * also the forward's log-probs/entropies, from the same LM-head chunks. `logitsKept`: the pass
+   * is one chunk whose logits (and hChunk) forwardLogprobs left in place: not recomputed.
    */
-  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean): void {
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean,
+    logitsKept = false): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
@@ -371,8 +390,10 @@ export class TrainStep {
     const chunkRows = this.chunkRows;
     for (let r0 = 0; r0 < M; r0 += chunkRows) {
       const n = Math.min(chunkRows, M - r0);
-      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
-      this.model.lmHeadFn(a.hChunk, n, a.logits);
+      if (!logitsKept) {
+        rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+        this.model.lmHeadFn(a.hChunk, n, a.logits);
+      }
       if (logprobs) this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
       k.lpB.dlogitsInPlace(a.logits, n, r0, p.targets, dlogp, dentropy, p.temperature);
       k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });
