@@ -594,25 +594,40 @@ fn attn_bwd_dq_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @built
   dQ[qo + 3u] = a3 * pq.scale;
 }
 
+// dK/dV for HS = 16, two adjacent key positions (j0 = 2t, j1 = 2t + 1) per invocation: each
+// query row's Q, dO and stats are loaded once for both keys (half the loads per flop). Row j0
+// reaches only key j0 (causal); rows past it reach both. Grid: B * KVH * ceil(Tmax / 2).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= pk.B * pk.KVH * pk.Tmax) { return; }
-  let j = idx % pk.Tmax;
-  let kh = (idx / pk.Tmax) % pk.KVH;
-  let seq = idx / (pk.Tmax * pk.KVH);
+  let half = (pk.Tmax + 1u) / 2u;
+  if (idx >= pk.B * pk.KVH * half) { return; }
+  let j0 = (idx % half) * 2u;
+  let line = idx / half;              // seq * KVH + kh
+  let kh = line % pk.KVH;
+  let seq = line / pk.KVH;
   let G = pk.NH / pk.KVH;
   let first = seqs[2u * seq];
   let len = min(seqs[2u * seq + 1u], pk.Tmax);
-  let ko = idx * 4u;
-  let k0 = Kc[ko] * pk.scale;
-  let k1 = Kc[ko + 1u] * pk.scale;
-  let k2 = Kc[ko + 2u] * pk.scale;
-  let k3 = Kc[ko + 3u] * pk.scale;
-  let v0 = Vc[ko];
-  let v1 = Vc[ko + 1u];
-  let v2 = Vc[ko + 2u];
-  let v3 = Vc[ko + 3u];
+  let two = j0 + 1u < pk.Tmax;        // key j1 exists in the cache
+  let ko0 = (line * pk.Tmax + j0) * 4u;
+  let ko1 = select(ko0, ko0 + 4u, two);
+  let k0 = Kc[ko0] * pk.scale;
+  let k1 = Kc[ko0 + 1u] * pk.scale;
+  let k2 = Kc[ko0 + 2u] * pk.scale;
+  let k3 = Kc[ko0 + 3u] * pk.scale;
+  let l0 = Kc[ko1] * pk.scale;
+  let l1 = Kc[ko1 + 1u] * pk.scale;
+  let l2 = Kc[ko1 + 2u] * pk.scale;
+  let l3 = Kc[ko1 + 3u] * pk.scale;
+  let v0 = Vc[ko0];
+  let v1 = Vc[ko0 + 1u];
+  let v2 = Vc[ko0 + 2u];
+  let v3 = Vc[ko0 + 3u];
+  let w0 = Vc[ko1];
+  let w1 = Vc[ko1 + 1u];
+  let w2 = Vc[ko1 + 2u];
+  let w3 = Vc[ko1 + 3u];
   var dk0 = vec4<f32>(0.0);
   var dk1 = vec4<f32>(0.0);
   var dk2 = vec4<f32>(0.0);
@@ -621,7 +636,16 @@ fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @buil
   var dv1 = vec4<f32>(0.0);
   var dv2 = vec4<f32>(0.0);
   var dv3 = vec4<f32>(0.0);
-  for (var i = j; i < len; i++) {
+  var el0 = vec4<f32>(0.0);
+  var el1 = vec4<f32>(0.0);
+  var el2 = vec4<f32>(0.0);
+  var el3 = vec4<f32>(0.0);
+  var ew0 = vec4<f32>(0.0);
+  var ew1 = vec4<f32>(0.0);
+  var ew2 = vec4<f32>(0.0);
+  var ew3 = vec4<f32>(0.0);
+  for (var i = j0; i < len; i++) {
+    let both = i > j0;                // row i also reaches key j1 = j0 + 1 (then j1 < len <= Tmax)
     for (var hg = 0u; hg < G; hg++) {
       let qi = (first + i) * pk.NH + kh * G + hg;
       let qo = qi * 4u;
@@ -634,26 +658,46 @@ fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @buil
       let g2 = dO[qo + 2u];
       let g3 = dO[qo + 3u];
       let st = ST[qi];
-      let pr = exp((dot(x0, k0) + dot(x1, k1)) + (dot(x2, k2) + dot(x3, k3)) - st.x);
-      let ds = pr * ((dot(g0, v0) + dot(g1, v1)) + (dot(g2, v2) + dot(g3, v3)) - st.y);
-      dk0 += ds * x0;
-      dk1 += ds * x1;
-      dk2 += ds * x2;
-      dk3 += ds * x3;
-      dv0 += pr * g0;
-      dv1 += pr * g1;
-      dv2 += pr * g2;
-      dv3 += pr * g3;
+      let pa = exp((dot(x0, k0) + dot(x1, k1)) + (dot(x2, k2) + dot(x3, k3)) - st.x);
+      let da = pa * ((dot(g0, v0) + dot(g1, v1)) + (dot(g2, v2) + dot(g3, v3)) - st.y);
+      let pb = select(0.0, exp((dot(x0, l0) + dot(x1, l1)) + (dot(x2, l2) + dot(x3, l3)) - st.x), both);
+      let db = pb * ((dot(g0, w0) + dot(g1, w1)) + (dot(g2, w2) + dot(g3, w3)) - st.y);
+      dk0 += da * x0;
+      dk1 += da * x1;
+      dk2 += da * x2;
+      dk3 += da * x3;
+      dv0 += pa * g0;
+      dv1 += pa * g1;
+      dv2 += pa * g2;
+      dv3 += pa * g3;
+      el0 += db * x0;
+      el1 += db * x1;
+      el2 += db * x2;
+      el3 += db * x3;
+      ew0 += pb * g0;
+      ew1 += pb * g1;
+      ew2 += pb * g2;
+      ew3 += pb * g3;
     }
   }
-  dKc[ko] = dk0 * pk.scale;
-  dKc[ko + 1u] = dk1 * pk.scale;
-  dKc[ko + 2u] = dk2 * pk.scale;
-  dKc[ko + 3u] = dk3 * pk.scale;
-  dVc[ko] = dv0;
-  dVc[ko + 1u] = dv1;
-  dVc[ko + 2u] = dv2;
-  dVc[ko + 3u] = dv3;
+  dKc[ko0] = dk0 * pk.scale;
+  dKc[ko0 + 1u] = dk1 * pk.scale;
+  dKc[ko0 + 2u] = dk2 * pk.scale;
+  dKc[ko0 + 3u] = dk3 * pk.scale;
+  dVc[ko0] = dv0;
+  dVc[ko0 + 1u] = dv1;
+  dVc[ko0 + 2u] = dv2;
+  dVc[ko0 + 3u] = dv3;
+  if (two) {
+    dKc[ko1] = el0 * pk.scale;
+    dKc[ko1 + 1u] = el1 * pk.scale;
+    dKc[ko1 + 2u] = el2 * pk.scale;
+    dKc[ko1 + 3u] = el3 * pk.scale;
+    dVc[ko1] = ew0;
+    dVc[ko1 + 1u] = ew1;
+    dVc[ko1 + 2u] = ew2;
+    dVc[ko1 + 3u] = ew3;
+  }
 }
 
 // ---- workgroup variants -------------------------------------------------------------------
