@@ -20,7 +20,7 @@ import { PhaseTimer } from '../../src/gpu/phase-timer';
 import { Trainer } from '../../src/train/trainer';
 import { addSums, batchNormaliser, grpo_loss, resolveGrpoLoss, zeroSums, type GrpoSums } from '../../src/rl/grpo-loss';
 import { grpoGpuUpstream, GrpoStepSums, type SeqRows } from '../../src/rl/grpo-micro';
-import { gpuPhaseMetrics } from '../../src/rl/step-phases';
+import { gpuPhaseMetrics, rolloutSplit } from '../../src/rl/step-phases';
 
 const DIR = join(__dirname, '../fixtures/goldens');
 const SEQS = [[5, 9, 17, 3, 88, 1, 40], [3, 4, 60, 61], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50], [7, 7, 7, 100, 2], [1, 2, 3, 4, 5, 6]];
@@ -46,6 +46,12 @@ describe('GRPO update: GPU-resident loss vs the CPU twin', () => {
     cfg = parseModelConfig(await readJson(src, 'config.json'));
     weights = await (await openWeights(src)).readAll();
     loss = await GrpoLoss.create(rt);
+  });
+
+  it('splits the rollout wall time into generation and tool wait', () => {
+    expect(rolloutSplit(10, 0.25)).toEqual({ 'perf/generation_time': 7.5, 'perf/tool_wait_time': 2.5 });
+    expect(rolloutSplit(4, NaN)).toEqual({ 'perf/generation_time': 4, 'perf/tool_wait_time': 0 });
+    expect(gpuPhaseMetrics({ forward: 1500, backward: 250 })).toEqual({ 'perf/forward_time': 1.5, 'perf/loss_time': 0, 'perf/backward_time': 0.25, 'perf/optimizer_time': 0 });
   });
 
   it('one update with KL, entropy bonus and clipping: parameters, sums and grad norm agree', async () => {
