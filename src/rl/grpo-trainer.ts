@@ -83,8 +83,9 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
     // adds its sums into one step buffer; the sums, each update's grad norm and the phase stamps
     // come back in ONE readback after the last update.
     const mb = g.micro_batch_size, mu = g.num_iterations;
-    const passes = Math.ceil(rows.length / mb) * mu;
-    const timer = stepPhaseTimer(rt, 4 * passes + 2 * mu + 8);
+    // Marks: 4 per training pass (a pass holds >= 1 sequence), 2 per update. The old / ref
+    // log-prob passes above are not stamped.
+    const timer = stepPhaseTimer(rt, 4 * rows.length * mu + 2 * mu + 8);
     rt.phases = timer;
     const stepSums = new GrpoStepSums(rt);
     const norms = rt.storage(4 * mu, 'grpo step grad norms');
