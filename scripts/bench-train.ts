@@ -1,8 +1,9 @@
-// `npm run bench -- train [--only stories|qwen] [--layers N] [--batch B] [--seq T] [--steps N]
+// `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
 //  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
-// Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections.
+// Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections;
+// `--only agent`: the shipped default agent (agent-tiny, heads of 16) in full mode.
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { formatBytes } from '../src/gpu/errors';
@@ -19,6 +20,7 @@ import { describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../sr
 import { masked_ce } from '../src/reference/loss';
 import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
 import { sharedDir } from './shared-dir';
+import { fileURLToPath } from 'node:url';
 
 const args = parseArgs(process.argv.slice(2));
 const { gpu } = await getNodeGpu();
@@ -109,6 +111,15 @@ if (!only || only === 'stories') {
   const loaded = await loadModelFiles(await openNodeModelSource(`${sharedDir()}/models/stories260K/stories260K.bin`));
   await bench({
     name: 'stories260K', cfg: loaded.config, reader: { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) },
+    quant: 'none', quantEmbeddings: false, params: { mode: 'full' }, steps: getNumber(args, 'steps', 3), warmup: true,
+  });
+}
+if (only === 'agent') {
+  // The shipped default agent (public/models/agent-tiny: C=64, I=192, 4 layers, 4/2 heads of 16,
+  // V=1024), trained from scratch by the engine: full mode, f32.
+  const loaded = await loadModelFiles(await openNodeModelSource(fileURLToPath(new URL('../public/models/agent-tiny', import.meta.url))));
+  await bench({
+    name: 'agent-tiny', cfg: loaded.config, reader: { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) },
     quant: 'none', quantEmbeddings: false, params: { mode: 'full' }, steps: getNumber(args, 'steps', 3), warmup: true,
   });
 }

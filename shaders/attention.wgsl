@@ -14,8 +14,9 @@
 //                value sum split over (dimension, key slice) pairs (decode on real GPUs).
 //   attn_thread_lse / attn_wg_lse  the same, also writing LSE [M, NH] = log sum_j exp(s_j) of
 //                the scaled scores (for the backward); bindings 5 = LSE, 6 = uniforms.
-//   attn_thread_hs8[_lse]  attn_thread for HS = 8 with named registers instead of arrays (the
-//                launcher picks it for HS = 8; the backward has _hs8 twins of its _thread entries).
+//   attn_thread_hs8[_lse], attn_thread_hs16[_lse]  attn_thread for HS = 8 / 16 with named
+//                registers instead of arrays (the launcher picks them for those head sizes; the
+//                backward has _hs8 / _hs16 twins of its _thread entries).
 // Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
 // The backward (attn_bwd_*) follows the forward in this file, with its own header.
 
@@ -178,6 +179,77 @@ fn attend_thread_hs8(pp: Params, idx: u32) -> f32 {
   let inv = 1.0 / l;
   O[qo] = a0 * inv;
   O[qo + 1u] = a1 * inv;
+  return mx + log(l);
+}
+
+// ---- one invocation per (row, head), HS = 16 in named registers ------------------------------
+// attend_thread_hs8 widened to 16 (the shipped agent-tiny: C = 64, 4 heads of 16): the query and
+// the running output in four named vec4s each, keys two at a time (one rescale per pair).
+@compute @workgroup_size(WG)
+fn attn_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * p.NH) { return; }
+  _ = attend_thread_hs16(p, idx);
+}
+
+@compute @workgroup_size(WG)
+fn attn_thread_hs16_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pl.M * pl.NH) { return; }
+  LSE[idx] = attend_thread_hs16(pl, idx);
+}
+
+fn attend_thread_hs16(pp: Params, idx: u32) -> f32 {
+  let m = idx / pp.NH;
+  let h = idx % pp.NH;
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let base = cache_base(pp, seq, h / (pp.NH / pp.KVH));
+  let qo = idx * 4u;
+  let q0 = Q[qo] * pp.scale;
+  let q1 = Q[qo + 1u] * pp.scale;
+  let q2 = Q[qo + 2u] * pp.scale;
+  let q3 = Q[qo + 3u] * pp.scale;
+  var a0 = vec4<f32>(0.0);
+  var a1 = vec4<f32>(0.0);
+  var a2 = vec4<f32>(0.0);
+  var a3 = vec4<f32>(0.0);
+  var mx = NEG_BIG;
+  var l = 0.0;
+  var j = 0u;
+  for (; j + 1u <= last; j += 2u) {
+    let k0 = base + j * 4u;
+    let k1 = k0 + 4u;
+    let s2 = vec2<f32>((dot(q0, Kc[k0]) + dot(q1, Kc[k0 + 1u])) + (dot(q2, Kc[k0 + 2u]) + dot(q3, Kc[k0 + 3u])),
+                       (dot(q0, Kc[k1]) + dot(q1, Kc[k1 + 1u])) + (dot(q2, Kc[k1 + 2u]) + dot(q3, Kc[k1 + 3u])));
+    let mnew = max(mx, max(s2.x, s2.y));
+    let a = exp(mx - mnew);
+    let e = exp(s2 - vec2<f32>(mnew));
+    l = l * a + (e.x + e.y);
+    a0 = a0 * a + e.x * Vc[k0] + e.y * Vc[k1];
+    a1 = a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k1 + 1u];
+    a2 = a2 * a + e.x * Vc[k0 + 2u] + e.y * Vc[k1 + 2u];
+    a3 = a3 * a + e.x * Vc[k0 + 3u] + e.y * Vc[k1 + 3u];
+    mx = mnew;
+  }
+  for (; j <= last; j++) {
+    let ko = base + j * 4u;
+    let s = (dot(q0, Kc[ko]) + dot(q1, Kc[ko + 1u])) + (dot(q2, Kc[ko + 2u]) + dot(q3, Kc[ko + 3u]));
+    let mnew = max(mx, s);
+    let a = exp(mx - mnew);
+    let e = exp(s - mnew);
+    l = l * a + e;
+    a0 = a0 * a + e * Vc[ko];
+    a1 = a1 * a + e * Vc[ko + 1u];
+    a2 = a2 * a + e * Vc[ko + 2u];
+    a3 = a3 * a + e * Vc[ko + 3u];
+    mx = mnew;
+  }
+  let inv = 1.0 / l;
+  O[qo] = a0 * inv;
+  O[qo + 1u] = a1 * inv;
+  O[qo + 2u] = a2 * inv;
+  O[qo + 3u] = a3 * inv;
   return mx + log(l);
 }
 
@@ -476,6 +548,156 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
   dKc[ko + 1u] = dk1 * pk.scale;
   dVc[ko] = dv0;
   dVc[ko + 1u] = dv1;
+}
+
+// ---- HS = 16 in named registers (see attn_thread_hs16): dQ and dK/dV --------------------------
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pq.M * pq.NH) { return; }
+  let m = idx / pq.NH;
+  let h = idx % pq.NH;
+  let seq = min(rows[2u * m], pq.B - 1u);
+  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
+  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
+  let st = ST[idx];
+  let qo = idx * 4u;
+  let q0 = Q[qo] * pq.scale;
+  let q1 = Q[qo + 1u] * pq.scale;
+  let q2 = Q[qo + 2u] * pq.scale;
+  let q3 = Q[qo + 3u] * pq.scale;
+  let g0 = dO[qo];
+  let g1 = dO[qo + 1u];
+  let g2 = dO[qo + 2u];
+  let g3 = dO[qo + 3u];
+  var a0 = vec4<f32>(0.0);
+  var a1 = vec4<f32>(0.0);
+  var a2 = vec4<f32>(0.0);
+  var a3 = vec4<f32>(0.0);
+  for (var j = 0u; j <= last; j++) {
+    let ko = base + j * 4u;
+    let k0 = Kc[ko];
+    let k1 = Kc[ko + 1u];
+    let k2 = Kc[ko + 2u];
+    let k3 = Kc[ko + 3u];
+    let s = (dot(q0, k0) + dot(q1, k1)) + (dot(q2, k2) + dot(q3, k3));
+    let dp = (dot(g0, Vc[ko]) + dot(g1, Vc[ko + 1u])) + (dot(g2, Vc[ko + 2u]) + dot(g3, Vc[ko + 3u]));
+    let ds = exp(s - st.x) * (dp - st.y);
+    a0 += ds * k0;
+    a1 += ds * k1;
+    a2 += ds * k2;
+    a3 += ds * k3;
+  }
+  dQ[qo] = a0 * pq.scale;
+  dQ[qo + 1u] = a1 * pq.scale;
+  dQ[qo + 2u] = a2 * pq.scale;
+  dQ[qo + 3u] = a3 * pq.scale;
+}
+
+// dK/dV for HS = 16, two adjacent key positions (j0 = 2t, j1 = 2t + 1) per invocation: each
+// query row's Q, dO and stats are loaded once for both keys (half the loads per flop). Row j0
+// reaches only key j0 (causal); rows past it reach both. Grid: B * KVH * ceil(Tmax / 2).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  let half = (pk.Tmax + 1u) / 2u;
+  if (idx >= pk.B * pk.KVH * half) { return; }
+  let j0 = (idx % half) * 2u;
+  let line = idx / half;              // seq * KVH + kh
+  let kh = line % pk.KVH;
+  let seq = line / pk.KVH;
+  let G = pk.NH / pk.KVH;
+  let first = seqs[2u * seq];
+  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let two = j0 + 1u < pk.Tmax;        // key j1 exists in the cache
+  let ko0 = (line * pk.Tmax + j0) * 4u;
+  let ko1 = select(ko0, ko0 + 4u, two);
+  let k0 = Kc[ko0] * pk.scale;
+  let k1 = Kc[ko0 + 1u] * pk.scale;
+  let k2 = Kc[ko0 + 2u] * pk.scale;
+  let k3 = Kc[ko0 + 3u] * pk.scale;
+  let l0 = Kc[ko1] * pk.scale;
+  let l1 = Kc[ko1 + 1u] * pk.scale;
+  let l2 = Kc[ko1 + 2u] * pk.scale;
+  let l3 = Kc[ko1 + 3u] * pk.scale;
+  let v0 = Vc[ko0];
+  let v1 = Vc[ko0 + 1u];
+  let v2 = Vc[ko0 + 2u];
+  let v3 = Vc[ko0 + 3u];
+  let w0 = Vc[ko1];
+  let w1 = Vc[ko1 + 1u];
+  let w2 = Vc[ko1 + 2u];
+  let w3 = Vc[ko1 + 3u];
+  var dk0 = vec4<f32>(0.0);
+  var dk1 = vec4<f32>(0.0);
+  var dk2 = vec4<f32>(0.0);
+  var dk3 = vec4<f32>(0.0);
+  var dv0 = vec4<f32>(0.0);
+  var dv1 = vec4<f32>(0.0);
+  var dv2 = vec4<f32>(0.0);
+  var dv3 = vec4<f32>(0.0);
+  var el0 = vec4<f32>(0.0);
+  var el1 = vec4<f32>(0.0);
+  var el2 = vec4<f32>(0.0);
+  var el3 = vec4<f32>(0.0);
+  var ew0 = vec4<f32>(0.0);
+  var ew1 = vec4<f32>(0.0);
+  var ew2 = vec4<f32>(0.0);
+  var ew3 = vec4<f32>(0.0);
+  for (var i = j0; i < len; i++) {
+    let both = i > j0;                // row i also reaches key j1 = j0 + 1 (then j1 < len <= Tmax)
+    for (var hg = 0u; hg < G; hg++) {
+      let qi = (first + i) * pk.NH + kh * G + hg;
+      let qo = qi * 4u;
+      let x0 = Q[qo];
+      let x1 = Q[qo + 1u];
+      let x2 = Q[qo + 2u];
+      let x3 = Q[qo + 3u];
+      let g0 = dO[qo];
+      let g1 = dO[qo + 1u];
+      let g2 = dO[qo + 2u];
+      let g3 = dO[qo + 3u];
+      let st = ST[qi];
+      let pa = exp((dot(x0, k0) + dot(x1, k1)) + (dot(x2, k2) + dot(x3, k3)) - st.x);
+      let da = pa * ((dot(g0, v0) + dot(g1, v1)) + (dot(g2, v2) + dot(g3, v3)) - st.y);
+      let pb = select(0.0, exp((dot(x0, l0) + dot(x1, l1)) + (dot(x2, l2) + dot(x3, l3)) - st.x), both);
+      let db = pb * ((dot(g0, w0) + dot(g1, w1)) + (dot(g2, w2) + dot(g3, w3)) - st.y);
+      dk0 += da * x0;
+      dk1 += da * x1;
+      dk2 += da * x2;
+      dk3 += da * x3;
+      dv0 += pa * g0;
+      dv1 += pa * g1;
+      dv2 += pa * g2;
+      dv3 += pa * g3;
+      el0 += db * x0;
+      el1 += db * x1;
+      el2 += db * x2;
+      el3 += db * x3;
+      ew0 += pb * g0;
+      ew1 += pb * g1;
+      ew2 += pb * g2;
+      ew3 += pb * g3;
+    }
+  }
+  dKc[ko0] = dk0 * pk.scale;
+  dKc[ko0 + 1u] = dk1 * pk.scale;
+  dKc[ko0 + 2u] = dk2 * pk.scale;
+  dKc[ko0 + 3u] = dk3 * pk.scale;
+  dVc[ko0] = dv0;
+  dVc[ko0 + 1u] = dv1;
+  dVc[ko0 + 2u] = dv2;
+  dVc[ko0 + 3u] = dv3;
+  if (two) {
+    dKc[ko1] = el0 * pk.scale;
+    dKc[ko1 + 1u] = el1 * pk.scale;
+    dKc[ko1 + 2u] = el2 * pk.scale;
+    dKc[ko1 + 3u] = el3 * pk.scale;
+    dVc[ko1] = ew0;
+    dVc[ko1 + 1u] = ew1;
+    dVc[ko1 + 2u] = ew2;
+    dVc[ko1 + 3u] = ew3;
+  }
 }
 
 // ---- workgroup variants -------------------------------------------------------------------

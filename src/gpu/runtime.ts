@@ -7,6 +7,7 @@ import { BufferPool, type PoolStats } from './pool';
 import { PipelineCache, type KernelSpec } from './pipelines';
 import { GpuDeviceLostError, GpuError } from './errors';
 import type { DispatchProfiler } from './profiler';
+import type { PhaseTimer } from './phase-timer';
 
 
 export type ErrorListener = (err: GpuError) => void;
@@ -24,8 +25,12 @@ export class GpuRuntime {
   lost: GpuDeviceLostError | null = null;
   /** Dispatches recorded since creation (for dispatches-per-token figures). */
   dispatchCount = 0;
+  /** GPU -> host round trips (read / readParts calls) since creation. */
+  readbackCount = 0;
   /** When set, each dispatch runs in its own timestamped pass (benchmarks only; see profiler.ts). */
   profiler: DispatchProfiler | null = null;
+  /** When set, phase() marks are stamped (GPU time per step phase; see phase-timer.ts). */
+  phases: PhaseTimer | null = null;
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private frameUniforms: GPUBuffer[] = [];
@@ -140,6 +145,50 @@ export class GpuRuntime {
     this.getEncoder().copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
   }
 
+  /** Starts GPU phase `label` (null: ends the current one) when a PhaseTimer is attached; else nothing. */
+  phase(label: string | null): void {
+    if (!this.phases) return;
+    this.endPass();
+    this.phases.mark(this.getEncoder(), label);
+  }
+
+  /**
+   * Reads several buffer ranges back in ONE round trip (copies into one staging buffer, one map):
+   * the per-step metrics readback. `phases: true` prepends the attached PhaseTimer's resolved
+   * stamps (returned as `stamps`, u64 ns) and clears its marks into `phaseMs`.
+   */
+  async readParts(parts: { buf: GPUBuffer; bytes: number; offset?: number }[], phases = false):
+    Promise<{ parts: ArrayBuffer[]; phaseMs: Record<string, number> | null }> {
+    const timer = phases ? this.phases : null;
+    let stampBytes = 0;
+    if (timer) {
+      this.endPass();
+      stampBytes = timer.resolve(this.getEncoder());
+    }
+    const all = stampBytes > 0 && timer ? [{ buf: timer.resolveBuf, bytes: stampBytes, offset: 0 }, ...parts] : parts;
+    const sizes = all.map((p) => Math.ceil(p.bytes / 4) * 4);
+    const total = Math.max(4, sizes.reduce((a, b) => a + b, 0));
+    this.readbackCount++;
+    const u = this.usage;
+    const staging = this.pool.acquire(total, u.MAP_READ | u.COPY_DST, 'readback staging (parts)');
+    let o = 0;
+    all.forEach((p, i) => { this.copy(p.buf, p.offset ?? 0, staging, o, sizes[i]); o += sizes[i]; });
+    this.submit();
+    try {
+      await staging.mapAsync(GPUMapModeConst().READ, 0, total);
+      this.checkAlive();
+      const bytes = staging.getMappedRange(0, total).slice(0);
+      const out: ArrayBuffer[] = [];
+      o = 0;
+      all.forEach((p, i) => { out.push(bytes.slice(o, o + p.bytes)); o += sizes[i]; });
+      const phaseMs = timer ? timer.totals(stampBytes > 0 ? new BigUint64Array(out.shift() as ArrayBuffer) : new BigUint64Array(0)) : null;
+      return { parts: out, phaseMs };
+    } finally {
+      if (staging.mapState === 'mapped') staging.unmap();
+      this.pool.release(staging);
+    }
+  }
+
   /** Submits the current step's commands (no-op when nothing was recorded). */
   submit(): void {
     this.endPass();
@@ -164,6 +213,7 @@ export class GpuRuntime {
   /** Submits pending work and reads `bytes` (default: all) of `buf` back. */
   async read(buf: GPUBuffer, bytes = buf.size, offset = 0): Promise<ArrayBuffer> {
     const size = Math.ceil(bytes / 4) * 4;
+    this.readbackCount++;
     const u = this.usage;
     const staging = this.pool.acquire(size, u.MAP_READ | u.COPY_DST, 'readback staging');
     this.copy(buf, offset, staging, 0, size);

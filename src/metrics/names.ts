@@ -54,6 +54,13 @@ export const METRIC = {
   'perf/tool_time': m('perf/tool_time', 's', 'Wall time spent waiting on tool calls.'),
   'perf/gpu_idle_waiting_tools_frac': m('perf/gpu_idle_waiting_tools_frac', 'fraction', 'Share of rollout time the GPU sat idle waiting for tool results.'),
   'perf/dispatches_per_step': m('perf/dispatches_per_step', 'count', 'GPU compute dispatches recorded in the step.'),
+  'perf/train_readbacks': m('perf/train_readbacks', 'count', 'GPU -> host round trips during the update (old / reference log-prob passes, metrics).'),
+  'perf/generation_time': m('perf/generation_time', 's', 'Rollout wall time the GPU spent generating (rollout time minus the tool wait).'),
+  'perf/tool_wait_time': m('perf/tool_wait_time', 's', 'Rollout wall time the GPU sat idle waiting for tool results.'),
+  'perf/forward_time': m('perf/forward_time', 's', 'GPU time of the update\'s forward passes and log-probs (timestamp queries; absent without them).'),
+  'perf/loss_time': m('perf/loss_time', 's', 'GPU time of the GRPO loss kernels and their input uploads (timestamp queries).'),
+  'perf/backward_time': m('perf/backward_time', 's', 'GPU time of the update\'s backward passes (timestamp queries).'),
+  'perf/optimizer_time': m('perf/optimizer_time', 's', 'GPU time of the optimizer updates: grad norm, clip, AdamW (timestamp queries).'),
   // Ours: GPU memory
   'gpu/bytes_in_use': m('gpu/bytes_in_use', 'bytes', 'GPU buffer bytes held by the pool at the end of the step.'),
   'gpu/peak_bytes': m('gpu/peak_bytes', 'bytes', 'Highest GPU buffer bytes held since the start.'),

@@ -1,12 +1,12 @@
-// One GRPO micro-batch's upstream gradients on the GPU: a DlogpFn for trainer.accumulate that,
-// between the forward and the backward of each pass, uploads the pass's log-probs, masks, old /
-// reference log-probs and (advantage, normaliser weight) rows, runs GrpoLoss (shaders/grpo.wgsl),
-// and reads dlogp / dentropy and the eight metric sums back. Rows follow TrainStep: row t of a
-// sequence scores token t+1. CPU twin: grpo_loss; tested by tests/unit/rl/rl-grpo-micro.test.ts.
+// One GRPO micro-batch's upstream gradients on the GPU. grpoGpuUpstream (the training path) records
+// GrpoLoss (shaders/grpo.wgsl) on the forward's log-probs between forward and backward and writes
+// dlogp / dentropy into the backward's buffers and the metric sums into a step buffer: no readback.
+// grpoGpuDlogp (the host DlogpFn form, for tests and tools) reads them back. Rows follow TrainStep:
+// row t of a sequence scores token t+1. CPU twin: grpo_loss; tested by tests/unit/rl/rl-grpo-micro.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { GRPO_METRICS_BYTES, grpoTokenCoefficients, type GrpoLoss } from '../gpu/kernels/grpo';
-import type { DlogpFn } from '../train/train-step';
-import type { GrpoLossConfig, GrpoSums, LossNormaliser } from '../reference/grpo_loss';
+import type { DlogpFn, GpuUpstream, UpstreamPass } from '../train/train-step';
+import { GRPO_SUM_FIELDS, type GrpoLossConfig, type GrpoSums, type LossNormaliser } from '../reference/grpo_loss';
 
 /** What one sequence brings to the loss, each [T-1] (row t scores token t+1). */
 export interface SeqRows {
@@ -79,5 +79,77 @@ export function grpoGpuDlogp(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[], cf
     } finally {
       rt.release(...owned);
     }
+  };
+}
+
+/**
+ * The step's GRPO metric sums on the GPU: every pass's grpo_reduce adds into one 32-byte buffer
+ * (= on the first pass of the step, += after); read back once per step with the other step
+ * figures (GpuRuntime.readParts). Release it after the read.
+ */
+export class GrpoStepSums {
+  readonly buf: GPUBuffer;
+  /** A pass has written the buffer (later passes accumulate). */
+  written = false;
+
+  constructor(private readonly rt: GpuRuntime) {
+    this.buf = rt.storage(GRPO_METRICS_BYTES, 'grpo metrics (step)');
+  }
+
+  /** The sums from the buffer's bytes as read back (zeros when no pass ran). */
+  parse(bytes: ArrayBuffer): GrpoSums {
+    const v = new Float32Array(bytes);
+    const s = {} as GrpoSums;
+    GRPO_SUM_FIELDS.forEach((k, i) => { s[k] = this.written ? v[i] : 0; });
+    return s;
+  }
+
+  release(): void {
+    this.rt.release(this.buf);
+  }
+}
+
+/**
+ * GPU-resident upstream gradients of a micro-batch whose sequences are `rows` (in the order passed
+ * to accumulate): per pass it uploads the pass's loss rows (mask, old / ref log-probs, (advantage,
+ * weight)) laid out as the pass's token rows (each sequence's last row masked) and records
+ * GrpoLoss on the forward's log-probs, writing dlogp / dentropy straight into the buffers the
+ * backward reads, and its metric sums into `sums`. No readback; `norm` is the whole batch's.
+ */
+export function grpoGpuUpstream(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[], cfg: GrpoLossConfig, norm: LossNormaliser,
+  sums: GrpoStepSums): GpuUpstream {
+  return {
+    kind: 'gpu',
+    record(p: UpstreamPass) {
+      const seqs = rows.slice(p.first, p.first + p.lens.length);
+      const M = p.M;
+      const mask = new Float32Array(M), old = new Float32Array(M), ref = new Float32Array(M);
+      const offsets = [0];
+      let o = 0;
+      seqs.forEach((r, s) => {
+        if (r.mask.length !== p.lens[s] - 1) throw new Error(`grpo micro-batch: sequence ${p.first + s} has ${p.lens[s]} tokens but ${r.mask.length} mask rows (expected ${p.lens[s] - 1})`);
+        mask.set(r.mask, o);
+        if (r.old) old.set(r.old, o);
+        if (r.ref) ref.set(r.ref, o);
+        o += p.lens[s];
+        offsets.push(o);
+      });
+      if (o !== M) throw new Error(`grpo micro-batch: the pass has ${M} rows but its sequences ${o}`);
+      const hasOld = seqs.every((r) => r.old), hasRef = seqs.every((r) => r.ref);
+      if (cfg.beta > 0 && !hasRef) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
+      const coef = grpoTokenCoefficients(mask, offsets, seqs.map((r) => r.advantage), cfg, norm);
+      const up = (a: Float32Array, label: string) => { const b = rt.upload(a, label); p.own(b); return b; };
+      const inp = {
+        logp: p.logp,
+        oldLogp: hasOld ? up(old, 'grpo old logp') : null,
+        refLogp: hasRef ? up(ref, 'grpo ref logp') : null,
+        entropy: p.entropy,
+        mask: up(mask, 'grpo mask'),
+        coef: up(coef, 'grpo coef'),
+      };
+      loss.run(inp, { dlogp: p.dlogp, dentropy: p.dentropy, metrics: sums.buf }, M, cfg, { accumulate: sums.written });
+      sums.written = true;
+      return { dentropy: cfg.entropyCoef > 0 };
+    },
   };
 }

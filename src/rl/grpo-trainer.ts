@@ -5,12 +5,13 @@
 // the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
 // Tested by tests/unit/rl/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
 import { computeAdvantages, rewardMetrics } from './advantages';
-import { DEFAULT_GRPO_LOSS, addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../reference/grpo_loss';
+import { DEFAULT_GRPO_LOSS, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../reference/grpo_loss';
 import type { Task } from '../data/schemas';
-import type { GrpoLoss } from '../gpu/kernels/grpo';
+import { GRPO_METRICS_BYTES, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
 import type { RlConfig } from './config-validate';
-import { episodeRows, grpoGpuDlogp, type SeqRows } from './grpo-micro';
+import { episodeRows, grpoGpuUpstream, GrpoStepSums, type SeqRows } from './grpo-micro';
+import { gpuPhaseMetrics, rolloutSplit, stepPhaseTimer } from './step-phases';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 import type { ReferencePolicy } from './reference-policy';
 
@@ -54,6 +55,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   const g = cfg.grpo, G = cfg.rollout.group_size, temperature = cfg.rollout.temperature;
   const t0 = performance.now();
   const dispatch0 = rt.dispatchCount;
+  let trainReadbacks = 0;
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
   const adv = computeAdvantages(totals, { groupSize: G, scaling: g.scale_rewards, estimator: g.advantage, filterZeroStd: g.filter_zero_std });
@@ -77,7 +79,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
 
   let trainMs = 0, trainRows = 0, updated = false;
   if (!note) {
-    const t1 = performance.now();
+    const t1 = performance.now(), readback0 = rt.readbackCount;
     if (recomputeOld) {
       const old = await trainer.logprobs(seqs, true, temperature);
       old.logprobs.forEach((lp, s) => { rows[s].old = lp.map((v, t) => (rows[s].mask[t] ? v : 0)); });
@@ -86,22 +88,44 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
       (await referenceLogprobs(ctx, seqs, temperature)).forEach((lp, s) => { rows[s].ref = lp; });
     }
     const norm = { tokens, sequences: rows.length };
-    let sums: GrpoSums = zeroSums(), gradNorm = 0, lr = 0;
-    const mb = g.micro_batch_size;
-    for (let it = 0; it < g.num_iterations; it++) {
-      for (let i = 0; i < rows.length; i += mb) {
-        const mbRows = rows.slice(i, i + mb);
-        await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuDlogp(rt, ctx.loss, mbRows, lcfg, norm, (s) => { sums = addSums(sums, s); }), temperature });
-        trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
+    // GPU-resident loss: per pass GrpoLoss writes dlogp/dentropy into the backward's buffers and
+    // adds its sums into one step buffer; the sums, each update's grad norm and the phase stamps
+    // come back in ONE readback after the last update.
+    const mb = g.micro_batch_size, mu = g.num_iterations;
+    // Marks: 4 per training pass (a pass holds >= 1 sequence), 2 per update. The old / ref
+    // log-prob passes above are not stamped.
+    const timer = stepPhaseTimer(rt, 4 * rows.length * mu + 2 * mu + 8);
+    rt.phases = timer;
+    const stepSums = new GrpoStepSums(rt);
+    const norms = rt.storage(4 * mu, 'grpo step grad norms');
+    let lr = 0;
+    try {
+      for (let it = 0; it < mu; it++) {
+        for (let i = 0; i < rows.length; i += mb) {
+          const mbRows = rows.slice(i, i + mb);
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, ctx.loss, mbRows, lcfg, norm, stepSums), temperature });
+          trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
+        }
+        rt.phase('optimizer');
+        const u = trainer.optimizer.record();
+        rt.phase(null);
+        rt.copy(u.gradNorm, 0, norms, 4 * it, 4);
+        lr = u.lr;
       }
-      const u = await trainer.optimizer.update();
-      gradNorm += u.gradNorm / g.num_iterations;
-      lr = u.lr;
+      const read = await rt.readParts([{ buf: stepSums.buf, bytes: GRPO_METRICS_BYTES }, { buf: norms, bytes: 4 * mu }], timer !== null);
+      const sums = stepSums.parse(read.parts[0]);
+      const gradNorm = new Float32Array(read.parts[1]).reduce((a, v) => a + v, 0) / mu;
+      const mean = zeroSums();
+      for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / mu;
+      Object.assign(metrics, grpoMetrics(mean, { beta: lcfg.beta, hasEntropy: true }), { grad_norm: gradNorm, learning_rate: lr });
+      if (read.phaseMs) Object.assign(metrics, gpuPhaseMetrics(read.phaseMs));
+    } finally {
+      rt.phases = null;
+      stepSums.release();
+      rt.release(norms);
     }
-    const mean = zeroSums();
-    for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / g.num_iterations;
-    Object.assign(metrics, grpoMetrics(mean, { beta: lcfg.beta, hasEntropy: true }), { grad_norm: gradNorm, learning_rate: lr });
     trainMs = performance.now() - t1;
+    trainReadbacks = rt.readbackCount - readback0;
     updated = true;
   } else {
     Object.assign(metrics, { loss: 0, policy_loss: 0, grad_norm: 0, learning_rate: trainer.optimizer.lr });
@@ -112,6 +136,8 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
     'perf/train_time': trainMs / 1000,
     'perf/train_tokens_per_s': trainMs > 0 ? trainRows / (trainMs / 1000) : 0,
     'perf/dispatches_per_step': rt.dispatchCount - dispatch0,
+    'perf/train_readbacks': trainReadbacks,
+    ...rolloutSplit(metrics['perf/rollout_time'] ?? 0, metrics['perf/gpu_idle_waiting_tools_frac'] ?? 0),
     'gpu/bytes_in_use': mem.inUse,
     'gpu/peak_bytes': mem.peak,
   });

@@ -86,6 +86,16 @@ export class TrainOptimizer {
     return { lr, gradNorm, step: this.adamw.stepCount };
   }
 
+  /**
+   * Records one update like update() without reading anything back: the pre-clip norm is the
+   * first f32 of `gradNorm` once the caller reads it (with its other per-step figures).
+   */
+  record(): { lr: number; step: number; gradNorm: GPUBuffer } {
+    const lr = this.lr;
+    this.adamw.step(lr);
+    return { lr, step: this.adamw.stepCount, gradNorm: this.adamw.gradNormBuffer };
+  }
+
   /** Records gradients = 0 (drops what was accumulated since the last update). */
   zeroGrads(): void {
     this.adamw.zeroGrads();

@@ -46,6 +46,36 @@ export interface TrainStepOptions {
 export type DlogpFn = (logprobs: Float32Array[], entropy: Float32Array[], first: number) => DlogpResult | Promise<DlogpResult>;
 export interface DlogpResult { dlogp: Float32Array[]; dentropy?: Float32Array[] | null }
 
+/**
+ * GPU-resident upstream gradients (GRPO): called once per pass between the forward and the
+ * backward, it RECORDS kernels that read the pass's log-probs/entropies [M] on the GPU and write
+ * dlogp / dentropy [M] (pass rows: each sequence's T_b rows, its last row 0) for the backward.
+ * Nothing is read back: the pass's StepResult arrays are then empty.
+ */
+export interface GpuUpstream {
+  kind: 'gpu';
+  record(pass: UpstreamPass): { dentropy: boolean };
+}
+export interface UpstreamPass {
+  /** Index of the pass's first sequence in the batch. */
+  first: number;
+  /** Tokens of each sequence of the pass (rows = tokens). */
+  lens: number[];
+  M: number;
+  /** [M] f32 log p(ids[t+1] | ids[..t]) and entropies of the forward (inputs). */
+  logp: GPUBuffer;
+  entropy: GPUBuffer;
+  /** [M] f32 outputs (=) the backward reads; dentropy only when record returns dentropy: true. */
+  dlogp: GPUBuffer;
+  dentropy: GPUBuffer;
+  /** Hands buffers the recorded kernels read (uploads) to the pass: released after its submit. */
+  own: (...bufs: GPUBuffer[]) => void;
+}
+
+function isGpuUpstream(d: TrainBatch['dlogp']): d is GpuUpstream {
+  return typeof d === 'object' && d !== null && !Array.isArray(d) && (d as GpuUpstream).kind === 'gpu';
+}
+
 export interface TrainBatch {
   /** B sequences of token ids (each at least 1 token), packed as rows in order. */
   seqs: number[][];
@@ -53,7 +83,7 @@ export interface TrainBatch {
    * Per sequence [T_b - 1]: d(objective)/d logp of row t = log p(ids[t+1] | ids[..t]) (the shape
    * masked_ce returns); a DlogpFn; or null for a pure log-prob pass (no backward).
    */
-  dlogp?: Float32Array[] | DlogpFn | null;
+  dlogp?: Float32Array[] | DlogpFn | GpuUpstream | null;
   /** Per sequence [T_b - 1]: d(objective)/d entropy of each row (entropy bonus), or null. */
   dentropy?: Float32Array[] | null;
   /** LoRA on (the policy, default) or off (the reference policy: log-prob pass only). */
@@ -63,7 +93,7 @@ export interface TrainBatch {
 }
 
 export interface StepResult {
-  /** Per sequence [T_b - 1]: the forward's log p(ids[t+1] | ids[..t]). */
+  /** Per sequence [T_b - 1]: the forward's log p(ids[t+1] | ids[..t]) (empty with a GpuUpstream: nothing read back). */
   logprobs: Float32Array[];
   entropy: Float32Array[];
 }
@@ -222,35 +252,56 @@ export class TrainStep {
   private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean): Promise<StepResult> {
     const rt = this.rt;
     const p = this.begin(seqs, batch.temperature ?? 1);
+    const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
     try {
       const a = this.activations(p.M);
+      rt.phase('forward');
       this.forward(p, a);
       // With dlogp known up front, the log-probs come from the backward's LM-head chunks (one
-      // LM-head matmul fewer); a DlogpFn or a log-prob pass needs them first.
-      const early = !train || typeof batch.dlogp === 'function';
+      // LM-head matmul fewer); a DlogpFn, a GpuUpstream or a log-prob pass needs them first.
+      const early = !train || typeof batch.dlogp === 'function' || gpuUp !== null;
       let result: StepResult | null = null;
+      // One LM-head chunk holding the whole pass: its logits stay in a.logits for the backward.
+      const logitsKept = early && train && p.M <= this.chunkRows;
       if (early) {
-        this.model.logprobsOp.run(a.hf, p.targets, p.M, p.logp, p.entropy, this.model.lmHeadFn, p.temperature);
-        result = await this.readResult(p);
+        this.forwardLogprobs(p, a);
+        if (gpuUp) result = { logprobs: [], entropy: [] };
+        else {
+          rt.phase(null);
+          result = await this.readResult(p);
+        }
       }
       if (!train) return result as StepResult;
-      let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
-      let dentropy = batch.dentropy ? batch.dentropy.slice(first, first + seqs.length) : null;
-      if (typeof batch.dlogp === 'function' && result) {
-        const d = await batch.dlogp(result.logprobs, result.entropy, first);
-        this.checkRows('dlogp (from the DlogpFn)', d.dlogp, seqs);
-        if (d.dentropy) this.checkRows('dentropy (from the DlogpFn)', d.dentropy, seqs);
-        dlogp = d.dlogp;
-        dentropy = d.dentropy ?? dentropy;
+      let dl: GPUBuffer, de: GPUBuffer | null;
+      if (gpuUp) {
+        rt.phase('loss');
+        dl = rt.storage(p.M * 4, 'train dlogp');
+        const deBuf = rt.storage(p.M * 4, 'train dentropy');
+        p.owned.push(dl, deBuf);
+        const r = gpuUp.record({ first, lens: p.lens, M: p.M, logp: p.logp, entropy: p.entropy, dlogp: dl, dentropy: deBuf, own: (...b) => { p.owned.push(...b); } });
+        de = r.dentropy ? deBuf : null;
+      } else {
+        let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
+        let dentropy = batch.dentropy ? batch.dentropy.slice(first, first + seqs.length) : null;
+        if (typeof batch.dlogp === 'function' && result) {
+          const d = await batch.dlogp(result.logprobs, result.entropy, first);
+          this.checkRows('dlogp (from the DlogpFn)', d.dlogp, seqs);
+          if (d.dentropy) this.checkRows('dentropy (from the DlogpFn)', d.dentropy, seqs);
+          dlogp = d.dlogp;
+          dentropy = d.dentropy ?? dentropy;
+        }
+        if (!dlogp) throw new Error('TrainStep: no dlogp');
+        dl = rt.upload(this.flatRows(dlogp, p), 'train dlogp');
+        de = dentropy ? rt.upload(this.flatRows(dentropy, p), 'train dentropy') : null;
+        p.owned.push(dl, ...(de ? [de] : []));
       }
-      if (!dlogp) throw new Error('TrainStep: no dlogp');
-      const dl = rt.upload(this.flatRows(dlogp, p), 'train dlogp');
-      const de = dentropy ? rt.upload(this.flatRows(dentropy, p), 'train dentropy') : null;
+      rt.phase('backward');
       const kvBytes = p.cache.layerBytes;
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
-      p.owned.push(dl, dK, dV, seqTable, ...(de ? [de] : []));
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early);
+      p.owned.push(dK, dV, seqTable);
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, logitsKept);
+      rt.phase(null);
       return result ?? (await this.readResult(p));
     } finally {
       rt.submit();
@@ -277,6 +328,21 @@ export class TrainStep {
     const [idsBuf, table, tBuf, logp, entropy] = owned;
     const recompute = this.recompute;
     return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, rowsHost: step.rows, temperature, owned, plans: [] };
+  }
+
+  /**
+   * Records the log-probs / entropies [M] of the forward's final hidden states through the LM
+   * head in the training chunks (trainChunkRows: one chunk for small vocabularies, not the
+   * model's 16-row decode chunks).
+   */
+  private forwardLogprobs(p: Pass, a: TrainActs): void {
+    const C = this.model.cfg.hiddenSize, chunkRows = this.chunkRows, rt = this.rt;
+    for (let r0 = 0; r0 < p.M; r0 += chunkRows) {
+      const n = Math.min(chunkRows, p.M - r0);
+      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+      this.model.lmHeadFn(a.hChunk, n, a.logits);
+      this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
+    }
   }
 
   /** Records the forward: embedding, every layer (keeping activations unless recomputing), final norm. */
@@ -309,9 +375,11 @@ export class TrainStep {
 
   /**
    * Records the backward, from dlogp/dentropy to the parameter gradients (+=); with `logprobs`
-   * also the forward's log-probs/entropies, from the same LM-head chunks.
+   * also the forward's log-probs/entropies, from the same LM-head chunks. `logitsKept`: the pass
+   * is one chunk whose logits (and hChunk) forwardLogprobs left in place: not recomputed.
    */
-  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean): void {
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean,
+    logitsKept = false): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
@@ -322,8 +390,10 @@ export class TrainStep {
     const chunkRows = this.chunkRows;
     for (let r0 = 0; r0 < M; r0 += chunkRows) {
       const n = Math.min(chunkRows, M - r0);
-      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
-      this.model.lmHeadFn(a.hChunk, n, a.logits);
+      if (!logitsKept) {
+        rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+        this.model.lmHeadFn(a.hChunk, n, a.logits);
+      }
       if (logprobs) this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
       k.lpB.dlogitsInPlace(a.logits, n, r0, p.targets, dlogp, dentropy, p.temperature);
       k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });

@@ -115,6 +115,11 @@ export class GpuAdamW {
     for (const s of this.slots) this.fill(s.grad, s.size);
   }
 
+  /** The buffer whose first f32 is the last recorded step's pre-clip norm (for a batched readback). */
+  get gradNormBuffer(): GPUBuffer {
+    return this.stats;
+  }
+
   /** Reads back the pre-clip norm of the last recorded step (the `grad_norm` metric). */
   async readGradNorm(): Promise<number> {
     return (await this.rt.readF32(this.stats, 1))[0];

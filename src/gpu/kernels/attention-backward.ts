@@ -142,7 +142,9 @@ export class AttentionBackward {
     }
     // dK/dV always runs: it also zeroes positions no row reaches.
     if (variant === 'wg' && (c.Tmax > max || c.B * KVH > max)) throw new ShapeError(op, `Tmax and B*KVH at most ${max} (workgroups per dimension)`, `Tmax=${c.Tmax}, B*KVH=${c.B * KVH}`);
-    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : grid(c.B * KVH * c.Tmax, wg, max);
+    // The HS = 16 thread form takes two key positions per invocation (attn_bwd_dkv_thread_hs16).
+    const keysPer = variant === 'thread' && HS === 16 ? 2 : 1;
+    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : grid(c.B * KVH * Math.ceil(c.Tmax / keysPer), wg, max);
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
   }
 

@@ -33,12 +33,16 @@ export interface AttentionOptions {
   lse?: boolean;
 }
 
+/** Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points. */
+export const REGISTER_HEAD_SIZES = [8, 16];
+
 /**
- * The entry point of a 'thread' kernel for this head size: HS = 8 has `_hs8` forms that keep
- * the head in named registers (SwiftShader spills the generic forms' private arrays).
+ * The entry point of a 'thread' kernel for this head size: HS = 8 and 16 have `_hs8` / `_hs16`
+ * forms that keep the head in named registers (SwiftShader spills the generic forms' private
+ * arrays to memory and reaches them lane by lane).
  */
 export function threadEntry(base: string, HS: number): string {
-  return HS === 8 ? `${base}_hs8` : base;
+  return REGISTER_HEAD_SIZES.includes(HS) ? `${base}_hs${HS}` : base;
 }
 
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */

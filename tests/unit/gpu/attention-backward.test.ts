@@ -15,6 +15,7 @@ const cases: (AttnCase & { name: string })[] = [
   { name: 'GQA packed 3+8+5', NH: 4, KVH: 2, HS: 16, lengths: [3, 8, 5], Tmax: 11, theta: 10000 },
   { name: 'MHA, unused slot', NH: 2, KVH: 2, HS: 8, lengths: [6, 0, 4], Tmax: 9, theta: 10000 },
   { name: 'GQA HS=8 (the _hs8 thread kernels)', NH: 4, KVH: 2, HS: 8, lengths: [5, 9], Tmax: 10, theta: 10000 },
+  { name: 'agent-tiny heads 4/2 HS=16 (the _hs16 thread kernels), odd lengths', NH: 4, KVH: 2, HS: 16, lengths: [13, 0, 6], Tmax: 14, theta: 10000 },
   { name: 'GQA HS=64', NH: 4, KVH: 2, HS: 64, lengths: [7, 2], Tmax: 8, theta: 1e6 },
   { name: 'Qwen heads 14/2', NH: 14, KVH: 2, HS: 64, lengths: [5, 3], Tmax: 6, theta: 1e6 },
   { name: 'long sequence, several chunks', NH: 2, KVH: 1, HS: 32, lengths: [70], Tmax: 72, theta: 10000 },
