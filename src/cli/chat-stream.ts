@@ -1,7 +1,7 @@
 // Streams an agent's turns to the terminal as they are sampled: wraps the agent loop's policy
 // stepper (one slot), decodes each assistant turn incrementally (a byte-level token that ends
 // mid-character waits for the next one) and prints it after an `agent>` label; stop ids end the
-// line and are not shown. Used by the `chat` command; exercised by tests/unit/cli-chat.test.ts.
+// line and are not shown. Used by the `chat` command; exercised by tests/unit/cli/cli-chat.test.ts.
 import type { PolicyStepper } from '../agents/loop';
 import type { StepSample } from '../model/gpu/session';
 import type { Tokenizer } from '../model/tokenizer';

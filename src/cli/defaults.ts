@@ -1,7 +1,7 @@
 // What the CLI runs when a command gets no --config / --model: the shipped default agent
 // (public/models/agent-tiny) and its GRPO preset (configs/agent_grpo.yaml). Paths written in the
 // default preset name files of this repository, so they resolve from the repo root, not the
-// working directory. Exercised by tests/unit/fresh-clone.test.ts and tests/unit/cli-chat.test.ts.
+// working directory. Exercised by tests/unit/cli/fresh-clone.test.ts and tests/unit/cli/cli-chat.test.ts.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shippedTaskFile } from '../rl/env-factory';

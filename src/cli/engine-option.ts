@@ -1,7 +1,7 @@
 // The `--engine ours|ort` option of the CLI commands that run a model (eval, generate): our
 // WebGPU engine on a model folder, or onnxruntime-web (wasm, in Node) on an ONNX export folder
 // (`--onnx DIR`, or `--model DIR` holding onnx/model.onnx). Both come back as one
-// DecoderEngine + tokenizer. Tested by tests/unit/ort-engine.test.ts.
+// DecoderEngine + tokenizer. Tested by tests/unit/ort/ort-engine.test.ts.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DecoderEngine, EngineName } from '../model/engine';

@@ -1,6 +1,6 @@
 // The CLI: `npm run cli -- <command> [options]`. Commands live in src/cli/commands/*.ts, each
 // exporting `command: CliCommand`; this file finds them, prints help, and runs one.
-// Exercised by tests/unit/cli.test.ts and every command's own tests.
+// Exercised by tests/unit/cli/cli-model.test.ts and every command's own tests.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type CliCommand } from '../util/args';

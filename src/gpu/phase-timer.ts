@@ -2,7 +2,7 @@
 // phase mark is an empty compute pass whose beginning is stamped, so marks cost no dispatch and
 // no sync; a phase lasts from its mark to the next one (a null mark ends it). The stamps are
 // resolved into a buffer the caller copies into its one readback per step (GpuRuntime.readParts).
-// Exercised by tests/unit/rl-grpo-gpu-path.test.ts and the GRPO step (src/rl/grpo-trainer.ts).
+// Exercised by tests/unit/rl/rl-grpo-gpu-path.test.ts and the GRPO step (src/rl/grpo-trainer.ts).
 
 export class PhaseTimer {
   private readonly querySet: GPUQuerySet;

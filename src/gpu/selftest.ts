@@ -1,6 +1,6 @@
 // The GPU self-test behind the GPU panel: runs the WGSL matmul (each variant) on random data,
 // compares with the CPU reference, measures GFLOPS, and remembers the faster variant for this
-// adapter. Tested in Node (tests/unit/selftest.test.ts) and in the browser (tests/e2e).
+// adapter. Tested in Node (tests/unit/gpu/gpu-runtime.test.ts and the kernel tests) and in the browser (tests/e2e).
 import type { GpuRuntime } from './runtime';
 import { Matmul, MATMUL_VARIANTS, type MatmulVariant } from './kernels/matmul';
 import { matmul_forward, maxAbsDiff } from '../reference/matmul';

@@ -2,7 +2,7 @@
 // engine opens steppers (B slots, each a growing token sequence with its own KV cache) that
 // append tokens and sample one next token per slot. Two implementations: our WebGPU engine
 // (src/model/gpu/engine.ts, a DecodeSession) and onnxruntime-web (src/ort/engine.ts, an ONNX
-// export). Exercised by tests/unit/ort-engine.test.ts and tests/e2e/ort.spec.ts.
+// export). Exercised by tests/unit/ort/ort-engine.test.ts and tests/e2e/ort.spec.ts.
 import type { SamplingParams } from '../reference/sampling';
 
 /** One sampled token per slot: what DecodeSession.step returns. */

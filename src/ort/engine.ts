@@ -3,7 +3,7 @@
 // one past-key/values cache per slot (the graph runs batch 1, slot after slot), and sampling by
 // the CPU twin of our GPU sampler (src/reference/sampling.ts: same greedy argmax, same seeded
 // Gumbel draw per row), so greedy tokens match ours whenever the logits agree.
-// Tested by tests/unit/ort-engine.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (Chromium).
+// Tested by tests/unit/ort/ort-engine.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (Chromium).
 import type { DecoderEngine, DecodeStepper, StepSample } from '../model/engine';
 import type { ModelConfig } from '../model/types';
 import { sample_forward, type SamplingParams } from '../reference/sampling';

@@ -2,7 +2,7 @@
 // onnx/model.onnx or onnx/model_fp16.onnx, external data beside it) as a DecoderEngine on
 // onnxruntime-web plus its tokenizer, from any FileSource (a Node folder, dropped files,
 // memory). Used by the CLI's `--engine ort` and the playground's engine code; tested by
-// tests/unit/ort-engine.test.ts.
+// tests/unit/ort/ort-engine.test.ts.
 import { onnxModelPath } from '../export/onnx/export';
 import type { OnnxDtype } from '../export/onnx/graph';
 import { parseModelConfig } from '../model/hf-config';

@@ -4,7 +4,7 @@
 // samples), eval/pass@k (share of tasks with a correct sample), eval/reward, the tool and turn
 // figures of the episodes (tools/call_frequency, tools/failure_frequency, num_turns/mean,
 // eval/malformed_call_rate) and, when tasks carry a `family`, eval/accuracy/{family}.
-// Tested by tests/unit/rl-eval.test.ts; run by `npm run cli -- eval`.
+// Tested by tests/unit/ort/ort-engine.test.ts and tests/unit/rl/rl-grpo.test.ts; run by `npm run cli -- eval`.
 import type { Task } from '../data/schemas';
 import type { EpisodeReward } from '../envs/reward';
 import { rolloutStats } from '../agents/stats';

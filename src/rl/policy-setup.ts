@@ -3,7 +3,7 @@
 // adapter_config.json, or every weight), the KL reference when beta > 0 (reference-policy.ts) and,
 // at the end of a full-mode run, the trained model as a Hugging Face folder (config.json,
 // model.safetensors, tokenizer files). Used by node-run.ts openRun and run.ts; tested by
-// tests/unit/rl-start-adapter.test.ts and rl-full-mode.test.ts.
+// tests/unit/rl/rl-start-adapter.test.ts and rl-full-mode.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { readPeftAdapter } from '../model/io/peft';
 import type { FileSource } from '../model/io/source';

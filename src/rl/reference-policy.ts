@@ -3,7 +3,7 @@
 // (model.adapter), or trains every weight (lora.mode full), switching the adapter off would give
 // the wrong reference (the bare base) or none at all (the policy itself, KL always 0): there the
 // reference is a frozen GPU copy of the trainable tensors taken at the start, swapped in for the
-// reference pass and swapped back after. Tested by tests/unit/rl-start-adapter.test.ts (SFT
+// reference pass and swapped back after. Tested by tests/unit/rl/rl-start-adapter.test.ts (SFT
 // adapter) and rl-full-mode.test.ts (full mode).
 import type { GpuRuntime } from '../gpu/runtime';
 import type { OptimParam } from '../gpu/kernels/adamw';

@@ -1,7 +1,7 @@
 // Collecting scored episodes for any RL trainer (GRPO, rejection sampling, eval): an environment
 // rollout (prompts, tools, per-turn hook) through the agent loop on a DecoderEngine (ours by default), then the env's
 // reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
-// tests/unit/rl/rl-grpo.test.ts and rl-eval.test.ts.
+// tests/unit/rl/rl-grpo.test.ts and tests/unit/ort/ort-engine.test.ts.
 import type { AgentLoopConfig } from '../agents/agent-config';
 import type { EpisodeResult } from '../agents/episode-tokens';
 import { runEngineRollout } from '../agents/gpu-rollout';

@@ -1,7 +1,7 @@
 // Starting an RL run from a PEFT adapter (model.adapter / `train --adapter DIR`, e.g. what `sft`
 // wrote): the adapter's adapter_config.json decides the LoRA rank, alpha, rsLoRA and targets. A
 // lora.* field left at its default is taken from the adapter; one set to another value is an
-// error naming the field, both values and the fix. Tested by tests/unit/rl-start-adapter.test.ts.
+// error naming the field, both values and the fix. Tested by tests/unit/rl/rl-start-adapter.test.ts.
 import type { LoraConfig } from '../model/types';
 import { DEFAULT_CONFIG, type RlConfig } from './config-schema';
 

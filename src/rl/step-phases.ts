@@ -2,7 +2,7 @@
 // time and GPU idle share; forward, loss, backward and optimizer from GPU timestamps (PhaseTimer
 // marks recorded by TrainStep and the trainer, read back with the step's one metrics readback).
 // Without the timestamp-query feature only the rollout split is reported. Used by grpo-trainer.ts;
-// tested by tests/unit/rl-grpo-gpu-path.test.ts.
+// tested by tests/unit/rl/rl-grpo-gpu-path.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { PhaseTimer } from '../gpu/phase-timer';
 

@@ -1,6 +1,6 @@
 // Where each part of a run folder lives, for every trainer (docs/run-folder.md "Layout"): the
 // loops name checkpoint and export paths with these, the recorder and recovery read them.
-// Exercised by tests/unit/run-storage.test.ts and every run test through the loops.
+// Exercised by tests/unit/run/run-storage.test.ts and every run test through the loops.
 import type { TrainerKind } from '../rl/config-schema';
 
 export const CONFIG_FILE = 'config.yaml';

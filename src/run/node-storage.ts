@@ -1,7 +1,7 @@
 // RunStorage over a Node folder (the CLI's run folders): every file flushed with fsync, folders
 // replaced through NAME.tmp / NAME.old by renames (src/train/write-files.ts), files through
-// NAME.tmp + rename. Exercised by tests/unit/run-storage.test.ts, run-folder.test.ts and the kill
-// test tests/unit/run-kill.test.ts.
+// NAME.tmp + rename. Exercised by tests/unit/run/run-storage.test.ts, run-folder.test.ts and the kill
+// test tests/unit/cli/run-kill.test.ts.
 import { appendFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { replaceDir, syncDir, writeFilesAtomic, writeFileSynced } from '../train/write-files';

@@ -2,7 +2,7 @@
 // through RunStorage: config.yaml at `started`, metrics.jsonl / rollouts.jsonl rows as they come
 // (rollouts of a step in one append, before the step's checkpoint), checkpoint folders and the
 // export folder written atomically. The CLI and the engine worker both record with it, so every
-// trainer's folder has the same files. Exercised by tests/unit/run-storage.test.ts and sft-cli / rl-grpo.
+// trainer's folder has the same files. Exercised by tests/unit/run/run-storage.test.ts and sft-cli / rl-grpo.
 import { toJsonl } from '../rl/rollout-log';
 import type { RunEmit } from './events';
 import { CONFIG_FILE, METRICS_FILE, ROLLOUTS_FILE } from './layout';

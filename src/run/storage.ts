@@ -3,7 +3,7 @@
 // OpfsStorage (opfs-storage.ts, the browser's Origin Private File System, used by the engine
 // worker). Paths are '/'-separated and relative to the run folder. Folders are replaced through
 // NAME.tmp / NAME.old exactly as docs/run-folder.md describes, so recovery (src/train/run-folder.ts)
-// is one code path. Tested by tests/unit/run-storage.test.ts and tests/e2e/run-worker.spec.ts.
+// is one code path. Tested by tests/unit/run/run-storage.test.ts and tests/e2e/run-worker.spec.ts.
 import { checkRange, missingFile, type FileSource } from '../model/io/source';
 import type { RunFiles } from './events';
 

@@ -2,7 +2,7 @@
 // terminal. Each line read from stdin (a TTY or a pipe) is a user turn; the reply runs through the
 // agent loop with the config's environment tools (python in the sandboxed pool, search over the
 // corpus), streaming the tokens, showing every tool call's result, until the model answers.
-// Tested by tests/unit/cli-chat.test.ts (piped stdin).
+// Tested by tests/unit/cli/cli-chat.test.ts (piped stdin).
 import { createInterface } from 'node:readline';
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';

@@ -1,7 +1,7 @@
 // `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [--engine ort --onnx DIR]`:
 // held-out accuracy / pass@k of a model (and optionally a trained PEFT adapter) on the config's
 // environment, separate from training, on our engine or onnxruntime-web (src/cli/engine-option.ts).
-// Prints the metrics as JSON on stdout. Tested by tests/unit/rl/rl-eval.test.ts.
+// Prints the metrics as JSON on stdout. Tested by tests/unit/ort/ort-engine.test.ts and tests/unit/rl/rl-grpo.test.ts.
 import type { CliCommand } from '../../util/args';
 import { getNumber, getString } from '../../util/args';
 import { PLAIN_TEMPLATE } from '../../agents/chat-template';

@@ -2,7 +2,7 @@
 // two tools. calculator = an arithmetic word problem (right move: run it with the python tool),
 // lookup = a question on the fictional-entity corpus (right move: the search tool). The answer
 // goes in <answer></answer>. Final parts: correctness (numeric match / normalised exact match),
-// format (an <answer> tag), tool_use (the family's tool ran). Tested by tests/unit/env-agent.test.ts.
+// format (an <answer> tag), tool_use (the family's tool ran). Tested by tests/unit/tooling/agent-data.test.ts and tests/unit/export/export-trl-rewards.test.ts.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { AgentFamily, AgentTask } from '../../data/schemas';
 import { pythonTool, type PythonRunner } from '../../tools/python-tool';

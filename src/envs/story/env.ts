@@ -2,7 +2,7 @@
 // word the story must mention (and optionally a target length in words); the final reward parts
 // are `mentions` (1 when the word appears, whole word, any case) and `length` (1 at the target,
 // falling linearly to 0 at twice or zero times it). No tools. Tasks come from storyTasks() (no
-// dataset file needed). Tested by tests/unit/rl-story.test.ts; trained by
+// dataset file needed). Tested by tests/unit/rl/rl-grpo.test.ts (story runs); trained by
 // scripts/experiment-stories-grpo.ts and configs/stories_grpo.yaml.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { TaskBase } from '../../data/schemas';

@@ -5,7 +5,7 @@
 // prefill (P = 0) and decode. Per layer: RMSNorm (primitives, computed in f32) -> q/k/v MatMul
 // (+ bias) -> RoPE (rotate_half, cos/sin tables gathered by position_ids) -> concat with the
 // past -> grouped-query attention with the causal and padding mask -> o -> residual ->
-// RMSNorm -> gate/up SiLU -> down -> residual. Exercised by tests/unit/export-onnx.test.ts.
+// RMSNorm -> gate/up SiLU -> down -> residual. Exercised by tests/unit/cli/export-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import { hfNames, type HostTensor, type ModelConfig } from '../../model/types';
 import { DataType } from './proto';
 import { elemType, GraphBuilder, type OnnxDtype } from './graph';

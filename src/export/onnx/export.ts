@@ -1,7 +1,7 @@
 // ONNX export of a merged model: the folder transformers.js expects (config.json, tokenizer
 // files and chat template at the root, onnx/model.onnx for f32, onnx/model_fp16.onnx for f16,
 // external data beside them when over 2 GB). Exercised by the CLI `export --format onnx` and
-// tests/unit/export-onnx.test.ts.
+// tests/unit/cli/export-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import { modelConfigToJson } from '../../model/hf-config';
 import { readJson } from '../../model/io/source';
 import { collectMerged, COPIED_FILES, type MergedExportInput } from '../hf-folder';

@@ -1,7 +1,7 @@
 // A small builder for ONNX graphs: nodes with generated output names, typed attributes,
 // initializers (f32/f16 weights, int64 constants) and graph inputs/outputs with symbolic dims.
 // decoder.ts builds the transformer with it; model.ts encodes the result.
-// Exercised by tests/unit/export-onnx.test.ts through onnxruntime-web.
+// Exercised by tests/unit/cli/export-cli.test.ts and tests/unit/ort/ort-engine.test.ts through onnxruntime-web.
 import { fromFloat32 } from '../../model/io/dtype';
 import { AttributeType, DataType, type AttributeProto, type ElemType, type NodeProto, type TensorProto, type ValueInfoProto } from './proto';
 

@@ -1,7 +1,7 @@
 // Encodes a built graph as an ONNX model file. Weights go inside the protobuf unless the file
 // would pass protobuf's 2 GB limit (or `externalThreshold`), in which case every weight of 1 KiB
 // or more moves to one external data file beside it (`<name>_data`, offsets aligned to 4 KiB) that
-// onnxruntime loads with the model. Exercised by tests/unit/export-onnx.test.ts.
+// onnxruntime loads with the model. Exercised by tests/unit/cli/export-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import type { GraphBuilder } from './graph';
 import { IR_VERSION, onnx, OPSET, type TensorProto } from './proto';
 

@@ -1,6 +1,6 @@
 // The ONNX protobuf classes from the `onnx-proto` package (a CommonJS module generated from
 // onnx.proto with protobufjs), re-exported with the few enums we use by name. Everything that
-// builds or reads ONNX files goes through here. Exercised by tests/unit/export-onnx.test.ts.
+// builds or reads ONNX files goes through here. Exercised by tests/unit/cli/export-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import onnxProto from 'onnx-proto';
 
 export const onnx = onnxProto.onnx;

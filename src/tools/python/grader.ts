@@ -1,7 +1,7 @@
 // Grading out of the solution's reach: turns test plans (made by a job that never saw the
 // solution) into the checks the solution's job runs, and the checks' results into pass/fail by
 // comparing values here, in the pool. Whole asserts (not `A == B`) are only trusted when the
-// solution changed nothing outside its namespace. Used by pool.ts; tests/unit/tools-python-grader.test.ts.
+// solution changed nothing outside its namespace. Used by pool.ts; tests/unit/tools/tools-python.test.ts and tools-python-tamper.test.ts.
 import type { Check, CheckResult, TestPlan } from './protocol';
 import { pyEquals, pyRepr } from './py-value';
 import type { AssertResult, RunResult } from './types';

@@ -1,7 +1,7 @@
 // Plain Python values as the sandbox encodes them (prelude.ts `encode`), and Python's `==` on
 // them, computed in the pool: the grader compares what a solution produced with an expected value
 // the solution's interpreter never saw. Opaque values (instances of other classes) equal nothing.
-// Tested by tests/unit/tools-python-grader.test.ts.
+// Tested by tests/unit/tools/tools-python.test.ts and tools-python-tamper.test.ts.
 
 export type PyValue =
   | ['none']
