@@ -85,8 +85,12 @@ describe.skipIf(!existsSync(MODEL))('RL options in real runs', () => {
     const passes: { train: boolean; logprobs: Float32Array[] }[] = [];
     const origRun = trainer.step.run.bind(trainer.step);
     trainer.step.run = async (b: TrainBatch) => {
+      const train = b.dlogp !== null && b.dlogp !== undefined;
+      // A training pass keeps its log-probs on the GPU (the GRPO loss reads them there): the probe
+      // scores the same sequences with the same policy in a log-prob pass just before it.
+      const seen = train ? (await origRun({ seqs: b.seqs, dlogp: null, adapter: b.adapter, temperature: b.temperature })).logprobs : null;
       const res = await origRun(b);
-      passes.push({ train: b.dlogp !== null && b.dlogp !== undefined, logprobs: res.logprobs });
+      passes.push({ train, logprobs: seen ?? res.logprobs });
       return res;
     };
     let step: Awaited<ReturnType<typeof grpoStep>>;
