@@ -1,9 +1,10 @@
 // `npm run cli -- eval [--config F] [--model DIR] [--adapter DIR] [--engine ort --onnx DIR]`:
-// held-out accuracy / pass@k of a model (and optionally a trained PEFT adapter) on the config's
-// environment, separate from training, on our engine or onnxruntime-web (src/cli/engine-option.ts).
-// Prints the metrics as JSON on stdout. Tested by tests/unit/ort/ort-engine.test.ts and tests/unit/rl/rl-grpo.test.ts.
+// held-out accuracy / pass@k of a model (plus the config's model.adapter, or --adapter) on the
+// config's environment, separate from training, on our engine or onnxruntime-web
+// (src/cli/engine-option.ts). Prints the metrics as JSON on stdout. Tested by
+// tests/unit/rl/rl-grpo.test.ts, tests/unit/cli/eval-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import type { CliCommand } from '../../util/args';
-import { getNumber, getString } from '../../util/args';
+import { getBool, getNumber, getString } from '../../util/args';
 import { PLAIN_TEMPLATE } from '../../agents/chat-template';
 import { composeHooks } from '../../rl/hooks';
 import { buildEnvironment } from '../../rl/env-factory';
@@ -21,11 +22,13 @@ export const command: CliCommand = {
                           configs/agent_grpo.yaml: the shipped default agent public/models/agent-tiny
                           on the agent env's held-out split (paths from the repo root)
   --model PATH            overrides model.path
-  --adapter DIR           PEFT adapter to evaluate (e.g. OUT/adapter); default: the base model
+  --adapter DIR           PEFT adapter to evaluate (e.g. OUT/adapter); default: the config's
+                          model.adapter, else the bare base model
   --split eval|train      which tasks (default eval.split)
   --samples K             samples per task: pass@K (default eval.samples; K > 1 samples at eval.temperature or 1)
   --tasks N               tasks graded (default eval.num_tasks; 0 = all)
   --set key=value         overrides a config field (repeatable)
+  --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
   --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level
 ${ENGINE_OPTIONS}`,
   async run(args) {
@@ -39,7 +42,10 @@ ${ENGINE_OPTIONS}`,
     const n = getNumber(args, 'tasks', cfg.eval.num_tasks);
     let tasks = loadTasksFor(cfg, split, log);
     if (n > 0) tasks = tasks.slice(0, n);
-    const e = await openCliEngine(args, cfg.model.path, () => loadRunModel(cfg, log, getString(args, 'adapter')), log);
+    // readConfig put --adapter (when given) into model.adapter, so this is the flag or the config's.
+    const adapter = cfg.model.adapter ?? undefined;
+    const e = await openCliEngine(args, cfg.model.path, () => loadRunModel(cfg, log, adapter, { tune: getBool(args, 'tune', true) }), log);
+    log(`eval: ${evalHeader(args, adapter)}\n`);
     const svc = await startServices(cfg);
     try {
       const ctx = {
@@ -56,3 +62,12 @@ ${ENGINE_OPTIONS}`,
     return 0;
   },
 };
+
+/** Which policy the eval ran: the base, the base + which adapter (and where it was named). */
+export function evalHeader(args: Parameters<CliCommand['run']>[0], adapter: string | undefined): string {
+  if (getString(args, 'engine', 'ours') === 'ort') {
+    return adapter ? `ONNX export as is (any adapter is merged into it; model.adapter ${adapter} not applied)` : 'ONNX export as is';
+  }
+  if (!adapter) return 'base model, no adapter';
+  return `adapter ${adapter} (${getString(args, 'adapter') !== undefined ? '--adapter' : 'model.adapter in the config'})`;
+}

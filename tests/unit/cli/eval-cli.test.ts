@@ -1,0 +1,73 @@
+// The `eval` command's policy and load options, run as the CLI (tsx) on the shipped stories260K:
+// a config naming model.adapter is evaluated with that adapter (the stderr header and the model
+// line say so), --adapter overrides it, and --tune false skips kernel timing (the tuning file the
+// run points at, RL_STUDIO_TUNING_FILE, stays unwritten) while the default times and writes it.
+// Run: npx vitest run tests/unit/cli/eval-cli.test.ts
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { command as sftCommand } from '../../../src/cli/commands/sft';
+import { parseArgs } from '../../../src/util/args';
+
+const ROOT = resolve(__dirname, '../../..');
+const MODEL = join(ROOT, 'public/models/stories260K');
+
+/** `sft` 1 LoRA step of the given rank in process (output muted); returns the adapter folder. */
+async function sftAdapter(dir: string, rank: number): Promise<string> {
+  const data = join(dir, 'stories.jsonl'), out = join(dir, `sft-r${rank}`);
+  writeFileSync(data, ['Lily saw a big red ball.', 'Tom had a big dog.'].map((text) => JSON.stringify({ text })).join('\n') + '\n');
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    const code = await sftCommand.run(parseArgs(['--model', MODEL, '--data', data, '--out', out, '--steps', '1', '--rank', String(rank),
+      '--alpha', String(2 * rank), '--batch-size', '2', '--tune', 'false']));
+    expect(code).toBe(0);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+  return join(out, 'adapter');
+}
+
+function evalCli(tuningFile: string, ...args: string[]) {
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/main.ts'), 'eval', ...args,
+    '--tasks', '1', '--samples', '1', '--set', 'rollout.max_new_tokens=4'], {
+    cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, RL_STUDIO_TUNING_FILE: tuningFile },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('cli eval', () => {
+  it('uses the config\'s model.adapter unless --adapter overrides; honours --tune', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eval-cli-'));
+    const a4 = await sftAdapter(dir, 4), a2 = await sftAdapter(dir, 2);
+    const config = join(dir, 'c.yaml');
+    writeFileSync(config, `model: {path: ${JSON.stringify(MODEL)}, quant: none, template: plain, adapter: ${JSON.stringify(a4)}}\n`
+      + 'data: {env: story, story_words: [girl]}\nenv: {system_prompt: "Write a story about {word}."}\nlora: {mode: lora}\n');
+
+    const untuned = join(dir, 'tuning-a.json');
+    const fromConfig = evalCli(untuned, '--config', config, '--tune', 'false');
+    console.log(`eval (model.adapter, --tune false) stderr:\n${fromConfig.err}`);
+    expect(fromConfig.code, fromConfig.err).toBe(0);
+    expect(fromConfig.err).toContain('adapter r=4');
+    expect(fromConfig.err).toContain(`eval: adapter ${a4} (model.adapter in the config)`);
+    expect(JSON.parse(fromConfig.out.trim()).tasks).toBe(1);
+    expect(existsSync(untuned)).toBe(false);   // no kernel was timed
+
+    const tuned = join(dir, 'tuning-b.json');
+    const overridden = evalCli(tuned, '--config', config, '--adapter', a2);
+    console.log(`eval (--adapter, tuned) stderr:\n${overridden.err}`);
+    expect(overridden.code, overridden.err).toBe(0);
+    expect(overridden.err).toContain('adapter r=2');
+    expect(overridden.err).not.toContain('adapter r=4');
+    expect(overridden.err).toContain(`eval: adapter ${a2} (--adapter)`);
+    expect(existsSync(tuned)).toBe(true);      // the default times the kernels and remembers them
+
+    const base = evalCli(untuned, '--config', config, '--set', 'model.adapter=null', '--tune', 'false');
+    expect(base.code, base.err).toBe(0);
+    expect(base.err).toContain('eval: base model, no adapter');
+    expect(base.err).not.toMatch(/adapter r=\d/);
+  }, 600_000);
+});
