@@ -41,6 +41,8 @@ export default defineConfig(({ mode }) => ({
     // One folder per layer (tests/unit/gpu/, model/, train/, rl/, ...: docs/architecture.md).
     include: ['tests/unit/**/*.test.ts'],
     environment: 'node',
+    // A temporary kernel tuning file per run (RL_STUDIO_TUNING_FILE): never the user's cache.
+    globalSetup: ['tests/unit/helpers/tuning-file-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Dawn (the `webgpu` package) is a native addon: one fork per file keeps devices apart.

@@ -80,11 +80,16 @@ function ensureVulkanLoader(icd: string): string {
 }
 
 /**
- * Kernel-variant choices persist in a JSON file (RL_STUDIO_TUNING_FILE, default
+ * Kernel-variant choices persist in a JSON file (RL_STUDIO_TUNING_FILE; unset or empty:
  * ~/.cache/rl-studio/tuning.json) so each adapter is measured once, not once per command.
+ * vitest points it at a temporary file (tests/unit/helpers/tuning-file-setup.ts).
  */
+export function tuningFilePath(): string {
+  return process.env.RL_STUDIO_TUNING_FILE || join(homedir(), '.cache', 'rl-studio', 'tuning.json');
+}
+
 function installTuningFile(): void {
-  const file = process.env.RL_STUDIO_TUNING_FILE ?? join(homedir(), '.cache', 'rl-studio', 'tuning.json');
+  const file = tuningFilePath();
   let data: Record<string, string> = {};
   try {
     data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
