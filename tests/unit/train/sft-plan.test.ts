@@ -3,9 +3,14 @@
 // compared with the pool's peak (emptied by trim and reset before each case) after GpuModel.load
 // + Trainer.create + two sftStep updates (micro-batches and passes split by maxRows), within 5%. Then the plan of the
 // Qwen2.5-0.5B target (NF4 + NF4 embeddings, LoRA r=16 x 7, 8 x 512) is printed, recompute on/off.
+// Kernel variants (the tuner's timing-based choices, read from the tuning store) must not move the
+// peak: each linear and attention variant is forced through a private store and plan == peak exactly.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
+import { setTuningStore } from '../../../src/gpu/tuning';
+import { DECODE_CANDIDATES, PREFILL_CANDIDATES } from '../../../src/gpu/kernels/linear';
+import { ATTENTION_VARIANTS } from '../../../src/gpu/kernels/attention';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { openWeights, type WeightStore } from '../../../src/model/io/weights';
@@ -77,6 +82,31 @@ describe('planTraining vs the measured pool peak of the real step (tiny Qwen2)',
       }
     }, 60_000);
   }
+});
+
+describe('planTraining is exact whichever kernel variant the tuner picked (tiny Qwen2)', () => {
+  const f32: TrainingPlanOptions = { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8, recompute: false };
+  const nf4: TrainingPlanOptions = { mode: 'lora', quant: 'nf4', quantEmbeddings: true, lora: { rank: 6, targets: ['q', 'v', 'down'] }, batchSize: 3, seqLen: 20, maxRows: 64, recompute: true };
+  // Tuning families: linear:<format>:<decode|prefill|large>:<shape> and attention (src/gpu/kernels/linear-tune.ts, attention.ts).
+  const forced: [string, (key: string) => string | null][] = [
+    ...PREFILL_CANDIDATES.map((v): [string, (key: string) => string | null] => [`linear prefill+large ${v}`, (k) => (/:linear:\w+:(prefill|large):/.test(k) ? v : null)]),
+    ...DECODE_CANDIDATES.map((v): [string, (key: string) => string | null] => [`linear decode ${v}`, (k) => (k.includes(':decode:') ? v : null)]),
+    ...ATTENTION_VARIANTS.map((v): [string, (key: string) => string | null] => [`attention ${v}`, (k) => (k.endsWith(':attention') ? v : null)]),
+  ];
+  it('forces each variant through a private tuning store', async () => {
+    try {
+      for (const [name, pick] of forced) {
+        setTuningStore({ getItem: pick, setItem: () => undefined });
+        for (const o of [f32, nf4]) {
+          const plan = planTraining(cfg, o), peak = await measure(o);
+          console.log(`${name}, ${o.quant} recompute ${o.recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B`);
+          expect(peak, name).toBe(plan.total);
+        }
+      }
+    } finally {
+      setTuningStore(null);
+    }
+  }, 180_000);
 });
 
 describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
