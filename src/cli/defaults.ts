@@ -4,7 +4,7 @@
 // working directory. Exercised by tests/unit/cli/fresh-clone.test.ts and tests/unit/cli/cli-chat.test.ts.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shippedTaskFile } from '../rl/env-factory';
+import { shippedCorpus, shippedTaskFile } from '../rl/env-factory';
 import type { RlConfig } from '../rl/config-validate';
 
 /** The repository root (this file is src/cli/defaults.ts). */
@@ -18,11 +18,6 @@ export const DEFAULT_PRESET = 'configs/agent_grpo.yaml';
 /** A repo-relative path as an absolute one. */
 export function fromRepo(path: string): string {
   return resolve(REPO_ROOT, path);
-}
-
-/** The corpus the search tool reads when data.corpus is null (as src/rl/node-run.ts picks it). */
-function shippedCorpus(env: RlConfig['data']['env']): string | null {
-  return env === 'agent' ? 'datasets/agent_corpus.jsonl' : env === 'search_qa' ? 'datasets/squad_corpus.jsonl' : null;
 }
 
 /**

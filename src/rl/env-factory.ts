@@ -40,6 +40,11 @@ export function shippedTaskFile(cfg: RlConfig, split: 'train' | 'eval'): string 
   return d ? `datasets/${d.file}` : null;
 }
 
+/** The shipped corpus (under datasets/) the search tool reads when data.corpus is null, or null (no search tool). */
+export function shippedCorpus(env: RlConfig['data']['env']): string | null {
+  return env === 'agent' ? 'datasets/agent_corpus.jsonl' : env === 'search_qa' ? 'datasets/squad_corpus.jsonl' : null;
+}
+
 /** The task file a split reads: the configured one or the shipped one (null: story). */
 export function taskFile(cfg: RlConfig, split: 'train' | 'eval'): string | null {
   const configured = split === 'train' ? cfg.data.dataset : (cfg.data.eval_dataset ?? null);

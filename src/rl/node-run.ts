@@ -21,7 +21,7 @@ import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
 import { loadCliModel, type CliModel } from '../model/node-load';
 import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from './config-validate';
-import { needsPython, taskFile, tasksFromText } from './env-factory';
+import { needsPython, shippedCorpus, taskFile, tasksFromText } from './env-factory';
 import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
 import type { RlHooks } from './hooks';
@@ -45,8 +45,8 @@ export async function startServices(cfg: RlConfig, log: (line: string) => void =
     await pool.ready();
     services.python = pool;
   }
-  if (cfg.data.env === 'search_qa' || cfg.data.env === 'agent') {
-    const file = cfg.data.corpus ?? (cfg.data.env === 'agent' ? 'datasets/agent_corpus.jsonl' : 'datasets/squad_corpus.jsonl');
+  const file = cfg.data.corpus ?? shippedCorpus(cfg.data.env);
+  if (file && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent')) {
     services.search = new CorpusSearch(parseCorpusJsonl(readFileSync(file, 'utf8'), file));
   }
   return { services, pool };
