@@ -1,9 +1,21 @@
 // The run folder's JSON-lines logs: metrics.jsonl (one object per step: step + every metric)
 // and rollouts.jsonl (one line per episode: step, prompt index, sample, tokens, mask, sampling
-// log-probs, tool calls, reward parts and total, advantage, finish reason, text). Non-finite
-// numbers are written as null. No file access here (the browser uses it too). Exercised by tests/unit/rl/rl-grpo.test.ts (files read back).
+// log-probs, tool calls, reward parts and total, advantage, finish reason, text, and the chat
+// messages as the agent loop saw them: TRL's conversational shape). Non-finite numbers are
+// written as null. No file access here (the browser uses it too). Exercised by
+// tests/unit/rl/rollout-log.test.ts and tests/unit/rl/rl-grpo.test.ts (files read back).
+import type { ChatMessage, ToolCall } from '../agents/chat-template';
 import type { EpisodeResult } from '../agents/episode-tokens';
 import type { EpisodeReward } from '../envs/reward';
+
+/** One message of the episode (OpenAI / TRL conversational: system, user, assistant with tool_calls, tool). */
+export interface RolloutMessage {
+  role: ChatMessage['role'];
+  content: string;
+  tool_calls?: ToolCall[];
+  /** role tool: the tool's name. */
+  name?: string;
+}
 
 export interface RolloutRecord {
   step: number;
@@ -21,7 +33,19 @@ export interface RolloutRecord {
   error?: string;
   truncated: boolean;
   num_turns: number;
+  /** The non-system messages flattened as `role: content` lines. */
   text: string;
+  /** The conversation (system prompt first). Optional when reading: logs written before it have only `text`. */
+  messages?: RolloutMessage[];
+}
+
+/** A message as the log keeps it: only the fields the chat format defines, tool calls copied. */
+function rolloutMessage(m: ChatMessage): RolloutMessage {
+  return {
+    role: m.role, content: m.content,
+    ...(m.tool_calls?.length ? { tool_calls: m.tool_calls.map((c) => ({ type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) } : {}),
+    ...(m.name !== undefined ? { name: m.name } : {}),
+  };
 }
 
 const fin = (v: number): number | null => (Number.isFinite(v) ? v : null);
@@ -35,6 +59,7 @@ export function rolloutRecord(step: number, e: EpisodeResult, r: EpisodeReward, 
     advantage: advantage === null ? null : fin(advantage),
     finish_reason: e.finishReason, ...(e.error ? { error: e.error } : {}), truncated: e.truncated, num_turns: e.turns,
     text: e.messages.filter((m) => m.role !== 'system').map((m) => `${m.role}: ${m.content}`).join('\n'),
+    messages: e.messages.map(rolloutMessage),
   };
 }
 

@@ -87,6 +87,10 @@ describe('GRPO end to end on stories260K with the python tool', () => {
     const response = tok.encode('\ntool: 42\nassistant:', { addSpecialTokens: false });
     for (const e of eps) {
       expect(e.tool_calls.map((c) => [c.name, c.ok])).toEqual([['python', true]]);
+      // The conversation as the agent loop saw it (TRL conversational): the forced call, the tool's answer.
+      expect(e.messages!.slice(0, 4).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+      expect(e.messages![2].tool_calls).toEqual([{ type: 'function', function: { name: 'python', arguments: { code: 'print(6*7)' } } }]);
+      expect(e.messages![3]).toMatchObject({ role: 'tool', name: 'python', content: '42' });
       expect(e.reward.parts.mean_logprob).toBeLessThanOrEqual(0);
       expect(typeof e.advantage).toBe('number');
       e.mask.forEach((m, i) => expect(m === 1 ? Number.isFinite(e.logprobs[i]) : e.logprobs[i] === null).toBe(true));
