@@ -49,7 +49,9 @@ Pyodide pool, search over the config's corpus) and their responses print after "
     const seed = getNumber(args, 'seed', 0);
     const maxNew = getNumber(args, 'max-new-tokens', 128);
     const maxTurns = getNumber(args, 'max-turns', 4);
-    const m = await loadRunModel(cfg, log, getString(args, 'adapter'), { tune: getBool(args, 'tune', true) });
+    // --adapter, else the config's model.adapter (readConfig puts --adapter there too).
+    const adapter = cfg.model.adapter ?? undefined;
+    const m = await loadRunModel(cfg, log, adapter, { tune: getBool(args, 'tune', true) });
     const svc = await startServices(cfg);
     const maxTokens = m.model.cfg.maxPositions;
     const session = new DecodeSession(m.rt, m.model, 1, maxTokens);
@@ -63,7 +65,7 @@ Pyodide pool, search over the config's corpus) and their responses print after "
       const prefill = getString(args, 'prefill');
       if (prefill) stepper.prefill = renderer.encodeText(prefill);
       const system = systemMessages(args, () => env.initialMessages(loadTasksFor(cfg, 'eval', () => {})[0]));
-      log(`chat: ${cfg.model.path}${getString(args, 'adapter') ? ` + ${getString(args, 'adapter')}` : ''}, tools ${registry.tools().map((t) => t.function.name).join(', ') || 'none'}, ` +
+      log(`chat: ${cfg.model.path}${adapter ? ` + ${adapter}` : ''}, tools ${registry.tools().map((t) => t.function.name).join(', ') || 'none'}, ` +
         `temperature ${temperature}, context ${maxTokens} tokens; /reset, /exit\n`);
 
       let history: ChatMessage[] = [];
