@@ -117,6 +117,41 @@ describe('serve --online: GRPO updates of the served adapter from rewarded rollo
     }
   });
 
+  it('an update waits for requests in flight and holds new ones until the swap', async () => {
+    const s0 = await status();
+    // A request in flight (its lease, as the HTTP handler holds one from scheduling to its last log-prob).
+    await online.acquire();
+    const order: string[] = [];
+    for (const k of [0, 1, 2, 3]) {
+      const id = `gate-${k}`;
+      await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'What is 3 + 4?' }], max_tokens: 8, temperature: 1 },
+        { headers: { 'x-rollout-id': id, 'x-task-id': `gate${k % 2}` } });
+      await fetch(`${srv.url}/v1/rollouts/${id}/reward`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reward: k >> 1 }) });
+    }
+    let held = true;
+    try {
+      // The 4th reward started an update: it drains (the batch still pending) while the lease is held.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await status()).toMatchObject({ updates: s0.updates, training: true, rollouts_pending: 4 });
+      // A new request now waits for the swap.
+      const late = client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'What is 1 + 1?' }], max_tokens: 4, temperature: 1 },
+        { headers: { 'x-rollout-id': 'gate-late' } }).then(() => order.push(`late served after ${online.status().updates} updates`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(order).toEqual([]);
+      expect(srv.deps.traces.calls('gate-late')).toHaveLength(0);
+      order.push('lease released');
+      held = false;
+      online.release();
+      await late;
+    } finally {
+      if (held) online.release();
+    }
+    await online.idle();
+    console.log(`gate: ${order.join(' -> ')}`);
+    expect(order).toEqual(['lease released', `late served after ${s0.updates + 1} updates`]);
+    expect((await status()).updates).toBe(s0.updates + 1);
+  });
+
   it('reports 404 on /v1/train/status of a server that does not train', async () => {
     const plain = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, { modelId: MODEL, host: '127.0.0.1', port: 0, outDir: null, maxBatch: 2, maxContext: 128, http: DEFAULT_HTTP });
     try {
