@@ -1,34 +1,121 @@
-// An agent written only against the `openai` npm package, trained through `npm run cli -- serve`
-// without changing its code: for each task of a JSONL file it runs k rollouts of a multi-turn
-// tool loop (the model may call `python`; the agent runs the code itself in a python3 process
-// with a time limit and hands back stdout), then scores the final answer and posts the reward to
-// the server's /v1/rollouts/{id}/reward. Rollouts and tasks are named by headers, so the server
-// groups the traces for `npm run cli -- train-traces` (GRPO over rollouts of the same task).
+// An agent written against the `openai` npm package, trained through `npm run cli -- serve`
+// without changing its code: for each task of a JSONL file (default the shipped agent's held-out
+// tasks, datasets/agent_eval.jsonl) it runs k rollouts of a multi-turn tool loop with the agent
+// env's two tools (python, run in our Pyodide sandbox in a separate process, never host python3;
+// search over datasets/agent_corpus.jsonl), grades the final message as the agent env does and
+// posts the reward to /v1/rollouts/{id}/reward. Rollouts and tasks are named by headers, so the
+// server groups the traces for `train-traces` or `serve --online` (GRPO over a task's rollouts).
 //
-//   npx tsx examples/openai-tool-agent.ts --base-url http://127.0.0.1:8000/v1 --model NAME \
-//       --tasks examples/tasks.jsonl [--samples 4] [--max-turns 4] [--temperature 1]
+//   npm run cli -- serve --model public/models/agent-tiny --max-context 512 [--online ...]
+//   npx tsx examples/openai-tool-agent.ts --model agent-tiny [--base-url http://127.0.0.1:8000/v1] \
+//       [--tasks datasets/agent_eval.jsonl] [--num-tasks 4] [--samples 4] [--max-turns 2] [--temperature 1]
 //
-// WARNING: the python tool runs model-written code on this machine (python3 -I, empty
-// environment, 10 s limit): use a container or a machine you can throw away.
-import { spawn } from 'node:child_process';
+// Tested by tests/unit/server/serve-agent-example.test.ts (runAgent against serve on agent-tiny).
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
+import type { AgentTask } from '../src/data/schemas';
+import { AgentEnv, AGENT_SYSTEM_PROMPT } from '../src/envs/agent/env';
+import type { Tool } from '../src/tools/registry';
+import { announceSandbox, createNodePythonPool } from '../src/tools/python/node-pool';
+import { CorpusSearch, parseCorpusJsonl } from '../src/tools/search/corpus';
 
-interface AgentTask {
-  task_id: string;
-  question: string;
-  /** The final answer counts as right when it contains this text. */
+export interface AgentRunOptions {
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  tasks: AgentTask[];
+  samples: number;
+  maxTurns: number;
+  temperature: number;
+  /** Tokens per assistant turn. */
+  maxTokens: number;
+  corpusFile: string;
+  log: (line: string) => void;
+}
+
+export interface RolloutOutcome {
+  rolloutId: string;
+  taskId: string;
+  reward: number;
+  correct: boolean;
+  turns: number;
+  /** Tool calls made / that ran without error, by tool name. */
+  calls: string[];
+  okCalls: string[];
   answer: string;
 }
 
-const PYTHON_TOOL: OpenAI.Chat.Completions.ChatCompletionTool = {
-  type: 'function',
-  function: {
-    name: 'python',
-    description: 'Run Python 3 code and return what it prints.',
-    parameters: { type: 'object', properties: { code: { type: 'string', description: 'the program; print the result' } }, required: ['code'] },
-  },
-};
+type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+const asOpenAiTool = (t: Tool): OpenAI.Chat.Completions.ChatCompletionTool => ({
+  type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
+});
+
+/** One rollout: the tool loop until the model answers without a call (or turns run out). */
+async function rollout(client: OpenAI, o: AgentRunOptions, tools: Tool[], task: AgentTask, rolloutId: string): Promise<{ answer: string; turns: number; calls: string[]; okCalls: string[] }> {
+  const messages: Message[] = [{ role: 'system', content: AGENT_SYSTEM_PROMPT }, { role: 'user', content: task.question }];
+  const calls: string[] = [], okCalls: string[] = [];
+  for (let turn = 1; turn <= o.maxTurns; turn++) {
+    const r = await client.chat.completions.create({ model: o.model, messages, tools: tools.map(asOpenAiTool), temperature: o.temperature, max_tokens: o.maxTokens });
+    const msg = r.choices[0].message;
+    messages.push(msg);
+    const toolCalls = (msg.tool_calls ?? []).filter((c) => c.type === 'function');
+    if (!toolCalls.length) return { answer: msg.content ?? '', turns: turn, calls, okCalls };
+    for (const c of toolCalls) {
+      calls.push(c.function.name);
+      const tool = tools.find((t) => t.name === c.function.name);
+      let text: string;
+      if (!tool) text = `error: unknown tool ${c.function.name}; use ${tools.map((t) => t.name).join(' or ')}`;
+      else {
+        let args: Record<string, unknown> = {};
+        try {
+          args = JSON.parse(c.function.arguments) as Record<string, unknown>;
+        } catch {
+          args = {};
+        }
+        const out = await tool.call(args, { episodeId: rolloutId });
+        if (out.ok) okCalls.push(tool.name);
+        text = out.text;
+      }
+      messages.push({ role: 'tool', tool_call_id: c.id, content: text });
+    }
+  }
+  return { answer: '', turns: o.maxTurns, calls, okCalls };
+}
+
+/** Runs `samples` rollouts per task against the server and posts each reward; returns the outcomes. */
+export async function runAgent(o: AgentRunOptions): Promise<RolloutOutcome[]> {
+  announceSandbox(o.log);
+  const python = createNodePythonPool({ workers: 1, timeoutMs: 10_000 });
+  const env = new AgentEnv({ python, search: new CorpusSearch(parseCorpusJsonl(readFileSync(o.corpusFile, 'utf8'), o.corpusFile)) });
+  const tools = env.tools();
+  const apiKey = o.apiKey ?? 'none';
+  const outcomes: RolloutOutcome[] = [];
+  try {
+    await python.ready();
+    for (const task of o.tasks) {
+      for (let k = 0; k < o.samples; k++) {
+        const rolloutId = `${task.task_id}-${Date.now().toString(36)}-${k}`;
+        // The same agent code; only the headers tell the server which rollout and task a call belongs to.
+        const client = new OpenAI({ baseURL: o.baseURL, apiKey, maxRetries: 0, defaultHeaders: { 'x-rollout-id': rolloutId, 'x-task-id': task.task_id } });
+        const res = await rollout(client, o, tools, task, rolloutId);
+        for (const t of tools) await t.endEpisode?.(rolloutId);
+        const graded = env.grade(task, res.answer, res.okCalls);
+        const post = await fetch(`${o.baseURL}/rollouts/${encodeURIComponent(rolloutId)}/reward`, {
+          method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ reward: graded.total }),
+        });
+        if (!post.ok) throw new Error(`posting the reward of ${rolloutId} failed: ${post.status} ${await post.text()}`);
+        const outcome: RolloutOutcome = { rolloutId, taskId: task.task_id, reward: graded.total, correct: graded.parts.correctness === 1, answer: res.answer, turns: res.turns, calls: res.calls, okCalls: res.okCalls };
+        outcomes.push(outcome);
+        o.log(`${rolloutId}: reward ${graded.total.toFixed(2)} (${Object.entries(graded.parts).map(([p, v]) => `${p} ${v}`).join(', ')}), ${res.turns} turns, calls [${res.calls.join(', ')}], answer ${JSON.stringify(res.answer.slice(0, 80))}`);
+      }
+    }
+  } finally {
+    await python.close();
+  }
+  return outcomes;
+}
 
 function arg(name: string, fallback?: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,72 +124,22 @@ function arg(name: string, fallback?: string): string {
   return v;
 }
 
-/** Runs code in a fresh python3 process: stdout (and stderr) capped at 4 KB, 10 s limit. */
-function runPython(code: string): Promise<string> {
-  return new Promise((resolve) => {
-    const p = spawn('python3', ['-I', '-c', code], { env: {}, timeout: 10_000 });
-    let out = '';
-    const take = (c: Buffer) => { if (out.length < 4096) out += c.toString('utf8'); };
-    p.stdout.on('data', take);
-    p.stderr.on('data', take);
-    p.on('error', (e) => resolve(`error: could not start python3 (${e.message})`));
-    p.on('close', (status, signal) => resolve((signal ? `${out}\nerror: stopped after 10 s` : out).slice(0, 4096) || `(no output, exit ${status})`));
+async function main(): Promise<void> {
+  const numTasks = Number(arg('num-tasks', '4'));
+  const tasks = readFileSync(arg('tasks', 'datasets/agent_eval.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AgentTask);
+  const outcomes = await runAgent({
+    baseURL: arg('base-url', 'http://127.0.0.1:8000/v1'), model: arg('model'), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+    tasks: numTasks > 0 ? tasks.slice(0, numTasks) : tasks, samples: Number(arg('samples', '4')), maxTurns: Number(arg('max-turns', '2')),
+    temperature: Number(arg('temperature', '1')), maxTokens: Number(arg('max-tokens', '64')), corpusFile: arg('corpus', 'datasets/agent_corpus.jsonl'),
+    log: (l) => console.log(l),
+  });
+  const right = outcomes.filter((x) => x.correct).length, mean = outcomes.reduce((a, x) => a + x.reward, 0) / Math.max(1, outcomes.length);
+  console.log(`success ${right}/${outcomes.length}, mean reward ${mean.toFixed(3)}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e: unknown) => {
+    console.error((e as Error).message);
+    process.exit(1);
   });
 }
-
-/** One rollout: the tool loop until the model answers without a call (or turns run out). */
-async function rollout(client: OpenAI, model: string, task: AgentTask, maxTurns: number, temperature: number): Promise<{ answer: string; turns: number; calls: number }> {
-  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-    { role: 'system', content: 'Solve the problem. Use the python tool to compute; end with the final answer.' },
-    { role: 'user', content: task.question },
-  ];
-  let calls = 0;
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    const r = await client.chat.completions.create({ model, messages, tools: [PYTHON_TOOL], temperature, max_tokens: 256 });
-    const msg = r.choices[0].message;
-    messages.push(msg);
-    const toolCalls = (msg.tool_calls ?? []).filter((c) => c.type === 'function');
-    if (!toolCalls.length) return { answer: msg.content ?? '', turns: turn, calls };
-    for (const c of toolCalls) {
-      calls++;
-      let code = '';
-      try {
-        code = String((JSON.parse(c.function.arguments) as { code?: unknown }).code ?? '');
-      } catch {
-        code = '';
-      }
-      const output = c.function.name === 'python' && code ? await runPython(code) : `error: unknown tool ${c.function.name} or no code`;
-      messages.push({ role: 'tool', tool_call_id: c.id, content: output });
-    }
-  }
-  return { answer: '', turns: maxTurns, calls };
-}
-
-async function main(): Promise<void> {
-  const baseURL = arg('base-url', 'http://127.0.0.1:8000/v1'), model = arg('model');
-  const samples = Number(arg('samples', '4')), maxTurns = Number(arg('max-turns', '4')), temperature = Number(arg('temperature', '1'));
-  const tasks = readFileSync(arg('tasks'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AgentTask);
-  let right = 0, total = 0;
-  for (const task of tasks) {
-    for (let k = 0; k < samples; k++) {
-      const rolloutId = `${task.task_id}-${Date.now().toString(36)}-${k}`;
-      // The same agent code; only the headers tell the server which rollout and task a call belongs to.
-      const client = new OpenAI({ baseURL, apiKey: process.env.OPENAI_API_KEY ?? 'none', defaultHeaders: { 'x-rollout-id': rolloutId, 'x-task-id': task.task_id } });
-      const res = await rollout(client, model, task, maxTurns, temperature);
-      const reward = res.answer.includes(task.answer) ? 1 : 0;
-      right += reward;
-      total++;
-      const post = await fetch(`${baseURL}/rollouts/${encodeURIComponent(rolloutId)}/reward`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.OPENAI_API_KEY ?? 'none'}` }, body: JSON.stringify({ reward }),
-      });
-      if (!post.ok) throw new Error(`posting the reward of ${rolloutId} failed: ${post.status} ${await post.text()}`);
-      console.log(`${rolloutId}: reward ${reward}, ${res.turns} turns, ${res.calls} python calls, answer ${JSON.stringify(res.answer.slice(0, 80))}`);
-    }
-  }
-  console.log(`success ${right}/${total} (${((100 * right) / Math.max(1, total)).toFixed(1)} %)`);
-}
-
-main().catch((e: unknown) => {
-  console.error((e as Error).message);
-  process.exit(1);
-});

@@ -1,12 +1,15 @@
 // `npm run cli -- serve`: the OpenAI-compatible server (src/server/openai) on a model loaded like
 // `generate` does (optionally with a LoRA adapter), on loopback by default, capturing traces into
-// a run folder. Runs until Ctrl-C. Exercised by tests/unit/server/serve-openai.test.ts (through
-// startServe) and scripts/load-serve.ts.
+// a run folder; with --online it also trains the served adapter from rewarded rollouts
+// (server/openai/online.ts). Runs until Ctrl-C. Exercised by tests/unit/server/serve-openai.test.ts
+// and serve-online.test.ts (through startServe) and scripts/load-serve.ts.
 import { basename, join } from 'node:path';
 import type { CliCommand } from '../../util/args';
-import { getNumber, getString } from '../../util/args';
+import { getBool, getNumber, getString } from '../../util/args';
 import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
+import { OnlineTrainer } from '../../server/openai/online';
 import { DEFAULT_HTTP, startServe } from '../../server/openai/server';
+import { openTraceTrainer, withoutAdapter, type TraceTrainerSetup } from './train-traces';
 
 function positiveInt(name: string, v: number): number {
   if (!Number.isInteger(v) || v < 0) throw new Error(`--${name} must be a non-negative integer, got ${v}`);
@@ -31,11 +34,23 @@ ${MODEL_OPTIONS}
   --rate-limit N          requests per minute per client address (default ${DEFAULT_HTTP.rateLimit}; 0 = off)
   --max-queue N           waiting requests beyond which new ones get 429 (default ${DEFAULT_HTTP.maxQueue})
 
-Routes: GET /v1/models, POST /v1/chat/completions, POST /v1/rollouts/{id}/reward, GET /health.
+Online training (the served LoRA adapter learns from rewarded rollouts while serving):
+  --online                train: every --online-batch rewarded rollouts, one update, then hot swap
+  --online-batch N        rewarded rollouts per update (default 8; GRPO groups them by task id)
+  --checkpoint-every N    write OUT/checkpoints/step-N/ every N updates (default 1; 0: none)
+  --adapter DIR           with --online: the adapter to continue (default a fresh LoRA, a no-op at first)
+  train-traces flags      --trainer --steps --lr --rank --alpha --targets --seed --micro-batch --beta
+                          --epsilon-low --epsilon-high --loss-type --scale-rewards --threshold --clip
+                          (see \`npm run cli -- train-traces --help\`; --steps = optimizer steps per update)
+
+Routes: GET /v1/models, POST /v1/chat/completions, POST /v1/rollouts/{id}/reward, GET /health,
+GET /v1/train/status (--online).
 A rollout is named by the x-rollout-id header, metadata.rollout_id, or a base URL of
 http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
   async run(args) {
-    const { rt, loaded, model } = await loadCliModel(args);
+    const online = getBool(args, 'online', false);
+    // Online: the adapter is trained, so the base is loaded alone and the trainer attaches the adapter.
+    const { rt, loaded, model } = await loadCliModel(online ? withoutAdapter(args) : args);
     const modelPath = getString(args, 'model') ?? 'model';
     const maxBatch = positiveInt('max-batch', getNumber(args, 'max-batch', 8));
     const maxContext = positiveInt('max-context', getNumber(args, 'max-context', Math.min(model.cfg.maxPositions, 2048)));
@@ -43,6 +58,15 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
     if (maxN > maxBatch) throw new Error(`--max-n ${maxN} is larger than --max-batch ${maxBatch}; the n choices of a request run in one batch`);
     const token = getString(args, 'api-key') ?? process.env.RL_STUDIO_API_KEY;
     const out = getString(args, 'out', join('runs', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    let setup: TraceTrainerSetup | null = null, trainer: OnlineTrainer | undefined;
+    if (online) {
+      setup = await openTraceTrainer(args, rt, model, loaded.config, log);
+      trainer = new OnlineTrainer(rt, setup.trainer, setup.loss, {
+        batch: positiveInt('online-batch', getNumber(args, 'online-batch', 8)), outDir: out, baseModelName: modelPath, modelCfg: loaded.config,
+        checkpointEvery: positiveInt('checkpoint-every', getNumber(args, 'checkpoint-every', 1)), train: setup.options,
+      }, log);
+    }
     const s = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, {
       modelId: getString(args, 'model-id', basename(modelPath).replace(/\.bin$/, '')),
       host: getString(args, 'host', '127.0.0.1'), port: positiveInt('port', getNumber(args, 'port', 8000)), outDir: out, maxBatch, maxContext,
@@ -52,14 +76,17 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
         maxN, maxQueue: positiveInt('max-queue', getNumber(args, 'max-queue', DEFAULT_HTTP.maxQueue)),
         ...(token ? { token } : {}),
       },
+      ...(trainer ? { online: trainer } : {}),
     });
     process.stderr.write(`serving "${s.deps.served.id}" at ${s.url}/v1 (batch ${maxBatch}, context ${maxContext}${token ? ', bearer token required' : ''}); traces in ${join(out, 'traces')}\n`);
+    if (trainer) log(`online: one ${setup!.options.trainer} update every ${trainer.opts.batch} rewarded rollouts; metrics, adapter/ and checkpoints/ in ${out}; GET ${s.url}/v1/train/status`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
     process.stderr.write('shutting down\n');
     await s.close();
+    await setup?.dispose();
     model.dispose();
     return 0;
   },

@@ -11,6 +11,7 @@ import type { GpuRuntime } from '../../gpu/runtime';
 import type { GpuModel } from '../../model/gpu/model';
 import type { Tokenizer } from '../../model/tokenizer';
 import { ApiError } from './errors';
+import type { OnlineTrainer } from './online';
 import { buildPrompt, type BuiltPrompt } from './prompt';
 import type { ChatRequest } from './request';
 import type { Scheduler, SeqResult } from './scheduler';
@@ -33,6 +34,8 @@ export interface ChatDeps {
   served: ServedModel;
   scheduler: Scheduler;
   traces: TraceStore;
+  /** serve --online: trains the served adapter from rewarded rollouts (null: serving only). */
+  online: OnlineTrainer | null;
 }
 
 export interface RolloutRef {

@@ -2,7 +2,7 @@
 // names the server answers to (loopback by default: DNS rebinding), optional bearer token,
 // per-client rate limit, body size limit, then the routes: GET /v1/models[/{id}],
 // POST /v1/chat/completions (JSON or server-sent events), POST /v1/rollouts/{id}/reward,
-// GET /health. The same routes answer under /rollout/{id}/v1/... so an agent can be routed to a
+// GET /v1/train/status (serve --online), GET /health. The same routes answer under /rollout/{id}/v1/... so an agent can be routed to a
 // rollout by its base URL. Errors are OpenAI-shaped. Tested by tests/unit/server/serve-openai.test.ts.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,6 +56,11 @@ export function createServeHandler(deps: ChatDeps, opts: HttpOptions): Handler {
       if (path === '/v1/chat/completions') return await chat(req, res, deps, opts, pathRollout);
       const reward = /^\/v1\/rollouts\/([^/]+)\/reward$/.exec(path);
       if (reward) return await postReward(req, res, deps, opts, decodeURIComponent(reward[1]));
+      if (path === '/v1/train/status') {
+        needMethod(req, 'GET');
+        if (!deps.online) throw new ApiError(404, 'This server does not train: start serve with --online to train the served adapter from rewarded rollouts', 'not_found_error', null, 'online_off');
+        return json(res, 200, deps.online.status());
+      }
       throw new ApiError(404, `Unknown route ${req.method} ${path}`, 'not_found_error', null, 'unknown_url');
     } catch (e) {
       const err = toApiError(e);
@@ -139,7 +144,14 @@ async function chat(req: IncomingMessage, res: ServerResponse, deps: ChatDeps, o
     if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   } : null;
-  const out = await chatCompletion(deps, r, ref, emit, (c) => { cancel = c; });
+  // Online mode: the request holds the adapter from scheduling to its last log-prob; an update waits for it.
+  await deps.online?.acquire();
+  let out;
+  try {
+    out = await chatCompletion(deps, r, ref, emit, (c) => { cancel = c; });
+  } finally {
+    deps.online?.release();
+  }
   finished = true;
   if (emit) {
     if (!res.destroyed) res.end('data: [DONE]\n\n');
@@ -158,7 +170,8 @@ async function postReward(req: IncomingMessage, res: ServerResponse, deps: ChatD
   const v = (body as { reward?: unknown } | null)?.reward;
   const ok = (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x)));
   if (!ok) throw badParam('reward', 'must be a finite number or a non-empty array of per-turn numbers');
-  const known = deps.traces.calls(rolloutId).length;
+  const calls = deps.traces.calls(rolloutId);
   const rec = deps.traces.reward(rolloutId, v as number | number[]);
-  json(res, 200, { object: 'rollout.reward', rollout_id: rolloutId, reward: rec.reward, per_turn: rec.per_turn, calls: known });
+  const online = deps.online ? { online: deps.online.reward(rolloutId, calls, rec.reward) } : {};
+  json(res, 200, { object: 'rollout.reward', rollout_id: rolloutId, reward: rec.reward, per_turn: rec.per_turn, calls: calls.length, ...online });
 }

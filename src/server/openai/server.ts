@@ -8,6 +8,7 @@ import type { GpuModel } from '../../model/gpu/model';
 import type { Tokenizer } from '../../model/tokenizer';
 import type { ChatDeps } from './completions';
 import { createServeHandler, LOOPBACK_HOSTS, type HttpOptions } from './http';
+import type { OnlineTrainer } from './online';
 import { Scheduler } from './scheduler';
 import { TraceStore } from './traces';
 
@@ -22,6 +23,8 @@ export interface ServeOptions {
   maxBatch: number;
   maxContext: number;
   http: Omit<HttpOptions, 'allowedHosts'> & { allowedHosts?: string[] };
+  /** serve --online: the trainer of the served adapter (its tensors are attached to `model`). */
+  online?: OnlineTrainer;
 }
 
 export const DEFAULT_HTTP: Omit<HttpOptions, 'allowedHosts'> = { maxBodyBytes: 4 << 20, rateLimit: 600, maxN: 8, maxQueue: 256 };
@@ -36,7 +39,7 @@ export interface RunningServer {
 export async function startServe(rt: GpuRuntime, model: GpuModel, tok: Tokenizer, modelEosTokenIds: number[], o: ServeOptions): Promise<RunningServer> {
   const scheduler = new Scheduler(rt, model, tok, { maxBatch: o.maxBatch, maxContext: o.maxContext });
   const traces = new TraceStore({ dir: o.outDir });
-  const deps: ChatDeps = { served: { id: o.modelId, rt, model, tok, modelEosTokenIds, created: Math.floor(Date.now() / 1000) }, scheduler, traces };
+  const deps: ChatDeps = { served: { id: o.modelId, rt, model, tok, modelEosTokenIds, created: Math.floor(Date.now() / 1000) }, scheduler, traces, online: o.online ?? null };
   // The loopback names, plus the host the server was bound to when that is something else.
   const allowedHosts = o.http.allowedHosts ?? [...LOOPBACK_HOSTS, ...(LOOPBACK_HOSTS.includes(o.host) || o.host === '0.0.0.0' ? [] : [o.host])];
   // The n choices of a request run in one batch: n can be at most the batch.
@@ -53,6 +56,7 @@ export async function startServe(rt: GpuRuntime, model: GpuModel, tok: Tokenizer
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await o.online?.idle();
       await scheduler.close();
     },
   };

@@ -67,16 +67,25 @@ export function readTraces(dir: string): TraceSet {
       set.unrewarded++;
       continue;
     }
-    const lastCall = recs[recs.length - 1].call_id;
-    for (const c of recs.filter((r) => r.call_id === lastCall)) {
-      if (c.diverged) set.diverged++;
-      set.episodes.push({
-        rolloutId: id, group: c.task_id ?? `rollout:${id}`, tokens: c.tokens, mask: c.mask,
-        logprobs: c.logprobs.map((v) => (v === null ? NaN : v)), temperature: c.temperature, reward,
-      });
+    for (const e of episodesOfRollout(recs, reward)) {
+      if (e.diverged) set.diverged++;
+      set.episodes.push(e.episode);
     }
   }
   return set;
+}
+
+/** One episode per choice of the rollout's last call (its tokens hold the earlier turns). */
+export function episodesOfRollout(recs: readonly CallRecord[], reward: number): { episode: TraceEpisode; diverged: boolean }[] {
+  if (!recs.length) return [];
+  const lastCall = recs[recs.length - 1].call_id;
+  return recs.filter((r) => r.call_id === lastCall).map((c) => ({
+    diverged: c.diverged !== null,
+    episode: {
+      rolloutId: c.rollout_id, group: c.task_id ?? `rollout:${c.rollout_id}`, tokens: c.tokens, mask: c.mask,
+      logprobs: c.logprobs.map((v) => (v === null ? NaN : v)), temperature: c.temperature, reward,
+    },
+  }));
 }
 
 /** GRPO advantages per task group: (r - mean) / (std + 1e-4), or r - mean when scale is false. */

@@ -8,6 +8,7 @@ import type { GrpoLoss } from '../../gpu/kernels/grpo';
 import { addSums, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../../reference/grpo_loss';
 import { episodeRows, grpoGpuDlogp } from '../../rl/grpo-micro';
 import { episodeWeights } from '../../rl/rw-trainer';
+import type { ReferencePolicy } from '../../rl/reference-policy';
 import type { Trainer } from '../../train/trainer';
 import { groupAdvantages, type TraceEpisode } from './trace-episodes';
 
@@ -23,6 +24,11 @@ export interface TraceTrainOptions {
   scaleRewards: boolean;
   /** reward_weighted: episodes below this reward count 0. */
   threshold: number;
+  /**
+   * The KL reference when loss.beta > 0 (rl/policy-setup.ts referenceFor): the bare base for a
+   * fresh adapter, a frozen copy of the starting adapter when one is continued.
+   */
+  reference?: ReferencePolicy;
 }
 
 /** The one sampling temperature of the episodes (greedy calls report log-probs at T = 1). */
@@ -58,8 +64,8 @@ export async function trainOnTraces(rt: GpuRuntime, trainer: Trainer, loss: Grpo
   const seqs = kept.map((i) => episodes[i].tokens);
   const rows = kept.map((i) => episodeRows(episodes[i].mask, episodes[i].logprobs, advantages[i]));
   if (o.loss.beta > 0) {
-    const ref = await trainer.logprobs(seqs, false, T);
-    ref.logprobs.forEach((lp, s) => { rows[s].ref = lp; });
+    if (!o.reference) throw new Error('trainOnTraces: beta > 0 needs the KL reference policy (referenceFor)');
+    (await o.reference.logprobs(seqs, T)).forEach((lp, s) => { rows[s].ref = lp; });
   }
   const norm = { tokens: rows.reduce((a, r) => a + r.mask.reduce((x, m) => x + m, 0), 0), sequences: rows.length };
   for (let s = 1; s <= o.steps; s++) {

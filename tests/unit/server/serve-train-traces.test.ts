@@ -22,7 +22,7 @@ import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 
 const BIN = join(STORIES_DIR, 'stories260K.bin');
-let rt: GpuRuntime, loaded: LoadedModel, runDir: string, episodes: TraceEpisode[], base: GpuModel;
+let rt: GpuRuntime, loaded: LoadedModel, runDir: string, episodes: TraceEpisode[], base: GpuModel, grpoOut = '';
 
 const toyReward = (text: string) => (text.length ? (text.match(/e/g) ?? []).length / text.length : 0);
 
@@ -63,8 +63,8 @@ async function logprobChange(adapterDir: string): Promise<number[]> {
   }
 }
 
-const train = (trainer: string, out: string) => trainTracesRun(parseArgs([
-  '--model', BIN, '--quant', 'none', '--traces', runDir, '--out', out, '--trainer', trainer, '--steps', '1', '--lr', '5e-3', '--rank', '4', '--alpha', '8', '--micro-batch', '8',
+const train = (trainer: string, out: string, extra: string[] = []) => trainTracesRun(parseArgs([
+  '--model', BIN, '--quant', 'none', '--traces', runDir, '--out', out, '--trainer', trainer, '--steps', '1', '--lr', '5e-3', '--rank', '4', '--alpha', '8', '--micro-batch', '8', ...extra,
 ]), (l) => console.log(l), { rt, loaded, model: base });
 
 describe('train-traces on served traces (stories260K, toy reward)', () => {
@@ -78,6 +78,7 @@ describe('train-traces on served traces (stories260K, toy reward)', () => {
   it('one GRPO step raises the log-probs of better-than-group episodes relative to worse ones', async () => {
     const { advantages } = groupAdvantages(episodes, true);
     const out = mkdtempSync(join(tmpdir(), 'tt-grpo-'));
+    grpoOut = out;
     const { history } = await train('grpo', out);
     expect(history).toHaveLength(1);
     const delta = await logprobChange(join(out, 'adapter'));
@@ -87,6 +88,28 @@ describe('train-traces on served traces (stories260K, toy reward)', () => {
     console.log(`grpo: sum(adv x dlogp) = ${score.toFixed(4)}; mean dlogp of positive-advantage episodes ${mean(up).toFixed(4)}, negative ${mean(down).toFixed(4)}`);
     expect(score).toBeGreaterThan(0);
     expect(mean(up)).toBeGreaterThan(mean(down));
+  });
+
+  it('--adapter with beta > 0: the KL reference is the adapter continued, not the bare base (kl 0 at the first step)', async () => {
+    expect(grpoOut).not.toBe('');
+    const out = mkdtempSync(join(tmpdir(), 'tt-kl-'));
+    const { history } = await train('grpo', out, ['--adapter', join(grpoOut, 'adapter'), '--beta', '0.5']);
+    // The first step's metrics come from the forward before the update: policy = starting adapter = reference.
+    const kl = history[0].kl;
+    // What the old reference (the adapter switched off) would have measured: the adapter's distance from the base.
+    const lora = await readPeftAdapter(new NodeDirSource(join(grpoOut, 'adapter')), loaded.config);
+    const m = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, tune: false, lora });
+    let gap = 0;
+    try {
+      const [withA, without] = [(await m.logprobs(episodes.map((e) => e.tokens))).logprobs, (await base.logprobs(episodes.map((e) => e.tokens))).logprobs];
+      episodes.forEach((e, i) => e.mask.forEach((on, t) => { if (on) gap = Math.max(gap, Math.abs(withA[i][t - 1] - without[i][t - 1])); }));
+    } finally {
+      m.dispose();
+    }
+    console.log(`continued adapter, beta 0.5: kl at step 1 = ${kl.toExponential(2)}; max |logp(adapter) - logp(base)| on the episodes = ${gap.toExponential(2)}`);
+    expect(Number.isFinite(kl)).toBe(true);
+    expect(Math.abs(kl)).toBeLessThan(1e-6);
+    expect(gap).toBeGreaterThan(1e-3);
   });
 
   it('one reward-weighted step raises the log-probs of the best-rewarded episode', async () => {
