@@ -12,6 +12,7 @@ import type { RlConfig } from './config-validate';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';
+import { ppoStep } from './ppo-trainer';
 import type { RunControl } from '../train/run-control';
 
 export type Files = Map<string, Uint8Array>;
@@ -92,7 +93,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
       return { history, steps: step - first, stopped: true };
     }
     const tasks = sampler.next(cfg.rollout.batch_size);
-    const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
+    const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : cfg.trainer === 'ppo' ? await ppoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
     numTokens += out.rollout.episodes.reduce((s, e) => s + e.tokens.length, 0);
     const row = { step: step + 1, ...out.metrics, num_tokens: numTokens };
     last = row;

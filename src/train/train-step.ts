@@ -46,6 +46,16 @@ export interface TrainStepOptions {
 export type DlogpFn = (logprobs: Float32Array[], entropy: Float32Array[], first: number) => DlogpResult | Promise<DlogpResult>;
 export interface DlogpResult { dlogp: Float32Array[]; dentropy?: Float32Array[] | null }
 
+/**
+ * A head on the final-norm hidden state hf [M, C] of each pass (PPO's value head): `forward`
+ * right after the trunk's forward (before the DlogpFn), `backward` after the LM head wrote its
+ * dH into dN [M, C] and before the final norm's backward; it adds (+=) its own dH into dN.
+ */
+export interface HiddenHook {
+  forward(hf: GPUBuffer, M: number, lens: number[], first: number): void | Promise<void>;
+  backward?(hf: GPUBuffer, dN: GPUBuffer, M: number, first: number): void;
+}
+
 export interface TrainBatch {
   /** B sequences of token ids (each at least 1 token), packed as rows in order. */
   seqs: number[][];
@@ -60,6 +70,8 @@ export interface TrainBatch {
   adapter?: boolean;
   /** Softmax temperature of the log-probs (default 1). */
   temperature?: number;
+  /** A head on the final hidden state (HiddenHook), e.g. PPO's value head. */
+  hidden?: HiddenHook;
 }
 
 export interface StepResult {
@@ -225,6 +237,7 @@ export class TrainStep {
     try {
       const a = this.activations(p.M);
       this.forward(p, a);
+      if (batch.hidden) await batch.hidden.forward(a.hf, p.M, p.lens, first);
       // With dlogp known up front, the log-probs come from the backward's LM-head chunks (one
       // LM-head matmul fewer); a DlogpFn or a log-prob pass needs them first.
       const early = !train || typeof batch.dlogp === 'function';
@@ -250,7 +263,7 @@ export class TrainStep {
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
       p.owned.push(dl, dK, dV, seqTable, ...(de ? [de] : []));
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early);
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, batch.hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, p.M, first) : null);
       return result ?? (await this.readResult(p));
     } finally {
       rt.submit();
@@ -311,7 +324,8 @@ export class TrainStep {
    * Records the backward, from dlogp/dentropy to the parameter gradients (+=); with `logprobs`
    * also the forward's log-probs/entropies, from the same LM-head chunks.
    */
-  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean): void {
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean,
+    addHidden: ((dN: GPUBuffer) => void) | null = null): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
@@ -329,6 +343,7 @@ export class TrainStep {
       k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });
       rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, n * C * 4);
     }
+    addHidden?.(a.dN);   // a head on hf (HiddenHook): dN += its dH
     k.normB.run(a.dN, a.resid[L], w.finalNorm, a.dRes, M, { dw: full?.finalNorm });
     for (let l = L - 1; l >= 0; l--) {
       let la = a.layers[l];
