@@ -13,6 +13,7 @@ import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord, type RolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';
 import { ppoStep } from './ppo-trainer';
+import { VALUE_HEAD_FILE } from '../train/value-head-params';
 import type { RunControl } from '../train/run-control';
 
 export type Files = Map<string, Uint8Array>;
@@ -114,7 +115,9 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     if (asked || (every > 0 && (step + 1) % every === 0) || step + 1 === total) await save(step + 1);
   }
   if (ctx.trainer.trainable.mode === 'lora') {
-    await sink.adapter(exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }));
+    const files = exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName });
+    if (ctx.trainer.valueHead) files.set(VALUE_HEAD_FILE, await ctx.trainer.valueHead.file());   // trainer: ppo
+    await sink.adapter(files);
   } else if (sink.model) await sink.model(await fullModelFiles(ctx.trainer, ctx.tokenizer));
   return { history, steps: done - first, stopped: false };
 }

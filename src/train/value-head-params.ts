@@ -5,7 +5,11 @@
 import type { GpuRuntime } from '../gpu/runtime';
 import type { OptimParam } from '../gpu/kernels/adamw';
 import type { TensorMap } from '../model/types';
+import { writeSafetensors } from '../model/io/safetensors-write';
 import { mulberry32 } from '../util/rng';
+
+/** The file written beside the adapter at the end of a ppo run. */
+export const VALUE_HEAD_FILE = 'value_head.safetensors';
 
 export const VALUE_HEAD_WEIGHT = 'value_head.weight';
 export const VALUE_HEAD_BIAS = 'value_head.bias';
@@ -51,6 +55,11 @@ export class ValueHeadParams {
       if (x.data.length !== n) throw new Error(`value head: "${name}" has ${x.data.length} values; expected ${n} (hidden size ${this.C})`);
       this.rt.write(pick(name, buf), x.data);
     }
+  }
+
+  /** value_head.safetensors: value_head.weight [1, C] and value_head.bias [1] (f32). */
+  async file(): Promise<Uint8Array> {
+    return writeSafetensors(await this.read((_n, p) => p), { format: 'pt', content: 'rl-studio value head: v = h_final_norm . weight + bias' });
   }
 
   dispose(): void {
