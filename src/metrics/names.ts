@@ -34,6 +34,13 @@ export const METRIC = {
   'clip_ratio/low_mean': m('clip_ratio/low_mean', 'fraction', 'Share of trained tokens with ratio < 1 - epsilon_low and negative advantage (clipped from below).'),
   'clip_ratio/high_mean': m('clip_ratio/high_mean', 'fraction', 'Share of trained tokens with ratio > 1 + epsilon_high and positive advantage (clipped from above).'),
   'clip_ratio/region_mean': m('clip_ratio/region_mean', 'fraction', 'Share of trained tokens clipped on either side.'),
+  // PPO (trainer: ppo): the value head and GAE
+  value_loss: m('value_loss', 'loss', 'PPO: clipped value loss 0.5 max((v - R)^2, (v_clip - R)^2), token-mean over trained tokens (loss adds vf_coef x it).'),
+  vf_clipfrac: m('vf_clipfrac', 'fraction', 'PPO: share of trained tokens where the clipped value term was the larger.'),
+  'values/mean': m('values/mean', 'reward', 'PPO: mean value-head prediction over trained tokens at rollout time.'),
+  'advantages/mean': m('advantages/mean', 'scalar', 'PPO: mean GAE advantage over trained tokens (0 when whitened).'),
+  'returns/mean': m('returns/mean', 'reward', 'PPO: mean value target (GAE advantage + value) over trained tokens.'),
+  explained_variance: m('explained_variance', 'fraction', 'PPO: 1 - Var(R - v) / Var(R) over trained tokens; 1 is a perfect value head.'),
   // Optimiser
   grad_norm: m('grad_norm', 'scalar', 'Global L2 norm of the trainable gradients before clipping.'),
   learning_rate: m('learning_rate', 'scalar', 'Learning rate applied at this step.'),

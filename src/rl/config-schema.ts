@@ -1,11 +1,11 @@
 // The RL training config as types, defaults and one doc line per field (TRL grpo_config.py as the
-// model): one section per concern (model, data, env, rollout, grpo, rejection, optim, lora,
+// model): one section per concern (model, data, env, rollout, grpo, ppo, rejection, optim, lora,
 // train, log, eval). config-validate.ts validates against FIELDS in one place and builds the README table
 // from them; tests/unit/rl/rl-config.test.ts checks every field is documented and in README.md.
 import type { Projection } from '../model/types';
 import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator } from './advantages';
 
-export type TrainerKind = 'grpo' | 'rejection_sampling' | 'reward_weighted' | 'sft';
+export type TrainerKind = 'grpo' | 'ppo' | 'rejection_sampling' | 'reward_weighted' | 'sft';
 export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'agent' | 'story';
 
 export interface RlConfig {
@@ -24,6 +24,7 @@ export interface RlConfig {
     entropy_coef: number; filter_zero_std: boolean; mask_truncated_completions: boolean; num_iterations: number;
     micro_batch_size: number; max_completion_length: number;
   };
+  ppo: { gamma: number; lambda: number; vf_coef: number; cliprange_value: number; whiten_advantages: boolean };
   rejection: { threshold: number; epochs: number };
   optim: { lr: number; schedule: 'constant' | 'cosine'; warmup_steps: number; min_lr_ratio: number; weight_decay: number; max_grad_norm: number; beta1: number; beta2: number };
   lora: { mode: 'lora' | 'full'; rank: number; alpha: number; targets: Projection[]; rslora: boolean; init_seed: number };
@@ -47,6 +48,7 @@ export const DEFAULT_CONFIG: RlConfig = {
     entropy_coef: 0, filter_zero_std: false, mask_truncated_completions: false, num_iterations: 1,
     micro_batch_size: 8, max_completion_length: 0,
   },
+  ppo: { gamma: 1, lambda: 0.95, vf_coef: 0.1, cliprange_value: 0.2, whiten_advantages: true },
   rejection: { threshold: 1, epochs: 1 },
   optim: { lr: 2e-5, schedule: 'constant', warmup_steps: 0, min_lr_ratio: 0, weight_decay: 0, max_grad_norm: 1, beta1: 0.9, beta2: 0.999 },
   lora: { mode: 'lora', rank: 16, alpha: 0, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], rslora: false, init_seed: 0 },
@@ -90,7 +92,7 @@ const oneOf = (...values: string[]): FieldKind => ({ t: 'enum', values });
 
 /** Every field by its dotted path: its kind (what validation accepts) and its doc line. */
 export const FIELDS: Record<string, FieldDoc> = {
-  trainer: { kind: oneOf('grpo', 'rejection_sampling', 'reward_weighted', 'sft'), doc: 'What to run: GRPO; rejection-sampling or reward-weighted fine-tuning on the policy\'s own episodes; or SFT on chat JSONL (data.dataset).' },
+  trainer: { kind: oneOf('grpo', 'ppo', 'rejection_sampling', 'reward_weighted', 'sft'), doc: 'What to run: GRPO; PPO (a value head on the policy trunk, GAE advantages per token; the ppo section); rejection-sampling or reward-weighted fine-tuning on the policy\'s own episodes; or SFT on chat JSONL (data.dataset).' },
   'model.path': { kind: str(false), doc: 'Hugging Face model folder or llama2.c .bin, relative to the working directory (`--model` overrides).' },
   'model.tokenizer': { kind: str(true), doc: 'llama2.c tokenizer .bin (default: tok*.bin beside the checkpoint).' },
   'model.adapter': { kind: str(true), doc: 'Start the policy from this PEFT adapter folder (e.g. `sft`\'s OUT/adapter; `--adapter` overrides): its rank, alpha and targets are used, and the KL reference is the adapter as loaded (a frozen copy), not the bare base. LoRA mode only.' },
@@ -142,6 +144,11 @@ export const FIELDS: Record<string, FieldDoc> = {
   'grpo.num_iterations': { kind: int(1), doc: 'mu: policy updates per batch of rollouts (> 1 recomputes old log-probs once).' },
   'grpo.micro_batch_size': { kind: int(1), doc: 'Episodes (sft: examples) per forward/backward; gradients accumulate over the batch.' },
   'grpo.max_completion_length': { kind: int(0), doc: 'The Dr. GRPO normaliser (seq-mean-token-sum-norm); 0: max_new_tokens x max_turns.' },
+  'ppo.gamma': { kind: num({ min: 0, max: 1 }), doc: 'ppo: GAE discount over the trained tokens (prompt and tool output are skipped).' },
+  'ppo.lambda': { kind: num({ min: 0, max: 1 }), doc: 'ppo: GAE lambda (1: Monte-Carlo returns minus the value; 0: one-step TD).' },
+  'ppo.vf_coef': { kind: num({ min: 0 }), doc: 'ppo: weight of the value loss beside the policy loss (one backward through the shared trunk).' },
+  'ppo.cliprange_value': { kind: num({ above: 0 }), doc: 'ppo: the new value may move at most this far from the rollout\'s value in the clipped value loss.' },
+  'ppo.whiten_advantages': { kind: bool, doc: 'ppo: whiten the GAE advantages over the batch\'s trained tokens (mean 0, std 1).' },
   'rejection.threshold': { kind: num({}), doc: 'rejection_sampling: keep episodes with reward >= threshold; reward_weighted: rewards below count 0.' },
   'rejection.epochs': { kind: int(1), doc: 'SFT passes over each step\'s kept episodes.' },
   'optim.lr': { kind: num({ above: 0 }), doc: 'Peak learning rate (LoRA RL: about 1e-5 to 5e-5 on big models; tiny models take more).' },

@@ -16,6 +16,8 @@ export interface SeqRows {
   /** Reference-policy log-probs (beta > 0). */
   ref: Float32Array | null;
   advantage: number;
+  /** PPO: an advantage per row [T-1] (GAE) instead of `advantage`. */
+  rowAdvantages?: Float32Array;
 }
 
 /** An episode's token mask / log-probs [T] as loss rows [T-1]; NaN log-probs (mask 0) become 0. */
@@ -55,6 +57,7 @@ export function grpoGpuDlogp(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[], cf
     const N = offsets[seqs.length];
     const mask = concat(seqs.map((r) => r.mask), N);
     const coef = grpoTokenCoefficients(mask, offsets, seqs.map((r) => r.advantage), cfg, norm);
+    seqs.forEach((r, s) => r.rowAdvantages?.forEach((A, t) => { coef[2 * (offsets[s] + t)] = A; }));   // PPO: per-row GAE
     const hasOld = seqs.every((r) => r.old), hasRef = seqs.every((r) => r.ref);
     if (cfg.beta > 0 && !hasRef) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
     const owned: GPUBuffer[] = [];

@@ -23,7 +23,7 @@ export interface GrpoContext extends RolloutContext {
 }
 
 /** Reference log-probs for beta > 0; full mode without a frozen copy would compare the policy with itself. */
-async function referenceLogprobs(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<Float32Array[]> {
+export async function referenceLogprobs(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<Float32Array[]> {
   if (ctx.reference) return ctx.reference.logprobs(seqs, temperature);
   if (ctx.trainer.trainable.mode === 'full') throw new Error('grpo.beta > 0 in full mode needs a frozen reference copy of the weights (GrpoContext.reference = frozenReference(...)); openRun builds one');
   return (await ctx.trainer.logprobs(seqs, false, temperature)).logprobs;

@@ -39,7 +39,7 @@ export function withStartAdapter(tc: TrainerConfig, start: StartPolicy): Trainer
  * before restoring a checkpoint: the frozen copy must be the starting policy, not a resumed one.
  */
 export function referenceFor(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, log: (s: string) => void): ReferencePolicy | undefined {
-  if (cfg.trainer !== 'grpo' || cfg.grpo.beta === 0) return undefined;
+  if ((cfg.trainer !== 'grpo' && cfg.trainer !== 'ppo') || cfg.grpo.beta === 0) return undefined;
   if (trainer.trainable.mode === 'lora' && cfg.model.adapter === null) return baseReference(trainer);
   const ref = frozenReference(rt, trainer);
   const what = trainer.trainable.mode === 'full' ? 'the starting weights (lora.mode full)' : `the starting adapter ${cfg.model.adapter}`;

@@ -13,6 +13,8 @@ import { fullModelFiles } from './policy-setup';
 import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
 import { rolloutRecord } from './rollout-log';
 import { rwStep } from './rw-trainer';
+import { ppoStep } from './ppo-trainer';
+import { VALUE_HEAD_FILE } from '../train/value-head-params';
 import type { RunControl } from '../train/run-control';
 import type { MemoryPlan } from '../train/memory-plan';
 import type { MetricsRow, RunEmit, RunFiles } from '../run/events';
@@ -66,6 +68,13 @@ export async function checkpointFiles(ctx: GrpoContext, step: number, sampler: S
   return saveTrainState(state);
 }
 
+/** The PEFT adapter's files, with the value head beside it when the trainer has one (trainer: ppo). */
+async function adapterFiles(ctx: GrpoContext, baseModelName: string): Promise<RunFiles> {
+  const files = exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName });
+  if (ctx.trainer.valueHead) files.set(VALUE_HEAD_FILE, await ctx.trainer.valueHead.file());
+  return files;
+}
+
 export async function runTraining(a: RunArgs): Promise<RunResult> {
   const { ctx, emit } = a;
   const cfg: RlConfig = ctx.cfg;
@@ -93,7 +102,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
         return { history, steps: step - first, stopped: true };
       }
       const tasks = sampler.next(cfg.rollout.batch_size);
-      const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
+      const out: StepOutput = cfg.trainer === 'grpo' ? await grpoStep(ctx, tasks, step) : cfg.trainer === 'ppo' ? await ppoStep(ctx, tasks, step) : await rwStep(ctx, tasks, step);
       numTokens += out.rollout.episodes.reduce((s, e) => s + e.tokens.length, 0);
       const row: MetricsRow = { step: step + 1, ...out.metrics, num_tokens: numTokens };
       last = row;
@@ -115,7 +124,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     }
     // LoRA: the PEFT adapter; full mode: the trained model as a Hugging Face folder.
     const exported = ctx.trainer.trainable.mode === 'lora'
-      ? { path: 'adapter', files: exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName: a.baseModelName }) }
+      ? { path: 'adapter', files: await adapterFiles(ctx, a.baseModelName) }
       : { path: 'model', files: await fullModelFiles(ctx.trainer, ctx.tokenizer) };
     await emit({ kind: 'finished', step: done, export: exported });
     return { history, steps: done - first, stopped: false };

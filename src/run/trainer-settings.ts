@@ -30,6 +30,7 @@ export function rlTrainerConfigOf(c: RunConfig): TrainerConfig {
     params: c.lora.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: c.lora.rank, alpha: loraAlphaOf(c), useRslora: c.lora.rslora, targets: [...c.lora.targets] }, seed: c.lora.init_seed },
     optimizer: { schedule, beta1: o.beta1, beta2: o.beta2, weightDecay: o.weight_decay, maxGradNorm: o.max_grad_norm > 0 ? o.max_grad_norm : null },
     recompute: c.train.recompute,
+    ...(c.trainer === 'ppo' ? { valueHeadSeed: c.lora.init_seed } : {}),   // PPO's value head (value-head-params.ts)
   };
 }
 

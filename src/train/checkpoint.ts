@@ -12,6 +12,7 @@ import { writeSafetensors } from '../model/io/safetensors-write';
 import { readJson, type FileSource } from '../model/io/source';
 import { loraKey, PROJECTIONS, projShape, type HostTensor, type LoraConfig, type LoraWeights, type ModelConfig, type Projection, type TensorMap } from '../model/types';
 import type { DataCursor } from './batches';
+import { valueHeadShapes } from './value-head-params';
 
 export const TRAIN_STATE_MAGIC = 'rl-studio/train-state';
 export const TRAIN_STATE_VERSION = 1;
@@ -187,7 +188,8 @@ export async function loadTrainState(src: FileSource, cfg?: ModelConfig): Promis
     const kind = key.slice(0, slash), name = key.slice(slash + 1);
     const into = kind === 'param' ? params : kind === 'adam_m' ? m : kind === 'adam_v' ? v : null;
     if (!into) throw new ModelLoadError(STATE_TENSORS, `has tensor "${key}"; names start with param/, adam_m/ or adam_v/`, key);
-    const shape = want?.get(name);
+    // PPO's value head (value-head-params.ts) rides along as optional tensors.
+    const shape = want?.get(name) ?? (cfg ? valueHeadShapes(cfg.hiddenSize).get(name) : undefined);
     if (want && !shape) throw new ModelLoadError(STATE_TENSORS, `has tensor "${key}", which a ${mode} run of this model does not train${mode === 'lora' ? ` (targets ${lora!.targets.join(', ')}, r=${lora!.rank})` : ''}`, key);
     if (shape && (info.shape.length !== shape.length || info.shape.some((d, i) => d !== shape[i]))) {
       throw new ModelLoadError(STATE_TENSORS, `tensor "${key}" has shape [${info.shape.join(', ')}], expected [${shape.join(', ')}] for this model`, key);

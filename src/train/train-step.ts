@@ -76,6 +76,16 @@ function isGpuUpstream(d: TrainBatch['dlogp']): d is GpuUpstream {
   return typeof d === 'object' && d !== null && !Array.isArray(d) && (d as GpuUpstream).kind === 'gpu';
 }
 
+/**
+ * A head on the final-norm hidden state hf [M, C] of each pass (PPO's value head): `forward`
+ * right after the trunk's forward (before the DlogpFn), `backward` after the LM head wrote its
+ * dH into dN [M, C] and before the final norm's backward; it adds (+=) its own dH into dN.
+ */
+export interface HiddenHook {
+  forward(hf: GPUBuffer, M: number, lens: number[], first: number): void | Promise<void>;
+  backward?(hf: GPUBuffer, dN: GPUBuffer, M: number, first: number): void;
+}
+
 export interface TrainBatch {
   /** B sequences of token ids (each at least 1 token), packed as rows in order. */
   seqs: number[][];
@@ -90,6 +100,8 @@ export interface TrainBatch {
   adapter?: boolean;
   /** Softmax temperature of the log-probs (default 1). */
   temperature?: number;
+  /** A head on the final hidden state (HiddenHook), e.g. PPO's value head. */
+  hidden?: HiddenHook;
 }
 
 export interface StepResult {
@@ -257,6 +269,7 @@ export class TrainStep {
       const a = this.activations(p.M);
       rt.phase('forward');
       this.forward(p, a);
+      if (batch.hidden) await batch.hidden.forward(a.hf, p.M, p.lens, first);
       // With dlogp known up front, the log-probs come from the backward's LM-head chunks (one
       // LM-head matmul fewer); a DlogpFn, a GpuUpstream or a log-prob pass needs them first.
       const early = !train || typeof batch.dlogp === 'function' || gpuUp !== null;
@@ -300,7 +313,7 @@ export class TrainStep {
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
       p.owned.push(dK, dV, seqTable);
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, logitsKept);
+      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, logitsKept, batch.hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, p.M, first) : null);
       rt.phase(null);
       return result ?? (await this.readResult(p));
     } finally {
@@ -379,7 +392,7 @@ export class TrainStep {
    * is one chunk whose logits (and hChunk) forwardLogprobs left in place: not recomputed.
    */
   private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean,
-    logitsKept = false): void {
+    logitsKept = false, addHidden: ((dN: GPUBuffer) => void) | null = null): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
@@ -399,6 +412,7 @@ export class TrainStep {
       k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });
       rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, n * C * 4);
     }
+    addHidden?.(a.dN);   // a head on hf (HiddenHook): dN += its dH
     k.normB.run(a.dN, a.resid[L], w.finalNorm, a.dRes, M, { dw: full?.finalNorm });
     for (let l = L - 1; l >= 0; l--) {
       let la = a.layers[l];

@@ -12,6 +12,7 @@ import { loraFromParams, loraParams } from './checkpoint';
 import { GpuFullParams } from './full-params';
 import { TrainStep, type StepResult, type Trainable, type TrainBatch } from './train-step';
 import { TrainOptimizer, type OptimizerConfig, type UpdateStats } from './optimizer';
+import { ValueHeadParams } from './value-head-params';
 import type { LrSchedule } from '../reference/adamw';
 
 export interface TrainerConfig {
@@ -26,6 +27,8 @@ export interface TrainerConfig {
   recompute?: boolean;
   /** Most rows (tokens) per forward/backward pass (default the model's maxRows). */
   maxRows?: number;
+  /** PPO: also train a value head (w [C], b [1]) seeded with this number, in checkpoints as value_head.*. */
+  valueHeadSeed?: number;
 }
 
 /** One SFT example: token ids and a mask per log-prob row ([T-1]: 1 = learn ids[t+1]). */
@@ -42,7 +45,9 @@ export interface SftStats extends UpdateStats {
 }
 
 export class Trainer {
-  private constructor(readonly model: GpuModel, readonly trainable: Trainable, readonly step: TrainStep, readonly optimizer: TrainOptimizer) {}
+  private constructor(readonly model: GpuModel, readonly trainable: Trainable, readonly step: TrainStep, readonly optimizer: TrainOptimizer,
+    /** PPO's value head (TrainerConfig.valueHeadSeed), trained by the same optimizer. */
+    readonly valueHead: ValueHeadParams | null) {}
 
   static async create(rt: GpuRuntime, model: GpuModel, cfg: TrainerConfig): Promise<Trainer> {
     const p = cfg.params;
@@ -50,12 +55,14 @@ export class Trainer {
     if (p.mode === 'full') trainable = { mode: 'full', params: GpuFullParams.create(rt, model) };
     else if ('adapter' in p) trainable = { mode: 'lora', params: GpuLoraParams.fromHost(rt, model.cfg, p.adapter) };
     else trainable = { mode: 'lora', params: GpuLoraParams.init(rt, model.cfg, p.config, p.seed) };
+    const valueHead = cfg.valueHeadSeed === undefined ? null : ValueHeadParams.init(rt, model.cfg.hiddenSize, cfg.valueHeadSeed);
     try {
       const step = await TrainStep.create(rt, model, trainable, { recompute: cfg.recompute, maxRows: cfg.maxRows });
-      const optimizer = await TrainOptimizer.create(rt, trainable.params.optimParams(), cfg.optimizer);
-      return new Trainer(model, trainable, step, optimizer);
+      const optimizer = await TrainOptimizer.create(rt, [...trainable.params.optimParams(), ...(valueHead?.optimParams() ?? [])], cfg.optimizer);
+      return new Trainer(model, trainable, step, optimizer, valueHead);
     } catch (e) {
       trainable.params.dispose();
+      valueHead?.dispose();
       throw e;
     }
   }
@@ -111,6 +118,17 @@ export class Trainer {
    * TrainState.params / adam): PEFT keys in LoRA mode, Hugging Face names in full mode.
    */
   async state(): Promise<{ params: TensorMap; adam: { m: TensorMap; v: TensorMap; t: number } }> {
+    const st = await this.trainableState();
+    const vh = this.valueHead, o = this.optimizer;
+    if (vh) {
+      for (const [k, x] of await vh.read((_n, p) => p)) st.params.set(k, x);
+      for (const [k, x] of await vh.read((n) => o.moments(n).m)) st.adam.m.set(k, x);
+      for (const [k, x] of await vh.read((n) => o.moments(n).v)) st.adam.v.set(k, x);
+    }
+    return st;
+  }
+
+  private async trainableState(): Promise<{ params: TensorMap; adam: { m: TensorMap; v: TensorMap; t: number } }> {
     const t = this.optimizer.step;
     const cfg = this.model.cfg;
     if (this.trainable.mode === 'full') {
@@ -145,6 +163,12 @@ export class Trainer {
       if (st.adam.m.size) p.pack(mom('m'), pairs(st.adam.m));
       if (st.adam.v.size) p.pack(mom('v'), pairs(st.adam.v));
     }
+    const vh = this.valueHead, o = this.optimizer;
+    if (vh) {
+      vh.write((_n, p) => p, st.params);
+      if (st.adam.m.size) vh.write((n) => o.moments(n).m, st.adam.m);
+      if (st.adam.v.size) vh.write((n) => o.moments(n).v, st.adam.v);
+    }
     this.optimizer.step = st.adam.t;
   }
 
@@ -154,5 +178,6 @@ export class Trainer {
     this.optimizer.dispose();
     if (this.trainable.mode === 'lora') await this.model.useLora(null);
     this.trainable.params.dispose();
+    this.valueHead?.dispose();
   }
 }

@@ -1,0 +1,118 @@
+// One PPO step: B*G episodes with the adapter on -> one pass with the value head for the old
+// values (and old log-probs when mu > 1 or the sampler was truncated) -> per-turn rewards and
+// GAE per trained token (ppo-targets.ts) -> mu x (micro-batches: the GPU clipped policy loss with
+// per-row advantages, the clipped value loss into the value head and the shared trunk; one AdamW
+// update of the adapter and the head). Run by src/rl/run.ts (trainer: ppo); tested by
+// tests/unit/rl/ppo-step.test.ts (GPU vs CPU references) and ppo-run.test.ts (2 steps, resume).
+import { computeAdvantages, rewardMetrics } from './advantages';
+import { addSums, grpoMetrics, zeroSums, type GrpoSums } from '../reference/grpo_loss';
+import type { Task } from '../data/schemas';
+import { ValueHead } from '../gpu/kernels/value-head';
+import { episodeRows } from './grpo-micro';
+import { lossConfig, referenceLogprobs, type GrpoContext, type StepOutput } from './grpo-trainer';
+import { ppoGpuDlogp, ValueHeadHook, type PpoRows, type ValueSums } from './ppo-micro';
+import { ppoTargets } from './ppo-targets';
+import { collectRollouts, partsByName, rolloutMetrics } from './rollouts';
+
+const meanOver = (xs: Float32Array[], masks: Float32Array[]) => {
+  let s = 0, n = 0;
+  xs.forEach((x, i) => x.forEach((v, t) => { if (masks[i][t]) { s += v; n++; } }));
+  return n ? s / n : 0;
+};
+
+/** 1 - Var(returns - values) / Var(returns) over the trained rows. */
+function explainedVariance(values: Float32Array[], returns: Float32Array[], masks: Float32Array[]): number {
+  const r: number[] = [], d: number[] = [];
+  masks.forEach((m, i) => m.forEach((x, t) => { if (x) { r.push(returns[i][t]); d.push(returns[i][t] - values[i][t]); } }));
+  const v = (a: number[]) => { const mu = a.reduce((s, x) => s + x, 0) / a.length; return a.reduce((s, x) => s + (x - mu) ** 2, 0) / a.length; };
+  if (r.length < 2 || v(r) === 0) return 0;
+  return 1 - v(d) / v(r);
+}
+
+export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Promise<StepOutput> {
+  const { cfg, rt, trainer } = ctx;
+  const g = cfg.grpo, p = cfg.ppo, temperature = cfg.rollout.temperature;
+  const head = trainer.valueHead;
+  if (!head) throw new Error('ppoStep: the trainer has no value head; build it with TrainerConfig.valueHeadSeed (rlTrainerConfigOf does for trainer: ppo)');
+  const kernel = await ValueHead.create(rt, head.C);
+  const t0 = performance.now();
+  const dispatch0 = rt.dispatchCount;
+  const rollout = await collectRollouts(ctx, tasks, step);
+  const totals = rollout.rewards.map((r) => r.return);
+  // Reward metrics as GRPO logs them (group statistics); the advantages PPO uses are per token.
+  const groupStats = computeAdvantages(totals, { groupSize: cfg.rollout.group_size, scaling: 'group', estimator: 'grpo', filterZeroStd: false });
+  const metrics: Record<string, number> = { ...rewardMetrics(partsByName(rollout.rewards), totals, groupStats), ...rolloutMetrics(rollout) };
+
+  const lcfg = lossConfig(cfg);
+  const eps = rollout.episodes;
+  const seqs = eps.map((e) => e.tokens);
+  const recomputeOld = g.num_iterations > 1 || cfg.rollout.top_k > 0 || cfg.rollout.top_p < 1;
+  const base = eps.map((e) => episodeRows(e.mask, recomputeOld ? null : e.logprobs, 0, g.mask_truncated_completions && e.truncated));
+  const masks = base.map((r) => r.mask);
+  const tokens = masks.reduce((s, m) => s + m.reduce((a, x) => a + x, 0), 0);
+  const t1 = performance.now();
+  let trainMs = 0, trainRows = 0, updated = false, note: string | null = null;
+  // rollouts.jsonl keeps one advantage per episode: the mean over its trained rows (PPO's are per token).
+  const advantages: (number | null)[] = eps.map(() => null);
+  if (!tokens) {
+    note = 'no update: no trainable tokens (every completion masked: truncated with mask_truncated_completions, or empty)';
+    Object.assign(metrics, { loss: 0, policy_loss: 0, value_loss: 0, grad_norm: 0, learning_rate: trainer.optimizer.lr });
+  } else {
+    // The rollout pass: old values (and old log-probs) under the policy that sampled.
+    const probe = new ValueHeadHook(rt, kernel, head);
+    let oldValues: Float32Array[];
+    try {
+      const old = await trainer.accumulate({ seqs, dlogp: null, temperature, hidden: probe });
+      if (recomputeOld) old.logprobs.forEach((lp, s) => { base[s].old = lp.map((v, t) => (masks[s][t] ? v : 0)); });
+      oldValues = seqs.map((_, s) => probe.values.get(s)!.map((v, t) => (masks[s][t] ? v : 0)));
+    } finally {
+      probe.dispose();
+    }
+    const tg = ppoTargets(masks, oldValues, rollout.rewards, { gamma: p.gamma, lambda: p.lambda, whiten: p.whiten_advantages });
+    tg.advantages.forEach((a, s) => { advantages[s] = meanOver([a], [masks[s]]); });
+    const rows: PpoRows[] = base.map((r, s) => ({ ...r, rowAdvantages: tg.advantages[s], returns: tg.returns[s], oldValues: oldValues[s] }));
+    if (lcfg.beta > 0) (await referenceLogprobs(ctx, seqs, temperature)).forEach((lp, s) => { rows[s].ref = lp; });
+    const norm = { tokens, sequences: rows.length };
+    let sums: GrpoSums = zeroSums(), vs: ValueSums = { loss: 0, clipped: 0, rows: 0 }, gradNorm = 0, lr = 0;
+    const mb = g.micro_batch_size;
+    for (let it = 0; it < g.num_iterations; it++) {
+      for (let i = 0; i < rows.length; i += mb) {
+        const mbRows = rows.slice(i, i + mb);
+        const hook = new ValueHeadHook(rt, kernel, head);
+        try {
+          const dlogp = ppoGpuDlogp(rt, ctx.loss, hook, mbRows, lcfg, norm, { vfCoef: p.vf_coef, clip: p.cliprange_value },
+            (s) => { sums = addSums(sums, s); }, (s) => { vs = { loss: vs.loss + s.loss, clipped: vs.clipped + s.clipped, rows: vs.rows + s.rows }; });
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, temperature, hidden: hook });
+        } finally {
+          hook.dispose();
+        }
+        trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
+      }
+      const u = await trainer.optimizer.update();
+      gradNorm += u.gradNorm / g.num_iterations;
+      lr = u.lr;
+    }
+    const mean = zeroSums();
+    for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / g.num_iterations;
+    const valueLoss = vs.loss / g.num_iterations;
+    Object.assign(metrics, grpoMetrics(mean, { beta: lcfg.beta, hasEntropy: true }), {
+      policy_loss: mean.policyLoss, value_loss: valueLoss, loss: mean.loss + p.vf_coef * valueLoss,
+      vf_clipfrac: vs.rows ? vs.clipped / vs.rows : 0,
+      'values/mean': meanOver(oldValues, masks), 'advantages/mean': meanOver(tg.advantages, masks), 'returns/mean': meanOver(tg.returns, masks),
+      explained_variance: explainedVariance(oldValues, tg.returns, masks),
+      grad_norm: gradNorm, learning_rate: lr,
+    });
+    trainMs = performance.now() - t1;
+    updated = true;
+  }
+  const mem = rt.memory();
+  Object.assign(metrics, {
+    step_time: (performance.now() - t0) / 1000,
+    'perf/train_time': trainMs / 1000,
+    'perf/train_tokens_per_s': trainMs > 0 ? trainRows / (trainMs / 1000) : 0,
+    'perf/dispatches_per_step': rt.dispatchCount - dispatch0,
+    'gpu/bytes_in_use': mem.inUse,
+    'gpu/peak_bytes': mem.peak,
+  });
+  return { metrics, rollout, advantages, updated, note };
+}
