@@ -52,6 +52,6 @@ export const createConfigSlice: StateCreator<StudioState, [], [], ConfigSlice> =
   setConfigField: (path, value) => get().setConfigText(setField(get().configText, path, value)),
   requestStart: () => {
     if (!get().configCheck.ok) return;
-    set({ startNote: 'The config is valid. Runs start through the engine worker, which is being built (issue 10): nothing was started.' });
+    set({ startNote: 'The config is valid. The Run panel that starts it here is not built yet, so nothing was started: save the YAML and run `npm run cli -- train --config FILE`.' });
   },
 });
