@@ -68,6 +68,6 @@ describe('cli sft', () => {
     expect(l2).toHaveLength(1);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
     expect((await loadTrainState(new NodeDirSource(join(out, 'checkpoint')))).step).toBe(6);
-  }, 150_000);
+  }, 400_000);   // 60 s on a quiet machine, 134 s seen at a load average of 13
 });
 
