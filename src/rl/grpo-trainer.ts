@@ -11,7 +11,7 @@ import { GRPO_METRICS_BYTES, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
 import type { RlConfig } from './config-validate';
 import { episodeRows, grpoGpuUpstream, GrpoStepSums, type SeqRows } from './grpo-micro';
-import { gpuPhaseMetrics, rolloutSplit, stepPhaseTimer } from './step-phases';
+import { gpuPhaseMetrics, rolloutSplit, stepCost, stepPhaseTimer, stepStart } from './step-phases';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 import type { ReferencePolicy } from './reference-policy';
 
@@ -53,8 +53,7 @@ export function lossConfig(cfg: RlConfig): GrpoLossConfig {
 export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): Promise<StepOutput> {
   const { cfg, rt, trainer } = ctx;
   const g = cfg.grpo, G = cfg.rollout.group_size, temperature = cfg.rollout.temperature;
-  const t0 = performance.now();
-  const dispatch0 = rt.dispatchCount;
+  const start = stepStart(rt);
   let trainReadbacks = 0;
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
@@ -130,16 +129,10 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   } else {
     Object.assign(metrics, { loss: 0, policy_loss: 0, grad_norm: 0, learning_rate: trainer.optimizer.lr });
   }
-  const mem = rt.memory();
   Object.assign(metrics, {
-    step_time: (performance.now() - t0) / 1000,
-    'perf/train_time': trainMs / 1000,
-    'perf/train_tokens_per_s': trainMs > 0 ? trainRows / (trainMs / 1000) : 0,
-    'perf/dispatches_per_step': rt.dispatchCount - dispatch0,
+    ...stepCost(rt, start, trainMs, trainRows),
     'perf/train_readbacks': trainReadbacks,
     ...rolloutSplit(metrics['perf/rollout_time'] ?? 0, metrics['perf/gpu_idle_waiting_tools_frac'] ?? 0),
-    'gpu/bytes_in_use': mem.inUse,
-    'gpu/peak_bytes': mem.peak,
   });
   return { metrics, rollout, advantages, updated, note };
 }

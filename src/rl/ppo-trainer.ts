@@ -13,6 +13,7 @@ import { lossConfig, referenceLogprobs, type GrpoContext, type StepOutput } from
 import { ppoGpuDlogp, ValueHeadHook, type PpoRows, type ValueSums } from './ppo-micro';
 import { ppoTargets } from './ppo-targets';
 import { collectRollouts, partsByName, rolloutMetrics } from './rollouts';
+import { stepCost, stepStart } from './step-phases';
 
 const meanOver = (xs: Float32Array[], masks: Float32Array[]) => {
   let s = 0, n = 0;
@@ -35,8 +36,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
   const head = trainer.valueHead;
   if (!head) throw new Error('ppoStep: the trainer has no value head; build it with TrainerConfig.valueHeadSeed (rlTrainerConfigOf does for trainer: ppo)');
   const kernel = await ValueHead.create(rt, head.C);
-  const t0 = performance.now();
-  const dispatch0 = rt.dispatchCount;
+  const start = stepStart(rt);
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
   // Reward metrics as GRPO logs them (group statistics); the advantages PPO uses are per token.
@@ -105,14 +105,6 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     trainMs = performance.now() - t1;
     updated = true;
   }
-  const mem = rt.memory();
-  Object.assign(metrics, {
-    step_time: (performance.now() - t0) / 1000,
-    'perf/train_time': trainMs / 1000,
-    'perf/train_tokens_per_s': trainMs > 0 ? trainRows / (trainMs / 1000) : 0,
-    'perf/dispatches_per_step': rt.dispatchCount - dispatch0,
-    'gpu/bytes_in_use': mem.inUse,
-    'gpu/peak_bytes': mem.peak,
-  });
+  Object.assign(metrics, stepCost(rt, start, trainMs, trainRows));
   return { metrics, rollout, advantages, updated, note };
 }

@@ -4,7 +4,7 @@
 // worker). Paths are '/'-separated and relative to the run folder. Folders are replaced through
 // NAME.tmp / NAME.old exactly as docs/run-folder.md describes, so recovery (src/train/run-folder.ts)
 // is one code path. Tested by tests/unit/run/run-storage.test.ts and tests/e2e/run-worker.spec.ts.
-import { checkRange, missingFile, type FileSource } from '../model/io/source';
+import { WholeFileSource } from '../model/io/whole-file-source';
 import type { RunFiles } from './events';
 
 export const TMP_SUFFIX = '.tmp';
@@ -62,11 +62,12 @@ export async function listFiles(s: RunStorage, path: string): Promise<string[]> 
 }
 
 /** A storage folder as a FileSource (loadTrainState, readPeftAdapter read checkpoints through it). */
-export class StorageSource implements FileSource {
+export class StorageSource extends WholeFileSource {
   readonly name: string;
   private readonly cache = new Map<string, Uint8Array>();
 
   constructor(private readonly s: RunStorage, private readonly dir: string) {
+    super();
     this.name = s.where(dir);
   }
 
@@ -74,25 +75,11 @@ export class StorageSource implements FileSource {
     return listFiles(this.s, this.dir);
   }
 
-  async size(path: string): Promise<number> {
-    return (await this.get(path)).byteLength;
-  }
-
-  async read(path: string, start?: number, end?: number): Promise<Uint8Array> {
-    const data = await this.get(path);
-    const [a, b] = checkRange(path, data.byteLength, start, end);
-    return data.slice(a, b);
-  }
-
-  async readText(path: string): Promise<string> {
-    return new TextDecoder().decode(await this.get(path));
-  }
-
-  private async get(path: string): Promise<Uint8Array> {
+  protected async bytes(path: string): Promise<Uint8Array | null> {
     let d = this.cache.get(path);
     if (!d) {
       const r = await this.s.read(joinPath(this.dir, path));
-      if (!r) throw missingFile(this, path);
+      if (!r) return null;
       d = r;
       this.cache.set(path, d);
     }

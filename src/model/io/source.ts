@@ -1,6 +1,7 @@
 // The file-source abstraction: one interface over a Node directory, dropped browser files, a
 // File System Access directory handle, or bytes in memory, so every reader below it has one
-// code path. Implementations: node-source.ts, browser-source.ts, memory-source.ts.
+// code path. Implementations: node-source.ts, browser-source.ts, memory-source.ts (files that arrive whole:
+// whole-file-source.ts).
 import { stripBom } from '../../data/jsonl';
 import { ModelLoadError } from './errors';
 

@@ -2,49 +2,31 @@
 // for the engine worker. A static server cannot list a folder, so list() probes the files a
 // Hugging Face or llama2.c folder may hold; each file is fetched once and kept.
 // Exercised by tests/e2e/run-worker.spec.ts (stories260K loaded by URL inside the worker).
-import { checkRange, missingFile, type FileSource } from '../../model/io/source';
+import { WholeFileSource } from '../../model/io/whole-file-source';
 
 /** Files a model folder may hold (HF: config, weights, tokenizer; llama2.c: the .bin pair). */
 export const MODEL_FOLDER_FILES = [
   'config.json', 'generation_config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json', 'tokenizer_config.json',
 ];
 
-export class UrlSource implements FileSource {
+export class UrlSource extends WholeFileSource {
   private readonly cache = new Map<string, Promise<Uint8Array | null>>();
   private names: string[] | null = null;
 
-  constructor(readonly name: string, private readonly candidates: string[] = MODEL_FOLDER_FILES) {}
+  constructor(readonly name: string, private readonly candidates: string[] = MODEL_FOLDER_FILES) {
+    super();
+  }
 
   async list(): Promise<string[]> {
     if (!this.names) {
-      const found = await Promise.all(this.candidates.map(async (n) => ((await this.fetchFile(n)) ? n : null)));
+      const found = await Promise.all(this.candidates.map(async (n) => ((await this.bytes(n)) ? n : null)));
       this.names = found.filter((n): n is string => n !== null);
     }
     return this.names;
   }
 
-  async size(path: string): Promise<number> {
-    return (await this.get(path)).byteLength;
-  }
-
-  async read(path: string, start?: number, end?: number): Promise<Uint8Array> {
-    const d = await this.get(path);
-    const [a, b] = checkRange(path, d.byteLength, start, end);
-    return d.slice(a, b);
-  }
-
-  async readText(path: string): Promise<string> {
-    return new TextDecoder().decode(await this.get(path));
-  }
-
-  private async get(path: string): Promise<Uint8Array> {
-    const d = await this.fetchFile(path);
-    if (!d) throw missingFile(this, path);
-    return d;
-  }
-
   /** The file's bytes, or null when the server has no such file (404, or its HTML fallback page). */
-  private fetchFile(path: string): Promise<Uint8Array | null> {
+  protected bytes(path: string): Promise<Uint8Array | null> {
     let p = this.cache.get(path);
     if (!p) {
       p = fetch(`${this.name.replace(/\/$/, '')}/${path}`).then(async (r) => {
