@@ -4,10 +4,11 @@ import { create } from 'zustand';
 import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
+import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -15,4 +16,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createDatasetsSlice(...a),
   ...createConfigSlice(...a),
   ...createToolsSlice(...a),
+  ...createModelsSlice(...a),
 }));
