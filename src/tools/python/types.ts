@@ -70,7 +70,8 @@ export interface PoolConfig {
   maxRecursionLimit: number;
   /** After an interrupt, how long to wait for Python to stop before terminating the worker, ms. */
   interruptGraceMs: number;
-  /** Budget for loading Pyodide in a new worker, ms (a CSP without 'wasm-unsafe-eval' hangs it). */
+  /** Budget for loading Pyodide in a new worker, ms (a CSP without 'wasm-unsafe-eval' hangs it; a loaded
+   *  2-core machine has taken over a minute, so the default allows three). */
   startTimeoutMs: number;
   /** A worker is replaced after this many jobs even when no change was detected (a floor under the checks). */
   recycleAfterRuns: number;
@@ -83,7 +84,7 @@ export const defaultPoolConfig: PoolConfig = {
   maxMemoryBytes: 512 * 1024 * 1024,
   maxRecursionLimit: 3000,
   interruptGraceMs: 1000,
-  startTimeoutMs: 60_000,
+  startTimeoutMs: 180_000,
   recycleAfterRuns: 500,
 };
 
