@@ -1,7 +1,7 @@
 // The Models panel's card for one model: architecture, parameters, GPU bytes with f32 and NF4 base
 // weights (the engine's memory plan), context, vocabulary, files, the chat template (collapsed),
-// the adapters trained on it (runs in OPFS whose config names it and that hold adapter/), and
-// Remove for a user model. Exercised by tests/e2e/studio-models.spec.ts.
+// the adapters trained on it (runs in OPFS whose config names it and that hold adapter/), a
+// button loading it in the engine worker, and Remove for a user model. Exercised by tests/e2e/studio-models.spec.ts.
 import { useState } from 'react';
 import { formatBytes } from '../../gpu/errors';
 import type { StudioModel } from '../../store/models-slice';
@@ -61,6 +61,24 @@ function Adapters({ name }: { name: string }) {
   );
 }
 
+/** Loads the model in the engine worker (f32 weights), as a run or a chat would: proves it loads and shows the bytes it took. */
+function TryLoad({ name, usable }: { name: string; usable: boolean }) {
+  const ensureModel = useStudio((s) => s.ensureModel);
+  const loaded = useStudio((s) => s.loadedModels[`${name}|none`]);
+  const progress = useStudio((s) => (s.modelLoad?.name === name ? s.modelLoad : null));
+  const error = useStudio((s) => (s.modelError?.startsWith(`model ${name}:`) ? s.modelError : null));
+  return (
+    <div data-testid="model-load">
+      <button type="button" disabled={!usable || !!progress || !!loaded} onClick={() => void ensureModel('none', name).catch(() => undefined)} data-testid="model-load-button">
+        Load on the GPU (f32)
+      </button>{' '}
+      {progress && <span role="status">{progress.stage} ({progress.done}/{progress.total})</span>}
+      {loaded && <span className="ok" data-testid="model-loaded" data-bytes={loaded.weightBytes}>Loaded: {formatBytes(loaded.weightBytes)} of weights on the GPU</span>}
+      {error && <p className="error" role="alert">{error}</p>}
+    </div>
+  );
+}
+
 export function ModelDetails({ model }: { model: StudioModel }) {
   const check = useStudio((s) => s.modelChecks[model.name]);
   const removeModel = useStudio((s) => s.removeModel);
@@ -84,7 +102,7 @@ export function ModelDetails({ model }: { model: StudioModel }) {
             <GpuTable r={r} />
             <details data-testid="model-template">
               <summary>Chat template {r.chatTemplate ? `(${r.chatTemplate.length.toLocaleString()} characters)` : '(none: the plain "role: content" one is used)'}</summary>
-              {r.chatTemplate && <pre className="template">{r.chatTemplate}</pre>}
+              {r.chatTemplate && <pre className="template" tabIndex={0} aria-label="Chat template (Jinja)">{r.chatTemplate}</pre>}
             </details>
             <details>
               <summary>Files ({r.files.length})</summary>
@@ -93,6 +111,7 @@ export function ModelDetails({ model }: { model: StudioModel }) {
           </div>
         </div>
       )}
+      <TryLoad name={model.name} usable={!!r && !r.problems.length} />
       <Adapters name={model.name} />
       {!model.shipped && (
         <p>
