@@ -49,7 +49,7 @@ export function AddModelCard() {
       <p className="small" id={ids.help}>Drop a Hugging Face model folder (or its files) here, or choose the folder: config.json,
         model.safetensors (or shards with their index) and tokenizer.json. Llama and Qwen2 decoders. It is checked, then kept
         in this browser so it is listed again after a reload.</p>
-      <div className="form-row">
+      <div className="field">
         <label htmlFor={ids.name}>Name (default: the folder's)</label>
         <input id={ids.name} value={name} onChange={(e) => setName(e.target.value)} aria-describedby={ids.help}
           placeholder="my-model" data-testid="model-name" disabled={busy} />
