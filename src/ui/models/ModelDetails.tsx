@@ -68,7 +68,7 @@ function TryLoad({ name, usable }: { name: string; usable: boolean }) {
   const progress = useStudio((s) => (s.modelLoad?.name === name ? s.modelLoad : null));
   const error = useStudio((s) => (s.modelError?.startsWith(`model ${name}:`) ? s.modelError : null));
   return (
-    <div data-testid="model-load">
+    <div className="load-row" data-testid="model-load">
       <button type="button" disabled={!usable || !!progress || !!loaded} onClick={() => void ensureModel('none', name).catch(() => undefined)} data-testid="model-load-button">
         Load on the GPU (f32)
       </button>{' '}

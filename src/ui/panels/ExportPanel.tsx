@@ -51,7 +51,7 @@ export function ExportPanel() {
         <div className="cards">
           <div className="card">
             <h2>Run</h2>
-            <div className="form-row">
+            <div className="field">
               <label htmlFor={ids.run}>Run with an export</label>
               <select id={ids.run} value={run.runId} onChange={(e) => setRunId(e.target.value)} data-testid="export-run">
                 {ready.map((r) => <option key={r.runId} value={r.runId}>{r.runId} ({r.trainer}, {r.modelName || '?'}, {r.steps} steps)</option>)}
