@@ -34,7 +34,7 @@ export type ModelCheck = { report: ModelReport; error?: undefined } | { report?:
 /** Adding a folder: idle, storing, or the last attempt's outcome (a rejected folder's report names its problems). */
 export type ModelImport =
   | { status: 'idle' }
-  | { status: 'busy'; name: string }
+  | { status: 'busy'; name: string; done: number; total: number; stage: string }
   | { status: 'added'; name: string }
   | { status: 'rejected'; name: string; report: ModelReport }
   | { status: 'failed'; message: string };
@@ -98,9 +98,9 @@ export const createModelsSlice: StateCreator<StudioState, [], [], ModelsSlice> =
       set({ modelImport: { status: 'failed', message: `a model named "${name}" is already listed; type another name, or remove that model first` } });
       return;
     }
-    set({ modelImport: { status: 'busy', name } });
+    set({ modelImport: { status: 'busy', name, done: 0, total: 0, stage: 'checking config.json, the tokenizer and the safetensors headers' } });
     try {
-      const { stored, report } = await engine().importModel({ name, files, paths });
+      const { stored, report } = await engine().importModel({ name, files, paths }, (done, total, stage) => set({ modelImport: { status: 'busy', name, done, total, stage } }));
       if (!stored) {
         set({ modelImport: { status: 'rejected', name, report } });
         return;

@@ -3,6 +3,7 @@
 // the engine worker inspects it and keeps it in OPFS; a folder the engine cannot use is not stored
 // and its problems are listed by file. Exercised by tests/e2e/studio-models.spec.ts.
 import { useId, useState, type DragEvent } from 'react';
+import { formatBytes } from '../../gpu/errors';
 import { useStudio } from '../../store/store';
 import { fromDirectoryHandle, fromDrop, fromFileList, type PickedFolder } from './folder-files';
 import { ProblemsList } from './ProblemsList';
@@ -28,6 +29,7 @@ export function AddModelCard() {
     if (!NAME_OK.test(n)) return setPickError(`model name "${n}": type a name first (letters, digits, ".", "_" or "-", up to 64)`);
     setName(n);
     await addModel(n, p.files, p.paths);
+    if (useStudio.getState().modelImport.status === 'added') setName(''); // the next folder gets its own name
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -65,7 +67,9 @@ export function AddModelCard() {
         </>
       )}
       <div aria-live="polite" data-testid="model-add-status">
-        {busy && <p role="status">Checking and storing {status.name}...</p>}
+        {status.status === 'busy' && (
+          <p role="status">{status.name}: {status.stage}{status.total > 0 && <>{' '}<progress max={status.total} value={status.done} aria-label={`Storing ${status.name}`} /> {formatBytes(status.done)} of {formatBytes(status.total)}</>}</p>
+        )}
         {status.status === 'added' && <p className="ok">{status.name} added to the list; select it to use it.</p>}
         {pickError && <p className="error" role="alert">{pickError}</p>}
         {status.status === 'failed' && <p className="error" role="alert">{status.message}</p>}

@@ -75,8 +75,8 @@ export class EngineClient {
     return this.request('inspect-model', { source });
   }
 
-  importModel(call: EngineCall<'import-model'>): Promise<EngineResults['import-model']> {
-    return this.request('import-model', call);
+  importModel(call: EngineCall<'import-model'>, onProgress?: Pending['onProgress']): Promise<EngineResults['import-model']> {
+    return this.request('import-model', call, onProgress);
   }
 
   listModels(): Promise<string[]> {

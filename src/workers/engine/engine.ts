@@ -3,6 +3,8 @@
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
 // sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
+// Model folders are inspected and kept in OPFS (inspect.ts, user-models.ts); run folders are listed
+// and zipped for download (run-scan.ts).
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -77,7 +79,8 @@ export class Engine {
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
-        case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths));
+        case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths,
+          (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
         case 'list-models': return this.reply(req.id, 'list-models', await listUserModels());
         case 'remove-model': return this.reply(req.id, 'remove-model', (await removeUserModel(req.name), null));
         case 'scan-runs': return this.reply(req.id, 'scan-runs', await scanRuns());

@@ -39,7 +39,7 @@ export async function removeUserModel(name: string): Promise<void> {
 }
 
 /** Inspects the dropped files; when usable, copies them into models/NAME/ and returns the stored copy's report. */
-export async function importUserModel(name: string, files: File[], paths: string[]): Promise<{ stored: boolean; report: ModelReport }> {
+export async function importUserModel(name: string, files: File[], paths: string[], onProgress?: (done: number, total: number, stage: string) => void): Promise<{ stored: boolean; report: ModelReport }> {
   checkModelName(name);
   if ((await listUserModels()).includes(name)) throw new Error(`a model named "${name}" is already stored; remove it first or pick another name`);
   const dropped = await inspectModel(new FileListSource(files, 'the dropped folder', paths));
@@ -51,13 +51,18 @@ export async function importUserModel(name: string, files: File[], paths: string
   const root = await models.getDirectoryHandle(tmp, { create: true });
   try {
     const rel = relativePaths(files, paths);
+    const total = files.reduce((a, f) => a + f.size, 0);
+    let done = 0;
     for (const [i, path] of rel.entries()) {
+      onProgress?.(done, total, `storing ${path}`);
       const parts = splitPath(path);
       let d = root;
       for (const p of parts.slice(0, -1)) d = await d.getDirectoryHandle(p, { create: true });
       const w = await (await d.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
       await files[i].stream().pipeTo(w); // streamed: a big safetensors file is never held whole
+      done += files[i].size;
     }
+    onProgress?.(done, total, 'checking the stored copy');
     await moveFolder(models, root, tmp, name);
   } catch (e) {
     await models.removeEntry(tmp, { recursive: true }).catch(() => undefined);
