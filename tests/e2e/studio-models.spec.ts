@@ -3,7 +3,8 @@
 // files under another name, given through <input webkitdirectory>) is added, kept in OPFS, listed
 // again after a reload, selected and loaded by the worker from OPFS; a folder without tokenizer.json
 // and one with a broken safetensors header are refused with the file named; a user model is
-// removed; axe and clipped text at 1280x800 and 1920x1080.
+// removed; a folder chosen with the folder picker (showDirectoryPicker, stubbed with an OPFS folder)
+// is added under its name; axe and clipped text at 1280x800 and 1920x1080.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,4 +131,29 @@ test('Models: shipped models inspected, a user folder added, kept after a reload
   await expect(page.getByTestId('model-row-agent-tiny')).toHaveAttribute('data-usable', 'true');
   await expect(page.getByTestId('model-row-my-agent')).toHaveCount(0);
   expect(errors).toEqual([]);
+});
+
+test('Models: a folder chosen with the folder picker (showDirectoryPicker) is added under its own name', async ({ page }) => {
+  test.setTimeout(5 * 60_000);
+  // The picker returns a folder prepared in OPFS (the dialog itself cannot be driven headless).
+  await page.addInitScript(() => {
+    const w = window as unknown as { showDirectoryPicker: () => Promise<FileSystemDirectoryHandle> };
+    w.showDirectoryPicker = async () => (await (await navigator.storage.getDirectory()).getDirectoryHandle('picked')).getDirectoryHandle('agent-copy');
+  });
+  await page.goto('/');
+  await page.evaluate(async (files) => {
+    const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('picked', { create: true })).getDirectoryHandle('agent-copy', { create: true });
+    for (const f of files) {
+      const w = await (await dir.getFileHandle(f, { create: true })).createWritable();
+      await w.write(await (await fetch(`/models/agent-tiny/${f}`)).arrayBuffer());
+      await w.close();
+    }
+  }, FILES.filter((f) => f !== 'README.md'));
+  await openPanel(page, 'models');
+  await expect(page.getByTestId('model-folder')).toHaveCount(0);
+  await page.getByTestId('model-pick').click();
+  await expect(page.getByTestId('model-add-status')).toContainText('agent-copy added', { timeout: 60_000 });
+  await page.getByTestId('model-radio-agent-copy').check();
+  await expect(page.getByTestId('model-params')).toHaveAttribute('data-params', String(tinyParams()));
+  expect(await seriousViolations(page)).toEqual([]);
 });
