@@ -3,7 +3,8 @@
 // lists it and downloads the PEFT folder zip with config.yaml + metrics.jsonl inside, and the logs
 // alone; the zip's adapter files are the bytes the engine wrote, adapter_config.json holds the
 // run's r / lora_alpha / target_modules and the safetensors header the PEFT-named LoRA tensors.
-// The Models panel lists the adapter under agent-tiny. Axe and clipped text at two sizes.
+// The Models panel lists the adapter under agent-tiny. Axe and clipped text at two sizes. A full
+// fine-tune (lora.mode full) downloads as the model/ folder the engine wrote.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { unzipSync } from 'fflate';
@@ -25,6 +26,26 @@ const CONFIG = stringify({
   train: { steps: 1, seed: 3 }, log: { out_dir: 'runs/export', checkpoint_every: 0 },
 });
 
+/** Runs a config to its end in the engine worker from the harness page (same origin: same OPFS as the studio). */
+async function runSft(page: Page, config: string, runId: string): Promise<void> {
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/agent-tiny');
+  await call(page, 'engineStart', info.modelId, config, runId, { text: DATA, name: 'data.jsonl' });
+  const t0 = Date.now();
+  for (;;) {
+    const evs = await call<{ event: { kind: string; message?: string } }[]>(page, 'engineEvents');
+    const end = evs.find((e) => ['finished', 'failed', 'cancelled'].includes(e.event.kind));
+    if (end) {
+      expect(end.event.kind, end.event.message).toBe('finished');
+      break;
+    }
+    if (Date.now() - t0 > 300_000) throw new Error('the SFT run did not finish in 300 s');
+    await page.waitForTimeout(250);
+  }
+  console.log(`${runId}: 1-step SFT of agent-tiny in the worker, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 async function download(page: Page, testId: string): Promise<{ name: string; files: Record<string, Uint8Array> }> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
   return { name: d.suggestedFilename(), files: unzipSync(new Uint8Array(readFileSync(await d.path()))) };
@@ -39,23 +60,8 @@ test('Export: a 1-step SFT run through the worker downloads as a PEFT folder zip
   test.setTimeout(10 * 60_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/harness.html');
-  await expect(page.locator('#status')).toContainText('engineLoad');
-  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/agent-tiny');
   const runId = `export-${Date.now()}`;
-  await call(page, 'engineStart', info.modelId, CONFIG, runId, { text: DATA, name: 'data.jsonl' });
-  const t0 = Date.now();
-  for (;;) {
-    const evs = await call<{ event: { kind: string; message?: string } }[]>(page, 'engineEvents');
-    const end = evs.find((e) => ['finished', 'failed', 'cancelled'].includes(e.event.kind));
-    if (end) {
-      expect(end.event.kind, end.event.message).toBe('finished');
-      break;
-    }
-    if (Date.now() - t0 > 300_000) throw new Error('the SFT run did not finish in 300 s');
-    await page.waitForTimeout(250);
-  }
-  console.log(`1-step SFT of agent-tiny in the worker: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  await runSft(page, CONFIG, runId);
   const written = await call<Record<string, string>>(page, 'engineExport', runId);
   const engineBytes = (p: string) => new Uint8Array(Buffer.from(written[p], 'base64'));
 
@@ -107,4 +113,27 @@ test('Export: a 1-step SFT run through the worker downloads as a PEFT folder zip
   await expect(page.getByTestId('model-adapters')).toContainText(runId);
   await expect(page.getByTestId('model-adapters')).toContainText(`r=${RANK}, alpha=${ALPHA}`);
   expect(errors).toEqual([]);
+});
+
+test('Export: a full fine-tune downloads as a Hugging Face model folder zip', async ({ page }) => {
+  test.setTimeout(10 * 60_000);
+  const runId = `full-${Date.now()}`;
+  const full = parse(CONFIG) as Record<string, Record<string, unknown>>;
+  full.lora = { mode: 'full' };
+  await runSft(page, stringify(full), runId);
+  const written = await call<Record<string, string>>(page, 'engineExport', runId);
+  await page.goto('/');
+  await openPanel(page, 'export');
+  await page.getByTestId('export-run').selectOption(runId);
+  await expect(page.getByTestId('export-summary')).toContainText('model/ (full Hugging Face model)');
+  await page.getByTestId('export-with-logs').uncheck();
+  const z = await download(page, 'export-download');
+  const base = `${runId}-model`;
+  expect(z.name).toBe(`${base}.zip`);
+  const want = Object.keys(written).filter((p) => p.startsWith('model/')).map((p) => `${base}/${p.slice('model/'.length)}`).sort();
+  expect(Object.keys(z.files).sort()).toEqual(want);
+  expect(want).toContain(`${base}/config.json`);
+  expect(want).toContain(`${base}/model.safetensors`);
+  for (const p of want) expect(Buffer.from(z.files[p]).equals(Buffer.from(written[`model/${p.slice(base.length + 1)}`], 'base64')), p).toBe(true);
+  console.log(`zip ${z.name}: ${Object.keys(z.files).join(', ')}`);
 });
