@@ -84,6 +84,8 @@ test('Models: shipped models inspected, a user folder added, kept after a reload
   await page.getByTestId('model-folder').setInputFiles(dir);
   await expect(page.getByTestId('model-add-status')).toContainText('my-agent added', { timeout: 60_000 });
   await expect(page.getByTestId('model-row-my-agent')).toHaveAttribute('data-usable', 'true');
+  await expect(page.getByTestId('model-storage')).toContainText('used of');
+  console.log(await page.getByTestId('model-storage').textContent());
 
   // A folder without tokenizer.json: refused, the file named.
   await page.getByTestId('model-name').fill('no-tokenizer');

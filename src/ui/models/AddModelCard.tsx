@@ -7,6 +7,7 @@ import { formatBytes } from '../../gpu/errors';
 import { useStudio } from '../../store/store';
 import { fromDirectoryHandle, fromDrop, fromFileList, type PickedFolder } from './folder-files';
 import { ProblemsList } from './ProblemsList';
+import { askPersistent, useStorage } from './storage';
 
 type PickerWindow = Window & { showDirectoryPicker?: (o?: { mode?: 'read' }) => Promise<FileSystemDirectoryHandle> };
 
@@ -19,6 +20,7 @@ export function AddModelCard() {
   const [dragging, setDragging] = useState(false);
   const [pickError, setPickError] = useState<string | null>(null);
   const ids = { name: useId(), dir: useId(), help: useId() };
+  const [storage, refreshStorage] = useStorage();
   const picker = (window as PickerWindow).showDirectoryPicker;
   const busy = status.status === 'busy';
 
@@ -27,9 +29,17 @@ export function AddModelCard() {
     if (!p.files.length) return setPickError('the folder is empty; pick the folder that holds config.json, model.safetensors and tokenizer.json');
     const n = name.trim() || (p.folder ?? '').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
     if (!NAME_OK.test(n)) return setPickError(`model name "${n}": type a name first (letters, digits, ".", "_" or "-", up to 64)`);
+    const bytes = p.files.reduce((a, f) => a + f.size, 0);
+    if (storage && storage.quota && bytes > storage.quota - storage.usage) {
+      return setPickError(`${n} needs ${formatBytes(bytes)} but this browser lets the studio store ${formatBytes(storage.quota - storage.usage)} more; free disk space or remove a model, then add it again`);
+    }
     setName(n);
     await addModel(n, p.files, p.paths);
-    if (useStudio.getState().modelImport.status === 'added') setName(''); // the next folder gets its own name
+    if (useStudio.getState().modelImport.status === 'added') {
+      setName(''); // the next folder gets its own name
+      await askPersistent().catch(() => false);
+    }
+    refreshStorage();
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -65,6 +75,10 @@ export function AddModelCard() {
             ref={(el) => { if (el) el.setAttribute('webkitdirectory', ''); }}
             onChange={(e) => { if (e.target.files?.length) void add(fromFileList(e.target.files)); e.target.value = ''; }} />
         </>
+      )}
+      {storage && (
+        <p className="small" data-testid="model-storage">Browser storage: {formatBytes(storage.usage)} used of {formatBytes(storage.quota)} allowed
+          {storage.persisted ? ' (persistent: kept under disk pressure).' : ' (the browser may evict it under disk pressure until it grants persistent storage).'}</p>
       )}
       <div aria-live="polite" data-testid="model-add-status">
         {status.status === 'busy' && (
