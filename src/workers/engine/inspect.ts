@@ -1,10 +1,13 @@
 // The `inspect-model` request: what a model folder is and whether the engine can use it, read from
-// config.json, the tokenizer files and the safetensors headers only (no weight is read or uploaded).
+// config.json, the tokenizer files and the safetensors headers only (no weight is read or uploaded;
+// a llama2.c .bin is converted in memory first, as the loader does).
 // Every problem names its file and says what to do; GPU bytes per quantization come from the
 // engine's memory planner (train/memory-plan.ts). Exercised by tests/e2e/studio-models.spec.ts.
 import { parseModelConfig } from '../../model/hf-config';
 import { ModelLoadError } from '../../model/io/errors';
 import { checkTensors, expectedTensors } from '../../model/io/expected';
+import { convertLlama2cSource, findLlama2cFiles } from '../../model/io/llama2c-convert';
+import { MemorySource } from '../../model/io/memory-source';
 import { readJson, type FileSource } from '../../model/io/source';
 import { INDEX_FILE, openWeights, SINGLE_FILE, type WeightStore } from '../../model/io/weights';
 import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
@@ -53,10 +56,20 @@ export interface ModelReport {
 const problemOf = (e: unknown, file: string): ModelProblem =>
   e instanceof ModelLoadError ? { file: e.file, message: e.message.startsWith(`${e.file}: `) ? e.message.slice(e.file.length + 2) : e.message } : { file, message: (e as Error).message };
 
-export async function inspectModel(src: FileSource): Promise<ModelReport> {
+export async function inspectModel(source: FileSource): Promise<ModelReport> {
+  const files = await Promise.all((await source.list()).map(async (path) => ({ path, bytes: await source.size(path) })));
+  // A llama2.c .bin (with its tokenizer .bin) is converted in memory, as the loader does.
+  let src = source;
+  const l2c = await findLlama2cFiles(source);
+  if (l2c) {
+    try {
+      src = new MemorySource(await convertLlama2cSource(source, l2c), `${source.name} (converted from llama2.c ${l2c.model})`);
+    } catch (e) {
+      return { ...emptyReport(source.name, files), problems: [problemOf(e, l2c.model)] };
+    }
+  }
   const paths = await src.list();
-  const files = await Promise.all(paths.map(async (path) => ({ path, bytes: await src.size(path) })));
-  const r: ModelReport = { source: src.name, files, hfArchitecture: null, config: null, params: null, weightFileBytes: null, dtypes: [], gpu: [], tokenizerVocab: null, chatTemplate: null, problems: [] };
+  const r = emptyReport(src.name, files);
 
   if (!paths.includes('config.json')) {
     r.problems.push({ file: 'config.json', message: `missing from ${src.name}; pick the Hugging Face model folder itself (config.json, model.safetensors, tokenizer.json)` });
@@ -106,6 +119,10 @@ export async function inspectModel(src: FileSource): Promise<ModelReport> {
   if (r.config) r.gpu = gpuBytes(r.config);
   return r;
 }
+
+const emptyReport = (source: string, files: ModelReport['files']): ModelReport => ({
+  source, files, hfArchitecture: null, config: null, params: null, weightFileBytes: null, dtypes: [], gpu: [], tokenizerVocab: null, chatTemplate: null, problems: [],
+});
 
 /** Weights and one chat session on the GPU, with f32 and with NF4 base weights (the engine's memory plan). */
 function gpuBytes(cfg: ModelConfig): GpuBytes[] {

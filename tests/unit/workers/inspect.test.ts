@@ -1,13 +1,15 @@
 // inspectModel (the engine worker's inspect-model request) on the shipped agent-tiny files held in
 // memory, then on broken copies: each problem names the file at fault (missing config.json /
 // tokenizer.json / weights, an unsupported architecture, a bad safetensors header, weights that do
-// not match config.json), and the GPU bytes are the memory planner's. No GPU needed.
+// not match config.json), and the GPU bytes are the memory planner's; a llama2.c .bin pair is
+// converted and inspected as the loader would load it. No GPU needed.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../src/model/hf-config';
 import { MemorySource } from '../../../src/model/io/memory-source';
 import { planInference } from '../../../src/train/memory-plan';
 import { inspectModel } from '../../../src/workers/engine/inspect';
+import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
 const DIR = 'public/models/agent-tiny';
 const FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
@@ -86,5 +88,22 @@ describe('inspectModel', () => {
     const p = await problemsOf(f);
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(/^model\.safetensors: .*mlp\.(gate|up|down)_proj\.weight.*use the config\.json that came with these weights/);
+  });
+
+  it('converts a llama2.c .bin with its tokenizer .bin and reports it as the loader would load it', async () => {
+    const r = await inspectModel(new MemorySource({
+      'stories260K.bin': new Uint8Array(readFileSync(`${STORIES_DIR}/stories260K.bin`)), 'tok512.bin': new Uint8Array(readFileSync(`${STORIES_DIR}/tok512.bin`)),
+    }, 'a llama2.c folder'));
+    expect(r.problems).toEqual([]);
+    expect(r.config?.architecture).toBe('llama');
+    expect(r.tokenizerVocab).toBe(512);
+    expect(r.source).toContain('converted from llama2.c stories260K.bin');
+    expect(r.files.map((f) => f.path).sort()).toEqual(['stories260K.bin', 'tok512.bin']);
+    console.log(`llama2.c stories260K: ${r.params} params, ${r.config?.numLayers} layers`);
+  });
+
+  it('names the tokenizer .bin when a llama2.c checkpoint comes without one', async () => {
+    const p = await problemsOf({ 'stories260K.bin': new Uint8Array(readFileSync(`${STORIES_DIR}/stories260K.bin`)) });
+    expect(p).toEqual([expect.stringMatching(/^stories260K\.bin: is a llama2\.c checkpoint but no tokenizer \.bin is beside it/)]);
   });
 });
