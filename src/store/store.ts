@@ -3,12 +3,13 @@
 import { create } from 'zustand';
 import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
+import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -17,4 +18,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createConfigSlice(...a),
   ...createToolsSlice(...a),
   ...createModelsSlice(...a),
+  ...createExportSlice(...a),
 }));

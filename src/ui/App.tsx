@@ -7,7 +7,9 @@ import { PANELS, type PanelId } from '../store/ui-slice';
 import { ComingPanel } from './panels/ComingPanel';
 import { ConfigPanel } from './panels/ConfigPanel';
 import { DatasetsPanel } from './panels/DatasetsPanel';
+import { ExportPanel } from './panels/ExportPanel';
 import { GpuPanel } from './panels/GpuPanel';
+import { ModelsPanel } from './panels/ModelsPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
 
@@ -22,6 +24,8 @@ function PanelView({ id }: { id: PanelId }) {
     case 'datasets': return <DatasetsPanel />;
     case 'config': return <ConfigPanel />;
     case 'tools': return <ToolsPanel />;
+    case 'models': return <ModelsPanel />;
+    case 'export': return <ExportPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

@@ -1,7 +1,9 @@
 // Browser tests of the foundation: the studio shell loads, the GPU panel shows real adapter
 // figures, its self-test passes on WebGPU (SwiftShader here), and the same kernel runs in a
-// dedicated Web Worker. Keeps a screenshot of the panel as a test artifact.
+// dedicated Web Worker; no text is clipped at three window sizes. Keeps screenshots of the panel
+// as test artifacts.
 import { expect, test } from '@playwright/test';
+import { clippedText, shot } from './studio-helpers';
 
 test('GPU panel shows the adapter and its self-test passes', async ({ page }, testInfo) => {
   const errors: string[] = [];
@@ -22,6 +24,16 @@ test('GPU panel shows the adapter and its self-test passes', async ({ page }, te
   expect(gflops).toBeGreaterThan(0);
   await testInfo.attach('gpu-panel', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
   expect(errors).toEqual([]);
+});
+
+test('GPU panel: no clipped text at 1280x800, 1400x900 and 1920x1080 (the limits card)', async ({ page }, testInfo) => {
+  await page.goto('/');
+  await expect(page.getByTestId('gpu-limits')).toContainText('maxStorageBufferBindingSize');
+  for (const [width, height] of [[1280, 800], [1400, 900], [1920, 1080]]) {
+    await page.setViewportSize({ width, height });
+    await shot(page, testInfo, `gpu-${width}x${height}`);
+    expect(await clippedText(page), `clipped text at ${width}x${height}`).toEqual([]);
+  }
 });
 
 test('the matmul kernel runs inside a dedicated Web Worker', async ({ page }) => {

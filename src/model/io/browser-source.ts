@@ -9,9 +9,12 @@ async function readBlob(path: string, blob: Blob, start?: number, end?: number):
   return new Uint8Array(await blob.slice(s, e).arrayBuffer());
 }
 
-/** Strip the common top folder of a dropped directory ("model/config.json" -> "config.json"). */
-function relativePaths(files: File[]): string[] {
-  const raw = files.map((f) => (f.webkitRelativePath || f.name).replace(/\\/g, '/'));
+/**
+ * Strip the common top folder of a dropped directory ("model/config.json" -> "config.json"). The
+ * paths are the files' webkitRelativePath (or name) unless given (a folder dropped as entries).
+ */
+export function relativePaths(files: File[], paths?: string[]): string[] {
+  const raw = files.map((f, i) => (paths?.[i] || f.webkitRelativePath || f.name).replace(/\\/g, '/'));
   const tops = new Set(raw.map((p) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '')));
   if (tops.size === 1 && !tops.has('')) {
     const n = [...tops][0].length + 1;
@@ -23,9 +26,9 @@ function relativePaths(files: File[]): string[] {
 export class FileListSource implements FileSource {
   private readonly byPath = new Map<string, File>();
 
-  constructor(files: FileList | File[], readonly name = 'dropped files') {
+  constructor(files: FileList | File[], readonly name = 'dropped files', paths?: string[]) {
     const arr = Array.from(files);
-    relativePaths(arr).forEach((p, i) => this.byPath.set(p, arr[i]));
+    relativePaths(arr, paths).forEach((p, i) => this.byPath.set(p, arr[i]));
   }
 
   async list(): Promise<string[]> {

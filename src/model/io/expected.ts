@@ -48,7 +48,7 @@ export function checkTensors(cfg: ModelConfig, found: Map<string, TensorInfo>, w
   for (const [name, shape] of want) {
     const t = found.get(name)!;
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
-      throw new ModelLoadError(t.file, `tensor "${name}" has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}] from config.json`, name);
+      throw new ModelLoadError(t.file, `tensor "${name}" has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}] from config.json; the weights and config.json belong to different models: use the config.json that came with these weights`, name);
     }
     checkDtype(t);
   }

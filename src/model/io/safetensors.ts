@@ -40,8 +40,8 @@ export async function readSafetensorsHeader(src: FileSource, file: string): Prom
   if (fileSize < 8) throw new ModelLoadError(file, `is ${fileSize} bytes, too small for a safetensors file: it is truncated; re-download it`);
   const lenBytes = await src.read(file, 0, 8);
   const n = Number(new DataView(lenBytes.buffer, lenBytes.byteOffset, 8).getBigUint64(0, true));
-  if (n > MAX_HEADER_BYTES) throw new ModelLoadError(file, `header length ${n} is over the ${MAX_HEADER_BYTES}-byte limit: not a safetensors file, or corrupt`);
-  if (8 + n > fileSize) throw new ModelLoadError(file, `header says ${n} bytes but the file has ${fileSize - 8} after the length: the file is truncated or not safetensors`);
+  if (n > MAX_HEADER_BYTES) throw new ModelLoadError(file, `header length ${n} is over the ${MAX_HEADER_BYTES}-byte limit: not a safetensors file, or corrupt; re-download it (or export it again)`);
+  if (8 + n > fileSize) throw new ModelLoadError(file, `header says ${n} bytes but the file has ${fileSize - 8} after the length: the file is truncated or not safetensors; re-download it (or export it again)`);
   return parseSafetensorsHeader(file, await src.read(file, 8, 8 + n), fileSize);
 }
 

@@ -30,7 +30,7 @@ export function GpuPanel() {
   if (!report) return <section className="panel"><h1>GPU</h1><p>Opening the GPU...</p></section>;
 
   return (
-    <section className="panel" data-testid="gpu-panel">
+    <section className="panel gpu" data-testid="gpu-panel">
       <h1>GPU</h1>
       {error && <p className="error" role="alert">{error.message}</p>}
       <div className="cards">

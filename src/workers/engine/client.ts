@@ -1,5 +1,6 @@
 // The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
-// checkpointNow, state, listRun, readRunFile), each a promise of the matching result; run events
+// checkpointNow, state, listRun, readRunFile; inspectModel, importModel, listModels, removeModel,
+// scanRuns, exportRun for the Models and Export panels), each a promise of the matching result; run events
 // to listeners. When the worker dies or the GPU device is lost, pending calls reject and every
 // live run is reported failed with its last checkpoint named. No React here: the studio's store
 // wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
@@ -68,6 +69,30 @@ export class EngineClient {
 
   readRunFile(runId: string, path: string): Promise<Uint8Array | null> {
     return this.request('read-run-file', { runId, path });
+  }
+
+  inspectModel(source: EngineCall<'inspect-model'>['source']): Promise<EngineResults['inspect-model']> {
+    return this.request('inspect-model', { source });
+  }
+
+  importModel(call: EngineCall<'import-model'>, onProgress?: Pending['onProgress']): Promise<EngineResults['import-model']> {
+    return this.request('import-model', call, onProgress);
+  }
+
+  listModels(): Promise<string[]> {
+    return this.request('list-models', {});
+  }
+
+  removeModel(name: string): Promise<null> {
+    return this.request('remove-model', { name });
+  }
+
+  scanRuns(): Promise<EngineResults['scan-runs']> {
+    return this.request('scan-runs', {});
+  }
+
+  exportRun(runId: string, parts: EngineCall<'export-run'>['parts']): Promise<EngineResults['export-run']> {
+    return this.request('export-run', { runId, parts });
   }
 
   terminate(): void {

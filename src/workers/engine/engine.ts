@@ -3,10 +3,11 @@
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
 // sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
+// Model folders are inspected and kept in OPFS (inspect.ts, user-models.ts); run folders are listed
+// and zipped for download (run-scan.ts).
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
-import { FileListSource } from '../../model/io/browser-source';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
@@ -21,8 +22,11 @@ import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
+import { inspectModel } from './inspect';
+import { openModelSource } from './model-source';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
-import { UrlSource } from './url-source';
+import { exportRun, scanRuns } from './run-scan';
+import { importUserModel, listUserModels, removeUserModel } from './user-models';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -74,6 +78,16 @@ export class Engine {
           const bytes = await this.run(req.runId).storage.read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
+        case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
+        case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths,
+          (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
+        case 'list-models': return this.reply(req.id, 'list-models', await listUserModels());
+        case 'remove-model': return this.reply(req.id, 'remove-model', (await removeUserModel(req.name), null));
+        case 'scan-runs': return this.reply(req.id, 'scan-runs', await scanRuns());
+        case 'export-run': {
+          const x = await exportRun(req.runId, req.parts);
+          return this.reply(req.id, 'export-run', x, [x.bytes.buffer as ArrayBuffer]);
+        }
       }
     } catch (e) {
       this.post({ kind: 'error', id: req.id, message: (e as Error).message });
@@ -110,8 +124,7 @@ export class Engine {
 
   private async loadModel(req: Extract<EngineRequest, { kind: 'load-model' }>): Promise<ModelInfo> {
     const rt = await this.runtime();
-    const src = 'url' in req.source ? new UrlSource(req.source.url) : new FileListSource(req.source.files);
-    const loaded = await loadModelFiles(src);
+    const loaded = await loadModelFiles(await openModelSource(req.source));
     const quantEmbeddings = req.quantEmbeddings ?? false;
     const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, {
       quant: req.quant, quantEmbeddings, tune: req.tune ?? false,

@@ -3,9 +3,15 @@
 // same id; run events and load progress are their own kinds (no id of a request they answer);
 // file bytes are transferred, not copied. Exercised by tests/e2e/run-worker.spec.ts.
 import type { RunCommand, RunEvent } from '../../run/events';
+import type { ModelReport } from './inspect';
+import type { RunExport, RunSummary } from './run-scan';
 
-/** Where the model comes from: a URL folder served with the app (/models/stories260K) or dropped files. */
-export type ModelSource = { url: string } | { files: File[] };
+/**
+ * Where the model comes from: a URL folder served with the app (/models/stories260K), dropped files
+ * (`paths` when the File names lack their folder, e.g. a dropped directory), or a folder the studio
+ * keeps in the browser's Origin Private File System (`opfs: "models/NAME"`, src/workers/engine/user-models.ts).
+ */
+export type ModelSource = { url: string } | { files: File[]; paths?: string[] } | { opfs: string };
 
 /** The run's task data: a task file's text, or the name of a shipped file under /datasets/; none for the story env. */
 export type DatasetSource = { text: string; name: string } | { shipped: string };
@@ -38,7 +44,13 @@ export type EngineRequest =
   | { kind: 'command'; id: number; runId: string; command: RunCommand }
   | { kind: 'run-state'; id: number; runId: string }
   | { kind: 'list-run'; id: number; runId: string }
-  | { kind: 'read-run-file'; id: number; runId: string; path: string };
+  | { kind: 'read-run-file'; id: number; runId: string; path: string }
+  | { kind: 'inspect-model'; id: number; source: ModelSource }
+  | { kind: 'import-model'; id: number; name: string; files: File[]; paths: string[] }
+  | { kind: 'list-models'; id: number }
+  | { kind: 'remove-model'; id: number; name: string }
+  | { kind: 'scan-runs'; id: number }
+  | { kind: 'export-run'; id: number; runId: string; parts: RunExport['parts'] };
 
 export type EngineRequestKind = EngineRequest['kind'];
 
@@ -52,6 +64,17 @@ export interface EngineResults {
   'list-run': string[];
   /** The file's bytes (transferred), or null when absent. */
   'read-run-file': Uint8Array | null;
+  /** Config, tokenizer and safetensors headers read (no weights uploaded); problems say why it cannot be used. */
+  'inspect-model': ModelReport;
+  /** The dropped folder's report; `stored` when it was usable and is now in OPFS models/NAME/. */
+  'import-model': { stored: boolean; report: ModelReport };
+  /** Names of the model folders kept in OPFS models/. */
+  'list-models': string[];
+  'remove-model': null;
+  /** Every run folder in OPFS runs/. */
+  'scan-runs': RunSummary[];
+  /** A zip of the run's adapter (or model) and / or its config.yaml + metrics.jsonl (bytes transferred). */
+  'export-run': RunExport;
 }
 
 export type EngineReply =
