@@ -32,11 +32,11 @@ export function RunsPanel() {
       <div className="card wide">
         {loaded && !runs.length ? <p>No run is stored in this browser yet: start one in the Run panel, or import a folder the CLI wrote.</p> : <RunsTable runs={runs} />}
       </div>
+      <div className="card wide">
+        <h2>Compare</h2>
+        <CompareChart />
+      </div>
       <div className="cards">
-        <div className="card">
-          <h2>Compare</h2>
-          <CompareChart />
-        </div>
         <ImportRun />
       </div>
     </section>
