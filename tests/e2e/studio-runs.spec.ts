@@ -3,13 +3,15 @@
 // listed as "cut off" after it, resumed from the panel, and its metrics.jsonl then equals an
 // uninterrupted run's of the same config and seed (every key but timings, exactly); the export zip
 // holds the CLI layout; importing it (as a zip, and as a picked folder) lists the run; compare
-// draws two curves; axe and clipped-text checks at 1280x800 and 1920x1080; screenshots.
+// draws two curves; axe and clipped-text checks at 1280x800 and 1920x1080; screenshots. A GRPO run
+// cut off the same way resumes to the uninterrupted run's metrics and rollouts.
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { unzipSync, zipSync } from 'fflate';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { readFileSync } from 'node:fs';
 import { clippedText, seriousViolations, shot } from './studio-helpers';
 
 const STEPS = 30;
@@ -164,4 +166,49 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   await expect(page.getByTestId(`run-row-${cut}`)).toHaveAttribute('data-state', 'finished');
   await expect(page.getByTestId(`run-row-${copy}`)).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath('after-reload.png') });
+});
+
+/** The stories GRPO preset shrunk for time (as tests/e2e/run-worker.spec.ts), a checkpoint every step. */
+function grpoYaml(steps: number): string {
+  const c = parse(readFileSync('configs/stories_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
+  c.model = { ...c.model, quant: 'none' };
+  c.rollout = { ...c.rollout, batch_size: 2, group_size: 4, max_new_tokens: 16 };
+  c.data = { ...c.data, story_target_words: 8 };
+  c.env = { ...c.env, weights: { mentions: 1, length: 0.5 } };
+  c.grpo = { ...c.grpo, micro_batch_size: 8 };
+  c.train = { ...c.train, steps, seed: 7 };
+  c.log = { ...c.log, out_dir: 'runs/grpo', checkpoint_every: 1, print_examples: 0 };
+  return stringify(c);
+}
+
+test('Runs panel: a GRPO run cut off by a reload resumes to the uninterrupted run\'s metrics and rollouts', async ({ page }) => {
+  test.setTimeout(30 * 60_000);
+  const steps = 4, stamp = Date.now();
+  const full = `grpo-full-${stamp}`, cut = `grpo-cut-${stamp}`;
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/stories260K');
+  const t0 = Date.now();
+  await call(page, 'engineStart', info.modelId, grpoYaml(steps), full);
+  await waitEvents(page, `${full} finished`, (evs) => evs.some((e) => e.runId === full && e.event.kind === 'finished'));
+  console.log(`uninterrupted GRPO run: ${steps} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  await call(page, 'engineStart', info.modelId, grpoYaml(steps), cut);
+  await waitEvents(page, `${cut} step 2`, (x) => x.some((e) => e.runId === cut && e.event.kind === 'progress' && e.event.step! >= 2));
+  await page.goto('/#runs');
+  const row = page.getByTestId(`run-row-${cut}`);
+  await expect(row).toHaveAttribute('data-state', 'cut-off');
+  const cutAt = Number(await row.getAttribute('data-steps'));
+  await expect(row).toContainText('grpo (story)');
+  const t1 = Date.now();
+  await page.getByRole('button', { name: `Resume ${cut}` }).click();
+  await expect(row).toHaveAttribute('data-state', 'finished', { timeout: 900_000 });
+  console.log(`GRPO cut off after ${cutAt} metrics rows; resumed to step ${steps} in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  const a = rowsOf(await readOpfs(page, full, 'metrics.jsonl')), b = rowsOf(await readOpfs(page, cut, 'metrics.jsonl'));
+  expect(b.map((r) => r.step)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+  expect(b.map(untimed)).toEqual(a.map(untimed));
+  expect(a.every((r) => r.grad_norm > 0), 'every step trained').toBe(true);
+  const ra = await readOpfs(page, full, 'rollouts.jsonl'), rb = await readOpfs(page, cut, 'rollouts.jsonl');
+  expect(rb).toBe(ra);
+  console.log(`GRPO resumed vs uninterrupted: ${steps} metrics rows equal exactly (timings excluded), rollouts.jsonl equal (${ra.trim().split('\n').length} lines); ` +
+    `loss ${b.map((r) => r.loss.toExponential(3)).join(' ')}`);
 });
