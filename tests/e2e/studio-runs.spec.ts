@@ -3,7 +3,7 @@
 // listed as "cut off" after it, resumed from the panel, and its metrics.jsonl then equals an
 // uninterrupted run's of the same config and seed (every key but timings, exactly); the export zip
 // holds the CLI layout; importing it (as a zip, and as a picked folder) lists the run; compare
-// draws two curves; axe and clipped-text checks at 1280x800 and 1920x1080; screenshots. A GRPO run
+// draws two curves; axe and clipped-text checks at 1280x800, 1400x900 and 1920x1080; screenshots. A GRPO run
 // cut off the same way resumes to the uninterrupted run's metrics and rollouts.
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +55,7 @@ const rowsOf = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l
 const untimed = (r: Row) => Object.fromEntries(Object.entries(r).filter(([k]) => !TIMING(k)));
 
 async function checkLayout(page: Page, where: string): Promise<void> {
-  for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+  for (const size of [{ width: 1280, height: 800 }, { width: 1400, height: 900 }, { width: 1920, height: 1080 }]) {
     await page.setViewportSize(size);
     await page.waitForTimeout(300);
     expect(await seriousViolations(page), `axe, ${where}, ${size.width}x${size.height}`).toEqual([]);
