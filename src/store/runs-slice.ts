@@ -20,6 +20,8 @@ export interface RunsSlice {
   /** The last action's outcome (shown by the panel's status line), or its error. */
   runsNote: string | null;
   runsError: string | null;
+  /** Where the error belongs: a run's row (its id), the import card ('import'), or the panel (null). */
+  runsErrorAt: string | null;
   /** The run a button is working on (resume / export / delete / import), to disable it. */
   runsBusy: string | null;
   /** Runs picked for the compare chart, and their rows once read. */
@@ -35,8 +37,8 @@ export interface RunsSlice {
   deleteStoredRun: (runId: string) => Promise<void>;
   /** A picked folder, dropped files or a zip: imported as runs/<folder name>/. */
   importRunFiles: (files: File[]) => Promise<void>;
-  /** The run folder as a zip (RUNID/...), for the panel to download. */
-  exportRunZip: (runId: string) => Promise<Uint8Array>;
+  /** The run folder as a zip (RUNID/...), for the panel to download; null when it failed (runsError says why). */
+  exportRunZip: (runId: string) => Promise<Uint8Array | null>;
   toggleCompare: (runId: string) => Promise<void>;
   setCompareMetric: (name: string) => void;
 }
@@ -56,9 +58,11 @@ export function parseRows(text: string): RunRows {
 }
 
 let listening = false;
+/** runsBusy / runsErrorAt of the import card. */
+export const IMPORT = '(import)';
 
 export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (set, get) => {
-  const fail = (what: string, e: unknown) => set({ runsError: `${what}: ${(e as Error).message}`, runsNote: null });
+  const fail = (what: string, e: unknown, at: string | null = null) => set({ runsError: `${what}: ${(e as Error).message}`, runsErrorAt: at, runsNote: null });
   /** Keeps the listed steps of live runs current, and relists when one ends. */
   const listen = () => {
     if (listening) return;
@@ -77,11 +81,11 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
     return b ? parseRows(new TextDecoder().decode(b)) : [];
   };
   const busy = async (runId: string, what: string, f: () => Promise<void>) => {
-    set({ runsBusy: runId, runsError: null, runsNote: null });
+    set({ runsBusy: runId, runsError: null, runsErrorAt: null, runsNote: null });
     try {
       await f();
     } catch (e) {
-      fail(`${what} ${runId}`, e);
+      fail(runId === IMPORT ? what : `${what} ${runId}`, e, runId);
     } finally {
       set({ runsBusy: null });
     }
@@ -92,6 +96,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
     runsLoaded: false,
     runsNote: null,
     runsError: null,
+    runsErrorAt: null,
     runsBusy: null,
     compareIds: [],
     compareRows: {},
@@ -129,7 +134,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       set({ compareIds: get().compareIds.filter((x) => x !== runId), compareRows: rows, runsNote: `${runId}: deleted` });
       await get().refreshRuns();
     }),
-    importRunFiles: (files) => busy('import', 'import', async () => {
+    importRunFiles: (files) => busy(IMPORT, 'import', async () => {
       const folder = await runFolderFromFiles(files);
       // Own buffers: the worker takes them (transferred).
       const run = await engine().importRun(folder.runId, folder.files.map((f) => ({ path: f.path, bytes: f.bytes.slice() })));
@@ -137,10 +142,16 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       await get().refreshRuns();
     }),
     exportRunZip: async (runId) => {
-      const paths = await engine().listRun(runId);
-      const files = [];
-      for (const path of paths.filter((p) => !/\.(tmp|old)(\/|$)/.test(p))) files.push({ path, bytes: (await engine().readRunFile(runId, path)) ?? new Uint8Array() });
-      return zipRunFolder({ runId, files });
+      let zip: Uint8Array | null = null;
+      await busy(runId, 'export', async () => {
+        const paths = await engine().listRun(runId);
+        const files = [];
+        // Side folders of an interrupted write are left out (recovery on resume would remove them).
+        for (const path of paths.filter((p) => !/\.(tmp|old)(\/|$)/.test(p))) files.push({ path, bytes: (await engine().readRunFile(runId, path)) ?? new Uint8Array() });
+        zip = zipRunFolder({ runId, files });
+        set({ runsNote: `${runId}: exported ${files.length} files as ${runId}.zip` });
+      });
+      return zip;
     },
     toggleCompare: async (runId) => {
       const ids = get().compareIds;
@@ -153,7 +164,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         const rows = await readRows(runId);
         set({ compareRows: { ...get().compareRows, [runId]: rows } });
       } catch (e) {
-        fail(`reading ${runId}/metrics.jsonl`, e);
+        fail(`reading ${runId}/metrics.jsonl`, e, runId);
       }
     },
     setCompareMetric: (name) => set({ compareMetric: name }),

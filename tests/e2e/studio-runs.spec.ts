@@ -129,7 +129,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
 
   // 5. Import: the same zip is refused (the id is taken); under another folder name it is listed.
   await page.getByTestId('runs-import-zip').setInputFiles(zipPath);
-  await expect(page.getByTestId('runs-error')).toContainText(`a run "${full}" is already stored`);
+  await expect(page.getByTestId('runs-import-error')).toContainText(`import: a run "${full}" is already stored; delete it first or rename the folder you import`);
   const copy = `copy-${stamp}`;
   const renamed = zipSync(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k.replace(`${full}/`, `${copy}/`), v])));
   await page.getByTestId('runs-import-zip').setInputFiles({ name: `${copy}.zip`, mimeType: 'application/zip', buffer: Buffer.from(renamed) });

@@ -12,7 +12,7 @@ export function RunsPanel() {
   const runs = useStudio((s) => s.storedRuns);
   const loaded = useStudio((s) => s.runsLoaded);
   const note = useStudio((s) => s.runsNote);
-  const error = useStudio((s) => s.runsError);
+  const error = useStudio((s) => (s.runsErrorAt === null ? s.runsError : null));
   const refresh = useStudio((s) => s.refreshRuns);
   const modelLoad = useStudio((s) => s.modelLoad);
   useEffect(() => {
