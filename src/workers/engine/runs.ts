@@ -8,6 +8,7 @@ import type { RunEndRecord } from '../../run/recorder';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { CONFIG_FILE, METRICS_FILE, SOURCE_FILE, STATUS_FILE } from '../../run/layout';
 import { readText, splitPath, type RunStorage } from '../../run/storage';
+import { parseConfig, type RunConfig } from '../../run/config';
 import type { DatasetSource, RunStatus, StoredRun } from './protocol';
 
 export const RUNS_ROOT = 'runs';
@@ -82,7 +83,12 @@ export async function summarize(runId: string, s: RunStorage, live: RunStatus | 
     configError = `config.yaml: ${(e as Error).message.split('\n')[0]}`;
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  const trainer = str(cfg.trainer) ?? (yaml ? 'grpo' : null);
+  // The resolved config gives each trainer's defaults (quant, env); a config the parser refuses is summarised raw.
+  let resolved: RunConfig | null = null;
+  try {
+    resolved = yaml && !configError ? parseConfig(yaml, CONFIG_FILE) : null;
+  } catch { /* summarised from the raw YAML */ }
+  const trainer = resolved?.trainer ?? str(cfg.trainer);
   const steps = lastStep((await readText(s, METRICS_FILE)) ?? '');
   const end = await readEnd(s);
   const lastCheckpoint = await newestCheckpoint(s);
@@ -91,7 +97,8 @@ export async function summarize(runId: string, s: RunStorage, live: RunStatus | 
     : end ? end.state : finishedByFiles ? 'finished' : 'cut-off';
   const total = typeof cfg.train?.steps === 'number' ? cfg.train.steps : null;
   return {
-    runId, trainer, env: trainer === 'sft' ? null : str(cfg.data?.env) ?? 'math', model: str(cfg.model?.path), quant: str(cfg.model?.quant) ?? 'nf4',
+    runId, trainer, env: trainer === 'sft' ? null : resolved?.data.env ?? str(cfg.data?.env), model: resolved?.model.path ?? str(cfg.model?.path),
+    quant: resolved?.model.quant ?? str(cfg.model?.quant),
     steps: live && state === 'live' ? Math.max(steps, live.step) : steps, totalSteps: live?.total || total, lastCheckpoint,
     state, message: configError ?? end?.message ?? (state === 'live' ? live!.phase : null), endedAt: end?.at ?? null,
   };
