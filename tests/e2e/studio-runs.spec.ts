@@ -2,10 +2,12 @@
 // a checkpoint every step) started through the engine worker is cut off by a page load mid-run,
 // listed as "cut off" after it, resumed from the panel, and its metrics.jsonl then equals an
 // uninterrupted run's of the same config and seed (every key but timings, exactly); the export zip
-// holds the CLI layout; importing it (as a zip, and as a picked folder) lists the run; compare
+// holds the CLI layout; importing it (as a zip, a picked folder, dropped) lists the run, and so does
+// a folder the CLI wrote (picked); compare
 // draws two curves; axe and clipped-text checks at 1280x800, 1400x900 and 1920x1080; screenshots. A GRPO run
 // cut off the same way resumes to the uninterrupted run's metrics and rollouts.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -146,6 +148,34 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   await page.getByTestId('runs-import-folder').setInputFiles(join(dir, folder));
   await expect(page.getByTestId(`run-row-${folder}`)).toHaveAttribute('data-state', 'finished');
   await expect(page.getByTestId('runs-status')).toContainText(`${folder}: imported`);
+  // ...and dropped on the card (the zip, under a third name).
+  const dropped = `dropped-${stamp}`;
+  const droppedZip = Buffer.from(zipSync(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k.replace(`${full}/`, `${dropped}/`), v])))).toString('base64');
+  const dt = await page.evaluateHandle(([name, b64]) => {
+    const d = new DataTransfer();
+    d.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type: 'application/zip' }));
+    return d;
+  }, [`${dropped}.zip`, droppedZip] as const);
+  await page.getByTestId('runs-import').dispatchEvent('dragover', { dataTransfer: dt });
+  await page.getByTestId('runs-import').dispatchEvent('drop', { dataTransfer: dt });
+  await expect(page.getByTestId(`run-row-${dropped}`)).toHaveAttribute('data-state', 'finished');
+  // A folder the CLI wrote (no status.json: finished because it holds adapter/).
+  const cliDir = join(dir, `cli-${stamp}`);
+  writeFileSync(join(dir, 'data.jsonl'), DATA);
+  writeFileSync(join(dir, 'cli.yaml'), YAML.replace('dataset: data.jsonl', `dataset: ${join(dir, 'data.jsonl')}`).replace(`steps: ${STEPS}`, 'steps: 3').replace('out_dir: runs/sft', `out_dir: ${cliDir}`));
+  const t2 = Date.now();
+  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
+  expect(cli.status, cli.stderr).toBe(0);
+  console.log(`CLI SFT run of 3 steps for the import: ${((Date.now() - t2) / 1000).toFixed(0)} s; files ${readdirSync(cliDir).sort().join(', ')}`);
+  // The export's layout is the CLI's: the same files, plus the studio's status.json / source.json.
+  const cliFiles = (readdirSync(cliDir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name).slice(cliDir.length + 1)).sort();
+  expect(names.map((n) => n.slice(full.length + 1)).filter((n) => n !== 'status.json' && n !== 'source.json')).toEqual(cliFiles);
+  await page.getByTestId('runs-import-folder').setInputFiles(cliDir);
+  const cliRow = page.getByTestId(`run-row-cli-${stamp}`);
+  await expect(cliRow).toHaveAttribute('data-state', 'finished');
+  await expect(cliRow).toHaveAttribute('data-steps', '3');
+  await expect(cliRow).toContainText('stories260K');
 
   // 6. Compare: two runs, one metric, two curves.
   await page.getByRole('checkbox', { name: `Compare ${full}` }).check();
