@@ -242,3 +242,26 @@ test('Runs panel: a GRPO run cut off by a reload resumes to the uninterrupted ru
   console.log(`GRPO resumed vs uninterrupted: ${steps} metrics rows equal exactly (timings excluded), rollouts.jsonl equal (${ra.trim().split('\n').length} lines); ` +
     `loss ${b.map((r) => r.loss.toExponential(3)).join(' ')}`);
 });
+
+test('Runs panel: a run training in another tab is listed live there, with no Resume, and cannot be deleted', async ({ page, context }) => {
+  test.setTimeout(10 * 60_000);
+  const runId = `other-tab-${Date.now()}`;
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/stories260K');
+  await call(page, 'engineStart', info.modelId, YAML.replace(`steps: ${STEPS}`, 'steps: 400'), runId, { text: DATA, name: 'data.jsonl' });
+  await waitEvents(page, 'step 1', (x) => x.some((e) => e.runId === runId && e.event.kind === 'progress'));
+  const other = await context.newPage();
+  await other.goto('/#runs');
+  const row = other.getByTestId(`run-row-${runId}`);
+  await expect(row).toHaveAttribute('data-state', 'live');
+  await expect(row).toContainText('training');
+  await expect(other.getByRole('button', { name: `Resume ${runId}` })).toHaveCount(0);
+  await expect(other.getByRole('button', { name: `Delete ${runId}` })).toBeDisabled();
+  console.log(`another tab lists ${runId} as ${await row.getAttribute('data-state')} at step ${await row.getAttribute('data-steps')}`);
+  await call(page, 'engineCommand', runId, 'stop');
+  await waitEvents(page, 'cancelled', (x) => x.some((e) => e.runId === runId && e.event.kind === 'cancelled'));
+  await other.getByRole('button', { name: 'Refresh' }).click();
+  await expect(row).toHaveAttribute('data-state', 'cancelled');
+  await expect(other.getByRole('button', { name: `Resume ${runId}` })).toBeVisible();
+});

@@ -11,6 +11,7 @@ import { FileListSource } from '../../model/io/browser-source';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
+import type { RunConfig } from '../../run/config';
 import { needsPython, tasksFromText } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
@@ -26,7 +27,7 @@ import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
-import { checkRunId, deleteStoredRun, importRunFiles, openStoredRun, readSource, resumeDataset, storedRunIds, summarize, writeSource } from './runs';
+import { checkRunId, deleteStoredRun, importRunFiles, lockRun, openStoredRun, readSource, resumeDataset, runsTrainingElsewhere, storedRunIds, summarize, writeSource } from './runs';
 import { UrlSource } from './url-source';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
@@ -79,15 +80,19 @@ export class Engine {
           const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
-        case 'list-runs': return this.reply(req.id, 'list-runs', await Promise.all((await storedRunIds()).map(async (id) => {
-          const live = this.runs.get(id);
-          return summarize(id, live?.storage ?? await openStoredRun(id), live ? statusOf(live) : null);
-        })));
+        case 'list-runs': {
+          const elsewhere = await runsTrainingElsewhere();
+          return this.reply(req.id, 'list-runs', await Promise.all((await storedRunIds()).map(async (id) => {
+            const live = this.runs.get(id);
+            return summarize(id, live?.storage ?? await openStoredRun(id), live ? statusOf(live) : null, !live && elsewhere.has(id));
+          })));
+        }
         case 'resume-run': return this.reply(req.id, 'resume-run', await this.startRun(await this.resumeRequest(req), true));
         case 'import-run': return this.reply(req.id, 'import-run', await summarize(req.runId, await importRunFiles(req.runId, req.files), null));
         case 'delete-run': {
           const live = this.runs.get(req.runId);
           if (live && LIVE.includes(live.status.phase)) throw new Error(`run ${req.runId} is ${live.status.phase}; stop it before deleting it`);
+          if (!live && (await runsTrainingElsewhere()).has(req.runId)) throw new Error(`run ${req.runId} is training in another tab of this browser; stop it there before deleting it`);
           this.runs.delete(req.runId);
           await deleteStoredRun(req.runId);
           return this.reply(req.id, 'delete-run', null);
@@ -174,6 +179,18 @@ export class Engine {
     const text = await datasetText(cfg.data.env, req.dataset);
     const runId = checkRunId(req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     if (this.runs.has(runId)) throw new Error(`run "${runId}" already exists in this worker; pick another runId`);
+    const release = await lockRun(runId);
+    try {
+      return await this.launch(req, resume, { m, cfg, text, runId, release });
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  /** The rest of startRun, under the run's lock (released when the loop ends). */
+  private async launch(req: Extract<EngineRequest, { kind: 'start-run' }>, resume: boolean, a: { m: LoadedEntry; cfg: RunConfig; text: string | null; runId: string; release: () => void }): Promise<{ runId: string }> {
+    const { m, cfg, text, runId } = a;
     const storage = await OpfsStorage.open(`runs/${runId}`);
     if (!resume && (await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId, or resume it (resume-run)`);
     if (!resume) await writeSource(storage, req.dataset);
@@ -239,6 +256,7 @@ export class Engine {
       .catch(() => undefined /* reported by the loop's `failed` event */)
       .finally(async () => {
         m.busy = false;
+        a.release();
         await dispose();
       });
     return { runId };

@@ -1,8 +1,8 @@
-// The engine worker's stored runs (OPFS runs/ID/, the CLI's folder layout): list every run folder
-// with its config summary, steps done (metrics.jsonl), last checkpoint and how it ended (status.json;
-// none means cut off: the page was reloaded or the device lost), open any stored run for reading or
-// resuming, import a run folder's files, delete one. Engine.ts answers list-runs / import-run /
-// delete-run / resume-run with these. Exercised by tests/e2e/studio-runs.spec.ts.
+// The engine worker's stored runs (OPFS runs/ID/, the CLI's layout): every run folder summarised
+// (config, steps done, last checkpoint, how it ended from status.json: none means cut off), the
+// run lock (a Web Lock: a run another tab trains is listed live there), opening, importing and
+// deleting a stored run. engine.ts answers list-runs / import-run / delete-run / resume-run with
+// these. Exercised by tests/e2e/studio-runs.spec.ts and tests/unit/workers/stored-runs.test.ts.
 import { parse } from 'yaml';
 import type { RunEndRecord } from '../../run/recorder';
 import { OpfsStorage } from '../../run/opfs-storage';
@@ -72,8 +72,11 @@ export async function importRunFiles(runId: string, files: { path: string; bytes
   return s;
 }
 
-/** The summary the Runs panel lists; `live` is the worker's status when the run trains here now. */
-export async function summarize(runId: string, s: RunStorage, live: RunStatus | null): Promise<StoredRun> {
+/**
+ * The summary the Runs panel lists; `live` is the worker's status when the run trains here now,
+ * `elsewhere` says another tab's worker holds its lock (lockRun).
+ */
+export async function summarize(runId: string, s: RunStorage, live: RunStatus | null, elsewhere = false): Promise<StoredRun> {
   const yaml = await readText(s, CONFIG_FILE);
   let cfg: { trainer?: unknown; model?: { path?: unknown; quant?: unknown }; data?: { env?: unknown }; train?: { steps?: unknown } } = {};
   let configError: string | null = null;
@@ -93,14 +96,14 @@ export async function summarize(runId: string, s: RunStorage, live: RunStatus | 
   const end = await readEnd(s);
   const lastCheckpoint = await newestCheckpoint(s);
   const finishedByFiles = (await s.exists('adapter')) || (await s.exists('model'));
-  const state: StoredRun['state'] = live && ['starting', 'running', 'paused', 'stopping'].includes(live.phase) ? 'live'
+  const state: StoredRun['state'] = elsewhere || (live && ['starting', 'running', 'paused', 'stopping'].includes(live.phase)) ? 'live'
     : end ? end.state : finishedByFiles ? 'finished' : 'cut-off';
   const total = typeof cfg.train?.steps === 'number' ? cfg.train.steps : null;
   return {
     runId, trainer, env: trainer === 'sft' ? null : resolved?.data.env ?? str(cfg.data?.env), model: resolved?.model.path ?? str(cfg.model?.path),
     quant: resolved?.model.quant ?? str(cfg.model?.quant),
     steps: live && state === 'live' ? Math.max(steps, live.step) : steps, totalSteps: live?.total || total, lastCheckpoint,
-    state, message: configError ?? end?.message ?? (state === 'live' ? live!.phase : null), endedAt: end?.at ?? null,
+    state, message: configError ?? (elsewhere ? 'training in another tab' : end?.message ?? (live && state === 'live' ? live.phase : null)), endedAt: end?.at ?? null,
   };
 }
 
@@ -132,6 +135,36 @@ async function newestCheckpoint(s: RunStorage): Promise<string | null> {
   const steps = (await s.list('checkpoints')).map((n) => /^step-(\d+)$/.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => b - a);
   for (const n of steps) if (await s.exists(`checkpoints/step-${n}/state.json`)) return `checkpoints/step-${n}`;
   return null;
+}
+
+const LOCK_PREFIX = 'rl-studio/runs/';
+
+/**
+ * Holds the run's Web Lock (origin-wide: every tab and worker of this browser) until the returned
+ * release is called, so a run training in one tab is listed live in the others and is neither
+ * resumed nor deleted there. Throws when another holds it.
+ */
+export async function lockRun(runId: string): Promise<() => void> {
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  if (!locks) return () => {};
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  const got = await new Promise<boolean>((resolve) => {
+    void locks.request(LOCK_PREFIX + runId, { ifAvailable: true }, (lock) => {
+      resolve(lock !== null);
+      return lock ? held : undefined;
+    });
+  });
+  if (!got) throw new Error(`run ${runId} is training in another tab of this browser; stop it there (or close that tab) first`);
+  return release;
+}
+
+/** Ids of runs whose lock is held (by this worker or another tab's). */
+export async function runsTrainingElsewhere(): Promise<Set<string>> {
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  if (!locks) return new Set();
+  const q = await locks.query();
+  return new Set((q.held ?? []).map((l) => l.name ?? '').filter((n) => n.startsWith(LOCK_PREFIX)).map((n) => n.slice(LOCK_PREFIX.length)));
 }
 
 /** The run's data as the worker got it at the start (source.json), for a resume. */
