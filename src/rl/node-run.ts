@@ -3,7 +3,7 @@
 // Trainer and the GPU GRPO loss from a validated RlConfig; the run folder is written by the
 // recorder (src/run/recorder.ts) over NodeFsStorage (config.yaml, metrics.jsonl, rollouts.jsonl,
 // checkpoints/step-N/, adapter/; folders written atomically). Resuming puts the run folder in order
-// first (run-folder.ts). Exercised by
+// first (src/run/resume.ts, shared with the engine worker). Exercised by
 // tests/unit/rl/rl-grpo.test.ts, rl-resume.test.ts, tests/unit/cli/run-kill.test.ts and the CLI.
 import { existsSync, readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
@@ -12,12 +12,11 @@ import type { EnvServices } from '../envs';
 import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
 import type { PythonPool } from '../tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
-import { cutJsonl, recoverCheckpoint, rlSlots } from '../train/run-folder';
 import { restoreTrainState } from '../train/trainer-state';
 import { NodeFsStorage } from '../run/node-storage';
 import { recordRun } from '../run/recorder';
 import type { RunEmit } from '../run/events';
-import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
+import { prepareRlResume } from '../run/resume';
 import { loadCliModel, type CliModel } from '../model/node-load';
 import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from './config-validate';
@@ -25,7 +24,6 @@ import { needsPython, shippedCorpus, taskFile, tasksFromText } from './env-facto
 import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
 import type { RlHooks } from './hooks';
-import { resumePoint } from './run';
 import type { SamplerPosition } from '../data/sampling';
 
 export interface RunServices {
@@ -107,17 +105,15 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
     let start: OpenRun['start'];
     if (opts.resume) {
       const st = new NodeFsStorage(opts.resume);
-      const found = await recoverCheckpoint(st, await rlSlots(st), m.model.cfg, (x) => resumePoint(x).step, opts.log);
-      const step = found?.step ?? 0;
-      const cut = (await cutJsonl(st, METRICS_FILE, step)) + (await cutJsonl(st, ROLLOUTS_FILE, step));
-      if (found) {
-        restoreTrainState(m.rt, ctx.trainer, found.state);
-        start = resumePoint(found.state);
-        opts.log(`resumed from ${st.where(found.dir)}: step ${start.step}, ${found.state.step} optimizer updates`);
+      const r = await prepareRlResume(st, m.model.cfg, opts.log);
+      if (r.state && r.start) {
+        restoreTrainState(m.rt, ctx.trainer, r.state);
+        start = r.start;
+        opts.log(`resumed from ${r.from}: step ${start.step}, ${r.state.step} optimizer updates`);
       } else {
         opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
       }
-      opts.log(cut ? `; cut ${cut} log rows past it\n` : '\n');
+      opts.log(r.cut ? `; cut ${r.cut} log rows past it\n` : '\n');
     }
     return { ctx, tasks, model: m, start, close };
   } catch (e) {

@@ -6,6 +6,10 @@ import type { TrainerKind } from '../rl/config-schema';
 export const CONFIG_FILE = 'config.yaml';
 export const METRICS_FILE = 'metrics.jsonl';
 export const ROLLOUTS_FILE = 'rollouts.jsonl';
+/** How the run ended (recorder option `status`); absent while it runs or when it was cut off. */
+export const STATUS_FILE = 'status.json';
+/** The studio's note of the run's data (engine worker runs), so a resume finds it again. */
+export const SOURCE_FILE = 'source.json';
 
 /** SFT keeps its latest checkpoint in checkpoint/; RL trainers keep every one in checkpoints/step-N/. */
 export function checkpointPath(trainer: TrainerKind, step: number): string {

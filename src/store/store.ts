@@ -6,10 +6,11 @@ import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
 import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
+import { createRunsSlice, type RunsSlice } from './runs-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunsSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -19,4 +20,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createToolsSlice(...a),
   ...createModelsSlice(...a),
   ...createExportSlice(...a),
+  ...createRunsSlice(...a),
 }));

@@ -10,6 +10,7 @@ import { DatasetsPanel } from './panels/DatasetsPanel';
 import { ExportPanel } from './panels/ExportPanel';
 import { GpuPanel } from './panels/GpuPanel';
 import { ModelsPanel } from './panels/ModelsPanel';
+import { RunsPanel } from './panels/RunsPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
 
@@ -26,6 +27,7 @@ function PanelView({ id }: { id: PanelId }) {
     case 'tools': return <ToolsPanel />;
     case 'models': return <ModelsPanel />;
     case 'export': return <ExportPanel />;
+    case 'runs': return <RunsPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

@@ -20,7 +20,7 @@ import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
-import { cutJsonl, recoverCheckpoint, sftSlots } from '../../train/run-folder';
+import { prepareSftResume, savedSftData } from '../../run/resume';
 import { RunControl } from '../../train/run-control';
 import { fanOut } from '../../run/events';
 import { METRICS_FILE } from '../../run/layout';
@@ -130,17 +130,16 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const storage = new NodeFsStorage(out);
   let state: TrainState | null = null;
   if (folder === 'resume') {
-    const found = await recoverCheckpoint(storage, await sftSlots(storage), cfg, (s) => s.step, log);
-    state = found?.state ?? null;
-    const cut = await cutJsonl(storage, METRICS_FILE, found?.step ?? 0);
-    log(found ? `resume: ${storage.where(found.dir)} at step ${found.step} (${found.state.mode}${found.state.lora ? ` r=${found.state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
-    log(cut ? `; cut ${cut} metrics.jsonl rows past it\n` : '\n');
+    const r = await prepareSftResume(storage, cfg, log);
+    state = r.state;
+    log(state ? `resume: ${r.from} at step ${state.step} (${state.mode}${state.lora ? ` r=${state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
+    log(r.cut ? `; cut ${r.cut} metrics.jsonl rows past it\n` : '\n');
   }
-  const saved = state?.config as { data?: { file?: string }; maxLength?: number } | undefined;
+  const saved = savedSftData(state);
   const rc = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
   const input = sftInputOf(rc);
-  const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved?.data?.file ?? requireString(args, 'data') : rc.data.dataset!;
-  const maxLength = state ? saved?.maxLength ?? 512 : input.maxLength ?? Math.min(512, cfg.maxPositions);
+  const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved.file ?? requireString(args, 'data') : rc.data.dataset!;
+  const maxLength = state ? saved.maxLength ?? 512 : input.maxLength ?? Math.min(512, cfg.maxPositions);
   const data = readSftJsonl(readFileSync(dataPath, 'utf8'), dataPath, { tokenizer: loaded.tokenizer, maxLength, vocabSize: cfg.vocabSize });
   log(`${describeSftDataset(data)}\n`);
   const ctx = { examples: data.examples.length, cfg };

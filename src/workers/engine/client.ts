@@ -1,11 +1,12 @@
 // The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
 // checkpointNow, state, listRun, readRunFile; inspectModel, importModel, listModels, removeModel,
-// scanRuns, exportRun for the Models and Export panels), each a promise of the matching result; run events
+// scanRuns, exportRun for the Models and Export panels; listRuns, resumeRun, importRun, deleteRun for
+// stored runs), each a promise of the matching result; run events
 // to listeners. When the worker dies or the GPU device is lost, pending calls reject and every
 // live run is reported failed with its last checkpoint named. No React here: the studio's store
 // wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
 import type { RunCommand, RunEvent } from '../../run/events';
-import type { EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus } from './protocol';
+import type { EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus, StoredRun } from './protocol';
 
 export type RunListener = (runId: string, e: RunEvent) => void;
 
@@ -95,18 +96,35 @@ export class EngineClient {
     return this.request('export-run', { runId, parts });
   }
 
+  listRuns(): Promise<StoredRun[]> {
+    return this.request('list-runs', {});
+  }
+
+  resumeRun(call: EngineCall<'resume-run'>): Promise<EngineResults['resume-run']> {
+    return this.request('resume-run', call);
+  }
+
+  /** The files' bytes are transferred (the caller's arrays are emptied). */
+  importRun(runId: string, files: { path: string; bytes: Uint8Array }[]): Promise<StoredRun> {
+    return this.request('import-run', { runId, files }, undefined, [...new Set(files.map((f) => f.bytes.buffer as ArrayBuffer))]);
+  }
+
+  deleteRun(runId: string): Promise<null> {
+    return this.request('delete-run', { runId });
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');
   }
 
-  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress']): Promise<EngineResults[K]> {
+  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress'], transfer: Transferable[] = []): Promise<EngineResults[K]> {
     const id = this.nextId++;
     if (this.dead) return Promise.reject(new Error(this.dead));
     return new Promise<EngineResults[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
       const msg = { ...call, kind, id } as unknown as EngineRequest;
-      this.worker.postMessage(msg);
+      this.worker.postMessage(msg, transfer);
     });
   }
 

@@ -3,30 +3,35 @@
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
 // sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
-// Model folders are inspected and kept in OPFS (inspect.ts, user-models.ts); run folders are listed
-// and zipped for download (run-scan.ts).
+// Model folders are inspected and kept in OPFS (inspect.ts, user-models.ts); run folders are zipped
+// for download (run-scan.ts). Stored runs (runs.ts): listed, read, imported, deleted and resumed from their last checkpoint.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
+import type { RunConfig } from '../../run/config';
 import { needsPython, tasksFromText } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { recordRun } from '../../run/recorder';
 import { createRlContext } from '../../run/rl-context';
-import { listFiles } from '../../run/storage';
+import { listFiles, readText, type RunStorage } from '../../run/storage';
+import { CONFIG_FILE, checkpointPath } from '../../run/layout';
+import { prepareRlResume, prepareSftResume, savedSftData, type RlResume } from '../../run/resume';
+import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
-import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
+import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import { inspectModel } from './inspect';
 import { openModelSource } from './model-source';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
 import { exportRun, scanRuns } from './run-scan';
 import { importUserModel, listUserModels, removeUserModel } from './user-models';
+import { checkRunId, deleteStoredRun, importRunFiles, lockRun, openStoredRun, readSource, resumeDataset, runsTrainingElsewhere, storedRunIds, summarize, writeSource } from './runs';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -41,7 +46,7 @@ interface LoadedEntry {
 interface RunEntry {
   status: RunStatus;
   control: RunControl;
-  storage: OpfsStorage;
+  storage: RunStorage;
 }
 
 const LIVE: RunStatus['phase'][] = ['starting', 'running', 'paused', 'stopping'];
@@ -73,9 +78,9 @@ export class Engine {
           return this.reply(req.id, 'command', statusOf(r));
         }
         case 'run-state': return this.reply(req.id, 'run-state', statusOf(this.run(req.runId)));
-        case 'list-run': return this.reply(req.id, 'list-run', await listFiles(this.run(req.runId).storage, ''));
+        case 'list-run': return this.reply(req.id, 'list-run', await listFiles(await this.storageOf(req.runId), ''));
         case 'read-run-file': {
-          const bytes = await this.run(req.runId).storage.read(req.path);
+          const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
@@ -87,6 +92,23 @@ export class Engine {
         case 'export-run': {
           const x = await exportRun(req.runId, req.parts);
           return this.reply(req.id, 'export-run', x, [x.bytes.buffer as ArrayBuffer]);
+        }
+        case 'list-runs': {
+          const elsewhere = await runsTrainingElsewhere();
+          return this.reply(req.id, 'list-runs', await Promise.all((await storedRunIds()).map(async (id) => {
+            const live = this.runs.get(id);
+            return summarize(id, live?.storage ?? await openStoredRun(id), live ? statusOf(live) : null, !live && elsewhere.has(id));
+          })));
+        }
+        case 'resume-run': return this.reply(req.id, 'resume-run', await this.startRun(await this.resumeRequest(req), true));
+        case 'import-run': return this.reply(req.id, 'import-run', await summarize(req.runId, await importRunFiles(req.runId, req.files), null));
+        case 'delete-run': {
+          const live = this.runs.get(req.runId);
+          if (live && LIVE.includes(live.status.phase)) throw new Error(`run ${req.runId} is ${live.status.phase}; stop it before deleting it`);
+          if (!live && (await runsTrainingElsewhere()).has(req.runId)) throw new Error(`run ${req.runId} is training in another tab of this browser; stop it there before deleting it`);
+          this.runs.delete(req.runId);
+          await deleteStoredRun(req.runId);
+          return this.reply(req.id, 'delete-run', null);
         }
       }
     } catch (e) {
@@ -102,6 +124,24 @@ export class Engine {
     const r = this.runs.get(runId);
     if (!r) throw new Error(`no run "${runId}" in this worker (runs: ${[...this.runs.keys()].join(', ') || 'none'})`);
     return r;
+  }
+
+  /** A run of this worker, or any run stored in OPFS runs/. */
+  private async storageOf(runId: string): Promise<RunStorage> {
+    return this.runs.get(runId)?.storage ?? openStoredRun(runId);
+  }
+
+  /** A resume as a start of the stored run: its config.yaml, and its data (runs.ts resumeDataset). */
+  private async resumeRequest(req: Extract<EngineRequest, { kind: 'resume-run' }>): Promise<Extract<EngineRequest, { kind: 'start-run' }>> {
+    const live = this.runs.get(req.runId);
+    if (live && LIVE.includes(live.status.phase)) throw new Error(`run ${req.runId} is ${live.status.phase} in this worker; it needs no resume`);
+    const s = await openStoredRun(req.runId);
+    const configYaml = await readText(s, CONFIG_FILE);
+    if (configYaml === null) throw new Error(`${s.where(CONFIG_FILE)} is missing; a run folder without its config cannot be resumed`);
+    const cfg = parseConfig(configYaml, s.where(CONFIG_FILE));
+    const dataset = resumeDataset(req.dataset, await readSource(s), cfg.data.dataset, cfg.trainer, cfg.data.env);
+    this.runs.delete(req.runId);
+    return { kind: 'start-run', id: req.id, modelId: req.modelId, configYaml, runId: req.runId, ...(dataset ? { dataset } : {}) };
   }
 
   private async runtime(): Promise<GpuRuntime> {
@@ -136,7 +176,8 @@ export class Engine {
     return { modelId, architecture: c.architecture, numLayers: c.numLayers, hiddenSize: c.hiddenSize, vocabSize: c.vocabSize, weightBytes: model.weightBytes };
   }
 
-  private async startRun(req: Extract<EngineRequest, { kind: 'start-run' }>): Promise<{ runId: string }> {
+  /** A new run, or (`resume`) the stored run `req.runId` continued from its newest checkpoint as the CLI's --resume. */
+  private async startRun(req: Extract<EngineRequest, { kind: 'start-run' }>, resume = false): Promise<{ runId: string }> {
     const m = this.models.get(req.modelId);
     if (!m) throw new Error(`no model "${req.modelId}" loaded; send load-model first`);
     if (m.busy) throw new Error(`model ${req.modelId} is training another run; wait for it to end or load the model again`);
@@ -148,32 +189,67 @@ export class Engine {
       throw new Error(`config.yaml: model.quant ${cfg.model.quant}${cfg.model.quant_embeddings ? ' + embeddings' : ''} differs from the loaded model's (${m.quant}${m.quantEmbeddings ? ' + embeddings' : ''}); load it again with the config's settings`);
     }
     const text = await datasetText(cfg.data.env, req.dataset);
-    const runId = req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const runId = checkRunId(req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     if (this.runs.has(runId)) throw new Error(`run "${runId}" already exists in this worker; pick another runId`);
+    const release = await lockRun(runId);
+    try {
+      return await this.launch(req, resume, { m, cfg, text, runId, release });
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  /** The rest of startRun, under the run's lock (released when the loop ends). */
+  private async launch(req: Extract<EngineRequest, { kind: 'start-run' }>, resume: boolean, a: { m: LoadedEntry; cfg: RunConfig; text: string | null; runId: string; release: () => void }): Promise<{ runId: string }> {
+    const { m, cfg, text, runId } = a;
     const storage = await OpfsStorage.open(`runs/${runId}`);
-    if ((await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId (resuming in the worker is not built yet)`);
+    if (!resume && (await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId, or resume it (resume-run)`);
+    if (!resume) await writeSource(storage, req.dataset);
     const rt = await this.runtime();
+    const log = () => {};
+    let startStep = 0, lastCheckpoint: string | null = null;
     const control = new RunControl();
     let loop: (emit: RunEmit) => Promise<unknown>, dispose: () => Promise<void>, total: number;
     if (cfg.trainer === 'sft') {
       if (text === null) throw new Error('config.yaml: trainer sft needs chat / text JSONL data; send its text as the dataset');
       const mc = m.loaded.config, input = sftInputOf(cfg);
-      const maxLength = input.maxLength ?? Math.min(512, mc.maxPositions);
+      const state = resume ? (await prepareSftResume(storage, mc, log)).state : null;
+      const maxLength = state ? savedSftData(state).maxLength ?? 512 : input.maxLength ?? Math.min(512, mc.maxPositions);
       const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
-      const config = resolveSftConfig({ ...input, maxLength }, { examples: data.examples.length, cfg: mc });
-      const plan = planSftRun(mc, config, data, { quant: m.quant, quantEmbeddings: m.quantEmbeddings, maxRows: m.model.maxRows });
-      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer });
+      const ctx = { examples: data.examples.length, cfg: mc };
+      // As `train` with trainer: sft resumes: the checkpoint's config, with the YAML's steps and checkpoint interval.
+      const config = state ? resumeConfig(state, { steps: cfg.train.steps || undefined, saveEvery: cfg.log.checkpoint_every }, ctx) : resolveSftConfig({ ...input, maxLength }, ctx);
+      const lora = state?.lora;
+      const plan = planSftRun(mc, config, data, { quant: m.quant, quantEmbeddings: m.quantEmbeddings, maxRows: m.model.maxRows, lora: lora ? { rank: lora.rank, targets: lora.targets } : undefined, cursor: state?.rng.data, startStep: state?.step });
+      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer, resume: state });
+      if (state) [startStep, lastCheckpoint] = [state.step, checkpointPath('sft', state.step)];
       loop = (emit) => run.run(emit, config.steps, control);
       dispose = () => run.dispose();
       total = config.steps;
     } else {
       const tasks = tasksFromText(cfg, text, datasetName(req.dataset));
       const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
-      loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit });
+      let start: RlResume['start'] = null;
+      if (resume) {
+        try {
+          const r = await prepareRlResume(storage, m.model.cfg, log);
+          if (r.state && r.start) {
+            restoreTrainState(rt, ctx.trainer, r.state);
+            start = r.start;
+            [startStep, lastCheckpoint] = [start.step, checkpointPath(cfg.trainer, start.step)];
+          }
+        } catch (e) {
+          ctx.reference?.dispose();
+          await ctx.trainer.dispose();
+          throw e;
+        }
+      }
+      loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit, ...(start ? { start } : {}) });
       dispose = () => ctx.trainer.dispose();
       total = cfg.train.steps;
     }
-    const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: 0, total, lastCheckpoint: null, error: null }, control, storage };
+    const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: startStep, total, lastCheckpoint, error: null }, control, storage };
     this.runs.set(runId, entry);
     m.busy = true;
     const track: RunEmit = (e) => {
@@ -188,10 +264,11 @@ export class Engine {
       }
     };
     const relay: RunEmit = (e) => this.post({ kind: 'event', runId, event: withoutFiles(e) });
-    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml }), track, relay))
+    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true }), track, relay))
       .catch(() => undefined /* reported by the loop's `failed` event */)
       .finally(async () => {
         m.busy = false;
+        a.release();
         await dispose();
       });
     return { runId };

@@ -50,7 +50,35 @@ export type EngineRequest =
   | { kind: 'list-models'; id: number }
   | { kind: 'remove-model'; id: number; name: string }
   | { kind: 'scan-runs'; id: number }
-  | { kind: 'export-run'; id: number; runId: string; parts: RunExport['parts'] };
+  | { kind: 'export-run'; id: number; runId: string; parts: RunExport['parts'] }
+  | { kind: 'list-runs'; id: number }
+  /** Continues a stored run from its newest checkpoint (as the CLI's --resume); its data: `dataset`, else the one it started with. */
+  | { kind: 'resume-run'; id: number; runId: string; modelId: string; dataset?: DatasetSource }
+  /** Writes a run folder's files (paths relative to it; bytes transferred) as runs/runId/. */
+  | { kind: 'import-run'; id: number; runId: string; files: { path: string; bytes: Uint8Array }[] }
+  | { kind: 'delete-run'; id: number; runId: string };
+
+/** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
+export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
+
+/** One run folder of OPFS runs/, summarised for the Runs panel. */
+export interface StoredRun {
+  runId: string;
+  /** From config.yaml (null when it has none). */
+  trainer: string | null;
+  env: string | null;
+  model: string | null;
+  quant: string | null;
+  /** The last metrics.jsonl row's step. */
+  steps: number;
+  totalSteps: number | null;
+  /** checkpoint or checkpoints/step-N, null when none. */
+  lastCheckpoint: string | null;
+  state: StoredRunState;
+  /** Why it failed, the live phase, or a config.yaml problem. */
+  message: string | null;
+  endedAt: string | null;
+}
 
 export type EngineRequestKind = EngineRequest['kind'];
 
@@ -75,6 +103,10 @@ export interface EngineResults {
   'scan-runs': RunSummary[];
   /** A zip of the run's adapter (or model) and / or its config.yaml + metrics.jsonl (bytes transferred). */
   'export-run': RunExport;
+  'list-runs': StoredRun[];
+  'resume-run': { runId: string };
+  'import-run': StoredRun;
+  'delete-run': null;
 }
 
 export type EngineReply =
