@@ -2,7 +2,8 @@
 // EngineRequest (protocol.ts) with one result or error; relays each run's RunEvents (without file
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
-// sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
+// sampling, reward-weighted) with every environment: the Python pool and search corpus an env
+// needs run in this worker (services.ts) and close when the run ends.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -10,7 +11,7 @@ import { FileListSource } from '../../model/io/browser-source';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
-import { needsPython, tasksFromText } from '../../rl/env-factory';
+import { taskFile, tasksFromText } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
@@ -22,6 +23,7 @@ import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
+import { shippedText, workerServices } from './services';
 import { UrlSource } from './url-source';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
@@ -128,13 +130,12 @@ export class Engine {
     if (!m) throw new Error(`no model "${req.modelId}" loaded; send load-model first`);
     if (m.busy) throw new Error(`model ${req.modelId} is training another run; wait for it to end or load the model again`);
     const cfg = parseConfig(req.configYaml, 'config.yaml');
-    if (needsPython(cfg) || (cfg.trainer !== 'sft' && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent'))) {
-      throw new Error(`config.yaml: data.env ${cfg.data.env} needs the Python or search service, which the engine worker does not start yet; use \`npm run cli -- train\``);
-    }
     if (cfg.model.quant !== m.quant || cfg.model.quant_embeddings !== m.quantEmbeddings) {
       throw new Error(`config.yaml: model.quant ${cfg.model.quant}${cfg.model.quant_embeddings ? ' + embeddings' : ''} differs from the loaded model's (${m.quant}${m.quantEmbeddings ? ' + embeddings' : ''}); load it again with the config's settings`);
     }
-    const text = await datasetText(cfg.data.env, req.dataset);
+    // No dataset sent: the config's task file (data.dataset, else the env's shipped train split) when it is a shipped one.
+    const file = cfg.trainer === 'sft' ? null : taskFile(cfg, 'train');
+    const text = req.dataset || !file ? await datasetText(cfg.data.env, req.dataset) : await shippedText(file, 'data.dataset');
     const runId = req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     if (this.runs.has(runId)) throw new Error(`run "${runId}" already exists in this worker; pick another runId`);
     const storage = await OpfsStorage.open(`runs/${runId}`);
@@ -154,10 +155,18 @@ export class Engine {
       dispose = () => run.dispose();
       total = config.steps;
     } else {
-      const tasks = tasksFromText(cfg, text, datasetName(req.dataset));
-      const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
+      const tasks = tasksFromText(cfg, text, req.dataset ? datasetName(req.dataset) : (file ?? 'story'));
+      // The env's tools (Python pool, search corpus) run here in the worker; closed when the run ends.
+      const svc = await workerServices(cfg);
+      const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, svc.services).catch(async (e: unknown) => {
+        await svc.pool?.close();
+        throw e;
+      });
       loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit });
-      dispose = () => ctx.trainer.dispose();
+      dispose = async () => {
+        await ctx.trainer.dispose();
+        await svc.pool?.close();
+      };
       total = cfg.train.steps;
     }
     const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: 0, total, lastCheckpoint: null, error: null }, control, storage };
@@ -187,11 +196,7 @@ export class Engine {
 
 async function datasetText(env: string, d: DatasetSource | undefined): Promise<string | null> {
   if (!d) return null;
-  if ('text' in d) return d.text;
-  const url = `/datasets/${encodeURIComponent(d.shipped)}`;
-  const r = await fetch(url);
-  if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`dataset ${d.shipped} (${env}): ${url} is not served; pass the file's text instead`);
-  return r.text();
+  return 'text' in d ? d.text : shippedText(d.shipped, `dataset (${env})`);
 }
 
 const datasetName = (d: DatasetSource | undefined): string => (!d ? 'story' : 'text' in d ? d.name : d.shipped);
