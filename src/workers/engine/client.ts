@@ -1,10 +1,11 @@
 // The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
-// checkpointNow, state, listRun, readRunFile), each a promise of the matching result; run events
-// to listeners. When the worker dies or the GPU device is lost, pending calls reject and every
-// live run is reported failed with its last checkpoint named. No React here: the studio's store
+// checkpointNow, state, listRun, readRunFile, chat), each a promise of the matching result; run
+// events to listeners, a chat's streamed pieces to its caller. When the worker dies or the GPU
+// device is lost, pending calls reject and every live run is reported failed with its last
+// checkpoint named. No React here: the studio's store
 // wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
 import type { RunCommand, RunEvent } from '../../run/events';
-import type { EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus } from './protocol';
+import type { ChatEvent, EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus } from './protocol';
 
 export type RunListener = (runId: string, e: RunEvent) => void;
 
@@ -12,6 +13,7 @@ interface Pending {
   resolve(v: unknown): void;
   reject(e: Error): void;
   onProgress?: (done: number, total: number, stage: string) => void;
+  onChat?: (e: ChatEvent) => void;
 }
 
 export class EngineClient {
@@ -70,16 +72,21 @@ export class EngineClient {
     return this.request('read-run-file', { runId, path });
   }
 
+  /** One agent reply; `onEvent` gets its text and tool results as they come. */
+  chat(call: EngineCall<'chat'>, onEvent: (e: ChatEvent) => void): Promise<EngineResults['chat']> {
+    return this.request('chat', call, undefined, onEvent);
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');
   }
 
-  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress']): Promise<EngineResults[K]> {
+  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress'], onChat?: Pending['onChat']): Promise<EngineResults[K]> {
     const id = this.nextId++;
     if (this.dead) return Promise.reject(new Error(this.dead));
     return new Promise<EngineResults[K]>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onChat });
       const msg = { ...call, kind, id } as unknown as EngineRequest;
       this.worker.postMessage(msg);
     });
@@ -98,6 +105,9 @@ export class EngineClient {
       }
       case 'progress':
         this.pending.get(m.id)?.onProgress?.(m.done, m.total, m.stage);
+        return;
+      case 'chat-event':
+        this.pending.get(m.id)?.onChat?.(m.event);
         return;
       case 'event': {
         const r = this.runs.get(m.runId) ?? { lastCheckpoint: null, live: true };

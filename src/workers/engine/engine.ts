@@ -3,7 +3,7 @@
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
 // sampling, reward-weighted) with every environment: the Python pool and search corpus an env
-// needs run in this worker (services.ts) and close when the run ends.
+// needs run in this worker (services.ts) and close when the run ends. Chat replies: chat.ts.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -23,6 +23,7 @@ import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
+import { ChatHost } from './chat';
 import { shippedText, workerServices } from './services';
 import { UrlSource } from './url-source';
 
@@ -56,6 +57,7 @@ export class Engine {
   private readonly models = new Map<string, LoadedEntry>();
   private readonly runs = new Map<string, RunEntry>();
   private nextModel = 1;
+  private readonly chats = new ChatHost((id) => this.models.get(id), () => this.runtime());
 
   constructor(private readonly post: Post) {}
 
@@ -72,6 +74,7 @@ export class Engine {
         }
         case 'run-state': return this.reply(req.id, 'run-state', statusOf(this.run(req.runId)));
         case 'list-run': return this.reply(req.id, 'list-run', await listFiles(this.run(req.runId).storage, ''));
+        case 'chat': return this.reply(req.id, 'chat', await this.chats.chat(req, (event) => this.post({ kind: 'chat-event', id: req.id, event })));
         case 'read-run-file': {
           const bytes = await this.run(req.runId).storage.read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);

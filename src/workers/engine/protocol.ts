@@ -2,6 +2,8 @@
 // union of requests `{kind, id, ...}`, each answered by exactly one `result` or `error` with the
 // same id; run events and load progress are their own kinds (no id of a request they answer);
 // file bytes are transferred, not copied. Exercised by tests/e2e/run-worker.spec.ts.
+import type { ChatMessage } from '../../agents/chat-template';
+import type { ChatSettings } from '../../rl/chat-agent';
 import type { RunCommand, RunEvent } from '../../run/events';
 
 /** Where the model comes from: a URL folder served with the app (/models/stories260K) or dropped files. */
@@ -32,13 +34,33 @@ export interface ModelInfo {
   weightBytes: number;
 }
 
+/** One tool call of a chat turn as the page shows it: the call's JSON and the response the model read. */
+export interface ChatToolResult {
+  name: string;
+  args: Record<string, unknown> | null;
+  ok: boolean;
+  error?: string;
+  text: string;
+  latencyMs: number;
+}
+
+/** A chat reply as it streams: each assistant turn's text, then the results of its tool calls. */
+export type ChatEvent =
+  | { type: 'turn-start' }
+  | { type: 'text'; text: string }
+  | { type: 'turn-end' }
+  | { type: 'tools'; results: ChatToolResult[] };
+
 export type EngineRequest =
   | { kind: 'load-model'; id: number; source: ModelSource; quant: 'none' | 'nf4'; quantEmbeddings?: boolean; tune?: boolean }
   | { kind: 'start-run'; id: number; modelId: string; configYaml: string; dataset?: DatasetSource; runId?: string }
   | { kind: 'command'; id: number; runId: string; command: RunCommand }
   | { kind: 'run-state'; id: number; runId: string }
   | { kind: 'list-run'; id: number; runId: string }
-  | { kind: 'read-run-file'; id: number; runId: string; path: string };
+  | { kind: 'read-run-file'; id: number; runId: string; path: string }
+  /** One reply of the config's agent (its env's tools, run in the worker) to `messages` (no system
+   * message: the env's is put first); `adapter` = a run id whose adapter/ folder is in OPFS. */
+  | { kind: 'chat'; id: number; modelId: string; configYaml: string; messages: ChatMessage[]; settings: ChatSettings; adapter?: string };
 
 export type EngineRequestKind = EngineRequest['kind'];
 
@@ -52,6 +74,8 @@ export interface EngineResults {
   'list-run': string[];
   /** The file's bytes (transferred), or null when absent. */
   'read-run-file': Uint8Array | null;
+  /** The whole conversation after the reply (system first), how it ended, the tools offered. */
+  chat: { messages: ChatMessage[]; finishReason: string; error: string | null; tools: string[] };
 }
 
 export type EngineReply =
@@ -62,7 +86,9 @@ export type EngineReply =
   /** Model loading progress of request `id`. */
   | { kind: 'progress'; id: number; done: number; total: number; stage: string }
   /** The GPU device was lost: every run listed failed; resume from its last checkpoint. */
-  | { kind: 'fatal'; message: string; runs: RunStatus[] };
+  | { kind: 'fatal'; message: string; runs: RunStatus[] }
+  /** A streamed piece of chat request `id`'s reply. */
+  | { kind: 'chat-event'; id: number; event: ChatEvent };
 
 /** A request's fields without kind and id (what the client's callers pass). */
 export type EngineCall<K extends EngineRequestKind> = Omit<Extract<EngineRequest, { kind: K }>, 'id' | 'kind'>;
