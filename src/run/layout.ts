@@ -6,6 +6,8 @@ import type { TrainerKind } from '../rl/config-schema';
 export const CONFIG_FILE = 'config.yaml';
 export const METRICS_FILE = 'metrics.jsonl';
 export const ROLLOUTS_FILE = 'rollouts.jsonl';
+/** The last held-out evaluation of the run's adapter next to the base (EvalReport, studio Eval panel). */
+export const EVAL_FILE = 'eval.json';
 
 /** SFT keeps its latest checkpoint in checkpoint/; RL trainers keep every one in checkpoints/step-N/. */
 export function checkpointPath(trainer: TrainerKind, step: number): string {

@@ -3,13 +3,14 @@
 import { create } from 'zustand';
 import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
+import { createEvalSlice, type EvalSlice } from './eval-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & PlaygroundSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & PlaygroundSlice & EvalSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -19,4 +20,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createToolsSlice(...a),
   ...createModelsSlice(...a),
   ...createPlaygroundSlice(...a),
+  ...createEvalSlice(...a),
 }));

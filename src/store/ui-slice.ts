@@ -22,7 +22,7 @@ export const PANELS: readonly PanelInfo[] = [
   { id: 'runs', title: 'Runs', built: false, job: 'Every run kept in the browser with the CLI\'s folder layout; resume after a reload; compare curves; import and export run folders.' },
   { id: 'export', title: 'Export', built: false, job: 'Download the trained adapter as a PEFT folder zip, with the run\'s config and metrics.' },
   { id: 'playground', title: 'Playground', built: true, job: 'Chat with a model and its tools, streaming; base and adapter side by side on the same prompt and seed.' },
-  { id: 'eval', title: 'Eval', built: false, job: 'Score base and adapter on a held-out split: accuracy or pass@k, tool-call rate, malformed calls.' },
+  { id: 'eval', title: 'Eval', built: true, job: 'Score base and adapter on a held-out split: accuracy or pass@k, tool-call rate, malformed calls.' },
   { id: 'tools', title: 'Tools & search', built: true, job: 'The Python sandbox\'s limits; search through the offline corpus or the proxy, with a test query.' },
   { id: 'gpu', title: 'GPU', built: true, job: 'Adapter, features, limits obtained, memory counters and a kernel self-test.' },
 ];

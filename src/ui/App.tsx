@@ -7,6 +7,7 @@ import { PANELS, type PanelId } from '../store/ui-slice';
 import { ComingPanel } from './panels/ComingPanel';
 import { ConfigPanel } from './panels/ConfigPanel';
 import { DatasetsPanel } from './panels/DatasetsPanel';
+import { EvalPanel } from './panels/EvalPanel';
 import { GpuPanel } from './panels/GpuPanel';
 import { PlaygroundPanel } from './panels/PlaygroundPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
@@ -24,6 +25,7 @@ function PanelView({ id }: { id: PanelId }) {
     case 'config': return <ConfigPanel />;
     case 'tools': return <ToolsPanel />;
     case 'playground': return <PlaygroundPanel />;
+    case 'eval': return <EvalPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

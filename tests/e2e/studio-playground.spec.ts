@@ -4,37 +4,12 @@
 // seed go to the base and to the adapter of a 1-step GRPO run made here (through the test page,
 // same origin, so its OPFS run folder is the studio's), side by side. axe finds no serious or
 // critical violations and no text is clipped at 1280x800 and 1920x1080.
-import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { parse, stringify } from 'yaml';
+import { makeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
-
-type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
-const call = <T>(page: Page, name: string, ...args: unknown[]) =>
-  page.evaluate(([n, a]) => (window as unknown as { __harness: H }).__harness[n as string](...(a as unknown[])), [name, args] as const) as Promise<T>;
 
 /** A training-set phrasing the under-trained agent answers with a python call when greedy. */
 const PROMPT = 'Eva has 12 shelves of 30 coins and finds 5 more. How many coins does Eva have in total?';
-
-/** One GRPO step of the agent preset (2 tasks x 4 episodes): enough to write an adapter. */
-function oneStep(): string {
-  const c = parse(readFileSync('configs/agent_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
-  c.rollout = { ...c.rollout, batch_size: 2, group_size: 4, temperature: 0.3 };
-  c.train = { ...c.train, steps: 1, seed: 3 };
-  c.log = { ...c.log, checkpoint_every: 0, print_examples: 0 };
-  return stringify(c);
-}
-
-async function makeAdapterRun(page: Page): Promise<string> {
-  await page.goto('/harness.html');
-  await expect(page.locator('#status')).toContainText('engineLoad');
-  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/agent-tiny');
-  const runId = `play-${Date.now()}`;
-  await call(page, 'engineStart', info.modelId, oneStep(), runId);
-  await expect.poll(async () => (await call<{ phase: string }>(page, 'engineState', runId)).phase, { timeout: 10 * 60_000, intervals: [1000] }).toBe('finished');
-  expect(await call<string[]>(page, 'engineList', runId)).toContain('adapter/adapter_model.safetensors');
-  return runId;
-}
 
 /** The python calls shown in a column whose code prints an arithmetic expression, with what the tool answered. */
 async function pythonPrints(col: ReturnType<Page['getByTestId']>): Promise<{ expr: string; got: string }[]> {
@@ -49,7 +24,7 @@ async function pythonPrints(col: ReturnType<Page['getByTestId']>): Promise<{ exp
 
 test('the default agent answers with a real tool call; base and adapter side by side', async ({ page }, testInfo) => {
   test.setTimeout(20 * 60_000);
-  const runId = await makeAdapterRun(page);
+  const runId = await makeAdapterRun(page, 'play');
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/');

@@ -1,5 +1,5 @@
 // The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
-// checkpointNow, state, listRun, readRunFile, chat), each a promise of the matching result; run
+// checkpointNow, state, listRun, readRunFile, chat, evaluate), each a promise of the matching result; run
 // events to listeners, a chat's streamed pieces to its caller. When the worker dies or the GPU
 // device is lost, pending calls reject and every live run is reported failed with its last
 // checkpoint named. No React here: the studio's store
@@ -75,6 +75,11 @@ export class EngineClient {
   /** One agent reply; `onEvent` gets its text and tool results as they come. */
   chat(call: EngineCall<'chat'>, onEvent: (e: ChatEvent) => void): Promise<EngineResults['chat']> {
     return this.request('chat', call, undefined, onEvent);
+  }
+
+  /** Scores base (and adapter) on a held-out split; `onProgress` counts tasks done over both. */
+  evaluate(call: EngineCall<'evaluate'>, onProgress?: Pending['onProgress']): Promise<EngineResults['evaluate']> {
+    return this.request('evaluate', call, onProgress);
   }
 
   terminate(): void {

@@ -3,7 +3,7 @@
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
 // sampling, reward-weighted) with every environment: the Python pool and search corpus an env
-// needs run in this worker (services.ts) and close when the run ends. Chat replies: chat.ts.
+// needs run in this worker (services.ts) and close when the run ends. Chat replies: chat.ts; held-out evaluation: evaluate.ts.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -24,6 +24,8 @@ import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
 import { ChatHost } from './chat';
+import { evaluateRequest } from './evaluate';
+import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
 import { UrlSource } from './url-source';
 
@@ -57,7 +59,9 @@ export class Engine {
   private readonly models = new Map<string, LoadedEntry>();
   private readonly runs = new Map<string, RunEntry>();
   private nextModel = 1;
-  private readonly chats = new ChatHost((id) => this.models.get(id), () => this.runtime());
+  private readonly policies = new Policies((id) => this.models.get(id), () => this.runtime());
+  private readonly serial = new Serial();
+  private readonly chats = new ChatHost(this.policies, this.serial);
 
   constructor(private readonly post: Post) {}
 
@@ -75,6 +79,8 @@ export class Engine {
         case 'run-state': return this.reply(req.id, 'run-state', statusOf(this.run(req.runId)));
         case 'list-run': return this.reply(req.id, 'list-run', await listFiles(this.run(req.runId).storage, ''));
         case 'chat': return this.reply(req.id, 'chat', await this.chats.chat(req, (event) => this.post({ kind: 'chat-event', id: req.id, event })));
+        case 'evaluate': return this.reply(req.id, 'evaluate', await evaluateRequest(this.policies, this.serial, req,
+          (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
         case 'read-run-file': {
           const bytes = await this.run(req.runId).storage.read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);

@@ -4,6 +4,7 @@
 // file bytes are transferred, not copied. Exercised by tests/e2e/run-worker.spec.ts.
 import type { ChatMessage } from '../../agents/chat-template';
 import type { ChatSettings } from '../../rl/chat-agent';
+import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
 
 /** Where the model comes from: a URL folder served with the app (/models/stories260K) or dropped files. */
@@ -60,7 +61,10 @@ export type EngineRequest =
   | { kind: 'read-run-file'; id: number; runId: string; path: string }
   /** One reply of the config's agent (its env's tools, run in the worker) to `messages` (no system
    * message: the env's is put first); `adapter` = a run id whose adapter/ folder is in OPFS. */
-  | { kind: 'chat'; id: number; modelId: string; configYaml: string; messages: ChatMessage[]; settings: ChatSettings; adapter?: string };
+  | { kind: 'chat'; id: number; modelId: string; configYaml: string; messages: ChatMessage[]; settings: ChatSettings; adapter?: string }
+  /** The config's held-out split (or `dataset`), first `tasks` tasks (0 = all), `samples` per task, scored for
+   * the base and, when given, the adapter of run `adapter` (then saved as its eval.json); progress as `progress`. */
+  | { kind: 'evaluate'; id: number; modelId: string; configYaml: string; split: 'eval' | 'train'; tasks: number; samples: number; dataset?: DatasetSource; adapter?: string };
 
 export type EngineRequestKind = EngineRequest['kind'];
 
@@ -76,6 +80,8 @@ export interface EngineResults {
   'read-run-file': Uint8Array | null;
   /** The whole conversation after the reply (system first), how it ended, the tools offered. */
   chat: { messages: ChatMessage[]; finishReason: string; error: string | null; tools: string[] };
+  /** The figures, and where they were saved (the adapter run's eval.json) or null. */
+  evaluate: EvalReport & { savedTo: string | null };
 }
 
 export type EngineReply =
