@@ -2,8 +2,9 @@
 // question through the engine worker with its tools run there (the python call's JSON shown and its
 // response equal to the printed expression's value: the sandbox ran it), then the same prompt and
 // seed go to the base and to the adapter of a 1-step GRPO run made here (through the test page,
-// same origin, so its OPFS run folder is the studio's), side by side. axe finds no serious or
-// critical violations and no text is clipped at 1280x800 and 1920x1080.
+// same origin, so its OPFS run folder is the studio's), side by side; a config that does not
+// validate is named in the panel. axe finds no serious or critical violations and no text is
+// clipped at 1280x800 and 1920x1080.
 import { expect, test, type Page } from '@playwright/test';
 import { makeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
@@ -68,4 +69,22 @@ test('the default agent answers with a real tool call; base and adapter side by 
   await page.keyboard.press('Control+Enter');
   await expect(page.getByTestId('play-send')).toHaveText('Generating...');
   await expect(adapter.getByTestId('play-finish')).toBeVisible({ timeout: 5 * 60_000 });
+});
+
+test('a config that does not validate is named where the prompt was sent, and nothing is started', async ({ page }) => {
+  await page.goto('/');
+  await openPanel(page, 'config');
+  await page.getByTestId('config-yaml').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('trainr: grpo');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('config-problem')).toBeVisible();
+  await openPanel(page, 'playground');
+  await page.getByTestId('play-prompt').fill(PROMPT);
+  await page.getByTestId('play-send').click();
+  const error = page.getByTestId('play-panel-error');
+  await expect(error).toContainText('trainr');
+  await expect(error).toContainText('fix it there');
+  await expect(page.getByTestId('play-col-base')).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
 });
