@@ -32,10 +32,23 @@ test('the default agent answers with a real tool call; base and adapter side by 
   await openPanel(page, 'playground');
   await expect(page.getByTestId('play-adapter').locator('option', { hasText: runId })).toHaveCount(1);
   await page.getByTestId('play-prompt').fill(PROMPT);
+  // Every text the first assistant turn shows on its way: streamed, it grows token by token.
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __turnTexts: string[] }).__turnTexts = seen;
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-testid=play-turn] pre')?.textContent ?? '';
+      if (t.trim() && seen.at(-1) !== t) seen.push(t);
+    }).observe(document.querySelector('[data-testid=playground-panel]')!, { subtree: true, childList: true, characterData: true });
+  });
   await page.getByTestId('play-send').click();
   const base = page.getByTestId('play-col-base');
   await expect(base.getByTestId('play-finish')).toBeVisible({ timeout: 5 * 60_000 });
   await expect(base.getByTestId('play-error')).toHaveCount(0);
+  const texts = await page.evaluate(() => (window as unknown as { __turnTexts: string[] }).__turnTexts);
+  console.log(`the first turn was shown in ${texts.length} growing steps: ${texts.slice(0, 4).map((t) => JSON.stringify(t)).join(', ')} ...`);
+  expect(texts.length, 'the reply streams').toBeGreaterThan(3);
+  texts.slice(1).forEach((t, i) => expect(t.startsWith(texts[i]), 'each shown text extends the one before').toBe(true));
   const prints = await pythonPrints(base);
   console.log(`base: ${await base.innerText()}`);
   expect(prints.length, 'a python call that prints an expression').toBeGreaterThan(0);
