@@ -2,8 +2,10 @@
 // and the adapter of a 1-step GRPO run made here, through the engine worker with the tools run
 // there; the base figures equal `npm run cli -- eval` on the same tasks (greedy, run here in a
 // child process, not a fixture); progress is shown; the report is saved as the run's eval.json and
-// listed again after a reload. axe clean, nothing clipped at 1280x800 and 1920x1080.
+// listed again after a reload; a picked task file is scored instead of the split. axe clean,
+// nothing clipped at 1280x800 and 1920x1080.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { makeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
@@ -57,4 +59,23 @@ test('base and adapter on the held-out split: the CLI\'s figures, progress, save
   expect(await clippedText(page)).toEqual([]);
   expect(await seriousViolations(page)).toEqual([]);
   await shot(page, testInfo, 'saved-1920');
+});
+
+test('a picked task file is scored instead of the split, base only, nothing saved', async ({ page }) => {
+  test.setTimeout(10 * 60_000);
+  const lines = readFileSync('datasets/agent_eval.jsonl', 'utf8').trim().split('\n');
+  const picked = [lines.find((l) => l.includes('"lookup"'))!, lines.find((l) => l.includes('"calculator"'))!].join('\n') + '\n';
+  await page.goto('/');
+  await openPanel(page, 'eval');
+  await page.getByTestId('eval-file').setInputFiles({ name: 'two-tasks.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(picked) });
+  await expect(page.getByTestId('eval-split')).toBeDisabled();
+  await page.getByTestId('eval-run').click();
+  const report = page.getByTestId('eval-report');
+  await expect(report.or(page.getByTestId('eval-error'))).toBeVisible({ timeout: 5 * 60_000 });
+  await expect(page.getByTestId('eval-error')).toHaveCount(0);
+  await expect(report).toContainText('two-tasks.jsonl: 2 tasks x 1 sample(s)');
+  await expect(report.getByTestId('eval-row-eval/accuracy/lookup')).toBeVisible();
+  await expect(report.getByTestId('eval-row-eval/accuracy/calculator')).toBeVisible();
+  await expect(report.locator('th', { hasText: 'adapter' })).toHaveCount(0);
+  await expect(page.getByTestId('eval-saved')).toHaveCount(0);
 });
