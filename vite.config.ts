@@ -4,7 +4,7 @@
 // harness.html, into dist-test/, served to Playwright) and `npm run test:unit`.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { ortRuntimePlugin, pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
+import { datasetsPlugin, ortRuntimePlugin, pythonSandboxPlugin, searchProxyPlugin } from './src/server/vite-plugins';
 
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -22,8 +22,9 @@ function buildInput(mode: string): Record<string, string> {
 export default defineConfig(({ mode }) => ({
   // pythonSandboxPlugin: Pyodide served under /pyodide/ + the strict CSP of the Python worker;
   // searchProxyPlugin: the search proxy under /api/ (keys stay on the server);
-  // ortRuntimePlugin: onnxruntime-web's .wasm/.mjs under /ort/ (no CDN).
-  plugins: [react(), pythonSandboxPlugin(), searchProxyPlugin(), ortRuntimePlugin()],
+  // ortRuntimePlugin: onnxruntime-web's .wasm/.mjs under /ort/ (no CDN);
+  // datasetsPlugin: datasets/*.jsonl under /datasets/ (the engine worker's tasks and corpora).
+  plugins: [react(), pythonSandboxPlugin(), searchProxyPlugin(), ortRuntimePlugin(), datasetsPlugin()],
   server: { headers: isolation, port: 5173, host: 'localhost' },
   preview: { headers: isolation, port: 4173, host: 'localhost' },
   worker: { format: 'es' },

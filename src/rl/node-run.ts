@@ -8,10 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Task } from '../data/schemas';
-import type { EnvServices } from '../envs';
 import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
-import type { PythonPool } from '../tools/python/pool';
-import { CorpusSearch, parseCorpusJsonl } from '../tools/search/corpus';
 import { restoreTrainState } from '../train/trainer-state';
 import { NodeFsStorage } from '../run/node-storage';
 import { recordRun } from '../run/recorder';
@@ -20,34 +17,26 @@ import { prepareRlResume } from '../run/resume';
 import { loadCliModel, type CliModel } from '../model/node-load';
 import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from './config-validate';
-import { needsPython, shippedCorpus, taskFile, tasksFromText } from './env-factory';
+import { taskFile, tasksFromText } from './env-factory';
+import { startEnvServices, type RunServices } from './env-services';
 import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
 import type { RlHooks } from './hooks';
 import type { SamplerPosition } from '../data/sampling';
 
-export interface RunServices {
-  services: EnvServices;
-  pool: PythonPool | null;
-}
+export type { RunServices };
 
-/** Starts what the environment needs; the Python pool prints its isolation level (and refuses a
- * weak sandbox unless rollout.allow_weak_sandbox) before any model-written code can run. */
+/** Starts what the environment needs (src/rl/env-services.ts) with a process pool and files read
+ * from disk; the Python pool prints its isolation level (and refuses a weak sandbox unless
+ * rollout.allow_weak_sandbox) before any model-written code can run. */
 export async function startServices(cfg: RlConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunServices> {
-  const services: EnvServices = {};
-  let pool: PythonPool | null = null;
-  if (needsPython(cfg)) {
-    const allowWeakSandbox = cfg.rollout.allow_weak_sandbox;
-    announceSandbox(log, { allowWeakSandbox });
-    pool = createNodePythonPool({ workers: cfg.rollout.python_workers, timeoutMs: cfg.rollout.tool_timeout_ms, allowWeakSandbox });
-    await pool.ready();
-    services.python = pool;
-  }
-  const file = cfg.data.corpus ?? shippedCorpus(cfg.data.env);
-  if (file && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent')) {
-    services.search = new CorpusSearch(parseCorpusJsonl(readFileSync(file, 'utf8'), file));
-  }
-  return { services, pool };
+  return startEnvServices(cfg, {
+    createPool: ({ allowWeakSandbox, ...settings }) => {
+      announceSandbox(log, { allowWeakSandbox });
+      return createNodePythonPool({ ...settings, allowWeakSandbox });
+    },
+    readText: async (file) => readFileSync(file, 'utf8'),
+  });
 }
 
 export function loadTasksFor(cfg: RlConfig, split: 'train' | 'eval', log: (s: string) => void): Task[] {

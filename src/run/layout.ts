@@ -10,6 +10,8 @@ export const ROLLOUTS_FILE = 'rollouts.jsonl';
 export const STATUS_FILE = 'status.json';
 /** The studio's note of the run's data (engine worker runs), so a resume finds it again. */
 export const SOURCE_FILE = 'source.json';
+/** The last held-out evaluation of the run's adapter next to the base (EvalReport, studio Eval panel). */
+export const EVAL_FILE = 'eval.json';
 
 /** SFT keeps its latest checkpoint in checkpoint/; RL trainers keep every one in checkpoints/step-N/. */
 export function checkpointPath(trainer: TrainerKind, step: number): string {

@@ -1,9 +1,10 @@
-// Vite plugins: serve the `pyodide` npm package under <base>pyodide/ and onnxruntime-web's
-// .wasm/.mjs runtime under <base>ort/ (dev) and copy both into dist/ (build); send the strict CSP
+// Vite plugins: serve the `pyodide` npm package under <base>pyodide/, onnxruntime-web's
+// .wasm/.mjs runtime under <base>ort/ and datasets/*.jsonl under <base>datasets/ (dev) and copy
+// them into dist/ (build); send the strict CSP
 // on the Python worker script's response (dev and preview) so nothing in the sandbox reaches the
 // network; mount the search proxy under /api/. Wired in vite.config.ts; exercised by
 // tests/e2e/tools.spec.ts and tests/e2e/ort.spec.ts against `vite preview`.
-import { copyFileSync, createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,6 +23,7 @@ export const SANDBOX_WORKER_RE = /\/python-sandbox\.worker[^/]*$/;
 
 const TYPES: Record<string, string> = {
   '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.zip': 'application/zip', '.json': 'application/json',
+  '.jsonl': 'application/jsonl; charset=utf-8',
 };
 
 /** The worker's policy: scripts and fetches only from the Pyodide path, no eval, no sub-workers. */
@@ -129,6 +131,16 @@ export function ortRuntimePlugin(): Plugin {
   // The package exports its runtime files but not package.json: find dist/ through one of them.
   const dir = dirname(createRequire(import.meta.url).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'));
   return packageFilesPlugin('rl-studio:ort-runtime', { prefix: 'ort', dir, files: ORT_FILES });
+}
+
+/**
+ * The task files and corpora of datasets/ under <base>datasets/ (dev) and copied into
+ * <outDir>/datasets/ (build): the engine worker fetches a run's shipped tasks and the search
+ * corpus from there (src/workers/engine/services.ts).
+ */
+export function datasetsPlugin(): Plugin {
+  const dir = resolve('datasets');
+  return packageFilesPlugin('rl-studio:datasets', { prefix: 'datasets', dir, files: readdirSync(dir).filter((f) => f.endsWith('.jsonl')) });
 }
 
 /** Mounts the search proxy's /api/ routes into the dev and preview servers. */

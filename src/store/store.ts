@@ -3,14 +3,16 @@
 import { create } from 'zustand';
 import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
+import { createEvalSlice, type EvalSlice } from './eval-slice';
 import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
+import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
 import { createRunsSlice, type RunsSlice } from './runs-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunsSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunsSlice & PlaygroundSlice & EvalSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -21,4 +23,6 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createModelsSlice(...a),
   ...createExportSlice(...a),
   ...createRunsSlice(...a),
+  ...createPlaygroundSlice(...a),
+  ...createEvalSlice(...a),
 }));

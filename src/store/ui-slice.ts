@@ -21,8 +21,8 @@ export const PANELS: readonly PanelInfo[] = [
   { id: 'run', title: 'Run', built: false, job: 'Start, pause, resume and stop a run; live charts of the CLI\'s metrics; live rollouts with every turn, tool call and reward.' },
   { id: 'runs', title: 'Runs', built: true, job: 'Every run kept in the browser with the CLI\'s folder layout; resume after a reload; compare curves; import and export run folders.' },
   { id: 'export', title: 'Export', built: true, job: 'Download the trained adapter as a PEFT folder zip, with the run\'s config and metrics.' },
-  { id: 'playground', title: 'Playground', built: false, job: 'Chat with a model and its tools, streaming; base and adapter side by side on the same prompt and seed.' },
-  { id: 'eval', title: 'Eval', built: false, job: 'Score base and adapter on a held-out split: accuracy or pass@k, tool-call rate, malformed calls.' },
+  { id: 'playground', title: 'Playground', built: true, job: 'Chat with a model and its tools, streaming; base and adapter side by side on the same prompt and seed.' },
+  { id: 'eval', title: 'Eval', built: true, job: 'Score base and adapter on a held-out split: accuracy or pass@k, tool-call rate, malformed calls.' },
   { id: 'tools', title: 'Tools & search', built: true, job: 'The Python sandbox\'s limits; search through the offline corpus or the proxy, with a test query.' },
   { id: 'gpu', title: 'GPU', built: true, job: 'Adapter, features, limits obtained, memory counters and a kernel self-test.' },
 ];

@@ -7,9 +7,11 @@ import { PANELS, type PanelId } from '../store/ui-slice';
 import { ComingPanel } from './panels/ComingPanel';
 import { ConfigPanel } from './panels/ConfigPanel';
 import { DatasetsPanel } from './panels/DatasetsPanel';
+import { EvalPanel } from './panels/EvalPanel';
 import { ExportPanel } from './panels/ExportPanel';
 import { GpuPanel } from './panels/GpuPanel';
 import { ModelsPanel } from './panels/ModelsPanel';
+import { PlaygroundPanel } from './panels/PlaygroundPanel';
 import { RunsPanel } from './panels/RunsPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
@@ -28,6 +30,8 @@ function PanelView({ id }: { id: PanelId }) {
     case 'models': return <ModelsPanel />;
     case 'export': return <ExportPanel />;
     case 'runs': return <RunsPanel />;
+    case 'playground': return <PlaygroundPanel />;
+    case 'eval': return <EvalPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

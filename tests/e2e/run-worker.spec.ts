@@ -6,7 +6,8 @@
 // folder, resumes in the CLI and ends equal to the CLI's uninterrupted run (metrics, checkpoint
 // and adapter bytes). The CLI reference is run here
 // in a child process (not a fixture) so it always uses today's kernels; it runs first, alone, so
-// it does not load the CPU while the page is watched for long tasks.
+// it does not load the CPU while the page is watched for long tasks. The default agent's preset
+// (agent-tiny, python + search) trains 2 steps with its tools run inside the worker.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -214,4 +215,74 @@ test('a crashed engine worker fails the live run naming its last checkpoint', as
   expect(failed.lastCheckpoint).toBe(saved);
   expect(failed.message).toContain(`the last checkpoint is ${saved}`);
   expect(after).toMatch(/engine worker was terminated/);
+});
+
+/** The shipped agent preset shrunk for time: 2 steps of 4 tasks x 4 episodes, no checkpoint. */
+function agentConfig(): string {
+  const c = parse(readFileSync('configs/agent_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
+  // The under-trained agent writes well-formed calls far more often at a low temperature.
+  c.rollout = { ...c.rollout, batch_size: 4, group_size: 4, temperature: 0.3 };
+  c.train = { ...c.train, steps: 2, seed: 5 };
+  c.log = { ...c.log, checkpoint_every: 0, print_examples: 0 };
+  return stringify(c);
+}
+
+interface Rollout {
+  task_id: string;
+  tool_calls: { name: string; ok: boolean; args: Record<string, unknown> | null }[];
+  messages: { role: string; name?: string; content: string }[];
+}
+
+/** Each tool call of the record with the tool message that answered it: the loop answers every call of a
+ * turn (malformed ones too) in order, and a call in the last turn gets no answer. */
+function answeredCalls(r: Rollout): { name: string; ok: boolean; args: Record<string, unknown> | null; reply: string }[] {
+  const replies = r.messages.filter((m) => m.role === 'tool');
+  return r.tool_calls.slice(0, replies.length).map((c, i) => ({ ...c, reply: replies[i].content }));
+}
+
+test('the default agent trains in the engine worker with its tools run there: Python pool and search corpus', async ({ page }) => {
+  test.setTimeout(20 * 60_000);
+  // Nested workers the engine worker starts (the Python sandboxes), and when they end.
+  const workers: { url: string; closed: boolean }[] = [];
+  page.on('worker', (w) => {
+    const rec = { url: w.url(), closed: false };
+    workers.push(rec);
+    w.on('close', () => { rec.closed = true; });
+  });
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineLoad');
+  const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/agent-tiny');
+  const runId = `agent-${Date.now()}`;
+  const t0 = Date.now();
+  // No dataset sent: the worker fetches the shipped datasets/agent_train.jsonl and agent_corpus.jsonl.
+  await call(page, 'engineStart', info.modelId, agentConfig(), runId);
+  const evs = await waitFor(page, 'finished', (x) => x.some((e) => e.event.kind === 'finished'), 15 * 60_000);
+  const rows = evs.filter((e) => e.event.kind === 'metrics').map((e) => e.event.row!);
+  console.log(`agent GRPO in the worker: ${rows.length} steps in ${((Date.now() - t0) / 1000).toFixed(0)} s; reward ${rows.map((r) => r.reward?.toFixed(3)).join(' ')}, ` +
+    `tool calls/episode ${rows.map((r) => r['tools/call_frequency']?.toFixed(2)).join(' ')}`);
+  expect(rows).toHaveLength(2);
+
+  const rollouts = (await call<string>(page, 'engineReadText', runId, 'rollouts.jsonl')).trim().split('\n').map((l) => JSON.parse(l) as Rollout);
+  expect(rollouts).toHaveLength(2 * 4 * 4);
+  // A python call whose code prints an arithmetic expression answered with that expression's value:
+  // the sandbox ran it (no stub could know it).
+  const calls = rollouts.flatMap(answeredCalls);
+  const checked = calls.filter((c) => c.name === 'python').flatMap((c) => {
+    const m = /^print\(([\d\s+\-*/().]+)\)\s*$/.exec(String(c.args?.code ?? ''));
+    return m && !m[1].includes('//') ? [{ code: m[1], value: Function(`return (${m[1]})`)() as number, got: c.reply.trim() }] : [];
+  });
+  console.log(`answered tool calls: ${calls.length}, arithmetic prints checked: ${checked.length}, e.g. ${checked.slice(0, 3).map((x) => `${x.code} -> ${x.got}`).join('; ')}`);
+  expect(checked.length).toBeGreaterThan(0);
+  for (const x of checked) expect(Number(x.got), `print(${x.code})`).toBeCloseTo(x.value, 6);
+  // A search call answered with a document of the shipped corpus.
+  const corpus = readFileSync('datasets/agent_corpus.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { title: string });
+  const searches = calls.filter((c) => c.name === 'search').map((c) => ({ content: c.reply }));
+  const hits = searches.filter((m) => corpus.some((d) => m.content.includes(d.title)));
+  console.log(`search replies: ${searches.length}, naming a corpus document: ${hits.length}; e.g. ${hits[0]?.content.slice(0, 120).replace(/\n/g, ' | ')}`);
+  expect(hits.length).toBeGreaterThan(0);
+
+  // The Python sandboxes ran as workers nested in the engine worker and were closed with the run.
+  const sandboxes = workers.filter((w) => /python-sandbox/.test(w.url));
+  await expect.poll(() => sandboxes.length > 0 && sandboxes.every((w) => w.closed), { timeout: 30_000 }).toBe(true);
+  console.log(`workers seen: ${workers.map((w) => `${w.url.split('/').pop()}${w.closed ? ' (closed)' : ''}`).join(', ')}`);
 });

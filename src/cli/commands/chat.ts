@@ -6,17 +6,13 @@
 import { createInterface } from 'node:readline';
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
-import { AGENT_LABEL, StreamingStepper } from '../chat-stream';
+import { AGENT_LABEL, terminalSink } from '../chat-stream';
 import { DEFAULT_MODEL, DEFAULT_PRESET } from '../defaults';
 import { readConfig } from './train';
-import { PLAIN_TEMPLATE, type ChatMessage } from '../../agents/chat-template';
-import { toolSpecs } from '../../agents/gpu-rollout';
-import { runEpisodes, type ToolResult } from '../../agents/loop';
-import { TurnRenderer } from '../../agents/turn-render';
-import { DecodeSession } from '../../model/gpu/session';
-import { buildEnvironment } from '../../rl/env-factory';
+import type { ChatMessage } from '../../agents/chat-template';
+import type { ToolResult } from '../../agents/loop';
+import { ChatAgent } from '../../rl/chat-agent';
 import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
-import { ToolRegistry } from '../../tools/registry';
 
 export const command: CliCommand = {
   name: 'chat',
@@ -53,20 +49,13 @@ Pyodide pool, search over the config's corpus) and their responses print after "
     const adapter = cfg.model.adapter ?? undefined;
     const m = await loadRunModel(cfg, log, adapter, { tune: getBool(args, 'tune', true) });
     const svc = await startServices(cfg);
-    const maxTokens = m.model.cfg.maxPositions;
-    const session = new DecodeSession(m.rt, m.model, 1, maxTokens);
+    let agent: ChatAgent | undefined;
     try {
-      const env = buildEnvironment(cfg, svc.services);
-      const registry = new ToolRegistry();
-      for (const t of env.tools()) registry.register(t);
-      const template = cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined;
-      const renderer = new TurnRenderer(m.loaded.tokenizer, { template, tools: toolSpecs(registry), modelEosTokenIds: m.model.cfg.eosTokenIds });
-      const stepper = new StreamingStepper(session, m.loaded.tokenizer, new Set(renderer.defaultStopIds), out);
+      agent = new ChatAgent(cfg, svc.services, { rt: m.rt, model: m.model, tokenizer: m.loaded.tokenizer }, terminalSink(out));
       const prefill = getString(args, 'prefill');
-      if (prefill) stepper.prefill = renderer.encodeText(prefill);
-      const system = systemMessages(args, () => env.initialMessages(loadTasksFor(cfg, 'eval', () => {})[0]));
-      log(`chat: ${cfg.model.path}${adapter ? ` + ${adapter}` : ''}, tools ${registry.tools().map((t) => t.function.name).join(', ') || 'none'}, ` +
-        `temperature ${temperature}, context ${maxTokens} tokens; /reset, /exit\n`);
+      const system = systemMessages(args, () => agent!.systemMessages(loadTasksFor(cfg, 'eval', () => {})[0]));
+      log(`chat: ${cfg.model.path}${adapter ? ` + ${adapter}` : ''}, tools ${agent.toolNames().join(', ') || 'none'}, ` +
+        `temperature ${temperature}, context ${agent.maxTokens} tokens; /reset, /exit\n`);
 
       let history: ChatMessage[] = [];
       let reply = 0;
@@ -82,27 +71,19 @@ Pyodide pool, search over the config's corpus) and their responses print after "
           history = [];
           out('(new conversation)\n');
         } else if (line) {
-          const batch = await runEpisodes({
-            stepper, renderer, registry, prompts: [{ messages: [...system, ...history, { role: 'user', content: line }], ...(prefill ? { prefill } : {}) }],
-            config: {
-              mode: 'sync', maxTurns, maxTokens, maxTokensPerTurn: maxNew, temperature, seed: (seed + reply) >>> 0,
-              toolResponseMaxTokens: cfg.rollout.tool_response_max_tokens, toolTimeoutMs: cfg.rollout.tool_timeout_ms, episodeIdPrefix: `chat${reply}`,
-            },
-            hooks: { onTurn: (_i, _text, results) => showTools(results, stepper, out) },
-          });
+          const ep = await agent.reply([...system, ...history, { role: 'user', content: line }],
+            { maxTurns, maxNewTokens: maxNew, temperature, seed: seed + reply }, `chat${reply}`, (results) => showTools(results, out), prefill);
           reply++;
-          stepper.endLine();
-          const ep = batch.episodes[0];
           if (ep.finishReason === 'error') out(`(error: ${ep.error}; /reset starts a new conversation)\n`);
           else history = ep.messages.slice(ep.messages.findIndex((msg) => msg.role !== 'system'));
-          if (ep.finishReason === 'max_tokens') out(`(cut at the token limit: ${maxNew} per turn, ${maxTokens} in the context; /reset or --max-new-tokens)\n`);
+          if (ep.finishReason === 'max_tokens') out(`(cut at the token limit: ${maxNew} per turn, ${agent.maxTokens} in the context; /reset or --max-new-tokens)\n`);
           if (ep.finishReason === 'max_turns') out(`(still calling tools after ${maxTurns} turns; --max-turns raises the limit)\n`);
         }
         if (tty) rl.prompt();
       }
       rl.close();
     } finally {
-      session.free();
+      agent?.free();
       m.model.dispose();
       await svc.pool?.close();
     }
@@ -118,8 +99,7 @@ function systemMessages(args: Parameters<CliCommand['run']>[0], envOpening: () =
 }
 
 /** Each tool call of the turn and the response the model reads next. */
-function showTools(results: ToolResult[], stepper: StreamingStepper, out: (s: string) => void): void {
-  stepper.endLine();
+function showTools(results: ToolResult[], out: (s: string) => void): void {
   for (const r of results) {
     const status = r.ok ? `ran in ${r.latencyMs.toFixed(0)} ms` : `failed (${r.error ?? 'error'})`;
     out(`tool ${r.name || '?'} ${JSON.stringify(r.args)} ${status}:\n${r.text.replace(/^/gm, '  ')}\n`);

@@ -5,10 +5,7 @@
 // tests/unit/rl/rl-grpo.test.ts, tests/unit/cli/eval-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
-import { PLAIN_TEMPLATE } from '../../agents/chat-template';
-import { composeHooks } from '../../rl/hooks';
-import { buildEnvironment } from '../../rl/env-factory';
-import { evaluate } from '../../rl/eval';
+import { evalTemperature, evaluatePolicy } from '../../rl/eval-run';
 import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
 import { readConfig } from './train';
 import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
@@ -38,7 +35,7 @@ ${ENGINE_OPTIONS}`,
     if (split !== 'eval' && split !== 'train') throw new Error(`--split must be eval or train, got "${split}"`);
     const k = getNumber(args, 'samples', cfg.eval.samples);
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`--samples must be an integer >= 1, got ${k}`);
-    const temperature = k > 1 && cfg.eval.temperature === 0 ? 1 : cfg.eval.temperature;
+    const temperature = evalTemperature(cfg, k);
     const n = getNumber(args, 'tasks', cfg.eval.num_tasks);
     let tasks = loadTasksFor(cfg, split, log);
     if (n > 0) tasks = tasks.slice(0, n);
@@ -48,11 +45,7 @@ ${ENGINE_OPTIONS}`,
     log(`eval: ${evalHeader(args, adapter)}\n`);
     const svc = await startServices(cfg);
     try {
-      const ctx = {
-        cfg, engine: e.engine, tokenizer: e.tokenizer, env: buildEnvironment(cfg, svc.services),
-        template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(),
-      };
-      const r = await evaluate(ctx, tasks, k, temperature, (done, total) => log(`\reval ${done}/${total}`));
+      const r = await evaluatePolicy(cfg, e.engine, e.tokenizer, svc.services, tasks, k, (done, total) => log(`\reval ${done}/${total}`));
       log('\n');
       process.stdout.write(JSON.stringify({ split, tasks: tasks.length, samples: k, temperature, ...r.metrics }) + '\n');
     } finally {

@@ -1,12 +1,12 @@
 // The page's side of the engine worker: typed calls (loadModel, startRun, pause / resume / stop /
-// checkpointNow, state, listRun, readRunFile; inspectModel, importModel, listModels, removeModel,
-// scanRuns, exportRun for the Models and Export panels; listRuns, resumeRun, importRun, deleteRun for
-// stored runs), each a promise of the matching result; run events
-// to listeners. When the worker dies or the GPU device is lost, pending calls reject and every
-// live run is reported failed with its last checkpoint named. No React here: the studio's store
-// wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
+// checkpointNow, state, listRun, readRunFile, chat, evaluate; inspectModel, importModel, listModels,
+// removeModel, scanRuns, exportRun for the Models and Export panels; listRuns, resumeRun, importRun,
+// deleteRun for stored runs), each a promise of the matching result; run events to listeners, a
+// chat's streamed pieces to its caller. When the worker dies or the GPU device is lost, pending
+// calls reject and every live run is reported failed with its last checkpoint named. No React here:
+// the studio's store wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
 import type { RunCommand, RunEvent } from '../../run/events';
-import type { EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus, StoredRun } from './protocol';
+import type { ChatEvent, EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus, StoredRun } from './protocol';
 
 export type RunListener = (runId: string, e: RunEvent) => void;
 
@@ -14,6 +14,7 @@ interface Pending {
   resolve(v: unknown): void;
   reject(e: Error): void;
   onProgress?: (done: number, total: number, stage: string) => void;
+  onChat?: (e: ChatEvent) => void;
 }
 
 export class EngineClient {
@@ -113,16 +114,26 @@ export class EngineClient {
     return this.request('delete-run', { runId });
   }
 
+  /** One agent reply; `onEvent` gets its text and tool results as they come. */
+  chat(call: EngineCall<'chat'>, onEvent: (e: ChatEvent) => void): Promise<EngineResults['chat']> {
+    return this.request('chat', call, undefined, [], onEvent);
+  }
+
+  /** Scores base (and adapter) on a held-out split; `onProgress` counts tasks done over both. */
+  evaluate(call: EngineCall<'evaluate'>, onProgress?: Pending['onProgress']): Promise<EngineResults['evaluate']> {
+    return this.request('evaluate', call, onProgress);
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');
   }
 
-  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress'], transfer: Transferable[] = []): Promise<EngineResults[K]> {
+  private request<K extends EngineRequestKind>(kind: K, call: EngineCall<K>, onProgress?: Pending['onProgress'], transfer: Transferable[] = [], onChat?: Pending['onChat']): Promise<EngineResults[K]> {
     const id = this.nextId++;
     if (this.dead) return Promise.reject(new Error(this.dead));
     return new Promise<EngineResults[K]>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onChat });
       const msg = { ...call, kind, id } as unknown as EngineRequest;
       this.worker.postMessage(msg, transfer);
     });
@@ -141,6 +152,9 @@ export class EngineClient {
       }
       case 'progress':
         this.pending.get(m.id)?.onProgress?.(m.done, m.total, m.stage);
+        return;
+      case 'chat-event':
+        this.pending.get(m.id)?.onChat?.(m.event);
         return;
       case 'event': {
         const r = this.runs.get(m.runId) ?? { lastCheckpoint: null, live: true };

@@ -2,9 +2,11 @@
 // EngineRequest (protocol.ts) with one result or error; relays each run's RunEvents (without file
 // bytes) while the recorder writes the run folder to OPFS (src/run/opfs-storage.ts). A lost device
 // fails every live run with its last checkpoint named. Every trainer (SFT, GRPO, rejection
-// sampling, reward-weighted); RL only with the environments that need no Python or corpus service.
-// Model folders are inspected and kept in OPFS (inspect.ts, user-models.ts); run folders are zipped
-// for download (run-scan.ts). Stored runs (runs.ts): listed, read, imported, deleted and resumed from their last checkpoint.
+// sampling, reward-weighted) with every environment: the Python pool and search corpus an env
+// needs run in this worker (services.ts) and close when the run ends. Chat replies: chat.ts;
+// held-out evaluation: evaluate.ts. Model folders are inspected and kept in OPFS (inspect.ts,
+// user-models.ts); run folders are zipped for download (run-scan.ts). Stored runs (runs.ts):
+// listed, read, imported, deleted and resumed from their last checkpoint.
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
@@ -12,7 +14,7 @@ import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
-import { needsPython, tasksFromText } from '../../rl/env-factory';
+import { taskFile, tasksFromText } from '../../rl/env-factory';
 import { runTraining } from '../../rl/run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
@@ -32,6 +34,10 @@ import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInf
 import { exportRun, scanRuns } from './run-scan';
 import { importUserModel, listUserModels, removeUserModel } from './user-models';
 import { checkRunId, deleteStoredRun, importRunFiles, lockRun, openStoredRun, readSource, resumeDataset, runsTrainingElsewhere, storedRunIds, summarize, writeSource } from './runs';
+import { ChatHost } from './chat';
+import { evaluateRequest } from './evaluate';
+import { Policies, Serial } from './policies';
+import { shippedText, workerServices } from './services';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -63,6 +69,9 @@ export class Engine {
   private readonly models = new Map<string, LoadedEntry>();
   private readonly runs = new Map<string, RunEntry>();
   private nextModel = 1;
+  private readonly policies = new Policies((id) => this.models.get(id), () => this.runtime());
+  private readonly serial = new Serial();
+  private readonly chats = new ChatHost(this.policies, this.serial);
 
   constructor(private readonly post: Post) {}
 
@@ -79,6 +88,9 @@ export class Engine {
         }
         case 'run-state': return this.reply(req.id, 'run-state', statusOf(this.run(req.runId)));
         case 'list-run': return this.reply(req.id, 'list-run', await listFiles(await this.storageOf(req.runId), ''));
+        case 'chat': return this.reply(req.id, 'chat', await this.chats.chat(req, (event) => this.post({ kind: 'chat-event', id: req.id, event })));
+        case 'evaluate': return this.reply(req.id, 'evaluate', await evaluateRequest(this.policies, this.serial, req,
+          (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
         case 'read-run-file': {
           const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
@@ -182,18 +194,17 @@ export class Engine {
     if (!m) throw new Error(`no model "${req.modelId}" loaded; send load-model first`);
     if (m.busy) throw new Error(`model ${req.modelId} is training another run; wait for it to end or load the model again`);
     const cfg = parseConfig(req.configYaml, 'config.yaml');
-    if (needsPython(cfg) || (cfg.trainer !== 'sft' && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent'))) {
-      throw new Error(`config.yaml: data.env ${cfg.data.env} needs the Python or search service, which the engine worker does not start yet; use \`npm run cli -- train\``);
-    }
     if (cfg.model.quant !== m.quant || cfg.model.quant_embeddings !== m.quantEmbeddings) {
       throw new Error(`config.yaml: model.quant ${cfg.model.quant}${cfg.model.quant_embeddings ? ' + embeddings' : ''} differs from the loaded model's (${m.quant}${m.quantEmbeddings ? ' + embeddings' : ''}); load it again with the config's settings`);
     }
-    const text = await datasetText(cfg.data.env, req.dataset);
+    // No dataset sent: the config's task file (data.dataset, else the env's shipped train split) when it is a shipped one.
+    const file = cfg.trainer === 'sft' ? null : taskFile(cfg, 'train');
+    const text = req.dataset || !file ? await datasetText(cfg.data.env, req.dataset) : await shippedText(file, 'data.dataset');
     const runId = checkRunId(req.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     if (this.runs.has(runId)) throw new Error(`run "${runId}" already exists in this worker; pick another runId`);
     const release = await lockRun(runId);
     try {
-      return await this.launch(req, resume, { m, cfg, text, runId, release });
+      return await this.launch(req, resume, { m, cfg, text, file, runId, release });
     } catch (e) {
       release();
       throw e;
@@ -201,7 +212,7 @@ export class Engine {
   }
 
   /** The rest of startRun, under the run's lock (released when the loop ends). */
-  private async launch(req: Extract<EngineRequest, { kind: 'start-run' }>, resume: boolean, a: { m: LoadedEntry; cfg: RunConfig; text: string | null; runId: string; release: () => void }): Promise<{ runId: string }> {
+  private async launch(req: Extract<EngineRequest, { kind: 'start-run' }>, resume: boolean, a: { m: LoadedEntry; cfg: RunConfig; text: string | null; file: string | null; runId: string; release: () => void }): Promise<{ runId: string }> {
     const { m, cfg, text, runId } = a;
     const storage = await OpfsStorage.open(`runs/${runId}`);
     if (!resume && (await storage.list('')).length) throw new Error(`${storage.name} already holds files; pick another runId, or resume it (resume-run)`);
@@ -228,8 +239,13 @@ export class Engine {
       dispose = () => run.dispose();
       total = config.steps;
     } else {
-      const tasks = tasksFromText(cfg, text, datasetName(req.dataset));
-      const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, {});
+      const tasks = tasksFromText(cfg, text, req.dataset ? datasetName(req.dataset) : (a.file ?? 'story'));
+      // The env's tools (Python pool, search corpus) run here in the worker; closed when the run ends.
+      const svc = await workerServices(cfg);
+      const ctx = await createRlContext(cfg, { rt, model: m.model, tokenizer: m.loaded.tokenizer }, svc.services).catch(async (e: unknown) => {
+        await svc.pool?.close();
+        throw e;
+      });
       let start: RlResume['start'] = null;
       if (resume) {
         try {
@@ -242,11 +258,15 @@ export class Engine {
         } catch (e) {
           ctx.reference?.dispose();
           await ctx.trainer.dispose();
+          await svc.pool?.close();
           throw e;
         }
       }
       loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit, ...(start ? { start } : {}) });
-      dispose = () => ctx.trainer.dispose();
+      dispose = async () => {
+        await ctx.trainer.dispose();
+        await svc.pool?.close();
+      };
       total = cfg.train.steps;
     }
     const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: startStep, total, lastCheckpoint, error: null }, control, storage };
@@ -277,11 +297,7 @@ export class Engine {
 
 async function datasetText(env: string, d: DatasetSource | undefined): Promise<string | null> {
   if (!d) return null;
-  if ('text' in d) return d.text;
-  const url = `/datasets/${encodeURIComponent(d.shipped)}`;
-  const r = await fetch(url);
-  if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`dataset ${d.shipped} (${env}): ${url} is not served; pass the file's text instead`);
-  return r.text();
+  return 'text' in d ? d.text : shippedText(d.shipped, `dataset (${env})`);
 }
 
 const datasetName = (d: DatasetSource | undefined): string => (!d ? 'story' : 'text' in d ? d.name : d.shipped);

@@ -2,6 +2,9 @@
 // union of requests `{kind, id, ...}`, each answered by exactly one `result` or `error` with the
 // same id; run events and load progress are their own kinds (no id of a request they answer);
 // file bytes are transferred, not copied. Exercised by tests/e2e/run-worker.spec.ts.
+import type { ChatMessage } from '../../agents/chat-template';
+import type { ChatSettings } from '../../rl/chat-agent';
+import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
 import type { ModelReport } from './inspect';
 import type { RunExport, RunSummary } from './run-scan';
@@ -38,6 +41,23 @@ export interface ModelInfo {
   weightBytes: number;
 }
 
+/** One tool call of a chat turn as the page shows it: the call's JSON and the response the model read. */
+export interface ChatToolResult {
+  name: string;
+  args: Record<string, unknown> | null;
+  ok: boolean;
+  error?: string;
+  text: string;
+  latencyMs: number;
+}
+
+/** A chat reply as it streams: each assistant turn's text, then the results of its tool calls. */
+export type ChatEvent =
+  | { type: 'turn-start' }
+  | { type: 'text'; text: string }
+  | { type: 'turn-end' }
+  | { type: 'tools'; results: ChatToolResult[] };
+
 export type EngineRequest =
   | { kind: 'load-model'; id: number; source: ModelSource; quant: 'none' | 'nf4'; quantEmbeddings?: boolean; tune?: boolean }
   | { kind: 'start-run'; id: number; modelId: string; configYaml: string; dataset?: DatasetSource; runId?: string }
@@ -56,7 +76,13 @@ export type EngineRequest =
   | { kind: 'resume-run'; id: number; runId: string; modelId: string; dataset?: DatasetSource }
   /** Writes a run folder's files (paths relative to it; bytes transferred) as runs/runId/. */
   | { kind: 'import-run'; id: number; runId: string; files: { path: string; bytes: Uint8Array }[] }
-  | { kind: 'delete-run'; id: number; runId: string };
+  | { kind: 'delete-run'; id: number; runId: string }
+  /** One reply of the config's agent (its env's tools, run in the worker) to `messages` (no system
+   * message: the env's is put first); `adapter` = a run id whose adapter/ folder is in OPFS. */
+  | { kind: 'chat'; id: number; modelId: string; configYaml: string; messages: ChatMessage[]; settings: ChatSettings; adapter?: string }
+  /** The config's held-out split (or `dataset`), first `tasks` tasks (0 = all), `samples` per task, scored for
+   * the base and, when given, the adapter of run `adapter` (then saved as its eval.json); progress as `progress`. */
+  | { kind: 'evaluate'; id: number; modelId: string; configYaml: string; split: 'eval' | 'train'; tasks: number; samples: number; dataset?: DatasetSource; adapter?: string };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -107,6 +133,10 @@ export interface EngineResults {
   'resume-run': { runId: string };
   'import-run': StoredRun;
   'delete-run': null;
+  /** The whole conversation after the reply (system first), how it ended, the tools offered. */
+  chat: { messages: ChatMessage[]; finishReason: string; error: string | null; tools: string[] };
+  /** The figures, and where they were saved (the adapter run's eval.json) or null. */
+  evaluate: EvalReport & { savedTo: string | null };
 }
 
 export type EngineReply =
@@ -117,7 +147,9 @@ export type EngineReply =
   /** Model loading progress of request `id`. */
   | { kind: 'progress'; id: number; done: number; total: number; stage: string }
   /** The GPU device was lost: every run listed failed; resume from its last checkpoint. */
-  | { kind: 'fatal'; message: string; runs: RunStatus[] };
+  | { kind: 'fatal'; message: string; runs: RunStatus[] }
+  /** A streamed piece of chat request `id`'s reply. */
+  | { kind: 'chat-event'; id: number; event: ChatEvent };
 
 /** A request's fields without kind and id (what the client's callers pass). */
 export type EngineCall<K extends EngineRequestKind> = Omit<Extract<EngineRequest, { kind: K }>, 'id' | 'kind'>;
