@@ -5,10 +5,11 @@ import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
+import { createRunSlice, type RunSlice } from './run-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & RunSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -17,4 +18,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createConfigSlice(...a),
   ...createToolsSlice(...a),
   ...createModelsSlice(...a),
+  ...createRunSlice(...a),
 }));

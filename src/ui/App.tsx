@@ -8,6 +8,7 @@ import { ComingPanel } from './panels/ComingPanel';
 import { ConfigPanel } from './panels/ConfigPanel';
 import { DatasetsPanel } from './panels/DatasetsPanel';
 import { GpuPanel } from './panels/GpuPanel';
+import { RunPanel } from './panels/RunPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
 
@@ -22,6 +23,7 @@ function PanelView({ id }: { id: PanelId }) {
     case 'datasets': return <DatasetsPanel />;
     case 'config': return <ConfigPanel />;
     case 'tools': return <ToolsPanel />;
+    case 'run': return <RunPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

@@ -70,6 +70,10 @@ export class EngineClient {
     return this.request('read-run-file', { runId, path });
   }
 
+  decodeTokens(modelId: string, tokens: number[]): Promise<string[]> {
+    return this.request('decode-tokens', { modelId, tokens });
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');

@@ -22,6 +22,7 @@ import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../train/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
+import { tokenPieces } from './decode';
 import { UrlSource } from './url-source';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
@@ -73,6 +74,11 @@ export class Engine {
         case 'read-run-file': {
           const bytes = await this.run(req.runId).storage.read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
+        }
+        case 'decode-tokens': {
+          const m = this.models.get(req.modelId);
+          if (!m) throw new Error(`no model "${req.modelId}" loaded; its tokens cannot be decoded`);
+          return this.reply(req.id, 'decode-tokens', tokenPieces(m.loaded.tokenizer, req.tokens));
         }
       }
     } catch (e) {

@@ -38,7 +38,9 @@ export type EngineRequest =
   | { kind: 'command'; id: number; runId: string; command: RunCommand }
   | { kind: 'run-state'; id: number; runId: string }
   | { kind: 'list-run'; id: number; runId: string }
-  | { kind: 'read-run-file'; id: number; runId: string; path: string };
+  | { kind: 'read-run-file'; id: number; runId: string; path: string }
+  /** The text of each token under a loaded model's tokenizer (src/workers/engine/decode.ts). */
+  | { kind: 'decode-tokens'; id: number; modelId: string; tokens: number[] };
 
 export type EngineRequestKind = EngineRequest['kind'];
 
@@ -52,6 +54,8 @@ export interface EngineResults {
   'list-run': string[];
   /** The file's bytes (transferred), or null when absent. */
   'read-run-file': Uint8Array | null;
+  /** One string per token, in order. */
+  'decode-tokens': string[];
 }
 
 export type EngineReply =
