@@ -1,11 +1,13 @@
 // Live charts of the shown run's metrics.jsonl rows (recharts): one chart per group of
 // chart-groups.ts whose metrics appear, an EMA smoothing slider and a step / time axis toggle.
 // Exercised by tests/e2e/studio-run.spec.ts.
-import { memo, useId, useMemo, useState } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo, useId, useMemo, useRef, useState } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { MetricsRow } from '../../run/events';
+import { useStaggered, useWidth } from './stagger';
 import { CHART_GROUPS, chartPoints, groupSeries, groupUnit, metricHelp, presentMetrics, type ChartGroup } from './chart-groups';
 
+const CHART_PX = 180;
 const COLORS = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#a40e26', '#57606a'];
 
 const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.01) ? v.toExponential(2) : v.toFixed(3)) : String(v));
@@ -13,16 +15,20 @@ const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) >= 100
 const Chart = memo(function Chart({ group, names, rows, seconds, axis, alpha }: {
   group: ChartGroup; names: string[]; rows: readonly MetricsRow[]; seconds: readonly number[]; axis: 'step' | 'time'; alpha: number;
 }) {
-  const data = useMemo(() => chartPoints(rows, seconds, names, axis, alpha), [rows, seconds, names, axis, alpha]);
+  const points = useMemo(() => chartPoints(rows, seconds, names, axis, alpha), [rows, seconds, names, axis, alpha]);
+  const shown = useStaggered(points, null);
+  const box = useRef<HTMLDivElement>(null);
+  const width = useWidth(box);
+  const data = shown ?? [];
   const last = data[data.length - 1];
   return (
     <figure className="chart card" data-testid={`chart-${group.id}`} data-points={data.length}>
       <figcaption>
         <strong>{group.title}</strong> <span className="small">({groupUnit(names)})</span>
       </figcaption>
-      <div className="chart-box" role="img" aria-label={`${group.title}: ${names.map((n) => `${n} ${last ? fmt(last[n]) : 'none'}`).join(', ')} at ${axis === 'step' ? 'step' : 'second'} ${last?.x ?? 0}`}>
-        <ResponsiveContainer width="100%" height={180}>
-          <LineChart data={data} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+      <div ref={box} className="chart-box" role="img" aria-label={`${group.title}: ${names.map((n) => `${n} ${last ? fmt(last[n]) : 'none'}`).join(', ')} at ${axis === 'step' ? 'step' : 'second'} ${last?.x ?? 0}`}>
+        {shown === null || width === 0 ? <div style={{ height: CHART_PX }} /> : (
+          <LineChart width={width} height={CHART_PX} data={data} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#eaeef2" />
             <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={axis === 'time'} tick={{ fontSize: 11 }}
               label={{ value: axis === 'step' ? 'step' : 'seconds', position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
@@ -30,10 +36,10 @@ const Chart = memo(function Chart({ group, names, rows, seconds, axis, alpha }: 
             <Tooltip formatter={(v) => fmt(v)} labelFormatter={(x) => `${axis === 'step' ? 'step' : 's'} ${String(x)}`} />
             <Legend wrapperStyle={{ fontSize: 11 }} />
             {names.map((n, i) => (
-              <Line key={n} dataKey={n} name={n} stroke={COLORS[i % COLORS.length]} dot={data.length < 40} isAnimationActive={false} connectNulls />
+              <Line key={n} dataKey={n} name={n} stroke={COLORS[i % COLORS.length]} dot={data.length < 3} isAnimationActive={false} connectNulls />
             ))}
           </LineChart>
-        </ResponsiveContainer>
+        )}
       </div>
       <details className="small"><summary>What these are</summary><ul>{names.map((n) => <li key={n}><code>{n}</code>: {metricHelp(n)}</li>)}</ul></details>
     </figure>

@@ -1,6 +1,6 @@
 // Who produced each token of an episode, from its loss mask: the prompt (mask 0 before the first
-// generated token), the policy (mask 1, trained) or inserted text after it (mask 0: tool output,
-// chat-template glue, a teacher-forced prefill). Runs of one kind become one span for the detail
+// generated token, a teacher-forced prefill included), the policy (mask 1, trained) or text inserted
+// after generation began (mask 0: tool output, chat-template glue). Runs of one kind become one span for the detail
 // view, each token keeping its text and sampling log-prob. Pure; exercised by
 // tests/unit/rl/rollout-rows.test.ts and tests/e2e/studio-run.spec.ts.
 
