@@ -2,7 +2,7 @@
 // attachRun): status and Pause / Resume / Stop / Checkpoint now, progress with ETA, live charts of
 // the CLI's metrics, warnings, and the live rollouts with one episode's detail. Everything comes from
 // the run slice (src/store/run-slice.ts). Tested by tests/e2e/studio-run.spec.ts.
-import { useMemo, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { useStudio } from '../../store/store';
 import { MetricCharts } from '../run/MetricCharts';
 import { RolloutDetail } from '../run/RolloutDetail';
@@ -14,9 +14,11 @@ import { WarningList } from '../run/WarningList';
 import '../run/run.css';
 
 export function RunPanel() {
-  const run = useStudio((s) => (s.shownRun ? s.runs[s.shownRun] : undefined));
+  // A step's update renders as a transition (in slices, yielding to input); the charts stagger theirs further.
+  const run = useDeferredValue(useStudio((s) => (s.shownRun ? s.runs[s.shownRun] : undefined)));
   const setPanel = useStudio((s) => s.setPanel);
   const [open, setOpen] = useState<string | null>(null);
+  const close = useCallback(() => setOpen(null), []);
   const record = useMemo(() => (open && run ? run.rollouts.find((r) => rolloutKey(r) === open) ?? null : null), [open, run]);
 
   if (!run) {
@@ -40,7 +42,7 @@ export function RunPanel() {
       </div>
       <MetricCharts rows={run.rows} seconds={run.rowSeconds} />
       <RolloutTable records={run.rollouts} total={run.rolloutCount} selected={open} onOpen={setOpen} />
-      {record && <RolloutDetail record={record} modelId={run.modelId} onClose={() => setOpen(null)} />}
+      {record && <RolloutDetail record={record} modelId={run.modelId} onClose={close} />}
     </section>
   );
 }

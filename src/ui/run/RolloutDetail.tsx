@@ -3,7 +3,7 @@
 // (ok, error, latency), and the token sequence coloured by who produced it (loss mask) with each
 // generated token's sampling log-prob on hover. Token text comes from the run's model in the worker.
 // Exercised by tests/e2e/studio-run.spec.ts.
-import { useEffect } from 'react';
+import { memo, useEffect } from 'react';
 import type { RolloutRecord } from '../../rl/rollout-log';
 import { useStudio } from '../../store/store';
 import { tokenKey } from '../../store/run-slice';
@@ -87,7 +87,7 @@ function Tokens({ r, modelId }: { r: RolloutRecord; modelId: string | null }) {
   );
 }
 
-export function RolloutDetail({ record, modelId, onClose }: { record: RolloutRecord; modelId: string | null; onClose: () => void }) {
+export const RolloutDetail = memo(function RolloutDetail({ record, modelId, onClose }: { record: RolloutRecord; modelId: string | null; onClose: () => void }) {
   const r = record;
   return (
     <section className="card rollout-detail" aria-labelledby="episode-title" data-testid="rollout-detail">
@@ -109,4 +109,4 @@ export function RolloutDetail({ record, modelId, onClose }: { record: RolloutRec
       <Tokens r={r} modelId={modelId} />
     </section>
   );
-}
+});

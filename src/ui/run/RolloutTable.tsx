@@ -1,7 +1,7 @@
 // The shown run's last rollouts as a virtualised, filterable table (@tanstack/react-virtual):
 // step, task, reward, advantage, turns, tool calls, generated length, finish reason, error; a row
 // opens the episode's detail. Exercised by tests/e2e/studio-run.spec.ts.
-import { useId, useMemo, useRef, useState } from 'react';
+import { memo, useId, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { RolloutRecord } from '../../rl/rollout-log';
 import { filterRollouts, finishReasons, num, type RolloutFilter } from './rollout-rows';
@@ -9,13 +9,11 @@ import { filterRollouts, finishReasons, num, type RolloutFilter } from './rollou
 const ROW_PX = 30;
 const COLUMNS = ['step', 'task', 'reward', 'advantage', 'turns', 'tool calls', 'length', 'finish', 'error'];
 
-export function RolloutTable({ records, total, selected, onOpen }: { records: readonly RolloutRecord[]; total: number; selected: string | null; onOpen: (key: string) => void }) {
+export const RolloutTable = memo(function RolloutTable({ records, total, selected, onOpen }: { records: readonly RolloutRecord[]; total: number; selected: string | null; onOpen: (key: string) => void }) {
   const [filter, setFilter] = useState<RolloutFilter>({ text: '', finish: '', errorsOnly: false });
   const rows = useMemo(() => filterRollouts(records, filter), [records, filter]);
   const reasons = useMemo(() => finishReasons(records), [records]);
   const scroller = useRef<HTMLDivElement>(null);
-  // The studio does not use the React Compiler; the virtualizer re-renders this table itself.
-  // eslint-disable-next-line react-hooks/incompatible-library
   const v = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 8 });
   const textId = useId(), finishId = useId(), errId = useId();
   return (
@@ -66,4 +64,4 @@ export function RolloutTable({ records, total, selected, onOpen }: { records: re
       {records.length === 0 && <p className="small">Episodes appear after the first step (with log.rollouts: true, the default).</p>}
     </section>
   );
-}
+});
