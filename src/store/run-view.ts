@@ -22,7 +22,8 @@ export interface RunView {
   startStep: number;
   elapsedMs: number;
   etaMs: number | null;
-  /** metrics.jsonl rows in order, and the seconds since the run was shown at which each arrived. */
+  /** metrics.jsonl rows in order, and each row's time: the loop's elapsed seconds at that step (its progress
+   * event), or until that arrives the seconds since the view was created. */
   rows: MetricsRow[];
   rowSeconds: number[];
   rollouts: RolloutRecord[];
@@ -62,16 +63,18 @@ export function applyRunEvents(v: RunView, events: readonly RunEvent[], now: num
         if (out.phase === 'starting') out.phase = 'running';
         break;
       case 'progress':
+        if (rows.length && rows[rows.length - 1].step === e.step) {
+          if (rowSeconds === v.rowSeconds) rowSeconds = [...rowSeconds];
+          rowSeconds[rowSeconds.length - 1] = e.elapsedMs / 1000;
+        }
         out.step = e.step;
         out.total = e.total;
         out.elapsedMs = e.elapsedMs;
         out.etaMs = e.etaMs;
         break;
       case 'metrics':
-        if (rows === v.rows) {
-          rows = [...rows];
-          rowSeconds = [...rowSeconds];
-        }
+        if (rows === v.rows) rows = [...rows];
+        if (rowSeconds === v.rowSeconds) rowSeconds = [...rowSeconds];
         rows.push(e.row);
         rowSeconds.push((now - v.createdAt) / 1000);
         break;

@@ -43,7 +43,8 @@ describe('run view reducer', () => {
     expect(v0.rows).toEqual([]);   // not mutated
     expect(v1).toMatchObject({ phase: 'running', trainer: 'grpo', step: 1, total: 5, etaMs: 8000, rolloutCount: 2 });
     expect(v1.rows).toEqual([{ step: 1, reward: 0.5 }]);
-    expect(v1.rowSeconds).toEqual([2.5]);
+    expect(v1.rowSeconds).toEqual([2]);   // the loop's elapsed time at step 1 (progress), not the arrival time
+    expect(applyRunEvents(v0, evs.slice(0, 2), 3500).rowSeconds).toEqual([2.5]);   // until progress arrives
     expect(v1.warnings).toEqual([{ step: 1, message: 'loss 0, no update: every group had zero reward variance' }]);
     const v2 = applyRunEvents(v1, [{ kind: 'checkpoint', step: 2, path: 'checkpoints/step-2' }, { kind: 'cancelled', step: 2, lastCheckpoint: 'checkpoints/step-2' }], 4000);
     expect(v2).toMatchObject({ phase: 'cancelled', step: 2, lastCheckpoint: 'checkpoints/step-2' });
