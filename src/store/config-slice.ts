@@ -16,11 +16,10 @@ export interface ConfigSlice {
   configCheck: ConfigCheck;
   /** The last config that validated (the form keeps showing it, disabled, while the YAML is wrong). */
   configLastValid: RlConfig | null;
-  /** What pressing Start did (shown beside it). */
-  startNote: string | null;
   setConfigText: (text: string) => void;
   loadPreset: (file: string) => void;
   setConfigField: (path: string, value: unknown) => void;
+  /** Start pressed: the run slice loads the model, picks the data and starts the run (errors beside Start). */
   requestStart: () => void;
 }
 
@@ -38,20 +37,18 @@ export const createConfigSlice: StateCreator<StudioState, [], [], ConfigSlice> =
   configPreset: initial.file,
   configCheck: initialCheck,
   configLastValid: initialCheck.ok ? initialCheck.config : null,
-  startNote: null,
 
   setConfigText: (text) => {
     if (text === get().configText) return;
-    set({ ...validated(text, get().configLastValid), startNote: null });
+    set({ ...validated(text, get().configLastValid), runStartError: null });
   },
   loadPreset: (file) => {
     const p = PRESETS.find((x) => x.file === file);
     if (!p) return;
-    set({ configPreset: p.file, ...validated(p.text, get().configLastValid), startNote: null });
+    set({ configPreset: p.file, ...validated(p.text, get().configLastValid), runStartError: null });
   },
   setConfigField: (path, value) => get().setConfigText(setField(get().configText, path, value)),
   requestStart: () => {
-    if (!get().configCheck.ok) return;
-    set({ startNote: 'The config is valid. The Run panel that starts it here is not built yet, so nothing was started: save the YAML and run `npm run cli -- train --config FILE`.' });
+    if (get().configCheck.ok) void get().startRun();
   },
 });

@@ -19,6 +19,8 @@ export interface DatasetsSlice {
   datasetReport: DatasetReport | null;
   datasetError: string | null;
   datasetSplit: DatasetSplit | null;
+  /** Where the file open without errors came from (Start reads its text from here). */
+  datasetSource: { source: DatasetSource; fileName: string } | null;
   /** Validates a dropped/chosen file (Blob) or a shipped one (its URL) in the dataset worker. */
   openDataset: (source: DatasetSource, fileName: string) => Promise<void>;
   setSplit: (evalFraction: number, seed: number) => void;
@@ -57,15 +59,16 @@ export const createDatasetsSlice: StateCreator<StudioState, [], [], DatasetsSlic
   datasetReport: null,
   datasetError: null,
   datasetSplit: null,
+  datasetSource: null,
 
   openDataset: async (source, fileName) => {
     set({ datasetStatus: 'reading', datasetError: null });
     try {
       const report = await analyseInWorker(source, fileName);
       const prev = get().datasetSplit;
-      set({ datasetStatus: 'ready', datasetReport: report, datasetSplit: splitCounts(report.taskIds, prev?.evalFraction ?? 0.1, prev?.seed ?? 0) });
+      set({ datasetStatus: 'ready', datasetReport: report, datasetSource: { source, fileName }, datasetSplit: splitCounts(report.taskIds, prev?.evalFraction ?? 0.1, prev?.seed ?? 0) });
     } catch (e) {
-      set({ datasetStatus: 'error', datasetReport: null, datasetSplit: null, datasetError: (e as Error).message });
+      set({ datasetStatus: 'error', datasetReport: null, datasetSource: null, datasetSplit: null, datasetError: (e as Error).message });
     }
   },
 

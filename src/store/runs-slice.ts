@@ -28,7 +28,7 @@ export interface RunsSlice {
   compareIds: string[];
   compareRows: Record<string, RunRows>;
   compareMetric: string;
-  /** The last run resumed here (set by onResumed). */
+  /** The last run resumed here (set by onResumed; the Run panel then shows it, attachRun). */
   lastResumed: string | null;
   refreshRuns: () => Promise<void>;
   resumeStoredRun: (runId: string) => Promise<void>;
@@ -125,6 +125,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       await engine().resumeRun({ runId, modelId: info.modelId });
       set({ runsNote: `${runId}: resumed from ${run.lastCheckpoint ?? 'the start (no checkpoint yet)'} with ${name}` });
       get().onResumed(runId);
+      await get().attachRun(runId, info.modelId);
       await get().refreshRuns();
     }),
     onResumed: (runId) => set({ lastResumed: runId }),

@@ -8,11 +8,12 @@ import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
+import { createRunSlice, type RunSlice } from './run-slice';
 import { createRunsSlice, type RunsSlice } from './runs-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunsSlice & PlaygroundSlice & EvalSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -25,4 +26,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createRunsSlice(...a),
   ...createPlaygroundSlice(...a),
   ...createEvalSlice(...a),
+  ...createRunSlice(...a),
 }));

@@ -12,6 +12,7 @@ import { ExportPanel } from './panels/ExportPanel';
 import { GpuPanel } from './panels/GpuPanel';
 import { ModelsPanel } from './panels/ModelsPanel';
 import { PlaygroundPanel } from './panels/PlaygroundPanel';
+import { RunPanel } from './panels/RunPanel';
 import { RunsPanel } from './panels/RunsPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
@@ -32,6 +33,7 @@ function PanelView({ id }: { id: PanelId }) {
     case 'runs': return <RunsPanel />;
     case 'playground': return <PlaygroundPanel />;
     case 'eval': return <EvalPanel />;
+    case 'run': return <RunPanel />;
     default: return <ComingPanel info={PANELS.find((p) => p.id === id)!} />;
   }
 }

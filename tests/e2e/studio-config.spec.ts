@@ -38,8 +38,6 @@ test('a typo key: did-you-mean inline, Start disabled; fixing it enables Start',
   await page.keyboard.type('e');
   await expect(page.getByTestId('config-valid')).toBeVisible();
   await expect(start).toBeEnabled();
-  await start.click();
-  await expect(page.getByTestId('start-note')).toContainText('nothing was started');
   await shot(page, testInfo, 'fixed');
   expect(await seriousViolations(page)).toEqual([]);
 });

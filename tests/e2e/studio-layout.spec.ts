@@ -31,11 +31,13 @@ test('the navigation works from the keyboard, coming panels say what they will d
   await expect(page).toHaveURL(/#datasets$/);
   await page.reload();
   await expect(page.getByTestId('datasets-panel')).toBeVisible();
+  await openPanel(page, 'export');
+  await expect(page.getByTestId('export-panel')).toContainText('Coming');
+  await expect(page.getByTestId('export-panel')).toContainText('PEFT folder zip');
+  await shot(page, testInfo, 'export-coming');
   await openPanel(page, 'run');
-  await expect(page.getByTestId('run-panel')).toContainText('Coming');
-  await expect(page.getByTestId('run-panel')).toContainText('live charts');
-  await shot(page, testInfo, 'run-coming');
-  for (const id of ['gpu', 'run']) {
+  await expect(page.getByTestId('run-none')).toContainText('No run on this page yet');
+  for (const id of ['gpu', 'run', 'export']) {
     await openPanel(page, id);
     expect(await seriousViolations(page), id).toEqual([]);
   }

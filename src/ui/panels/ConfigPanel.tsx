@@ -1,6 +1,7 @@
 // Config panel: presets from configs/ with their reasons, a form for the common fields, the YAML
 // editor validated as you type with the CLI's messages (did-you-mean), a diff against the preset,
-// and Start, disabled with the reason while the config is invalid. Tested by
+// and Start (loads the model with its upload progress, starts the run, shows the Run panel; errors
+// beside it), disabled with the reason while the config is invalid. Tested by
 // tests/e2e/studio-config.spec.ts.
 import { useId, useMemo } from 'react';
 import { useStudio } from '../../store/store';
@@ -9,13 +10,15 @@ import { ConfigForm, configDiff } from '../config/ConfigForm';
 import { PRESETS } from '../config/presets';
 import { checkConfigText } from '../config/validate';
 import { YamlEditor } from '../config/YamlEditor';
+import { StartProgress } from '../run/StartProgress';
 
 export function ConfigPanel() {
   const text = useStudio((s) => s.configText);
   const presetFile = useStudio((s) => s.configPreset);
   const check = useStudio((s) => s.configCheck);
   const lastValid = useStudio((s) => s.configLastValid);
-  const startNote = useStudio((s) => s.startNote);
+  const starting = useStudio((s) => s.runStarting);
+  const startError = useStudio((s) => s.runStartError);
   const setText = useStudio((s) => s.setConfigText);
   const loadPreset = useStudio((s) => s.loadPreset);
   const setField = useStudio((s) => s.setConfigField);
@@ -50,12 +53,13 @@ export function ConfigPanel() {
         </div>
         <div className="card">
           <h2>Start</h2>
-          <button type="button" className="primary" data-testid="config-start" disabled={!check.ok}
+          <button type="button" className="primary" data-testid="config-start" disabled={!check.ok || starting !== null}
             aria-describedby="start-reason" onClick={requestStart}>Start</button>
           <p id="start-reason" className={check.ok ? 'small' : 'error'} data-testid="start-reason">
             {check.ok ? 'Ready to start.' : `Start is disabled: ${check.problem.message}`}
           </p>
-          {startNote && <p role="status" data-testid="start-note">{startNote}</p>}
+          <StartProgress />
+          {startError && <p className="error" role="alert" data-testid="start-error">{startError}</p>}
         </div>
       </div>
       <div className="config-grid">

@@ -124,6 +124,10 @@ export class EngineClient {
     return this.request('evaluate', call, onProgress);
   }
 
+  decodeTokens(modelId: string, tokens: number[]): Promise<string[]> {
+    return this.request('decode-tokens', { modelId, tokens });
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');

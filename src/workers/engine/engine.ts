@@ -38,6 +38,7 @@ import { ChatHost } from './chat';
 import { evaluateRequest } from './evaluate';
 import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
+import { tokenPieces } from './decode';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -121,6 +122,11 @@ export class Engine {
           this.runs.delete(req.runId);
           await deleteStoredRun(req.runId);
           return this.reply(req.id, 'delete-run', null);
+        }
+        case 'decode-tokens': {
+          const m = this.models.get(req.modelId);
+          if (!m) throw new Error(`no model "${req.modelId}" loaded; its tokens cannot be decoded`);
+          return this.reply(req.id, 'decode-tokens', tokenPieces(m.loaded.tokenizer, req.tokens));
         }
       }
     } catch (e) {

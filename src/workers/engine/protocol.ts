@@ -82,7 +82,9 @@ export type EngineRequest =
   | { kind: 'chat'; id: number; modelId: string; configYaml: string; messages: ChatMessage[]; settings: ChatSettings; adapter?: string }
   /** The config's held-out split (or `dataset`), first `tasks` tasks (0 = all), `samples` per task, scored for
    * the base and, when given, the adapter of run `adapter` (then saved as its eval.json); progress as `progress`. */
-  | { kind: 'evaluate'; id: number; modelId: string; configYaml: string; split: 'eval' | 'train'; tasks: number; samples: number; dataset?: DatasetSource; adapter?: string };
+  | { kind: 'evaluate'; id: number; modelId: string; configYaml: string; split: 'eval' | 'train'; tasks: number; samples: number; dataset?: DatasetSource; adapter?: string }
+  /** The text of each token under a loaded model's tokenizer (src/workers/engine/decode.ts). */
+  | { kind: 'decode-tokens'; id: number; modelId: string; tokens: number[] };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -137,6 +139,8 @@ export interface EngineResults {
   chat: { messages: ChatMessage[]; finishReason: string; error: string | null; tools: string[] };
   /** The figures, and where they were saved (the adapter run's eval.json) or null. */
   evaluate: EvalReport & { savedTo: string | null };
+  /** One string per token, in order. */
+  'decode-tokens': string[];
 }
 
 export type EngineReply =
