@@ -68,9 +68,10 @@ function packageFilesPlugin(name: string, p: PackageFiles): Plugin {
     },
     configureServer(server) {
       server.middlewares.use((req: IncomingMessage, res: ServerResponse, next: Next) => {
-        const path = (req.url ?? '').split('?')[0];
+        const [path, query] = (req.url ?? '').split('?');
         const prefix = `${base}${p.prefix}/`;
-        if (!path.startsWith(prefix)) return next();
+        // A query (`?url`, `?import`) is Vite's own module request for the file: Vite answers it.
+        if (!path.startsWith(prefix) || query !== undefined) return next();
         const file = path.slice(prefix.length);
         if (!p.files.includes(file)) return next();
         res.writeHead(200, {
