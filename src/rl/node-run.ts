@@ -1,5 +1,6 @@
 // Node side of an RL run (the `train` / `eval` commands and the experiment script): loads the
-// model, the services the environment needs (a Pyodide pool, the SQuAD corpus), the tasks, the
+// model, the services the environment needs (a Pyodide pool, the search corpus or proxy, the tools
+// section's HTTP tools, a custom env module), the tasks, the
 // Trainer and the GPU GRPO loss from a validated RlConfig; the run folder is written by the
 // recorder (src/run/recorder.ts) over NodeFsStorage (config.yaml, metrics.jsonl, rollouts.jsonl,
 // checkpoints/step-N/, adapter/; folders written atomically). Resuming puts the run folder in order
@@ -21,7 +22,10 @@ import { METRICS_FILE, ROLLOUTS_FILE } from '../run/layout';
 import { loadCliModel, type CliModel } from '../model/node-load';
 import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from './config-validate';
-import { needsPython, shippedCorpus, taskFile, tasksFromText } from './env-factory';
+import { needsPython, shippedCorpus, taskFile, tasksFromText, type RlEnvServices } from './env-factory';
+import { connectSearchProxy, extraTools, needsSearch, poolSettings } from './tools-config';
+import { createCustomEnvironment } from '../envs/node-custom-module';
+import type { SearchBackend } from '../tools/search/types';
 import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
 import type { RlHooks } from './hooks';
@@ -29,27 +33,43 @@ import { resumePoint } from './run';
 import type { SamplerPosition } from '../data/sampling';
 
 export interface RunServices {
-  services: EnvServices;
+  services: RlEnvServices;
   pool: PythonPool | null;
 }
 
 /** Starts what the environment needs; the Python pool prints its isolation level (and refuses a
- * weak sandbox unless rollout.allow_weak_sandbox) before any model-written code can run. */
+ * weak sandbox unless rollout.allow_weak_sandbox) before any model-written code can run. The
+ * tools section adds the proxy search backend, the HTTP tools and loads data.env_module. */
 export async function startServices(cfg: RlConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunServices> {
-  const services: EnvServices = {};
+  const services: RlEnvServices = {};
   let pool: PythonPool | null = null;
   if (needsPython(cfg)) {
     const allowWeakSandbox = cfg.rollout.allow_weak_sandbox;
     announceSandbox(log, { allowWeakSandbox });
-    pool = createNodePythonPool({ workers: cfg.rollout.python_workers, timeoutMs: cfg.rollout.tool_timeout_ms, allowWeakSandbox });
+    pool = createNodePythonPool({ ...poolSettings(cfg), allowWeakSandbox });
     await pool.ready();
     services.python = pool;
   }
-  const file = cfg.data.corpus ?? shippedCorpus(cfg.data.env);
-  if (file && (cfg.data.env === 'search_qa' || cfg.data.env === 'agent')) {
-    services.search = new CorpusSearch(parseCorpusJsonl(readFileSync(file, 'utf8'), file));
+  try {
+    if (needsSearch(cfg)) services.search = await searchBackend(cfg);
+    services.extraTools = extraTools(cfg, services.search ?? null);
+    if (cfg.data.env_module !== null) {
+      const e = cfg.env, base: EnvServices = { ...(services.python ? { python: services.python } : {}), ...(services.search ? { search: services.search } : {}) };
+      services.custom = await createCustomEnvironment(cfg.data.env_module, { services: base, weights: e.weights, ...(e.system_prompt !== null ? { systemPrompt: e.system_prompt } : {}) });
+    }
+  } catch (err) {
+    await pool?.close();
+    throw err;
   }
   return { services, pool };
+}
+
+/** tools.search: the running proxy (proxy mode) or the corpus file (tools.search.corpus, data.corpus, the shipped one). */
+async function searchBackend(cfg: RlConfig): Promise<SearchBackend> {
+  if (cfg.tools.search.mode === 'proxy') return connectSearchProxy(cfg);
+  const file = cfg.tools.search.corpus ?? cfg.data.corpus ?? (cfg.data.env_module === null ? shippedCorpus(cfg.data.env) : null) ?? shippedCorpus('search_qa');
+  if (!file || !existsSync(file)) throw new Error(`tools.search: the corpus ${file ?? '(none)'} does not exist; set tools.search.corpus to a corpus JSONL`);
+  return new CorpusSearch(parseCorpusJsonl(readFileSync(file, 'utf8'), file));
 }
 
 export function loadTasksFor(cfg: RlConfig, split: 'train' | 'eval', log: (s: string) => void): Task[] {
