@@ -123,9 +123,10 @@ function applyField(cfg: RlConfig, where: string, path: string, v: unknown): voi
 function applyRaw(cfg: RlConfig, where: string, raw: Record<string, unknown>, prefix = ''): void {
   for (const [k, v] of Object.entries(raw)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (FIELDS[path] || !isObject(v) || (prefix && !ALL_SECTIONS.includes(path))) applyField(cfg, where, path, v);
+    const hasSubsections = prefix !== '' && ALL_SECTIONS.some((x) => x.startsWith(`${prefix}.`));
+    if (FIELDS[path] || !isObject(v) || (prefix && !hasSubsections && !ALL_SECTIONS.includes(path))) applyField(cfg, where, path, v);
     else if (!ALL_SECTIONS.includes(path)) {
-      const hint = didYouMean(path, [...SECTIONS, ...Object.keys(FIELDS)]);
+      const hint = didYouMean(path, [...ALL_SECTIONS, ...Object.keys(FIELDS)]);
       throw new ConfigError(`${where}: unknown section ${path}${hint ? `; did you mean ${hint}?` : `; known sections: ${SECTIONS.join(', ')}`}`);
     } else applyRaw(cfg, where, v, path);
   }
