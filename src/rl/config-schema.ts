@@ -210,6 +210,6 @@ export const FIELDS: Record<string, FieldDoc> = {
   'tools.search.url': { kind: str(true), doc: 'proxy mode: the proxy\'s API base, e.g. http://127.0.0.1:8787/api (required in proxy mode).' },
   'tools.search.provider': { kind: str(true), doc: 'proxy mode: the provider the proxy must be using (tavily, serper, bing, searxng, custom); checked at start against its /api/health (null: any).' },
   'tools.search.timeout_ms': { kind: int(1), doc: 'Per search timeout in ms (the proxy keeps its own retries inside it).' },
-  'tools.search.top_k': { kind: int(1, 10), doc: 'Results returned per search call.' },
+  'tools.search.top_k': { kind: int(1, 10), doc: 'Results returned per search call (search_qa and the offered tool; agent keeps its own 1).' },
   'tools.http': { kind: { t: 'http_tools' }, doc: 'User HTTP tools offered in every environment: a list of {name, description, url, method (POST: JSON body, GET: query string; default POST), parameters (JSON Schema of the arguments), timeout_ms (default 10000)}.' },
 };
