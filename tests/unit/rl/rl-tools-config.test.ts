@@ -175,6 +175,18 @@ describe('tools: the config fields', () => {
     expect(err({ tools: { search: { url: 'http://127.0.0.1:8787/api' } } })).toContain('tools.search.url is set but tools.search.mode is "corpus"; set tools.search.mode: proxy');
   });
 
+  it('offers the corpus search to an env without one (tools.search.offer) and names a missing corpus', async () => {
+    const svc = await startServices(config({ search: { offer: true, corpus: 'datasets/squad_corpus.jsonl', top_k: 1 } }), () => {});
+    const search = svc.services.extraTools!.find((t) => t.name === 'search')!;
+    const out = await search.call({ query: 'Super Bowl 50' }, { episodeId: 'e' });
+    console.log(`corpus search: ${out.text.slice(0, 100)}`);
+    expect(out.ok).toBe(true);
+    expect(out.text.split('\n\n')).toHaveLength(1);   // top_k 1
+    expect(out.text).toContain('Super Bowl');
+    await expect(startServices(config({ search: { offer: true, corpus: 'datasets/nope.jsonl' } }), () => {}))
+      .rejects.toThrow('tools.search: the corpus datasets/nope.jsonl does not exist; set tools.search.corpus to a corpus JSONL');
+  });
+
   it('sends GET tools their arguments as a query string and reports HTTP errors', async () => {
     const url = await listen((req) => (req.url?.includes('city=Oslo') ? { status: 200, text: `got ${req.method} ${req.url}` } : { status: 404, text: 'no such city' }));
     const call = directHttpTransport([{ name: 'w', url: `${url}/w`, method: 'GET', timeout_ms: 2000 }]);
