@@ -74,7 +74,7 @@ export const DEFAULT_CONFIG: RlConfig = {
   eval: { split: 'eval', samples: 1, num_tasks: 50, temperature: 0 },
   tools: {
     python: { workers: 0, timeout_ms: 0, memory_mb: 512, output_bytes: 65_536 },
-    search: { mode: 'corpus', offer: false, corpus: null, url: null, provider: null, timeout_ms: 10_000, top_k: 3 },
+    search: { mode: 'corpus', offer: false, corpus: null, url: null, provider: null, timeout_ms: 0, top_k: 3 },
     http: [],
   },
 };
@@ -209,7 +209,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'tools.search.corpus': { kind: str(true), doc: 'corpus mode: the corpus JSONL (null: data.corpus, then the env\'s shipped corpus); data.corpus is the older name, both set to different files is an error.' },
   'tools.search.url': { kind: str(true), doc: 'proxy mode: the proxy\'s API base, e.g. http://127.0.0.1:8787/api (required in proxy mode).' },
   'tools.search.provider': { kind: str(true), doc: 'proxy mode: the provider the proxy must be using (tavily, serper, bing, searxng, custom); checked at start against its /api/health (null: any).' },
-  'tools.search.timeout_ms': { kind: int(1), doc: 'Per search timeout in ms (the proxy keeps its own retries inside it).' },
+  'tools.search.timeout_ms': { kind: int(0), doc: 'Per search timeout in ms, the proxy\'s retries inside it (0: rollout.tool_timeout_ms; must not exceed it).' },
   'tools.search.top_k': { kind: int(1, 10), doc: 'Results returned per search call (search_qa and the offered tool; agent keeps its own 1).' },
-  'tools.http': { kind: { t: 'http_tools' }, doc: 'User HTTP tools offered in every environment: a list of {name, description, url, method (POST: JSON body, GET: query string; default POST), parameters (JSON Schema of the arguments), timeout_ms (default 10000)}.' },
+  'tools.http': { kind: { t: 'http_tools' }, doc: 'User HTTP tools offered in every environment: a list of {name, description, url, method (POST: JSON body, GET: query string; default POST), parameters (JSON Schema of the arguments), timeout_ms (default 10000, at most rollout.tool_timeout_ms)}.' },
 };

@@ -56,6 +56,9 @@ export function toolsConflict(c: RlConfig): string | null {
     return `tools.python.workers (${p.workers}) and rollout.python_workers (${r.python_workers}) disagree; tools.python.workers wins: remove rollout.python_workers`;
   }
   if (p.timeout_ms > r.tool_timeout_ms) return `tools.python.timeout_ms (${p.timeout_ms}) is above rollout.tool_timeout_ms (${r.tool_timeout_ms}), which cancels every tool call first: lower it or raise rollout.tool_timeout_ms`;
+  const slow = c.tools.http.find((t) => t.timeout_ms > r.tool_timeout_ms);
+  if (slow) return `tools.http ${slow.name}.timeout_ms (${slow.timeout_ms}) is above rollout.tool_timeout_ms (${r.tool_timeout_ms}), which cancels every tool call first: lower it or raise rollout.tool_timeout_ms`;
+  if (s.timeout_ms > r.tool_timeout_ms) return `tools.search.timeout_ms (${s.timeout_ms}) is above rollout.tool_timeout_ms (${r.tool_timeout_ms}), which cancels every tool call first: lower it or raise rollout.tool_timeout_ms`;
   if (s.corpus !== null && c.data.corpus !== null && s.corpus !== c.data.corpus) {
     return `tools.search.corpus (${s.corpus}) and data.corpus (${c.data.corpus}) name different files; tools.search.corpus wins: remove data.corpus`;
   }
@@ -95,12 +98,12 @@ export function needsSearch(c: RlConfig): boolean {
  * provider tools.search.provider asks for). Node sends the proxy's own origin, as its page would.
  */
 export async function connectSearchProxy(c: RlConfig, fetchFn: typeof fetch = (...a) => fetch(...a)): Promise<SearchBackend> {
-  const s = c.tools.search;
+  const s = c.tools.search, timeoutMs = s.timeout_ms || c.rollout.tool_timeout_ms;
   const base = (s.url ?? '').replace(/\/$/, '');
   const origin = new URL(base).origin;
   let health: { provider?: string };
   try {
-    const res = await fetchFn(`${base}/health`, { signal: AbortSignal.timeout(s.timeout_ms) });
+    const res = await fetchFn(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     health = (await res.json()) as { provider?: string };
   } catch (e) {
@@ -113,7 +116,7 @@ export async function connectSearchProxy(c: RlConfig, fetchFn: typeof fetch = (.
   return {
     name: client.name,
     search: (query, k, signal) => {
-      const timeout = AbortSignal.timeout(s.timeout_ms);
+      const timeout = AbortSignal.timeout(timeoutMs);
       return client.search(query, k, signal ? AbortSignal.any([signal, timeout]) : timeout);
     },
   };

@@ -170,6 +170,7 @@ describe('tools: the config fields', () => {
     expect(err({ tools: { python: { workers: 4 } }, rollout: { python_workers: 3 } }))
       .toBe('c.yaml: tools.python.workers (4) and rollout.python_workers (3) disagree; tools.python.workers wins: remove rollout.python_workers');
     expect(err({ tools: { python: { timeout_ms: 20_000 } } })).toContain('tools.python.timeout_ms (20000) is above rollout.tool_timeout_ms (10000)');
+    expect(err({ tools: { http: [{ name: 'w', description: 'd', url: 'http://x', timeout_ms: 60_000 }] } })).toContain('tools.http w.timeout_ms (60000) is above rollout.tool_timeout_ms (10000)');
     expect(err({ tools: { search: { corpus: 'a.jsonl' } }, data: { corpus: 'b.jsonl' } })).toContain('tools.search.corpus (a.jsonl) and data.corpus (b.jsonl) name different files');
     expect(err({ tools: { search: { mode: 'proxy' } } })).toContain('tools.search.mode is "proxy" but tools.search.url is null');
     expect(err({ tools: { search: { url: 'http://127.0.0.1:8787/api' } } })).toContain('tools.search.url is set but tools.search.mode is "corpus"; set tools.search.mode: proxy');
