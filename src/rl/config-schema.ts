@@ -1,17 +1,29 @@
 // The RL training config as types, defaults and one doc line per field (TRL grpo_config.py as the
-// model): one section per concern (model, data, env, rollout, grpo, ppo, rejection, optim, lora,
-// train, log, eval). config-validate.ts validates against FIELDS in one place and builds the README table
+// model): one section per concern (model, data, env, rollout, grpo, ppo, rejection, optim, lora, train,
+// log, eval, tools with python / search / http). config-validate.ts validates against FIELDS in one place and builds the README table
 // from them; tests/unit/rl/rl-config.test.ts checks every field is documented and in README.md.
 import type { Projection } from '../model/types';
+import type { JsonSchema } from '../tools/json-schema';
 import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator } from './advantages';
 
 export type TrainerKind = 'grpo' | 'ppo' | 'rejection_sampling' | 'reward_weighted' | 'sft';
 export type RlEnvName = 'math' | 'code_exec' | 'search_qa' | 'agent' | 'story';
 
+/** One user HTTP tool of `tools.http` (defaults filled in by validation). */
+export interface HttpToolEntry {
+  name: string;
+  description: string;
+  url: string;
+  method: 'GET' | 'POST';
+  /** JSON Schema (type object) of the arguments the model passes. */
+  parameters: JsonSchema;
+  timeout_ms: number;
+}
+
 export interface RlConfig {
   trainer: TrainerKind;
   model: { path: string; tokenizer: string | null; adapter: string | null; quant: 'nf4' | 'none'; quant_embeddings: boolean; template: 'auto' | 'plain' };
-  data: { env: RlEnvName; dataset: string | null; eval_dataset: string | null; corpus: string | null; story_words: string[]; story_target_words: number; max_tasks: number; max_length: number; shuffle: boolean };
+  data: { env: RlEnvName; dataset: string | null; eval_dataset: string | null; corpus: string | null; story_words: string[]; story_target_words: number; env_module: string | null; max_tasks: number; max_length: number; shuffle: boolean };
   env: { python_tool: boolean; answer_format: 'boxed' | 'hash' | 'answer_is'; system_prompt: string | null; weights: Record<string, number>; max_attempts: number; attempt_penalty: number };
   rollout: {
     batch_size: number; group_size: number; max_turns: number; max_tokens: number; max_new_tokens: number;
@@ -31,12 +43,17 @@ export interface RlConfig {
   train: { steps: number; seed: number; recompute: boolean };
   log: { out_dir: string; checkpoint_every: number; rollouts: boolean; print_examples: number };
   eval: { split: 'eval' | 'train'; samples: number; num_tasks: number; temperature: number };
+  tools: {
+    python: { workers: number; timeout_ms: number; memory_mb: number; output_bytes: number };
+    search: { mode: 'corpus' | 'proxy'; offer: boolean; corpus: string | null; url: string | null; provider: string | null; timeout_ms: number; top_k: number };
+    http: HttpToolEntry[];
+  };
 }
 
 export const DEFAULT_CONFIG: RlConfig = {
   trainer: 'grpo',
   model: { path: '', tokenizer: null, adapter: null, quant: 'nf4', quant_embeddings: false, template: 'auto' },
-  data: { env: 'math', dataset: null, eval_dataset: null, corpus: null, story_words: ['dog', 'ball', 'cat', 'tree'], story_target_words: 0, max_tasks: 0, max_length: 0, shuffle: true },
+  data: { env: 'math', dataset: null, eval_dataset: null, corpus: null, story_words: ['dog', 'ball', 'cat', 'tree'], story_target_words: 0, env_module: null, max_tasks: 0, max_length: 0, shuffle: true },
   env: { python_tool: false, answer_format: 'boxed', system_prompt: null, weights: {}, max_attempts: 1, attempt_penalty: 0 },
   rollout: {
     batch_size: 4, group_size: 8, max_turns: 3, max_tokens: 1024, max_new_tokens: 256,
@@ -55,6 +72,11 @@ export const DEFAULT_CONFIG: RlConfig = {
   train: { steps: 100, seed: 0, recompute: true },
   log: { out_dir: 'runs/rl', checkpoint_every: 50, rollouts: true, print_examples: 1 },
   eval: { split: 'eval', samples: 1, num_tasks: 50, temperature: 0 },
+  tools: {
+    python: { workers: 0, timeout_ms: 0, memory_mb: 512, output_bytes: 65_536 },
+    search: { mode: 'corpus', offer: false, corpus: null, url: null, provider: null, timeout_ms: 0, top_k: 3 },
+    http: [],
+  },
 };
 
 /**
@@ -77,7 +99,8 @@ export type FieldKind =
   | { t: 'string'; nullable: boolean; nonEmpty?: boolean }
   | { t: 'enum'; values: readonly string[] }
   | { t: 'strings'; values?: readonly string[] }
-  | { t: 'weights' };
+  | { t: 'weights' }
+  | { t: 'http_tools' };
 
 export interface FieldDoc {
   kind: FieldKind;
@@ -107,6 +130,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'data.corpus': { kind: str(true), doc: 'search_qa / agent: the corpus JSONL the search tool reads (null: datasets/squad_corpus.jsonl, agent: datasets/agent_corpus.jsonl).' },
   'data.story_words': { kind: { t: 'strings' }, doc: 'story: the words a story must mention (one task per word, cycled).' },
   'data.story_target_words': { kind: int(0), doc: 'story: target length in words for the `length` reward part (0: no length part).' },
+  'data.env_module': { kind: str(true), doc: 'A custom environment: a .ts/.js module (relative to the working directory) whose default export builds an Environment (docs/envs.md); data.env is then ignored and data.dataset (JSONL, one task object per line) holds its tasks.' },
   'data.max_tasks': { kind: int(0), doc: 'Use only the first N tasks of the dataset (0: all).' },
   'env.python_tool': { kind: bool, doc: 'math: offer the `python` tool (a Pyodide pool); code_exec always runs tests in Python.' },
   'env.answer_format': { kind: oneOf('boxed', 'hash', 'answer_is'), doc: 'math: the final-answer format asked for and rewarded.' },
@@ -176,4 +200,16 @@ export const FIELDS: Record<string, FieldDoc> = {
   'eval.samples': { kind: int(1), doc: 'k: samples per task for pass@k (1: greedy accuracy).' },
   'eval.num_tasks': { kind: int(0), doc: 'Held-out tasks graded (0: all).' },
   'eval.temperature': { kind: num({ min: 0 }), doc: 'Sampling temperature of eval (0: greedy; pass@k with k > 1 needs > 0).' },
+  'tools.python.workers': { kind: int(0, 16), doc: 'Pyodide workers of the Python pool (0: rollout.python_workers; both set to different values is an error).' },
+  'tools.python.timeout_ms': { kind: int(0), doc: 'Wall-clock limit of one Python run in ms (0: rollout.tool_timeout_ms; must not exceed it).' },
+  'tools.python.memory_mb': { kind: int(64, 4096), doc: 'Wasm memory limit of one Pyodide worker in MiB.' },
+  'tools.python.output_bytes': { kind: int(1), doc: 'stdout + stderr kept per run in bytes; the rest is cut (OutputLimitExceeded).' },
+  'tools.search.mode': { kind: oneOf('corpus', 'proxy'), doc: 'Where the `search` tool looks: the offline BM25 corpus, or a running search proxy (`npm run proxy`) at tools.search.url.' },
+  'tools.search.offer': { kind: bool, doc: 'Also offer the `search` tool in environments that have none (math, code_exec, story, custom); search_qa and agent always have it.' },
+  'tools.search.corpus': { kind: str(true), doc: 'corpus mode: the corpus JSONL (null: data.corpus, then the env\'s shipped corpus); data.corpus is the older name, both set to different files is an error.' },
+  'tools.search.url': { kind: str(true), doc: 'proxy mode: the proxy\'s API base, e.g. http://127.0.0.1:8787/api (required in proxy mode).' },
+  'tools.search.provider': { kind: str(true), doc: 'proxy mode: the provider the proxy must be using (tavily, serper, bing, searxng, custom); checked at start against its /api/health (null: any).' },
+  'tools.search.timeout_ms': { kind: int(0), doc: 'Per search timeout in ms, the proxy\'s retries inside it (0: rollout.tool_timeout_ms; must not exceed it).' },
+  'tools.search.top_k': { kind: int(1, 10), doc: 'Results returned per search call (search_qa and the offered tool; agent keeps its own 1).' },
+  'tools.http': { kind: { t: 'http_tools' }, doc: 'User HTTP tools offered in every environment: a list of {name, description, url, method (POST: JSON body, GET: query string; default POST), parameters (JSON Schema of the arguments), timeout_ms (default 10000, at most rollout.tool_timeout_ms)}.' },
 };

@@ -5,6 +5,7 @@
 // Tested by tests/unit/rl/rl-config.test.ts (errors, every preset in configs/, README table).
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_CONFIG, FIELDS, SFT_DEFAULTS, type FieldKind, type RlConfig } from './config-schema';
+import { checkHttpTools, toolsConflict } from './tools-config';
 
 export { DEFAULT_CONFIG, FIELDS, type RlConfig } from './config-schema';
 
@@ -20,6 +21,8 @@ export interface ConfigOverrides {
 export class ConfigError extends Error {}
 
 const SECTIONS = [...new Set(Object.keys(FIELDS).filter((k) => k.includes('.')).map((k) => k.split('.')[0]))];
+/** Sections and sub-sections (tools.python): every proper prefix of a field path. */
+const ALL_SECTIONS = [...new Set(Object.keys(FIELDS).flatMap((k) => k.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))))];
 
 /** Levenshtein distance (small strings: the field names). */
 function distance(a: string, b: string): number {
@@ -80,6 +83,10 @@ export function checkValue(kind: FieldKind, v: unknown): string | null {
       if (!isObject(v)) return 'use a mapping of reward part names to numbers, e.g. {correctness: 1}';
       for (const [k, x] of Object.entries(v)) if (typeof x !== 'number' || !Number.isFinite(x)) return `weight "${k}" is ${show(x)}; use a finite number`;
       return null;
+    case 'http_tools': {
+      const r = checkHttpTools(v, didYouMean);
+      return 'error' in r ? r.error : null;
+    }
   }
 }
 
@@ -107,17 +114,19 @@ function applyField(cfg: RlConfig, where: string, path: string, v: unknown): voi
     throw new ConfigError(`${where}: unknown field ${path}${hint ? `; did you mean ${hint}?` : `; known sections: ${SECTIONS.join(', ')}`}`);
   }
   const why = checkValue(f.kind, v);
-  if (why) throw new ConfigError(`${where}: ${path} is ${show(v)}; ${why}`);
-  setPath(cfg, path, v);
+  if (why) throw new ConfigError(f.kind.t === 'http_tools' ? `${where}: ${why}` : `${where}: ${path} is ${show(v)}; ${why}`);
+  const http = f.kind.t === 'http_tools' ? checkHttpTools(v, didYouMean) : null;
+  setPath(cfg, path, http && 'tools' in http ? http.tools : v);   // tools.http with its defaults filled
 }
 
-/** Walks the YAML mapping: sections are mappings, fields are leaves (env.weights a whole mapping). */
+/** Walks the YAML mapping: sections (and sub-sections such as tools.search) are mappings, fields are leaves (env.weights a whole mapping). */
 function applyRaw(cfg: RlConfig, where: string, raw: Record<string, unknown>, prefix = ''): void {
   for (const [k, v] of Object.entries(raw)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (FIELDS[path] || !isObject(v) || prefix) applyField(cfg, where, path, v);
-    else if (!SECTIONS.includes(path)) {
-      const hint = didYouMean(path, [...SECTIONS, ...Object.keys(FIELDS)]);
+    const hasSubsections = prefix !== '' && ALL_SECTIONS.some((x) => x.startsWith(`${prefix}.`));
+    if (FIELDS[path] || !isObject(v) || (prefix && !hasSubsections && !ALL_SECTIONS.includes(path))) applyField(cfg, where, path, v);
+    else if (!ALL_SECTIONS.includes(path)) {
+      const hint = didYouMean(path, [...ALL_SECTIONS, ...Object.keys(FIELDS)]);
       throw new ConfigError(`${where}: unknown section ${path}${hint ? `; did you mean ${hint}?` : `; known sections: ${SECTIONS.join(', ')}`}`);
     } else applyRaw(cfg, where, v, path);
   }
@@ -156,6 +165,9 @@ function crossCheck(c: RlConfig, where: string): void {
   if (c.eval.samples > 1 && c.eval.temperature === 0) fail(`eval.samples is ${c.eval.samples} but eval.temperature is 0: greedy samples are identical; set eval.temperature > 0 (e.g. 1) for pass@k`);
   if (c.trainer === 'sft' && !c.data.dataset) fail('trainer is "sft" but data.dataset is null; set it to a chat JSONL file (or pass --dataset F)');
   if (c.trainer !== 'sft' && c.train.steps < 1) fail(`train.steps is 0; ${c.trainer} needs at least 1 step (0 means one epoch for trainer sft only)`);
+  if (c.data.env_module !== null && c.data.dataset === null && c.trainer !== 'sft') fail(`data.env_module is ${c.data.env_module} but data.dataset is null; a custom environment reads its tasks from data.dataset (JSONL, one task object per line with a task_id)`);
+  const tools = toolsConflict(c);
+  if (tools) fail(tools);
   if (c.optim.schedule === 'cosine' && c.train.steps > 0 && c.optim.warmup_steps >= c.train.steps) fail(`optim.warmup_steps (${c.optim.warmup_steps}) must be below train.steps (${c.train.steps}) for a cosine schedule`);
 }
 

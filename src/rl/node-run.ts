@@ -1,5 +1,6 @@
 // Node side of an RL run (the `train` / `eval` commands and the experiment script): loads the
-// model, the services the environment needs (a Pyodide pool, the SQuAD corpus), the tasks, the
+// model, the services the environment needs (a Pyodide pool, the search corpus or proxy, the tools
+// section's HTTP tools, a custom env module), the tasks, the
 // Trainer and the GPU GRPO loss from a validated RlConfig; the run folder is written by the
 // recorder (src/run/recorder.ts) over NodeFsStorage (config.yaml, metrics.jsonl, rollouts.jsonl,
 // checkpoints/step-N/, adapter/; folders written atomically). Resuming puts the run folder in order
@@ -8,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Task } from '../data/schemas';
+import type { Environment } from '../envs/types';
 import { announceSandbox, createNodePythonPool } from '../tools/python/node-pool';
 import { restoreTrainState } from '../train/trainer-state';
 import { NodeFsStorage } from '../run/node-storage';
@@ -19,6 +21,7 @@ import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from './config-validate';
 import { taskFile, tasksFromText } from './env-factory';
 import { startEnvServices, type RunServices } from './env-services';
+import { createCustomEnvironment } from '../envs/node-custom-module';
 import { createRlContext } from '../run/rl-context';
 import type { GrpoContext } from './grpo-trainer';
 import type { RlHooks } from './hooks';
@@ -26,16 +29,20 @@ import type { SamplerPosition } from '../data/sampling';
 
 export type { RunServices };
 
-/** Starts what the environment needs (src/rl/env-services.ts) with a process pool and files read
- * from disk; the Python pool prints its isolation level (and refuses a weak sandbox unless
- * rollout.allow_weak_sandbox) before any model-written code can run. */
+/** Starts what the environment needs (src/rl/env-services.ts) with a process pool, files read from
+ * disk and data.env_module loaded as a module; the Python pool prints its isolation level (and
+ * refuses a weak sandbox unless rollout.allow_weak_sandbox) before any model-written code can run. */
 export async function startServices(cfg: RlConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunServices> {
   return startEnvServices(cfg, {
     createPool: ({ allowWeakSandbox, ...settings }) => {
       announceSandbox(log, { allowWeakSandbox });
       return createNodePythonPool({ ...settings, allowWeakSandbox });
     },
-    readText: async (file) => readFileSync(file, 'utf8'),
+    readText: async (file) => {
+      if (!existsSync(file)) throw new Error('no such file');
+      return readFileSync(file, 'utf8');
+    },
+    loadCustomEnv: async (modulePath, request) => (await createCustomEnvironment(modulePath, request)) as Environment<Task>,
   });
 }
 

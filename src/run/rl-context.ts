@@ -4,7 +4,6 @@
 // every weight), the environment, the chat template and the GPU GRPO loss.
 // Exercised by tests/unit/rl/rl-grpo.test.ts and tests/e2e/run-worker.spec.ts.
 import { PLAIN_TEMPLATE } from '../agents/chat-template';
-import type { EnvServices } from '../envs';
 import { GrpoLoss } from '../gpu/kernels/grpo';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
@@ -12,7 +11,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import type { RlConfig } from '../rl/config-validate';
 import type { FileSource } from '../model/io/source';
 import { readStartPolicy, referenceFor, withStartAdapter } from '../rl/policy-setup';
-import { buildEnvironment } from '../rl/env-factory';
+import { buildEnvironment, type RlEnvServices } from '../rl/env-factory';
 import type { GrpoContext } from '../rl/grpo-trainer';
 import { composeHooks, type RlHooks } from '../rl/hooks';
 import { Trainer } from '../train/trainer';
@@ -29,7 +28,7 @@ export interface RlContextOptions {
  * from its adapter_config.json: ctx.cfg is that reconciled config), and the KL reference is built
  * here, before any checkpoint is restored, so a resumed run keeps the starting policy as reference.
  */
-export async function createRlContext(cfg: RlConfig, m: { rt: GpuRuntime; model: GpuModel; tokenizer: Tokenizer }, services: EnvServices, hooks?: RlHooks, opts: RlContextOptions = {}): Promise<GrpoContext> {
+export async function createRlContext(cfg: RlConfig, m: { rt: GpuRuntime; model: GpuModel; tokenizer: Tokenizer }, services: RlEnvServices, hooks?: RlHooks, opts: RlContextOptions = {}): Promise<GrpoContext> {
   const log = opts.log ?? (() => {});
   if (cfg.model.adapter !== null && !opts.openDir) {
     throw new Error(`model.adapter (${cfg.model.adapter}): starting from an adapter is not available here yet; start the run from the CLI (train --adapter) or remove model.adapter`);

@@ -59,6 +59,7 @@ export const trlBundleCommand: CliCommand = {
 The bundle's README.md has the accelerate launch command; CONFIG_MAP.md maps every field.`,
   async run(args) {
     const cfg = readConfig(args);
+    if (cfg.data.env_module !== null) throw new Error(`export --format trl: data.env_module ${cfg.data.env_module} is a custom environment with no Python reward port; TRL export supports data.env ${TRL_ENVS.join(', ')}`);
     const envName = cfg.data.env;
     if (!isTrlEnv(envName)) throw new Error(`export --format trl: data.env ${envName} has no Python reward port yet (supported: ${TRL_ENVS.join(', ')})`);
     const out = requireString(args, 'out');

@@ -95,7 +95,7 @@ examples per update.`,
     const folder = prepareRunFolder(out, intent, 'train');
     const run = await openRun(cfg, { log, resume: folder === 'resume' ? out : undefined, tune: getBool(args, 'tune', true) });
     try {
-      log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${cfg.data.env} (${run.tasks.length} tasks), out ${out}\n`);
+      log(`${cfg.trainer}: ${cfg.train.steps} steps, B=${cfg.rollout.batch_size} G=${cfg.rollout.group_size}, env ${run.ctx.env.name}${cfg.data.env_module !== null ? ` (${cfg.data.env_module})` : ''} (${run.tasks.length} tasks), out ${out}\n`);
       const control = new RunControl();
       const release = stopOnInterrupt(control, log);
       const line = (s: string) => log(s + '\n');

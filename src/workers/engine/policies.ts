@@ -7,7 +7,7 @@ import type { LoadedModel } from '../../model/io/loader';
 import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, readPeftAdapter } from '../../model/io/peft';
 import { GpuModel } from '../../model/gpu/model';
 import type { RlConfig } from '../../rl/config-validate';
-import { corpusFile, type RunServices } from '../../rl/env-services';
+import { servicesKey, type RunServices } from '../../rl/env-services';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { StorageSource } from '../../run/storage';
 import { workerServices } from './services';
@@ -43,8 +43,7 @@ export class Policies {
 
   /** The env's Python pool and corpus. */
   services(cfg: RlConfig): Promise<RunServices> {
-    const r = cfg.rollout;
-    const key = `${cfg.data.env}|${cfg.env.python_tool}|${corpusFile(cfg)}|${r.python_workers}|${r.tool_timeout_ms}`;
+    const key = servicesKey(cfg);
     if (this.svc?.key !== key) {
       const old = this.svc;
       this.svc = { key, ready: workerServices(cfg) };

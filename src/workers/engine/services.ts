@@ -28,7 +28,7 @@ export function workerServices(cfg: RlConfig): Promise<RunServices> {
   return startEnvServices(cfg, {
     // The browser's boundary is the CSP on the sandbox worker's script (vite-plugins.ts), not an OS level:
     // rollout.allow_weak_sandbox has nothing to relax here.
-    createPool: ({ workers, timeoutMs }) => createBrowserPythonPool({ workers, timeoutMs, startTimeoutMs: START_TIMEOUT_MS }),
-    readText: (file) => shippedText(file, cfg.data.corpus ? 'data.corpus' : 'corpus'),
+    createPool: ({ allowWeakSandbox: _unused, ...settings }) => createBrowserPythonPool({ ...settings, startTimeoutMs: START_TIMEOUT_MS }),
+    readText: (file) => shippedText(file, cfg.tools.search.corpus ? 'tools.search.corpus' : cfg.data.corpus ? 'data.corpus' : 'corpus'),
   });
 }
