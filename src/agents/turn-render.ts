@@ -23,7 +23,7 @@ export interface TurnRendererOptions {
 
 export class TurnRenderer {
   readonly template: string;
-  /** True when the model has no template and the plain `role: content` one is used. */
+  /** True when the plain `role: content` template is used (the model has none, or it was asked for). */
   readonly plain: boolean;
   readonly tools: ToolSpec[];
   /** Ids that end an assistant turn unless the config names others. */
@@ -32,7 +32,8 @@ export class TurnRenderer {
   constructor(readonly tok: Tokenizer, opts: TurnRendererOptions = {}) {
     const t = opts.template === null ? undefined : (opts.template ?? tok.chatTemplate);
     this.template = t ?? PLAIN_TEMPLATE;
-    this.plain = t === undefined;
+    // The plain template, defaulted (no template) or forced (model.template: plain), lists the tools itself.
+    this.plain = this.template === PLAIN_TEMPLATE;
     this.tools = opts.tools ?? [];
     const imEnd = tok.tokenToId('<|im_end|>');
     const ids = new Set([...tok.eosTokenIds, ...(opts.modelEosTokenIds ?? []), ...(imEnd !== undefined && !this.plain ? [imEnd] : [])]);
