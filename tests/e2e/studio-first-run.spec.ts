@@ -117,6 +117,8 @@ test('first run: default agent, Start, live charts and tool-call episodes, Stop,
   console.log(`tool calls per episode: ${calls.join(' ')}`);
   expect(calls.filter((n) => n > 0).length, 'episodes with a tool call').toBeGreaterThan(0);
   await shot(page, testInfo, '3-first-points');
+  await page.getByTestId('rollout-scroll').scrollIntoViewIfNeeded();
+  await shot(page, testInfo, '3-first-episodes');
   expect.soft(Math.max(0, ...startTasks), 'no main-thread task over 100 ms from Start to the first chart points').toBeLessThanOrEqual(100);
 
   // 4. Stop: the current step ends, a checkpoint and the adapter so far are written.

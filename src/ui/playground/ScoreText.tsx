@@ -71,7 +71,7 @@ export function ScoreText() {
         (the tokenizer&apos;s special tokens included), under the base model{adapter ? ' and the picked adapter' : ''}. Hover a token for its figure.</p>
       <form onSubmit={onSubmit} className="play-form">
         <label htmlFor={textId}>Text to score</label>
-        <textarea id={textId} rows={2} value={text} onChange={(e) => setText(e.target.value)} data-testid="score-input" />
+        <textarea id={textId} rows={4} value={text} onChange={(e) => setText(e.target.value)} data-testid="score-input" />
         <button type="submit" disabled={scoring || !text} data-testid="score-run">{scoring ? 'Scoring...' : adapter ? 'Score with base and adapter' : 'Score'}</button>
       </form>
       {error && <p className="error" role="alert" data-testid="score-panel-error">{error}</p>}
