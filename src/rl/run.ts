@@ -2,7 +2,7 @@
 // resumable), run one grpo / rejection / reward-weighted step, and report through RunEvent
 // (src/run/events.ts): started, then per step the metrics row, its episodes (rollout), a warning
 // when the loss is 0 and why, progress; a checkpoint every N steps, on request and at the end; the
-// PEFT adapter with `finished`; `cancelled` on stop, `failed` (naming the last checkpoint) on an
+// PEFT adapter with `finished`; `cancelled` on stop (with the adapter trained so far), `failed` (naming the last checkpoint) on an
 // error. Writing files is the recorder's job (src/run/recorder.ts). Tested by tests/unit/rl/rl-grpo.test.ts.
 import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
@@ -68,6 +68,13 @@ export async function checkpointFiles(ctx: GrpoContext, step: number, sampler: S
   return saveTrainState(state);
 }
 
+/** LoRA: the PEFT adapter; full mode: the trained model as a Hugging Face folder. */
+async function exportOf(ctx: GrpoContext, baseModelName: string): Promise<{ path: string; files: RunFiles }> {
+  return ctx.trainer.trainable.mode === 'lora'
+    ? { path: 'adapter', files: await adapterFiles(ctx, baseModelName) }
+    : { path: 'model', files: await fullModelFiles(ctx.trainer, ctx.tokenizer) };
+}
+
 /** The PEFT adapter's files, with the value head beside it when the trainer has one (trainer: ppo). */
 async function adapterFiles(ctx: GrpoContext, baseModelName: string): Promise<RunFiles> {
   const files = exportPeftAdapter(await ctx.trainer.exportLora(), ctx.model.cfg, { baseModelName });
@@ -98,7 +105,8 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     for (let step = first; step < total; step++) {
       if (a.control && (await a.control.beforeStep()) === 'stopping') {
         await save(step);
-        await emit({ kind: 'cancelled', step, lastCheckpoint });
+        // A stop exports what was trained so far, as the end of the run does (the Export panel and Playground read it).
+        await emit({ kind: 'cancelled', step, lastCheckpoint, export: step > first ? await exportOf(ctx, a.baseModelName) : null });
         return { history, steps: step - first, stopped: true };
       }
       const tasks = sampler.next(cfg.rollout.batch_size);
@@ -122,11 +130,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
       const asked = a.control?.takeCheckpointRequest() ?? false;
       if (asked || (every > 0 && (step + 1) % every === 0) || step + 1 === total) await save(step + 1);
     }
-    // LoRA: the PEFT adapter; full mode: the trained model as a Hugging Face folder.
-    const exported = ctx.trainer.trainable.mode === 'lora'
-      ? { path: 'adapter', files: await adapterFiles(ctx, a.baseModelName) }
-      : { path: 'model', files: await fullModelFiles(ctx.trainer, ctx.tokenizer) };
-    await emit({ kind: 'finished', step: done, export: exported });
+    await emit({ kind: 'finished', step: done, export: await exportOf(ctx, a.baseModelName) });
     return { history, steps: done - first, stopped: false };
   } catch (e) {
     await emit({ kind: 'failed', step: done, message: (e as Error).message, lastCheckpoint });

@@ -34,8 +34,8 @@ export type RunEvent =
   | { kind: 'finished'; step: number; export: { path: string; files?: RunFiles } | null }
   /** Terminal: the loop threw; resume from `lastCheckpoint` (null: none written yet). */
   | { kind: 'failed'; step: number; message: string; lastCheckpoint: string | null }
-  /** Terminal: stopped on request after checkpointing what was done. */
-  | { kind: 'cancelled'; step: number; lastCheckpoint: string | null };
+  /** Terminal: stopped on request after checkpointing what was done; `export` as `finished` (the adapter so far) when the loop writes one. */
+  | { kind: 'cancelled'; step: number; lastCheckpoint: string | null; export?: { path: string; files?: RunFiles } | null };
 
 export type RunEventKind = RunEvent['kind'];
 
@@ -68,6 +68,7 @@ export function applyCommand(control: RunControl, c: RunCommand): void {
 export function withoutFiles(e: RunEvent): RunEvent {
   if (e.kind === 'checkpoint') return { kind: 'checkpoint', step: e.step, path: e.path };
   if (e.kind === 'finished') return { kind: 'finished', step: e.step, export: e.export ? { path: e.export.path } : null };
+  if (e.kind === 'cancelled' && e.export) return { ...e, export: { path: e.export.path } };
   return e;
 }
 

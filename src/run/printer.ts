@@ -65,7 +65,7 @@ export function printRun(o: PrinterOptions): RunEmit {
         o.log(`failed at step ${e.step}: ${e.message}; ${e.lastCheckpoint ? `the last checkpoint is ${o.where(e.lastCheckpoint)}` : 'no checkpoint was written'}`);
         break;
       case 'cancelled':
-        o.log(`stopped at step ${e.step}${e.lastCheckpoint ? ` (checkpoint ${o.where(e.lastCheckpoint)})` : ''}`);
+        o.log(`stopped at step ${e.step}${e.lastCheckpoint ? ` (checkpoint ${o.where(e.lastCheckpoint)})` : ''}${e.export ? `; export of the steps so far: ${o.where(e.export.path)}` : ''}`);
         break;
     }
   };

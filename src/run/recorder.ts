@@ -57,6 +57,7 @@ export function recordRun(storage: RunStorage, opts: RecorderOptions = {}): RunE
         if (opts.status) await writeEnd(storage, { state: 'finished', step: e.step, lastCheckpoint: null, message: null });
         break;
       case 'cancelled':
+        if (e.export?.files) await storage.writeFolder(e.export.path, e.export.files);
         if (opts.status) await writeEnd(storage, { state: 'cancelled', step: e.step, lastCheckpoint: e.lastCheckpoint, message: null });
         break;
       case 'failed':

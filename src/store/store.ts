@@ -10,10 +10,11 @@ import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createRunsSlice, type RunsSlice } from './runs-slice';
+import { createScoreSlice, type ScoreSlice } from './score-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -27,4 +28,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createPlaygroundSlice(...a),
   ...createEvalSlice(...a),
   ...createRunSlice(...a),
+  ...createScoreSlice(...a),
 }));

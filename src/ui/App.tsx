@@ -16,6 +16,7 @@ import { RunPanel } from './panels/RunPanel';
 import { RunsPanel } from './panels/RunsPanel';
 import { ToolsPanel } from './panels/ToolsPanel';
 import { GpuBadge } from './GpuBadge';
+import { ChartWarmup } from './run/ChartWarmup';
 
 function panelFromHash(): PanelId | null {
   const id = window.location.hash.replace(/^#\/?/, '');
@@ -77,6 +78,7 @@ export function App() {
       <main className="main">
         <PanelView id={panel} />
       </main>
+      <ChartWarmup />
     </div>
   );
 }

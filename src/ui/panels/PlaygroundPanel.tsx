@@ -1,11 +1,13 @@
 // Playground panel: pick a model and an adapter kept in the browser (a run's adapter/), set the
 // decoding (temperature, seed, tokens, turns), send a prompt; the replies stream in, base and
 // adapter side by side on the same prompt and seed, with every tool call's JSON and response.
-// The Config panel's config gives the tools. Tested by tests/e2e/studio-playground.spec.ts.
+// The Config panel's config gives the tools. "Score text" (playground/ScoreText.tsx) gives a text's
+// per-token log-probs for base and adapter. Tested by tests/e2e/studio-playground.spec.ts.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useStudio } from '../../store/store';
 import type { ChatSettings } from '../../rl/chat-agent';
 import { PlayColumnView } from '../playground/PlayColumnView';
+import { ScoreText } from '../playground/ScoreText';
 
 const FIELDS: { key: keyof ChatSettings; label: string; min: number; max: number; step: number }[] = [
   { key: 'temperature', label: 'Temperature (0 = greedy)', min: 0, max: 2, step: 0.1 },
@@ -98,6 +100,7 @@ export function PlaygroundPanel() {
           </div>
         </>
       )}
+      <ScoreText />
     </section>
   );
 }

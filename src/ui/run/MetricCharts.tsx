@@ -2,17 +2,10 @@
 // chart-groups.ts whose metrics appear, an EMA smoothing slider and a step / time axis toggle.
 // Exercised by tests/e2e/studio-run.spec.ts.
 import { memo, useId, useMemo, useRef, useState } from 'react';
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { MetricsRow } from '../../run/events';
 import { useStaggered, useWidth } from './stagger';
 import { CHART_GROUPS, chartPoints, groupSeries, groupUnit, metricHelp, presentMetrics, type ChartGroup } from './chart-groups';
-
-const CHART_PX = 180;
-/** Fractions start at 0; an all-zero series gets 0..1 rather than recharts' 0..4. */
-const FRACTION_DOMAIN: [number, (max: number) => number] = [0, (max) => (max > 0 ? max : 1)];
-const COLORS = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#a40e26', '#57606a'];
-
-const fmt = (v: unknown): string => (typeof v === 'number' ? (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.01) ? v.toExponential(2) : v.toFixed(3)) : String(v));
+import { CHART_PX, COLORS, fmt, MetricLineChart } from './MetricLineChart';
 
 const Chart = memo(function Chart({ group, names, rows, seconds, axis, alpha }: {
   group: ChartGroup; names: string[]; rows: readonly MetricsRow[]; seconds: readonly number[]; axis: 'step' | 'time'; alpha: number;
@@ -30,16 +23,7 @@ const Chart = memo(function Chart({ group, names, rows, seconds, axis, alpha }: 
       </figcaption>
       <div ref={box} className="chart-box" role="img" aria-label={`${group.title}: ${names.map((n) => `${n} ${last ? fmt(last[n]) : 'none'}`).join(', ')} at ${axis === 'step' ? 'step' : 'second'} ${last?.x ?? 0}`}>
         {shown === null || width === 0 ? <div style={{ height: CHART_PX }} /> : (
-          <LineChart width={width} height={CHART_PX} data={data} margin={{ top: 4, right: 12, bottom: 10, left: 0 }}>
-            <CartesianGrid stroke="#eaeef2" />
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={axis === 'time'} tick={{ fontSize: 11 }}
-              label={{ value: axis === 'step' ? 'step' : 'seconds', position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
-            <YAxis width={56} tick={{ fontSize: 11 }} tickFormatter={fmt} domain={groupUnit(names) === 'fraction' ? FRACTION_DOMAIN : ['auto', 'auto']} />
-            <Tooltip formatter={(v) => fmt(v)} labelFormatter={(x) => `${axis === 'step' ? 'step' : 's'} ${String(x)}`} />
-            {names.map((n, i) => (
-              <Line key={n} dataKey={n} name={n} stroke={COLORS[i % COLORS.length]} dot={data.length < 3} isAnimationActive={false} connectNulls />
-            ))}
-          </LineChart>
+          <MetricLineChart data={data} names={names} axis={axis} width={width} fraction={groupUnit(names) === 'fraction'} />
         )}
       </div>
       <ul className="chart-legend" aria-label={`${group.title} series`}>

@@ -128,6 +128,11 @@ export class EngineClient {
     return this.request('decode-tokens', { modelId, tokens });
   }
 
+  /** Per-token log-probs of a text (as `cli logprobs`), for the base or a run's adapter. */
+  scoreText(call: EngineCall<'score-text'>): Promise<EngineResults['score-text']> {
+    return this.request('score-text', call);
+  }
+
   terminate(): void {
     this.worker.terminate();
     this.crash('the engine worker was terminated');

@@ -39,6 +39,7 @@ import { evaluateRequest } from './evaluate';
 import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
+import { scoreText } from './score';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -128,6 +129,7 @@ export class Engine {
           if (!m) throw new Error(`no model "${req.modelId}" loaded; its tokens cannot be decoded`);
           return this.reply(req.id, 'decode-tokens', tokenPieces(m.loaded.tokenizer, req.tokens));
         }
+        case 'score-text': return this.reply(req.id, 'score-text', await scoreText(this.policies, this.serial, req));
       }
     } catch (e) {
       this.post({ kind: 'error', id: req.id, message: (e as Error).message });

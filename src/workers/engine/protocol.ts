@@ -84,7 +84,9 @@ export type EngineRequest =
    * the base and, when given, the adapter of run `adapter` (then saved as its eval.json); progress as `progress`. */
   | { kind: 'evaluate'; id: number; modelId: string; configYaml: string; split: 'eval' | 'train'; tasks: number; samples: number; dataset?: DatasetSource; adapter?: string }
   /** The text of each token under a loaded model's tokenizer (src/workers/engine/decode.ts). */
-  | { kind: 'decode-tokens'; id: number; modelId: string; tokens: number[] };
+  | { kind: 'decode-tokens'; id: number; modelId: string; tokens: number[] }
+  /** Per-token log-probs of `text` as `cli logprobs` gives them (score.ts); `adapter` = a run id whose adapter/ is in OPFS. */
+  | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -141,6 +143,8 @@ export interface EngineResults {
   evaluate: EvalReport & { savedTo: string | null };
   /** One string per token, in order. */
   'decode-tokens': string[];
+  /** The token ids (with BOS when the tokenizer adds one), each token's text, and log p(ids[t+1] | ids[..t]) for t < ids.length - 1. */
+  'score-text': { ids: number[]; pieces: string[]; logprobs: number[] };
 }
 
 export type EngineReply =
