@@ -79,7 +79,7 @@ describe('value loss kernel vs goldens and the CPU twin', () => {
     const old = Array.from({ length: N }, () => f(rand() * 2 - 1));
     const values = old.map((o) => f(o + (rand() - 0.5)));   // |v - old| up to 0.5: both sides of the clip
     const returns = Array.from({ length: N }, () => f(rand() * 2 - 1));
-    const mask = Array.from({ length: N }, () => (rand() < 0.8 ? 1 : 0));
+    const mask: number[] = Array.from({ length: N }, () => (rand() < 0.8 ? 1 : 0));
     const tokens = mask.reduce((a, x) => a + x, 0);
     const cfg = { vfCoef, clip, tokens };
     const want = value_loss_backward(values, old, returns, mask, clip, tokens).map((d) => vfCoef * d);
