@@ -269,6 +269,11 @@ export interface TrainingPlanOptions {
    * export): one readback staging buffer per tensor, all held at once.
    */
   checkpointAfter?: number[];
+  /**
+   * PPO's value head (TrainerConfig.valueHeadSeed): w [C], b [1] and their gradients, allocated
+   * after the trainable tensors, and their AdamW moments (the optimizer's last two entries).
+   */
+  valueHead?: boolean;
 }
 
 const TROW = {
@@ -285,6 +290,7 @@ const TROW = {
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
+  valueHead: 'PPO value head w [C] + b [1] and their gradients',
   csr: 'embedding backward CSR (full mode)',
   later: 'at other moments: buffers of other sizes kept by the pool, update uniforms',
   ckpt: 'checkpoint / export readback staging',
@@ -361,6 +367,14 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       grad(d.C * d.I);
     }
     grad(d.C);
+  }
+  // Trainer.create 1b: PPO's value head (ValueHeadParams.init: w, b, dw, db), trained by the same AdamW.
+  if (o.valueHead) {
+    sim.acquire(d.C * 4, 'storage', TROW.valueHead, 'f32; the gradients += by the head\'s backward');
+    sim.acquire(4, 'storage', TROW.valueHead);
+    sim.acquire(d.C * 4, 'storage', TROW.valueHead);
+    sim.acquire(4, 'storage', TROW.valueHead);
+    tensors.push(d.C, 1);
   }
   // Trainer.create 2: TrainStep (LoRA: useLora re-creates the model's Linears), kernels' buffers.
   if (lora) {

@@ -51,6 +51,7 @@ async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Proje
     params: o.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: o.lora!.rank, alpha: 8, useRslora: false, targets: o.lora!.targets }, seed: 3 },
     optimizer: { schedule: { kind: 'constant', lr: 1e-3 } },
     recompute: o.recompute,
+    valueHeadSeed: o.valueHead ? 1 : undefined,
   });
   const examples = Array.from({ length: o.batchSize }, (_, b) => {
     const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg.vocabSize);
@@ -107,6 +108,25 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
       setTuningStore(null);
     }
   }, 180_000);
+});
+
+describe('planTraining counts PPO\'s value head (tiny Qwen2)', () => {
+  it('value head w, b, their gradients and AdamW moments: plan == measured peak', async () => {
+    const cases: TrainingPlanOptions[] = [
+      { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8, recompute: false },
+      { mode: 'full', quant: 'none', quantEmbeddings: false, batchSize: 4, seqLen: 12, microBatch: 4, maxRows: 32, chunkRows: 16, recompute: true },
+    ];
+    for (const o of cases) {
+      const without = planTraining(cfg, o), plan = planTraining(cfg, { ...o, valueHead: true });
+      const peak = await measure({ ...o, valueHead: true });
+      const row = plan.rows.find((r) => r.name.startsWith('PPO value head'));
+      console.log(`${o.mode} + value head: plan ${plan.total} B (without the head ${without.total} B, +${plan.total - without.total}), measured peak ${peak} B, head row ${row?.bytes ?? 0} B`);
+      expect(peak).toBe(plan.total);
+      // w, b, dw, db (16-byte rounded) in their own row; the moments join the AdamW row (pool reuse may absorb some).
+      expect(row?.bytes).toBe(2 * (cfg.hiddenSize * 4 + 16));
+      expect(plan.total - without.total).toBeGreaterThan(row!.bytes);
+    }
+  }, 120_000);
 });
 
 describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
