@@ -141,6 +141,7 @@ export function grpoGpuUpstream(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[],
       const hasOld = seqs.every((r) => r.old), hasRef = seqs.every((r) => r.ref);
       if (cfg.beta > 0 && !hasRef) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
       const coef = grpoTokenCoefficients(mask, offsets, seqs.map((r) => r.advantage), cfg, norm);
+      seqs.forEach((r, s) => r.rowAdvantages?.forEach((A, t) => { coef[2 * (offsets[s] + t)] = A; }));   // PPO: per-row GAE
       const up = (a: Float32Array, label: string) => { const b = rt.upload(a, label); p.own(b); return b; };
       const inp = {
         logp: p.logp,

@@ -1,16 +1,19 @@
 // PPO's per-pass pieces for TrainStep: ValueHeadHook (a HiddenHook: v = hf w + b for every row of
-// a pass, read back per sequence; in the backward dN += dv w, dw += dv^T hf, db += sum dv through
-// shaders/value_head.wgsl) and ppoGpuDlogp (the GPU GRPO loss with per-row GAE advantages, plus the
-// clipped value loss's dv on the CPU from reference/ppo.ts). Rows follow TrainStep: row t of a
-// sequence is the state before token t+1. Tested by tests/unit/rl/ppo-step.test.ts.
+// a pass, read back per sequence or kept on the GPU; in the backward dN += dv w, dw += dv^T hf,
+// db += sum dv through shaders/value_head.wgsl), ppoGpuUpstream (the training path: the GPU GRPO
+// loss with per-row GAE advantages plus the clipped value loss of shaders/value_loss.wgsl, dv left
+// on the GPU for the hook, sums in step buffers: no readback) and ppoGpuDlogp (the host DlogpFn
+// form with the value loss on the CPU from reference/ppo.ts, for tests). Rows follow TrainStep:
+// row t of a sequence is the state before token t+1. Tested by tests/unit/rl/ppo-step.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GrpoLoss } from '../gpu/kernels/grpo';
 import type { ValueHead } from '../gpu/kernels/value-head';
-import type { DlogpFn, HiddenHook } from '../train/train-step';
+import { VALUE_METRICS_BYTES, type ValueLoss } from '../gpu/kernels/value-loss';
+import type { DlogpFn, GpuUpstream, HiddenHook, UpstreamPass } from '../train/train-step';
 import type { ValueHeadParams } from '../train/value-head-params';
 import type { GrpoLossConfig, GrpoSums, LossNormaliser } from '../reference/grpo_loss';
 import { value_loss_backward, value_loss_forward } from '../reference/ppo';
-import { grpoGpuDlogp, type SeqRows } from './grpo-micro';
+import { grpoGpuDlogp, grpoGpuUpstream, type GrpoStepSums, type SeqRows } from './grpo-micro';
 
 /** A sequence's loss rows [T-1] with PPO's per-row advantages, returns and old values. */
 export interface PpoRows extends SeqRows {
@@ -33,27 +36,39 @@ export class ValueHeadHook implements HiddenHook {
   readonly values = new Map<number, Float32Array>();
   /** [M] d loss / d v of the current pass (set by the DlogpFn), or null: no value gradient. */
   dv: Float32Array | null = null;
+  /** [M] f32 d loss / d v on the GPU (set by ppoGpuUpstream), used before `dv`. */
+  dvBuf: GPUBuffer | null = null;
+  /** [M] f32 values of the current pass on the GPU (valid until the next forward / dispose). */
+  v: GPUBuffer | null = null;
   private held: GPUBuffer[] = [];
 
-  constructor(private readonly rt: GpuRuntime, private readonly kernel: ValueHead, private readonly params: ValueHeadParams) {}
+  /** `read`: read the values back per pass into `values` (the rollout pass); false: keep them on the GPU. */
+  constructor(private readonly rt: GpuRuntime, private readonly kernel: ValueHead, private readonly params: ValueHeadParams,
+    private readonly read = true) {}
 
   async forward(hf: GPUBuffer, M: number, lens: number[], first: number): Promise<void> {
     this.releaseHeld();   // the previous pass was submitted (TrainStep.pass submits in its finally)
     const v = this.hold(this.rt.storage(M * 4, 'value head v'));
     this.kernel.forward(hf, this.params.w, this.params.b, v, M);
+    this.v = v;
+    this.dv = null;
+    this.dvBuf = null;
+    if (!this.read) return;
     const all = await this.rt.readF32(v, M);
     let o = 0;
     lens.forEach((n, s) => {
       this.values.set(first + s, all.slice(o, o + n - 1));
       o += n;
     });
-    this.dv = null;
   }
 
   backward(hf: GPUBuffer, dN: GPUBuffer, M: number): void {
-    if (!this.dv) return;
-    if (this.dv.length !== M) throw new Error(`value head: dv has ${this.dv.length} rows for a pass of M=${M}`);
-    const dv = this.hold(this.rt.upload(this.dv, 'value head dv'));
+    let dv = this.dvBuf;
+    if (!dv) {
+      if (!this.dv) return;
+      if (this.dv.length !== M) throw new Error(`value head: dv has ${this.dv.length} rows for a pass of M=${M}`);
+      dv = this.hold(this.rt.upload(this.dv, 'value head dv'));
+    }
     this.kernel.backward(dv, hf, this.params.w, dN, this.params.dw, this.params.db, M, { accumulate: true });
   }
 
@@ -70,7 +85,68 @@ export class ValueHeadHook implements HiddenHook {
   private releaseHeld(): void {
     this.rt.release(...this.held);
     this.held = [];
+    this.v = null;
+    this.dvBuf = null;
   }
+}
+
+/**
+ * The step's value-loss sums on the GPU (like GrpoStepSums): every pass adds [loss, clipped, rows]
+ * into one 16-byte buffer, read back once per step with the other step figures. Release it after.
+ */
+export class ValueStepSums {
+  readonly buf: GPUBuffer;
+  written = false;
+
+  constructor(private readonly rt: GpuRuntime) {
+    this.buf = rt.storage(VALUE_METRICS_BYTES, 'value loss metrics (step)');
+  }
+
+  parse(bytes: ArrayBuffer): ValueSums {
+    const v = new Float32Array(bytes);
+    return this.written ? { loss: v[0], clipped: v[1], rows: v[2] } : { loss: 0, clipped: 0, rows: 0 };
+  }
+
+  release(): void {
+    this.rt.release(this.buf);
+  }
+}
+
+/**
+ * GPU-resident upstream of a PPO micro-batch (`rows` in the order passed to accumulate; `hook` is
+ * the batch's hidden hook, built with read = false): per pass the policy part is grpoGpuUpstream
+ * with per-row advantages; the value part uploads the pass's (old value, return, mask) rows and
+ * records ValueLoss on the hook's values, its dv [M] (vf_coef included) left for the hook's
+ * backward and its sums added into `vsums`. Nothing is read back; `norm` is the whole batch's.
+ */
+export function ppoGpuUpstream(rt: GpuRuntime, loss: GrpoLoss, valueLoss: ValueLoss, hook: ValueHeadHook, rows: PpoRows[], cfg: GrpoLossConfig,
+  norm: LossNormaliser, value: { vfCoef: number; clip: number }, sums: GrpoStepSums, vsums: ValueStepSums): GpuUpstream {
+  const policy = grpoGpuUpstream(rt, loss, rows, cfg, norm, sums);
+  return {
+    kind: 'gpu',
+    record(p: UpstreamPass) {
+      const r = policy.record(p);   // checks each sequence's rows against the pass
+      if (!hook.v) throw new Error(`ppo micro-batch: no values for the pass at sequence ${p.first} (the ValueHeadHook must be the batch's hidden hook)`);
+      const M = p.M;
+      const old = new Float32Array(M), ret = new Float32Array(M), mask = new Float32Array(M);
+      let o = 0;
+      p.lens.forEach((n, s) => {
+        const row = rows[p.first + s];
+        old.set(row.oldValues, o);
+        ret.set(row.returns, o);
+        mask.set(row.mask, o);
+        o += n;   // the sequence's last row scores nothing (mask 0)
+      });
+      const up = (a: Float32Array, label: string) => { const b = rt.upload(a, label); p.own(b); return b; };
+      const dv = rt.storage(M * 4, 'value loss dv');
+      p.own(dv);
+      valueLoss.run({ values: hook.v, oldValues: up(old, 'value old'), returns: up(ret, 'value returns'), mask: up(mask, 'value mask') }, dv, vsums.buf, M,
+        { vfCoef: value.vfCoef, clip: value.clip, tokens: norm.tokens }, { accumulate: vsums.written });
+      vsums.written = true;
+      hook.dvBuf = dv;
+      return r;
+    },
+  };
 }
 
 /**

@@ -1,16 +1,19 @@
 // One PPO step: B*G episodes with the adapter on -> one pass with the value head for the old
 // values (and old log-probs when mu > 1 or the sampler was truncated) -> per-turn rewards and
 // GAE per trained token (ppo-targets.ts) -> mu x (micro-batches: the GPU clipped policy loss with
-// per-row advantages, the clipped value loss into the value head and the shared trunk; one AdamW
-// update of the adapter and the head). Run by src/rl/run.ts (trainer: ppo); tested by
+// per-row advantages and the clipped value loss (shaders/value_loss.wgsl) into the value head and
+// the shared trunk, all GPU-resident; one AdamW update of the adapter and the head), the loss sums
+// and grad norms read back once per step. Run by src/rl/run.ts (trainer: ppo); tested by
 // tests/unit/rl/ppo-step.test.ts (GPU vs CPU references) and ppo-run.test.ts (2 steps, resume).
 import { computeAdvantages, rewardMetrics } from './advantages';
-import { addSums, grpoMetrics, zeroSums, type GrpoSums } from '../reference/grpo_loss';
+import { grpoMetrics, zeroSums, type GrpoSums } from '../reference/grpo_loss';
 import type { Task } from '../data/schemas';
 import { ValueHead } from '../gpu/kernels/value-head';
-import { episodeRows } from './grpo-micro';
+import { GRPO_METRICS_BYTES } from '../gpu/kernels/grpo';
+import { VALUE_METRICS_BYTES, ValueLoss } from '../gpu/kernels/value-loss';
+import { episodeRows, GrpoStepSums } from './grpo-micro';
 import { lossConfig, referenceLogprobs, type GrpoContext, type StepOutput } from './grpo-trainer';
-import { ppoGpuDlogp, ValueHeadHook, type PpoRows, type ValueSums } from './ppo-micro';
+import { ppoGpuUpstream, ValueHeadHook, ValueStepSums, type PpoRows, type ValueSums } from './ppo-micro';
 import { ppoTargets } from './ppo-targets';
 import { collectRollouts, partsByName, rolloutMetrics } from './rollouts';
 import { stepCost, stepStart } from './step-phases';
@@ -36,6 +39,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
   const head = trainer.valueHead;
   if (!head) throw new Error('ppoStep: the trainer has no value head; build it with TrainerConfig.valueHeadSeed (rlTrainerConfigOf does for trainer: ppo)');
   const kernel = await ValueHead.create(rt, head.C);
+  const valueKernel = await ValueLoss.create(rt);
   const start = stepStart(rt);
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
@@ -51,7 +55,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
   const masks = base.map((r) => r.mask);
   const tokens = masks.reduce((s, m) => s + m.reduce((a, x) => a + x, 0), 0);
   const t1 = performance.now();
-  let trainMs = 0, trainRows = 0, updated = false, note: string | null = null;
+  let trainMs = 0, trainRows = 0, trainReadbacks = 0, updated = false, note: string | null = null;
   // rollouts.jsonl keeps one advantage per episode: the mean over its trained rows (PPO's are per token).
   const advantages: (number | null)[] = eps.map(() => null);
   if (!tokens) {
@@ -73,27 +77,42 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     const rows: PpoRows[] = base.map((r, s) => ({ ...r, rowAdvantages: tg.advantages[s], returns: tg.returns[s], oldValues: oldValues[s] }));
     if (lcfg.beta > 0) (await referenceLogprobs(ctx, seqs, temperature)).forEach((lp, s) => { rows[s].ref = lp; });
     const norm = { tokens, sequences: rows.length };
-    let sums: GrpoSums = zeroSums(), vs: ValueSums = { loss: 0, clipped: 0, rows: 0 }, gradNorm = 0, lr = 0;
-    const mb = g.micro_batch_size;
-    for (let it = 0; it < g.num_iterations; it++) {
-      for (let i = 0; i < rows.length; i += mb) {
-        const mbRows = rows.slice(i, i + mb);
-        const hook = new ValueHeadHook(rt, kernel, head);
-        try {
-          const dlogp = ppoGpuDlogp(rt, ctx.loss, hook, mbRows, lcfg, norm, { vfCoef: p.vf_coef, clip: p.cliprange_value },
-            (s) => { sums = addSums(sums, s); }, (s) => { vs = { loss: vs.loss + s.loss, clipped: vs.clipped + s.clipped, rows: vs.rows + s.rows }; });
-          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, temperature, hidden: hook });
-        } finally {
-          hook.dispose();
+    const mb = g.micro_batch_size, mu = g.num_iterations;
+    const readback0 = rt.readbackCount;
+    // GPU-resident losses: per pass the policy and value kernels write dlogp / dentropy / dv for the
+    // backward and add their sums into step buffers; sums and grad norms come back in ONE readback.
+    const stepSums = new GrpoStepSums(rt), valueSums = new ValueStepSums(rt);
+    const norms = rt.storage(4 * mu, 'ppo step grad norms');
+    let sums: GrpoSums, vs: ValueSums, gradNorm: number, lr = 0;
+    try {
+      for (let it = 0; it < mu; it++) {
+        for (let i = 0; i < rows.length; i += mb) {
+          const mbRows = rows.slice(i, i + mb);
+          const hook = new ValueHeadHook(rt, kernel, head, false);
+          try {
+            const dlogp = ppoGpuUpstream(rt, ctx.loss, valueKernel, hook, mbRows, lcfg, norm, { vfCoef: p.vf_coef, clip: p.cliprange_value }, stepSums, valueSums);
+            await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, temperature, hidden: hook });
+          } finally {
+            hook.dispose();
+          }
+          trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
         }
-        trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
+        const u = trainer.optimizer.record();
+        rt.copy(u.gradNorm, 0, norms, 4 * it, 4);
+        lr = u.lr;
       }
-      const u = await trainer.optimizer.update();
-      gradNorm += u.gradNorm / g.num_iterations;
-      lr = u.lr;
+      const read = await rt.readParts([{ buf: stepSums.buf, bytes: GRPO_METRICS_BYTES }, { buf: valueSums.buf, bytes: VALUE_METRICS_BYTES }, { buf: norms, bytes: 4 * mu }]);
+      sums = stepSums.parse(read.parts[0]);
+      vs = valueSums.parse(read.parts[1]);
+      gradNorm = new Float32Array(read.parts[2]).reduce((a, v) => a + v, 0) / mu;
+    } finally {
+      stepSums.release();
+      valueSums.release();
+      rt.release(norms);
     }
+    trainReadbacks = rt.readbackCount - readback0;
     const mean = zeroSums();
-    for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / g.num_iterations;
+    for (const k of Object.keys(sums) as (keyof GrpoSums)[]) mean[k] = sums[k] / mu;
     const valueLoss = vs.loss / g.num_iterations;
     Object.assign(metrics, grpoMetrics(mean, { beta: lcfg.beta, hasEntropy: true }), {
       policy_loss: mean.policyLoss, value_loss: valueLoss, loss: mean.loss + p.vf_coef * valueLoss,
@@ -105,6 +124,6 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     trainMs = performance.now() - t1;
     updated = true;
   }
-  Object.assign(metrics, stepCost(rt, start, trainMs, trainRows));
+  Object.assign(metrics, stepCost(rt, start, trainMs, trainRows), { 'perf/train_readbacks': trainReadbacks });
   return { metrics, rollout, advantages, updated, note };
 }

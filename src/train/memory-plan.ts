@@ -3,6 +3,7 @@
 // (pool-sim.ts), the allocations the engine makes in order (weights f32 or NF4 with the f32 copy
 // each NF4 weight passes through; LoRA; KV cache; activations; logits chunks; kernels' scratch;
 // one uniform per dispatch; staging), so pool reuse and 16-byte rounding count as in the runtime.
+// Training options add PPO's value head and the frozen KL reference copy (RL runs).
 // Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
@@ -269,6 +270,18 @@ export interface TrainingPlanOptions {
    * export): one readback staging buffer per tensor, all held at once.
    */
   checkpointAfter?: number[];
+  /**
+   * PPO's value head (TrainerConfig.valueHeadSeed): w [C], b [1] and their gradients, allocated
+   * after the trainable tensors, and their AdamW moments (the optimizer's last two entries).
+   */
+  valueHead?: boolean;
+  /**
+   * The KL reference as a frozen copy of the trainable tensors (rl/reference-policy.ts
+   * frozenReference: full mode with beta > 0, or a run starting from model.adapter), made right
+   * after Trainer.create (one copy per tensor, then a submit). Not modelled: the reference pass
+   * itself (its swap scratch, the largest tensor, and its log-prob pass's buffers).
+   */
+  frozenReference?: boolean;
 }
 
 const TROW = {
@@ -285,6 +298,8 @@ const TROW = {
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
+  valueHead: 'PPO value head w [C] + b [1] and their gradients',
+  frozenRef: 'KL reference: frozen copy of the trainable tensors (full mode with beta > 0, or model.adapter)',
   csr: 'embedding backward CSR (full mode)',
   later: 'at other moments: buffers of other sizes kept by the pool, update uniforms',
   ckpt: 'checkpoint / export readback staging',
@@ -362,6 +377,14 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     }
     grad(d.C);
   }
+  // Trainer.create 1b: PPO's value head (ValueHeadParams.init: w, b, dw, db), trained by the same AdamW.
+  if (o.valueHead) {
+    sim.acquire(d.C * 4, 'storage', TROW.valueHead, 'f32; the gradients += by the head\'s backward');
+    sim.acquire(4, 'storage', TROW.valueHead);
+    sim.acquire(d.C * 4, 'storage', TROW.valueHead);
+    sim.acquire(4, 'storage', TROW.valueHead);
+    tensors.push(d.C, 1);
+  }
   // Trainer.create 2: TrainStep (LoRA: useLora re-creates the model's Linears), kernels' buffers.
   if (lora) {
     for (const row of modelDummies) {
@@ -387,6 +410,12 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   sim.acquire(Math.max(16, tensors.reduce((s, n) => s + Math.ceil(n / 2048), 0) * 4), 'storage', TROW.adamScratch);
   sim.acquire(16, 'storage', TROW.adamScratch);
   for (let i = 0; i < 2 * tensors.length; i++) frame.dispatch(16);
+  // rl/reference-policy.ts frozenReference: a copy of each trainable tensor (not the value head), then a submit.
+  if (o.frozenReference) {
+    const trained = o.valueHead ? tensors.slice(0, -2) : tensors;
+    for (const n of trained) sim.acquire(n * 4, 'storage', TROW.frozenRef, `f32, ${trained.length} tensors`);
+    frame.submit();
+  }
 
   // State the step keeps between passes.
   let acts: { rows: number; kept: number; bufs: SimBuffer[] } | null = null;

@@ -67,10 +67,25 @@ export function corpusFileOf(env: TrlEnvName, configured: string | null = null):
   return configured ?? (env === 'agent' ? 'datasets/agent_corpus.jsonl' : 'datasets/squad_corpus.jsonl');
 }
 
+/**
+ * Why a PPO run is not exported: TRL's PPOTrainer cannot continue it faithfully (decided for
+ * issue 13). Its rewards come from a reward MODEL scoring whole single-turn completions and its
+ * critic is a separate value MODEL; ours is a linear head on the policy's own trunk, trained with
+ * per-turn environment rewards over multi-turn tool episodes and GAE over trained tokens only.
+ */
+export const PPO_REFUSAL = 'export --format trl: trainer: ppo cannot be continued in TRL faithfully, so no bundle is written. '
+  + "TRL's PPOTrainer takes a reward_model (a network scoring one single-turn completion) and a separate value_model; "
+  + 'this run scores multi-turn tool episodes with per-turn rewards from the environment (Python reward code, not a model), '
+  + 'and its value head is one linear unit on the policy\'s own trunk (value_head.safetensors, sharing the LoRA adapter), '
+  + 'with GAE over the trained tokens only (tool output skipped). Instead: keep training PPO here (train --resume RUN_DIR); '
+  + 'or set trainer: grpo in the config and export again, passing this run\'s adapter with --adapter RUN_DIR/adapter '
+  + '(the policy carries over to TRL GRPOTrainer with the environment\'s rewards; the value head is dropped).';
+
 export function buildBundle(b: BundleInputs): Map<string, Uint8Array> {
   const { cfg } = b;
   const env = cfg.data.env;
   if (!isTrlEnv(env)) throw new Error(`export --format trl: data.env ${env} has no Python reward port yet (supported: ${TRL_ENVS.join(', ')})`);
+  if (cfg.trainer === 'ppo') throw new Error(PPO_REFUSAL);
   if (cfg.trainer !== 'grpo') throw new Error(`export --format trl maps GRPO runs; this config has trainer: ${cfg.trainer} (set trainer: grpo)`);
   if (!b.tasks.length) throw new Error('export --format trl: no training tasks; check data.dataset and data.max_tasks');
   const tools = b.env.tools().map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));

@@ -5,7 +5,7 @@
 // compute_score equals our env on single-turn answers, and tools.py's BM25 ranks the corpus as
 // ours does. Also checks the adapter copy and the command's errors.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { parseArgs } from '../../../src/util/args';
 import { trlBundleCommand as command } from '../../../src/cli/commands/export-trl';
 import type { AgentTask, MathTask, SearchQaTask } from '../../../src/data/schemas';
 import { perDeviceBatch } from '../../../src/export/trl/config-map';
+import { PPO_REFUSAL } from '../../../src/export/trl/bundle';
 import { exportServices } from '../../../src/export/trl/services';
 import { createEpisodeState, finishEpisode, stepEnvironment } from '../../../src/envs';
 import { parseConfig } from '../../../src/rl/config-validate';
@@ -148,5 +149,15 @@ print(json.dumps([[tools._corpus["docs"][d]["id"] for d, _ in tools._corpus["ind
     expect(perDeviceBatch(cfg, 8)).toEqual({ perDevice: 2, accumulation: 2 });
     await expect(command.run(parseArgs(['--config', 'configs/code_exec_grpo.yaml', '--out', join(work, 'x'), '--adapter', 'configs']))).rejects.toThrow(/--adapter configs: no adapter_config.json in configs/);
     await expect(command.run(parseArgs(['--config', 'configs/rejection_stories.yaml', '--out', join(work, 'y')]))).rejects.toThrow(/set trainer: grpo/);
+  });
+
+  it('refuses trainer: ppo and says why and what to use instead', async () => {
+    const ppo = join(work, 'ppo.yaml');
+    writeFileSync(ppo, `trainer: ppo\n${readFileSync('configs/code_exec_grpo.yaml', 'utf8')}`);
+    const out = join(work, 'ppo-out');
+    const err = await command.run(parseArgs(['--config', ppo, '--out', out])).then(() => null, (e: Error) => e);
+    expect(err?.message).toBe(PPO_REFUSAL);
+    for (const why of [/reward_model/, /value_model/, /per-turn rewards/, /own trunk/, /train --resume/, /set trainer: grpo/, /--adapter RUN_DIR\/adapter/]) expect(err?.message).toMatch(why);
+    expect(existsSync(join(out, 'README.md'))).toBe(false);
   });
 });

@@ -3,7 +3,9 @@
 // against the CPU references on the same rollouts: values (value_head_forward on the read-back
 // final-norm hidden state), dlogp and the policy loss (grpo_loss with rowAdvantages), the value
 // loss (value_loss_forward) and dw / db (value_head_backward); then the trunk's share of the value
-// gradient by a central finite difference of the value loss along it. Prints every maxdiff.
+// gradient by a central finite difference of the value loss along it; then the GPU-resident
+// training path (ppoGpuUpstream: value loss on the GPU, no readback) against the host path on the
+// same batch (dw, db, LoRA grads, loss sums, readbacks). Prints every maxdiff.
 // Run: npx vitest run tests/unit/rl/ppo-step.test.ts
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +20,10 @@ import { resolveConfig } from '../../../src/rl/config-validate';
 import { lossConfig } from '../../../src/rl/grpo-trainer';
 import { episodeRows } from '../../../src/rl/grpo-micro';
 import { openRun, type OpenRun } from '../../../src/rl/node-run';
-import { ppoGpuDlogp, ValueHeadHook, type PpoRows, type ValueSums } from '../../../src/rl/ppo-micro';
+import { ppoGpuDlogp, ppoGpuUpstream, ValueHeadHook, ValueStepSums, type PpoRows, type ValueSums } from '../../../src/rl/ppo-micro';
+import { ValueLoss, VALUE_METRICS_BYTES } from '../../../src/gpu/kernels/value-loss';
+import { GRPO_METRICS_BYTES } from '../../../src/gpu/kernels/grpo';
+import { GrpoStepSums } from '../../../src/rl/grpo-micro';
 import { ppoTargets, turnRewards } from '../../../src/rl/ppo-targets';
 import type { HiddenHook } from '../../../src/train/train-step';
 import type { GpuLoraParams } from '../../../src/train/lora-params';
@@ -178,5 +183,83 @@ describe('one PPO update: GPU path vs the CPU references', () => {
     console.log(`trunk: |G| (GPU, value loss only) ${gn.toExponential(4)} vs central difference ${fd.toExponential(4)} (rel ${(Math.abs(fd - gn) / gn).toExponential(2)})`);
     expect(gn).toBeGreaterThan(0);
     expect(Math.abs(fd - gn) / gn).toBeLessThan(2e-2);
+  }, 300_000);
+
+  it.skipIf(!existsSync(MODEL))('the GPU-resident value loss (ppoGpuUpstream) equals the host path, with no readback per pass', async () => {
+    const { rt, trainer, loss, cfg } = run.ctx;
+    const head = trainer.valueHead!;
+    const kernel = await ValueHead.create(rt, head.C);
+    const valueKernel = await ValueLoss.create(rt);
+    const lora = (trainer.trainable as { mode: 'lora'; params: GpuLoraParams }).params;
+    const lens = [13, 10, 12, 9];
+    const seqs = lens.map((n, s) => Array.from(randomArray(n, 70 + s), (u) => 1 + Math.floor(Math.abs(u) * 500) % 500));
+    const base = lens.map((n, s) => episodeRows(Array.from({ length: n }, (_, t) => (t >= 2 + s ? 1 : 0)), null, 0));
+    const probe = new ValueHeadHook(rt, kernel, head);
+    const old = await trainer.accumulate({ seqs, dlogp: null, hidden: probe });
+    probe.dispose();
+    const u = (s: number, k: number) => randomArray(lens[s] - 1, 120 + 7 * s + k);
+    const rows: PpoRows[] = base.map((r, s) => ({
+      ...r, old: old.logprobs[s].map((v, t) => (r.mask[t] ? v + 0.3 * u(s, 0)[t] : 0)),
+      rowAdvantages: u(s, 1).map((x, t) => (r.mask[t] ? x : 0)),
+      returns: u(s, 2).map((x, t) => (r.mask[t] ? x : 0)),
+      oldValues: probe.values.get(s)!.map((v, t) => (r.mask[t] ? v + 0.3 * u(s, 3)[t] : 0)),
+    }));
+    const lcfg = lossConfig(cfg);
+    const norm = { tokens: rows.reduce((a, r) => a + r.mask.reduce((b, x) => b + x, 0), 0), sequences: rows.length };
+    const vcfg = { vfCoef: 0.5, clip: 0.2 };
+    const mb = 2;
+    const grads = async () => {
+      const g = await lora.gradsToHost();
+      return { dw: await rt.readF32(head.dw, head.C), db: (await rt.readF32(head.db, 1))[0], lora: [...g.values()].flatMap((x) => [...x.dA, ...x.dB]) };
+    };
+
+    // Host path: ppoGpuDlogp (values and dv through the CPU per pass).
+    rt.submit();
+    trainer.optimizer.zeroGrads();
+    let hostSums: GrpoSums = zeroSums(), hostVs: ValueSums = { loss: 0, clipped: 0, rows: 0 };
+    let r0 = rt.readbackCount;
+    for (let i = 0; i < rows.length; i += mb) {
+      const hook = new ValueHeadHook(rt, kernel, head);
+      const dlogp = ppoGpuDlogp(rt, loss, hook, rows.slice(i, i + mb), lcfg, norm, vcfg, (s) => { hostSums = addSums(hostSums, s); },
+        (s) => { hostVs = { loss: hostVs.loss + s.loss, clipped: hostVs.clipped + s.clipped, rows: hostVs.rows + s.rows }; });
+      await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, hidden: hook });
+      hook.dispose();
+    }
+    const hostReadbacks = rt.readbackCount - r0;
+    const host = await grads();
+
+    // GPU path: ppoGpuUpstream, the step's sums read once.
+    trainer.optimizer.zeroGrads();
+    const ps = new GrpoStepSums(rt), vsums = new ValueStepSums(rt);
+    r0 = rt.readbackCount;
+    for (let i = 0; i < rows.length; i += mb) {
+      const hook = new ValueHeadHook(rt, kernel, head, false);
+      await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: ppoGpuUpstream(rt, loss, valueKernel, hook, rows.slice(i, i + mb), lcfg, norm, vcfg, ps, vsums), hidden: hook });
+      hook.dispose();
+    }
+    const gpuReadbacks = rt.readbackCount - r0;
+    const read = await rt.readParts([{ buf: ps.buf, bytes: GRPO_METRICS_BYTES }, { buf: vsums.buf, bytes: VALUE_METRICS_BYTES }]);
+    const gSums = ps.parse(read.parts[0]), gVs = vsums.parse(read.parts[1]);
+    ps.release();
+    vsums.release();
+    const gpu = await grads();
+    trainer.optimizer.zeroGrads();
+
+    const scale = (a: ArrayLike<number>) => Math.max(1e-30, ...Array.from(a, Math.abs));
+    const dW = maxdiff(gpu.dw, host.dw), dB = Math.abs(gpu.db - host.db), dL = maxdiff(gpu.lora, host.lora);
+    console.log(`ppo GPU-resident vs host path: dw maxdiff ${dW.toExponential(2)} (|dw|max ${scale(host.dw).toExponential(2)}) db ${gpu.db.toExponential(4)} vs ${host.db.toExponential(4)} ` +
+      `LoRA grads maxdiff ${dL.toExponential(2)} (|g|max ${scale(host.lora).toExponential(2)}) value loss ${gVs.loss.toFixed(6)} vs ${hostVs.loss.toFixed(6)} ` +
+      `clipped ${gVs.clipped} vs ${hostVs.clipped.toFixed(0)} policy loss ${gSums.loss.toFixed(6)} vs ${hostSums.loss.toFixed(6)}; readbacks during the passes ${gpuReadbacks} (host path ${hostReadbacks})`);
+    expect(gpuReadbacks).toBe(0);
+    expect(hostReadbacks).toBeGreaterThan(0);
+    expect(hostVs.clipped).toBeGreaterThan(0);
+    expect(scale(host.dw)).toBeGreaterThan(1e-6);
+    expect(dW / scale(host.dw)).toBeLessThan(1e-4);
+    expect(dB).toBeLessThan(1e-4 * Math.max(1, Math.abs(host.db)));
+    expect(dL / scale(host.lora)).toBeLessThan(1e-4);
+    expect(Math.abs(gVs.loss - hostVs.loss)).toBeLessThan(1e-5 * Math.max(1, hostVs.loss));
+    expect(gVs.clipped).toBe(hostVs.clipped);
+    expect(gVs.rows).toBe(hostVs.rows);
+    expect(Math.abs(gSums.loss - hostSums.loss)).toBeLessThan(1e-5);
   }, 300_000);
 });

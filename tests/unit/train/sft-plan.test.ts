@@ -5,6 +5,7 @@
 // Qwen2.5-0.5B target (NF4 + NF4 embeddings, LoRA r=16 x 7, 8 x 512) is printed, recompute on/off.
 // Kernel variants (the tuner's timing-based choices, read from the tuning store) must not move the
 // peak: each linear and attention variant is forced through a private store and plan == peak exactly.
+// PPO's value head (valueHead) and the frozen KL reference copy (frozenReference) are planned exactly too.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
@@ -21,6 +22,7 @@ import { PROJECTIONS, type ModelConfig, type Projection } from '../../../src/mod
 import { qwen25_05bConfig } from '../../../src/model/random-weights';
 import { formatPlan, planTraining, type TrainingPlanOptions } from '../../../src/train/memory-plan';
 import { Trainer } from '../../../src/train/trainer';
+import { frozenReference } from '../../../src/rl/reference-policy';
 import type { SftDataset } from '../../../src/train/data';
 import { planSftRun, resolveSftConfig, SftRun } from '../../../src/train/sft-run';
 
@@ -51,13 +53,16 @@ async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Proje
     params: o.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: o.lora!.rank, alpha: 8, useRslora: false, targets: o.lora!.targets }, seed: 3 },
     optimizer: { schedule: { kind: 'constant', lr: 1e-3 } },
     recompute: o.recompute,
+    valueHeadSeed: o.valueHead ? 1 : undefined,
   });
   const examples = Array.from({ length: o.batchSize }, (_, b) => {
     const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg.vocabSize);
     return { ids, mask: ids.slice(1).map(() => 1) };
   });
+  const ref = o.frozenReference ? frozenReference(rt, trainer) : null;
   for (let s = 0; s < 2; s++) await trainer.sftStep(examples, o.microBatch);
   const peak = rt.memory().peak - held;
+  ref?.dispose();
   await trainer.dispose();
   model.dispose();
   return peak;
@@ -107,6 +112,44 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
       setTuningStore(null);
     }
   }, 180_000);
+});
+
+describe('planTraining counts PPO\'s value head (tiny Qwen2)', () => {
+  it('value head w, b, their gradients and AdamW moments: plan == measured peak', async () => {
+    const cases: TrainingPlanOptions[] = [
+      { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8, recompute: false },
+      { mode: 'full', quant: 'none', quantEmbeddings: false, batchSize: 4, seqLen: 12, microBatch: 4, maxRows: 32, chunkRows: 16, recompute: true },
+    ];
+    for (const o of cases) {
+      const without = planTraining(cfg, o), plan = planTraining(cfg, { ...o, valueHead: true });
+      const peak = await measure({ ...o, valueHead: true });
+      const row = plan.rows.find((r) => r.name.startsWith('PPO value head'));
+      console.log(`${o.mode} + value head: plan ${plan.total} B (without the head ${without.total} B, +${plan.total - without.total}), measured peak ${peak} B, head row ${row?.bytes ?? 0} B`);
+      expect(peak).toBe(plan.total);
+      // w, b, dw, db (16-byte rounded) in their own row; the moments join the AdamW row (pool reuse may absorb some).
+      expect(row?.bytes).toBe(2 * (cfg.hiddenSize * 4 + 16));
+      expect(plan.total - without.total).toBeGreaterThan(row!.bytes);
+    }
+  }, 120_000);
+});
+
+describe('planTraining counts the frozen KL reference copy (tiny Qwen2)', () => {
+  it('full mode (beta > 0) and a LoRA adapter (model.adapter), with the PPO value head: plan == measured peak', async () => {
+    const cases: TrainingPlanOptions[] = [
+      { mode: 'full', quant: 'none', quantEmbeddings: false, batchSize: 4, seqLen: 12, microBatch: 4, maxRows: 32, chunkRows: 16, recompute: true, valueHead: true },
+      { mode: 'lora', quant: 'nf4', quantEmbeddings: true, lora: { rank: 6, targets: ['q', 'v', 'down'] }, batchSize: 3, seqLen: 20, maxRows: 64, recompute: false },
+    ];
+    for (const o of cases) {
+      const without = planTraining(cfg, o), plan = planTraining(cfg, { ...o, frozenReference: true });
+      const peak = await measure({ ...o, frozenReference: true });
+      const row = plan.rows.find((r) => r.name.startsWith('KL reference'));
+      console.log(`${o.mode}${o.valueHead ? ' + value head' : ''} + frozen reference: plan ${plan.total} B (without ${without.total} B), measured peak ${peak} B, copy row ${row?.bytes ?? 0} B`);
+      expect(peak).toBe(plan.total);
+      expect(row?.bytes).toBeGreaterThan(0);
+      // The copy's submit frees the moment fills' uniforms earlier, so a little of it is absorbed by reuse.
+      expect(plan.total - without.total).toBeGreaterThan(0.95 * row!.bytes);
+    }
+  }, 120_000);
 });
 
 describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
