@@ -1,7 +1,10 @@
 // The Runs panel's table: one row per stored run (state, trainer / env, model, steps, last
 // checkpoint) with a compare checkbox and Resume (cut off, cancelled or failed runs), Export (zip)
-// and Delete buttons. Live runs show their progress. Rendered by src/ui/panels/RunsPanel.tsx;
-// exercised by tests/e2e/studio-runs.spec.ts.
+// and Delete buttons. Live runs show their progress. Rows are virtualised (@tanstack/react-virtual)
+// inside a scrolling box with a sticky header. Rendered by src/ui/panels/RunsPanel.tsx; exercised
+// by tests/e2e/studio-runs.spec.ts and tests/unit/ui/runs-table.test.ts (2,000 runs, a window drawn).
+import { useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { modelNameOf } from '../../store/runs-slice';
 import { useStudio } from '../../store/store';
 import type { StoredRun } from '../../workers/engine/protocol';
@@ -17,6 +20,10 @@ const STATE_HELP: Record<StoredRun['state'], string> = {
   'cut-off': 'No end record: the page was reloaded or closed, or the GPU was lost, while it trained. Resume continues from its last checkpoint.',
 };
 const RESUMABLE: StoredRun['state'][] = ['cut-off', 'cancelled', 'failed'];
+/** Estimated row height before a row is measured, and the first-paint box (no layout yet). */
+const ROW_PX = 44;
+const FIRST_RECT = { width: 1200, height: 560 };
+const COLUMNS = 8;
 
 function download(bytes: Uint8Array, name: string): void {
   const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/zip' }));
@@ -37,9 +44,20 @@ export function RunsTable({ runs }: { runs: StoredRun[] }) {
   const loading = useStudio((s) => s.modelLoad);
   const error = useStudio((s) => s.runsError);
   const errorAt = useStudio((s) => s.runsErrorAt);
+  const scroller = useRef<HTMLDivElement>(null);
+  // The studio does not use the React Compiler; the virtualizer re-renders this table itself.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const v = useVirtualizer({
+    count: runs.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 6,
+    initialRect: FIRST_RECT, getItemKey: (i) => runs[i].runId,
+  });
+  const items = v.getVirtualItems();
+  const top = items.length ? items[0].start : 0;
+  const bottom = items.length ? v.getTotalSize() - items[items.length - 1].end : 0;
 
   return (
-    <table className="runs-table" data-testid="runs-table">
+    <div ref={scroller} className="runs-scroll" data-testid="runs-scroll">
+    <table className="runs-table" data-testid="runs-table" aria-rowcount={runs.length + 1}>
       <caption className="small">Runs kept in this browser (OPFS runs/), in the CLI&apos;s folder layout.</caption>
       <thead>
         <tr>
@@ -54,8 +72,10 @@ export function RunsTable({ runs }: { runs: StoredRun[] }) {
         </tr>
       </thead>
       <tbody>
-        {runs.map((r) => (
-          <tr key={r.runId} data-testid={`run-row-${r.runId}`} data-state={r.state} data-steps={r.steps}>
+        {top > 0 && <tr aria-hidden="true" className="runs-spacer"><td colSpan={COLUMNS} style={{ height: top }} /></tr>}
+        {items.map((it) => { const r = runs[it.index]; return (
+          <tr key={r.runId} ref={v.measureElement} data-index={it.index} aria-rowindex={it.index + 2}
+            data-testid={`run-row-${r.runId}`} data-state={r.state} data-steps={r.steps}>
             <td className="col-pick">
               <input type="checkbox" aria-label={`Compare ${r.runId}`} checked={compareIds.includes(r.runId)} onChange={() => void toggle(r.runId)} />
             </td>
@@ -84,8 +104,10 @@ export function RunsTable({ runs }: { runs: StoredRun[] }) {
               {errorAt === r.runId && error && <p className="error small" role="alert" data-testid="run-row-error">{error}</p>}
             </td>
           </tr>
-        ))}
+        ); })}
+        {bottom > 0 && <tr aria-hidden="true" className="runs-spacer"><td colSpan={COLUMNS} style={{ height: bottom }} /></tr>}
       </tbody>
     </table>
+    </div>
   );
 }
