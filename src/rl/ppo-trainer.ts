@@ -2,7 +2,7 @@
 // values (and old log-probs when mu > 1 or the sampler was truncated) -> per-turn rewards and
 // GAE per trained token (ppo-targets.ts) -> mu x (micro-batches: the GPU clipped policy loss with
 // per-row advantages, the clipped value loss into the value head and the shared trunk; one AdamW
-// update of the adapter and the head). Run by src/rl/run.ts (trainer: ppo); tested by
+// update of the adapter and the head). Run by src/run/rl-run.ts (trainer: ppo); tested by
 // tests/unit/rl/ppo-step.test.ts (GPU vs CPU references) and ppo-run.test.ts (2 steps, resume).
 import { computeAdvantages, rewardMetrics } from './advantages';
 import { addSums, grpoMetrics, zeroSums, type GrpoSums } from '../reference/grpo_loss';

@@ -17,7 +17,7 @@ import { randomArray } from '../../../src/gpu/selftest';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import { lossConfig } from '../../../src/rl/grpo-trainer';
 import { episodeRows } from '../../../src/rl/grpo-micro';
-import { openRun, type OpenRun } from '../../../src/rl/node-run';
+import { openRun, type OpenRun } from '../../../src/run/rl-node-run';
 import { ppoGpuDlogp, ValueHeadHook, type PpoRows, type ValueSums } from '../../../src/rl/ppo-micro';
 import { ppoTargets, turnRewards } from '../../../src/rl/ppo-targets';
 import type { HiddenHook } from '../../../src/train/train-step';

@@ -22,7 +22,7 @@ import { qwen25_05bConfig } from '../../../src/model/random-weights';
 import { formatPlan, planTraining, type TrainingPlanOptions } from '../../../src/train/memory-plan';
 import { Trainer } from '../../../src/train/trainer';
 import type { SftDataset } from '../../../src/train/data';
-import { planSftRun, resolveSftConfig, SftRun } from '../../../src/train/sft-run';
+import { planSftRun, resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 
 let rt: GpuRuntime;
 let cfg: ModelConfig;
