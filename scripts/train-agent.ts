@@ -20,7 +20,7 @@ import { modelCard, type StepRecord } from './agent-data/model-card';
 
 /** The recipe; each value is the one the shipped model was trained with. */
 export const AGENT_RECIPE = {
-  seed: 0, steps: 900, batchSize: 16, lr: 3e-3, warmup: 20, schedule: 'cosine', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 25,
+  seed: 0, steps: 400, batchSize: 8, lr: 2e-3, warmup: 10, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 10,
   data: 'datasets/agent_sft.jsonl',
 } as const;
 
