@@ -35,6 +35,19 @@ export interface RenderOptions {
 export const PLAIN_TEMPLATE =
   "{%- for m in messages %}{{ m['role'] + ': ' + m['content'] + '\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{ 'assistant:' }}{%- endif %}";
 
+/** How a config's model.template picks the template: the tokenizer's, or plain with or without its tools block. */
+export interface TemplateChoice {
+  /** undefined: the tokenizer's template (plain when it has none). */
+  template: string | undefined;
+  /** False: the plain template does not list the tools. */
+  listTools: boolean;
+}
+
+/** model.template (auto | plain | plain_no_tools) as the agent loop's template options. */
+export function templateChoice(name: 'auto' | 'plain' | 'plain_no_tools'): TemplateChoice {
+  return { template: name === 'auto' ? undefined : PLAIN_TEMPLATE, listTools: name !== 'plain_no_tools' };
+}
+
 const compiled = new Map<string, Template>();
 
 export function renderChat(template: string | undefined, messages: ChatMessage[], opts: RenderOptions = {}): string {

@@ -23,6 +23,8 @@ export interface EngineRolloutArgs {
   signal?: AbortSignal;
   /** Chat template override; null: the plain fallback; default: the tokenizer's. */
   template?: string | null;
+  /** False: the plain template does not list the tools (TurnRendererOptions.listTools). */
+  listTools?: boolean;
 }
 
 export interface AgentRolloutArgs extends Omit<EngineRolloutArgs, 'engine'> {
@@ -39,7 +41,7 @@ export async function runEngineRollout(a: EngineRolloutArgs): Promise<RolloutBat
   const cfg = resolveAgentConfig(a.config);
   const maxTokens = Math.min(cfg.maxTokens, a.engine.maxPositions);
   const slots = cfg.mode === 'sync' ? 1 : Math.max(1, a.prompts.length * cfg.samplesPerPrompt);
-  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, tools: toolSpecs(a.registry), modelEosTokenIds: [...a.engine.eosTokenIds] });
+  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, listTools: a.listTools, tools: toolSpecs(a.registry), modelEosTokenIds: [...a.engine.eosTokenIds] });
   const session = a.engine.open(slots, maxTokens);
   try {
     return await runEpisodes({ stepper: session, renderer, registry: a.registry, prompts: a.prompts, config: { ...cfg, maxTokens }, hooks: a.hooks, signal: a.signal });

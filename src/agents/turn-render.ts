@@ -19,12 +19,16 @@ export interface TurnRendererOptions {
   tools?: ToolSpec[];
   /** EOS ids of the model config, added to the tokenizer's as default stop ids. */
   modelEosTokenIds?: number[];
+  /** False: the plain template does not list the tools (the prompts describe them, or the context is tiny). Default true. */
+  listTools?: boolean;
 }
 
 export class TurnRenderer {
   readonly template: string;
   /** True when the plain `role: content` template is used (the model has none, or it was asked for). */
   readonly plain: boolean;
+  /** Whether the plain template writes its `# Tools` system block. */
+  readonly listTools: boolean;
   readonly tools: ToolSpec[];
   /** Ids that end an assistant turn unless the config names others. */
   readonly defaultStopIds: number[];
@@ -34,6 +38,7 @@ export class TurnRenderer {
     this.template = t ?? PLAIN_TEMPLATE;
     // The plain template, defaulted (no template) or forced (model.template: plain), lists the tools itself.
     this.plain = this.template === PLAIN_TEMPLATE;
+    this.listTools = opts.listTools ?? true;
     this.tools = opts.tools ?? [];
     const imEnd = tok.tokenToId('<|im_end|>');
     const ids = new Set([...tok.eosTokenIds, ...(opts.modelEosTokenIds ?? []), ...(imEnd !== undefined && !this.plain ? [imEnd] : [])]);
@@ -42,7 +47,7 @@ export class TurnRenderer {
 
   /** The opening conversation ready for the first assistant turn, and the messages as rendered. */
   prompt(messages: ChatMessage[]): { ids: number[]; messages: ChatMessage[] } {
-    const msgs = this.plain && this.tools.length ? withPlainToolsBlock(messages, this.tools) : messages.slice();
+    const msgs = this.plain && this.listTools && this.tools.length ? withPlainToolsBlock(messages, this.tools) : messages.slice();
     const text = this.render(msgs, true);
     const ids = this.tok.encode(text);
     this.checkSpecialTokens(text, ids);

@@ -3,7 +3,7 @@
 // the system prompt, each reply streams its turns to a TurnSink and reports each turn's tool
 // results, decoding greedy or sampled with a seed. Exercised by tests/unit/cli/cli-chat.test.ts
 // and tests/e2e/studio-playground.spec.ts.
-import { PLAIN_TEMPLATE, type ChatMessage } from '../agents/chat-template';
+import { templateChoice, type ChatMessage } from '../agents/chat-template';
 import type { EpisodeResult } from '../agents/episode-tokens';
 import { toolSpecs } from '../agents/gpu-rollout';
 import { runEpisodes, type ToolResult } from '../agents/loop';
@@ -51,8 +51,8 @@ export class ChatAgent {
   constructor(private readonly cfg: RlConfig, services: EnvServices, p: ChatPolicy, sink: TurnSink) {
     this.env = buildEnvironment(cfg, services);
     for (const t of this.env.tools()) this.registry.register(t);
-    const template = cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined;
-    this.renderer = new TurnRenderer(p.tokenizer, { template, tools: toolSpecs(this.registry), modelEosTokenIds: p.model.cfg.eosTokenIds });
+    const { template, listTools } = templateChoice(cfg.model.template);
+    this.renderer = new TurnRenderer(p.tokenizer, { template, listTools, tools: toolSpecs(this.registry), modelEosTokenIds: p.model.cfg.eosTokenIds });
     this.maxTokens = p.model.cfg.maxPositions;
     this.session = new DecodeSession(p.rt, p.model, 1, this.maxTokens);
     this.stepper = new StreamingStepper(this.session, p.tokenizer, new Set(this.renderer.defaultStopIds), sink);

@@ -2,7 +2,7 @@
 // `evaluate` request run it: the samples' temperature rule, the eval context (the config's env
 // with its services, chat template, no hooks) and evaluate() (src/rl/eval.ts) on any decoder
 // engine. Exercised by tests/unit/cli/eval-cli.test.ts and tests/e2e/studio-eval.spec.ts.
-import { PLAIN_TEMPLATE } from '../agents/chat-template';
+import { templateChoice } from '../agents/chat-template';
 import type { Task } from '../data/schemas';
 import type { EnvServices } from '../envs';
 import type { DecoderEngine } from '../model/engine';
@@ -23,7 +23,7 @@ export function evaluatePolicy(cfg: RlConfig, engine: DecoderEngine, tokenizer: 
   onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
   const ctx = {
     cfg, engine, tokenizer, env: buildEnvironment(cfg, services),
-    template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(),
+    chat: templateChoice(cfg.model.template), hooks: composeHooks(),
   };
   return evaluate(ctx, tasks, k, evalTemperature(cfg, k), onProgress);
 }

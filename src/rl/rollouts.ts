@@ -2,6 +2,7 @@
 // rollout (prompts, tools, per-turn hook) through the agent loop on a DecoderEngine (ours by default), then the env's
 // reward breakdowns, with the run's hooks around it. Engine-only (no files). Exercised by
 // tests/unit/rl/rl-grpo.test.ts and tests/unit/ort/ort-engine.test.ts.
+import type { TemplateChoice } from '../agents/chat-template';
 import type { AgentLoopConfig } from '../agents/agent-config';
 import type { EpisodeResult } from '../agents/episode-tokens';
 import { runEngineRollout } from '../agents/gpu-rollout';
@@ -24,8 +25,8 @@ export interface RolloutBase {
   cfg: RlConfig;
   tokenizer: Tokenizer;
   env: Environment<Task>;
-  /** undefined: the tokenizer's template; a string: that template (PLAIN_TEMPLATE for model.template plain). */
-  template: string | undefined;
+  /** The chat template and whether the plain one lists the tools (templateChoice of model.template). */
+  chat: TemplateChoice;
   hooks: Required<RlHooks>;
   signal?: AbortSignal;
 }
@@ -76,7 +77,7 @@ export async function collectRollouts(ctx: AnyRolloutContext, tasks: Task[], ste
   const batch = await runEngineRollout({
     engine: engineOf(ctx), tokenizer: ctx.tokenizer, registry: er.registry,
     prompts: er.prompts.map((p) => (prefill ? { ...p, prefill } : p)),
-    config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, template: ctx.template,
+    config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, ...ctx.chat,
   });
   const t1 = performance.now();
   const info = { step, tasks, episodes: batch.episodes, rewards: await er.rewards(batch.episodes) };

@@ -3,7 +3,7 @@
 // so both produce the same metrics for the same config and seed: the Trainer (fresh adapter or
 // every weight), the environment, the chat template and the GPU GRPO loss.
 // Exercised by tests/unit/rl/rl-grpo.test.ts and tests/e2e/run-worker.spec.ts.
-import { PLAIN_TEMPLATE } from '../agents/chat-template';
+import { templateChoice } from '../agents/chat-template';
 import { GrpoLoss } from '../gpu/kernels/grpo';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { GpuModel } from '../model/gpu/model';
@@ -40,7 +40,7 @@ export async function createRlContext(cfg: RlConfig, m: { rt: GpuRuntime; model:
     reference = referenceFor(m.rt, trainer, policy.cfg, log);
     return {
       cfg: policy.cfg, rt: m.rt, model: m.model, tokenizer: m.tokenizer, env: buildEnvironment(policy.cfg, services),
-      template: policy.cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks(hooks),
+      chat: templateChoice(policy.cfg.model.template), hooks: composeHooks(hooks),
       trainer, loss: await GrpoLoss.create(m.rt), reference,
     };
   } catch (e) {

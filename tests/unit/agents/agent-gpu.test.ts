@@ -65,7 +65,7 @@ describe('agent loop on the GPU (stories260K)', () => {
     const t0 = performance.now();
     // A custom template (the plain one passed explicitly) keeps the tools block, too long for a 512-position model, out of the prompt.
     const batch = await runAgentRollout({
-      rt, model, tokenizer: tok, registry: echo, prompts, template: PLAIN_TEMPLATE,
+      rt, model, tokenizer: tok, registry: echo, prompts, template: PLAIN_TEMPLATE, listTools: false,
       config: { temperature: 1, seed: 3, maxTokensPerTurn: 24, maxTurns: 3, maxTokens: 400, stopTokenIds: [2] },
       hooks: {
         onStep: (st) => {
@@ -129,7 +129,7 @@ describe('agent loop on the GPU (stories260K)', () => {
       { messages: [{ role: 'user', content: 'Once upon a time' }] },
     ];
     const batch = await runAgentRollout({
-      rt, model, tokenizer: tok, registry: echo, prompts, template: PLAIN_TEMPLATE,
+      rt, model, tokenizer: tok, registry: echo, prompts, template: PLAIN_TEMPLATE, listTools: false,
       config: { mode: 'sync', temperature: 1, seed: 5, maxTokensPerTurn: 6, maxTokens: 300, stopTokenIds: [2] },
       hooks: { onStep: (st) => steps.push(st) },
     });

@@ -45,7 +45,7 @@ describe('agent loop with the Python sandbox', () => {
     const forced = `<tool_call>\n{"name": "python", "arguments": {"code": "${code}"}}\n</tool_call>\n<tool_call>\n{"name": "python", "arguments": {"code": "print(len(xs))"}}\n</tool_call></s>`;
     const budget = 12;
     const batch = await runAgentRollout({
-      rt, model, tokenizer: tok, registry, template: PLAIN_TEMPLATE,
+      rt, model, tokenizer: tok, registry, template: PLAIN_TEMPLATE, listTools: false,
       prompts: [{ messages: [{ role: 'user', content: 'Count.' }], prefill: forced }],
       config: { temperature: 0, maxTokensPerTurn: 8, maxTokens: 500, stopTokenIds: [2], toolResponseMaxTokens: budget, toolResponseTruncateSide: 'middle', episodeIdPrefix: 'py' },
     });

@@ -6,7 +6,7 @@
 // log-probs line up, tool responses are truncated to a token budget, limits, hooks, sync mode.
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PLAIN_TEMPLATE, renderChat, type ChatMessage } from '../../../src/agents/chat-template';
+import { PLAIN_TEMPLATE, renderChat, templateChoice, type ChatMessage } from '../../../src/agents/chat-template';
 import { resolveAgentConfig, type AgentLoopConfig } from '../../../src/agents/agent-config';
 import { toolSpecs } from '../../../src/agents/gpu-rollout';
 import { runEpisodes, type AgentHooks, type EpisodeSpec, type PolicyStepper, type StepInfo } from '../../../src/agents/loop';
@@ -342,5 +342,8 @@ describe.skipIf(!existsSync(DIR))('agent loop bookkeeping (Qwen2.5 template, scr
     expect(forced.plain).toBe(true);
     expect(text.startsWith('system: # Tools')).toBe(true);
     expect(text).toContain('"name": "add"');
+    // model.template: plain_no_tools: the same template without the tools block.
+    const bare = new TurnRenderer(tok, { ...templateChoice('plain_no_tools'), tools: toolSpecs(reg) });
+    expect(tok.decode(bare.prompt([{ role: 'user', content: 'add' }]).ids)).toBe('user: add\nassistant:');
   });
 });

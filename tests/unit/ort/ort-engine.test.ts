@@ -12,8 +12,7 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 import { AGENT_DIR } from '../../fixtures/interop-models';
 import { parseArgs } from '../../../src/util/args';
 import { command as exportCommand } from '../../../src/cli/commands/export';
-import { renderChat } from '../../../src/agents/chat-template';
-import { PLAIN_TEMPLATE } from '../../../src/agents/chat-template';
+import { renderChat, templateChoice } from '../../../src/agents/chat-template';
 import type { AgentTask, Task } from '../../../src/data/schemas';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { gpuEngine } from '../../../src/model/gpu/engine';
@@ -90,7 +89,7 @@ describe('onnxruntime-web (wasm) as a DecoderEngine vs our engine: agent-tiny ex
   }, 240_000);
 
   it('evaluate (agent env, greedy, python + search tools): same per-task results and completions', async () => {
-    const base = { cfg, tokenizer: loaded.tokenizer, env: buildEnvironment(cfg, svc.services), template: cfg.model.template === 'plain' ? PLAIN_TEMPLATE : undefined, hooks: composeHooks() };
+    const base = { cfg, tokenizer: loaded.tokenizer, env: buildEnvironment(cfg, svc.services), chat: templateChoice(cfg.model.template), hooks: composeHooks() };
     const ours = await evaluate({ ...base, rt, model }, tasks, 1, 0);
     const theirs = await evaluate({ ...base, engine: ort.engine }, tasks, 1, 0);
     const d = Math.max(...ours.episodes.map((e, i) => maxAbs(Array.from(e.logprobs), Array.from(theirs.episodes[i].logprobs))));
@@ -105,7 +104,7 @@ describe('onnxruntime-web (wasm) as a DecoderEngine vs our engine: agent-tiny ex
   it('`eval --engine ort --onnx DIR` prints the metrics evaluate() gives on our engine', async () => {
     const first = loadTasksFor(cfg, 'eval', () => {}).slice(0, 4);
     expect(cfg.eval.split).toBe('eval');
-    const ours = await evaluate({ cfg, tokenizer: loaded.tokenizer, env: buildEnvironment(cfg, svc.services), template: undefined, hooks: composeHooks(), rt, model }, first, 1, 0);
+    const ours = await evaluate({ cfg, tokenizer: loaded.tokenizer, env: buildEnvironment(cfg, svc.services), chat: templateChoice('auto'), hooks: composeHooks(), rt, model }, first, 1, 0);
     const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'eval', '--config', CONFIG, '--engine', 'ort', '--onnx', join(work, 'onnx-agent'), '--tasks', '4', '--samples', '1', '--set', 'eval.temperature=0', '--set', 'rollout.batch_size=3', '--set', 'rollout.python_workers=1'], { encoding: 'utf8', timeout: 240_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('engine: onnxruntime-web wasm');

@@ -35,7 +35,7 @@ const seen: Record<string, number>[] = [];
 beforeAll(async () => {
   writeFileSync(join(dir, 'tasks.jsonl'), '{"task_id": "a", "question": "What is 6*7?", "answer": "42"}\n{"task_id": "b", "question": "What is 5+5?", "answer": "10"}\n');
   cfg = resolveConfig({
-    model: { path: join(STORIES_DIR, 'stories260K.bin'), quant: 'none', template: 'plain' },
+    model: { path: join(STORIES_DIR, 'stories260K.bin'), quant: 'none', template: 'plain_no_tools' },
     data: { env: 'math', dataset: join(dir, 'tasks.jsonl') },
     env: { python_tool: true, system_prompt: 'Answer.' },   // a short prompt keeps the sequences short
     rollout: { batch_size: 2, group_size: 2, max_turns: 2, max_tokens: 480, max_new_tokens: 6, python_workers: 1, prefill: forced },
