@@ -40,6 +40,7 @@ import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
 import { scoreText } from './score';
+import { planRequest } from './plan';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -97,6 +98,7 @@ export class Engine {
           const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
+        case 'plan-run': return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, (await this.runtime()).report.limits));
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
         case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths,
           (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
