@@ -19,10 +19,13 @@ export function PlanCard() {
             {p.plan.problem ? `${p.model}: ${p.plan.problem}` : `Fits: ${mib(p.plan.plan.total)} on the GPU for ${p.model}; largest buffer ${mib(p.plan.plan.largestBuffer.bytes)} of ${mib(Math.min(p.plan.limits.maxBufferSize, p.plan.limits.maxStorageBufferBindingSize))} allowed.`}
           </p>
           <p className="small">{p.plan.shape}. Peak of the engine's buffer pool, computed without loading weights; WebGPU reports no total memory budget, only per-buffer limits (maxBufferSize {mib(p.plan.limits.maxBufferSize)}, maxStorageBufferBindingSize {mib(p.plan.limits.maxStorageBufferBindingSize)}).</p>
+          <p>Total (pool peak): <strong data-testid="plan-total">{mib(p.plan.plan.total)}</strong>, of which weights {mib(p.plan.plan.weightsBytes)}.</p>
+          <details>
+            <summary>Bytes by category ({p.plan.plan.rows.length})</summary>
           <table className="kv" data-testid="plan-rows"><thead><tr><th>category</th><th>bytes</th></tr></thead><tbody>
             {p.plan.plan.rows.map((r) => <tr key={r.name}><td title={r.note}>{r.name}</td><td>{mib(r.bytes)}</td></tr>)}
-            <tr><td><strong>total (peak)</strong></td><td data-testid="plan-total"><strong>{mib(p.plan.plan.total)}</strong></td></tr>
           </tbody></table>
+          </details>
         </>
       )}
     </div>

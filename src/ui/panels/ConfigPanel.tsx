@@ -35,7 +35,9 @@ export function ConfigPanel() {
     const t = setTimeout(() => void refreshPlan(), 400);
     return () => clearTimeout(t);
   }, [text, selectedModel, modelCount, refreshPlan]);
-  const tooBig = plan.status === 'ready' && plan.plan.problem !== null ? `${plan.model}: ${plan.plan.problem}` : null;
+  // A plan that does not fit, or a config the planner refuses (a sequence too long for the model), blocks Start.
+  const tooBig = plan.status === 'ready' && plan.plan.problem !== null ? `${plan.model}: ${plan.plan.problem}`
+    : plan.status === 'error' ? `${plan.model ? `${plan.model}: ` : ''}${plan.message}` : null;
   const preset = PRESETS.find((p) => p.file === presetFile);
   const diff = useMemo(() => {
     if (!preset || !check.ok) return null;
