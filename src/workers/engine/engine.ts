@@ -166,8 +166,16 @@ export class Engine {
     return { kind: 'start-run', id: req.id, modelId: req.modelId, configYaml, runId: req.runId, ...(dataset ? { dataset } : {}) };
   }
 
-  private async runtime(): Promise<GpuRuntime> {
-    if (this.rt) return this.rt;
+  /** The device opening in progress: concurrent requests (plan-run beside load-model) share one device. */
+  private rtOpening: Promise<GpuRuntime> | null = null;
+
+  private runtime(): Promise<GpuRuntime> {
+    if (this.rt) return Promise.resolve(this.rt);
+    this.rtOpening ??= this.openRuntime().finally(() => { this.rtOpening = null; });
+    return this.rtOpening;
+  }
+
+  private async openRuntime(): Promise<GpuRuntime> {
     const rt = await GpuRuntime.create(getBrowserGpu());
     rt.onError((err) => {
       if (!rt.lost) return;
