@@ -4,7 +4,7 @@
 // trainer reports perf/train_readbacks). The first step warms pipelines up; the mean skips it.
 import { join } from 'node:path';
 import { resolveConfig } from '../src/rl/config-validate';
-import { openRun } from '../src/rl/node-run';
+import { openRun } from '../src/run/rl-node-run';
 import { ppoStep } from '../src/rl/ppo-trainer';
 import { getNumber, parseArgs } from '../src/util/args';
 import { sharedDir } from './shared-dir';

@@ -34,22 +34,6 @@ export const LAYER_EXCEPTIONS = [
     from: 'reference/', to: 'model/types',
     why: 'model/types is the model\'s shape table (names, projections, LoRA keys) with no imports of its own; the CPU twins share it with the engine',
   },
-  {
-    from: 'rl/node-run', to: 'run/',
-    why: 'the Node RL run (model, services, resume) builds its context with run/rl-context and records with run/recorder; it belongs in src/run/ (to move)',
-  },
-  {
-    from: 'rl/run', to: 'run/',
-    why: 'the RL training loop emits RunEvents (run/events) and names checkpoints (run/layout); the loops belong in src/run/ (to move with rl/node-run)',
-  },
-  {
-    from: 'train/sft-run', to: 'run/',
-    why: 'the SFT loop emits RunEvents (run/events) and names checkpoints (run/layout); the loops belong in src/run/ (to move)',
-  },
-  {
-    from: 'train/run-folder', to: 'run/storage',
-    why: 'checkpoint recovery reads and repairs a run folder through RunStorage; it belongs in src/run/ (to move)',
-  },
 ];
 
 const layerOf = new Map(LAYERS.flatMap((l, rank) => l.folders.map((f) => [f, rank])));

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, getNumber, getString } from '../src/util/args';
 import { parseConfig } from '../src/rl/config-validate';
 import { evaluate } from '../src/rl/eval';
-import { loadTasksFor, nodeRecorder, openRun } from '../src/rl/node-run';
-import { runTraining } from '../src/rl/run';
+import { loadTasksFor, nodeRecorder, openRun } from '../src/run/rl-node-run';
+import { runTraining } from '../src/run/rl-run';
 import { fanOut } from '../src/run/events';
 import { printRun } from '../src/run/printer';
 

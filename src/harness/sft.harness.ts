@@ -14,7 +14,7 @@ import { GpuModel } from '../model/gpu/model';
 import { loadTrainState } from '../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../train/data';
 import { toBlobs } from '../train/peft-export';
-import { planSftRun, resolveSftConfig, SftRun } from '../train/sft-run';
+import { planSftRun, resolveSftConfig, SftRun } from '../run/sft-run';
 
 let rt: Promise<GpuRuntime> | undefined;
 

@@ -1,6 +1,6 @@
 // CPU reference of a fresh LoRA adapter as PEFT initialises one, deterministic in a seed. Used by
 // src/train/lora-params.ts (the GPU adapter starts from it) and the tests that build adapters;
-// exercised by tests/unit/train/train-peft.test.ts and tests/unit/train/run-folder.test.ts.
+// exercised by tests/unit/train/train-peft.test.ts and tests/unit/run/run-folder.test.ts.
 import { PROJECTIONS, loraKey, projShape, type LoraConfig, type LoraWeights, type ModelConfig } from '../model/types';
 import { mulberry32 } from '../util/rng';
 

@@ -28,7 +28,7 @@ export function needsPython(cfg: RlConfig): boolean {
 }
 
 export function buildEnvironment(cfg: RlConfig, services: RlEnvServices): Environment<Task> {
-  if (cfg.data.env_module !== null && !services.custom) throw new Error(`data.env_module ${cfg.data.env_module}: the custom env is built by startServices (src/rl/node-run.ts); pass its services`);
+  if (cfg.data.env_module !== null && !services.custom) throw new Error(`data.env_module ${cfg.data.env_module}: the custom env is built by startServices (src/run/rl-node-run.ts); pass its services`);
   return withTools(services.custom ?? builtInEnvironment(cfg, services), services.extraTools ?? []);
 }
 

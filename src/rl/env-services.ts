@@ -1,7 +1,7 @@
 // The services an RL environment needs, started from the run config on either side: a Python pool
 // for code tests and the python tool, a search backend (the BM25 corpus or a running search proxy,
 // tools.search), the extra tools of the `tools:` section and the custom env of data.env_module.
-// Node passes a process pool, a file reader and a module loader (src/rl/node-run.ts startServices);
+// Node passes a process pool, a file reader and a module loader (src/run/rl-node-run.ts startServices);
 // the engine worker a Web Worker pool and a fetch of the served datasets/ (src/workers/engine/services.ts),
 // and no module loader (a custom env module is CLI-only). Exercised by tests/unit/rl/shipped-corpus.test.ts,
 // tests/unit/rl/rl-tools-config.test.ts, rl-custom-env.test.ts and tests/e2e/run-worker.spec.ts.

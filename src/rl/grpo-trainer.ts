@@ -3,7 +3,7 @@
 // ones when mu = 1, recomputed once when mu > 1 or top-k/top-p truncated the sampler) ->
 // reference log-probs (reference-policy.ts) only when beta > 0 -> mu x (micro-batches accumulated with
 // the GPU GRPO loss, then one optimizer update). Returns every anchors metric it can compute.
-// Tested by tests/unit/rl/rl-grpo.test.ts; run by src/rl/run.ts and the experiment script.
+// Tested by tests/unit/rl/rl-grpo.test.ts; run by src/run/rl-run.ts and the experiment script.
 import { computeAdvantages, rewardMetrics } from './advantages';
 import { DEFAULT_GRPO_LOSS, grpoMetrics, zeroSums, type GrpoLossConfig, type GrpoSums } from '../reference/grpo_loss';
 import type { Task } from '../data/schemas';

@@ -3,7 +3,7 @@
 // GAE per trained token (ppo-targets.ts) -> mu x (micro-batches: the GPU clipped policy loss with
 // per-row advantages and the clipped value loss (shaders/value_loss.wgsl) into the value head and
 // the shared trunk, all GPU-resident; one AdamW update of the adapter and the head), the loss sums
-// and grad norms read back once per step. Run by src/rl/run.ts (trainer: ppo); tested by
+// and grad norms read back once per step. Run by src/run/rl-run.ts (trainer: ppo); tested by
 // tests/unit/rl/ppo-step.test.ts (GPU vs CPU references) and ppo-run.test.ts (2 steps, resume).
 import { computeAdvantages, rewardMetrics } from './advantages';
 import { grpoMetrics, zeroSums, type GrpoSums } from '../reference/grpo_loss';

@@ -1,6 +1,6 @@
 // The one vocabulary between a training loop and whoever watches it: RunEvent (what the loop
-// reports, in order) and RunCommand (what a caller asks between steps). SFT (src/train/sft-run.ts)
-// and the RL loops (src/rl/run.ts: GRPO, rejection sampling, reward-weighted) emit it; the CLI, the
+// reports, in order) and RunCommand (what a caller asks between steps). SFT (src/run/sft-run.ts)
+// and the RL loops (src/run/rl-run.ts: GRPO, rejection sampling, reward-weighted) emit it; the CLI, the
 // run-folder recorder (src/run/recorder.ts) and the engine worker (src/workers/engine/) consume it.
 // Tested by tests/unit/run/run-storage.test.ts and, through the loops, sft-cli / rl-grpo / run-control.
 import type { RolloutRecord } from '../rl/rollout-log';

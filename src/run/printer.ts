@@ -2,8 +2,8 @@
 // step (SFT: step, loss, grad_norm, learning_rate, tokens/s on stdout; RL: the bar, reward, loss,
 // kl, why a loss is 0, and a few example completions on the log), checkpoints and the export.
 // No file or GPU access here. Exercised by tests/unit/cli/sft-cli.test.ts and the `train` command.
-import { progressLine } from '../rl/run';
-import { formatStep, type SftMetrics } from '../train/sft-run';
+import { progressLine } from './rl-run';
+import { formatStep, type SftMetrics } from './sft-run';
 import type { MetricsRow, RunEmit } from './events';
 
 export interface PrinterOptions {

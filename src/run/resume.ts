@@ -1,13 +1,13 @@
 // Puts a stored run folder in order for a resume, the same way for the CLI (`sft --resume`,
-// `train --resume`: src/cli/commands/sft.ts, src/rl/node-run.ts) and the engine worker
+// `train --resume`: src/cli/commands/sft.ts, src/run/rl-node-run.ts) and the engine worker
 // (src/workers/engine/runs.ts): the newest complete checkpoint recovered under its final name,
 // the logs cut to its step, and what the loop needs to continue from it.
 // Exercised by tests/unit/rl/rl-resume.test.ts, tests/unit/cli/run-kill.test.ts and tests/e2e/studio-runs.spec.ts.
 import type { ModelConfig } from '../model/types';
-import { resumePoint } from '../rl/run';
+import { resumePoint } from './rl-run';
 import type { SamplerPosition } from '../data/sampling';
 import type { TrainState } from '../train/checkpoint';
-import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../train/run-folder';
+import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from './run-folder';
 import { METRICS_FILE, ROLLOUTS_FILE } from './layout';
 import type { RunStorage } from './storage';
 

@@ -1,5 +1,5 @@
 // Builds what an RL step needs (src/rl/grpo-trainer.ts GrpoContext) from the run config and a
-// loaded model, the same way in the CLI (src/rl/node-run.ts) and the engine worker (src/workers/engine/),
+// loaded model, the same way in the CLI (src/run/rl-node-run.ts) and the engine worker (src/workers/engine/),
 // so both produce the same metrics for the same config and seed: the Trainer (fresh adapter or
 // every weight), the environment, the chat template and the GPU GRPO loss.
 // Exercised by tests/unit/rl/rl-grpo.test.ts and tests/e2e/run-worker.spec.ts.

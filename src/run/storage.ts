@@ -2,7 +2,7 @@
 // adapter/) is written and read, whatever holds it: NodeFsStorage (node-storage.ts, the CLI) or
 // OpfsStorage (opfs-storage.ts, the browser's Origin Private File System, used by the engine
 // worker). Paths are '/'-separated and relative to the run folder. Folders are replaced through
-// NAME.tmp / NAME.old exactly as docs/run-folder.md describes, so recovery (src/train/run-folder.ts)
+// NAME.tmp / NAME.old exactly as docs/run-folder.md describes, so recovery (src/run/run-folder.ts)
 // is one code path. Tested by tests/unit/run/run-storage.test.ts and tests/e2e/run-worker.spec.ts.
 import { WholeFileSource } from '../model/io/whole-file-source';
 import type { RunFiles } from './events';

@@ -1,8 +1,8 @@
 // The ONE mapping from the run config (src/run/config.ts) to each trainer's own settings: the SFT
-// loop's SftConfigInput (src/train/sft-run.ts) and the RL Trainer's params / optimizer / schedule
-// (src/rl/node-run.ts). `sft` command-line options are shorthands for config fields (SFT_FLAGS).
+// loop's SftConfigInput (src/run/sft-run.ts) and the RL Trainer's params / optimizer / schedule
+// (src/run/rl-node-run.ts). `sft` command-line options are shorthands for config fields (SFT_FLAGS).
 // Tested by tests/unit/run/run-config.test.ts.
-import type { SftConfigInput } from '../train/sft-run';
+import type { SftConfigInput } from './sft-run';
 import type { TrainerConfig } from '../train/trainer';
 import type { RunConfig } from './config';
 

@@ -1,4 +1,4 @@
-// The commands a caller can give a running training loop (SftRun.run, src/rl/run.ts runTraining):
+// The commands a caller can give a running training loop (SftRun.run, src/run/rl-run.ts runTraining):
 // pause, resume, stop (the loop writes a checkpoint, then returns) and "checkpoint now" (after
 // the current step). The loops check it between steps; a step in flight is never cut. No GPU or
 // file access here, so the browser worker and the CLI share it; it sits in train/ because both the

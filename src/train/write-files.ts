@@ -2,7 +2,7 @@
 // into a folder without ever leaving a half-written folder under its final name: the files go to
 // `DIR.tmp` (each flushed with fsync, in map order), then `DIR.tmp` replaces `DIR` by renames
 // (the old `DIR` is kept as `DIR.old` until the new one is in place). Exercised by
-// tests/unit/train/run-folder.test.ts and the kill test tests/unit/cli/run-kill.test.ts.
+// tests/unit/run/run-folder.test.ts and the kill test tests/unit/cli/run-kill.test.ts.
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 

@@ -12,7 +12,7 @@ import { readConfig } from './train';
 import type { ChatMessage } from '../../agents/chat-template';
 import type { ToolResult } from '../../agents/loop';
 import { ChatAgent } from '../../rl/chat-agent';
-import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
+import { loadRunModel, loadTasksFor, startServices } from '../../run/rl-node-run';
 
 export const command: CliCommand = {
   name: 'chat',

@@ -6,7 +6,7 @@
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
 import { evalTemperature, evaluatePolicy } from '../../rl/eval-run';
-import { loadRunModel, loadTasksFor, startServices } from '../../rl/node-run';
+import { loadRunModel, loadTasksFor, startServices } from '../../run/rl-node-run';
 import { readConfig } from './train';
 import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
 

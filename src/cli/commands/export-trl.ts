@@ -8,7 +8,7 @@ import type { CliCommand } from '../../util/args';
 import { getNumber, getString, requireString } from '../../util/args';
 import { parseConfig, type RlConfig } from '../../rl/config-validate';
 import { buildEnvironment } from '../../rl/env-factory';
-import { loadTasksFor } from '../../rl/node-run';
+import { loadTasksFor } from '../../run/rl-node-run';
 import { buildBundle, corpusFileOf } from '../../export/trl/bundle';
 import { isTrlEnv, TRL_ENVS } from '../../export/trl/rows';
 import { COMMON_PY, readPython, REWARD_PY } from '../../export/trl/python-files';

@@ -1,7 +1,7 @@
 // `npm run cli -- sft`: supervised fine-tuning on a JSONL file with the GPU trainer (LoRA over an
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
 // DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
-// --resume. The loop itself is src/train/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
+// --resume. The loop itself is src/run/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -19,7 +19,7 @@ import { readPeftAdapter } from '../../model/io/peft';
 import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
-import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
+import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
 import { prepareSftResume, savedSftData } from '../../run/resume';
 import { RunControl } from '../../train/run-control';
 import { fanOut } from '../../run/events';

@@ -11,9 +11,9 @@ import { stopOnInterrupt } from '../interrupt';
 import { prepareRunFolder, type RunFolderIntent } from '../out-path';
 import { RunControl } from '../../train/run-control';
 import { parseConfig, type RlConfig } from '../../rl/config-validate';
-import { loadTasksFor, nodeRecorder, openRun, startServices } from '../../rl/node-run';
+import { loadTasksFor, nodeRecorder, openRun, startServices } from '../../run/rl-node-run';
 import { buildEnvironment } from '../../rl/env-factory';
-import { runTraining } from '../../rl/run';
+import { runTraining } from '../../run/rl-run';
 import { fanOut } from '../../run/events';
 import { printRun } from '../../run/printer';
 import { runSft } from './sft';
@@ -64,7 +64,7 @@ export const command: CliCommand = {
   --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
   --preview-tasks N       print the first N tasks' opening messages (and prefill) and exit
 
-trainer: sft runs the SFT loop (\`npm run cli -- sft\`, src/train/sft-run.ts) on the same config,
+trainer: sft runs the SFT loop (\`npm run cli -- sft\`, src/run/sft-run.ts) on the same config,
 mapped by src/run/trainer-settings.ts: data.dataset is the chat JSONL, rollout.batch_size the
 examples per update.`,
   async run(args) {

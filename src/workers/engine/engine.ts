@@ -15,7 +15,7 @@ import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
 import { taskFile, tasksFromText } from '../../rl/env-factory';
-import { runTraining } from '../../rl/run';
+import { runTraining } from '../../run/rl-run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { recordRun } from '../../run/recorder';
@@ -26,7 +26,7 @@ import { prepareRlResume, prepareSftResume, savedSftData, type RlResume } from '
 import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
-import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../train/sft-run';
+import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
 import { sftInputOf } from '../../run/trainer-settings';
 import { inspectModel } from './inspect';
 import { openModelSource } from './model-source';

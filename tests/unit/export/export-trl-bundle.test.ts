@@ -18,7 +18,7 @@ import { exportServices } from '../../../src/export/trl/services';
 import { createEpisodeState, finishEpisode, stepEnvironment } from '../../../src/envs';
 import { parseConfig } from '../../../src/rl/config-validate';
 import { buildEnvironment } from '../../../src/rl/env-factory';
-import { loadTasksFor } from '../../../src/rl/node-run';
+import { loadTasksFor } from '../../../src/run/rl-node-run';
 import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus';
 
 const PYTHON = '/usr/bin/python3';

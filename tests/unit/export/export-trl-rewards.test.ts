@@ -22,7 +22,7 @@ import { NodeDirSource } from '../../../src/model/io/node-source';
 import { loadTokenizer, type Tokenizer } from '../../../src/model/tokenizer';
 import { parseConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { buildEnvironment } from '../../../src/rl/env-factory';
-import { loadTasksFor } from '../../../src/rl/node-run';
+import { loadTasksFor } from '../../../src/run/rl-node-run';
 import { createNodePythonPool } from '../../../src/tools/python/node-pool';
 import type { PythonPool } from '../../../src/tools/python/pool';
 import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus';

@@ -27,7 +27,7 @@ import { parseConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { buildEnvironment } from '../../../src/rl/env-factory';
 import { evaluate } from '../../../src/rl/eval';
 import { composeHooks } from '../../../src/rl/hooks';
-import { loadTasksFor, startServices, type RunServices } from '../../../src/rl/node-run';
+import { loadTasksFor, startServices, type RunServices } from '../../../src/run/rl-node-run';
 import type { DecoderEngine } from '../../../src/model/engine';
 
 configureOrt({ numThreads: 1 });

@@ -19,7 +19,7 @@ import { randomArray } from '../../../src/gpu/selftest';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import { lossConfig } from '../../../src/rl/grpo-trainer';
 import { episodeRows } from '../../../src/rl/grpo-micro';
-import { openRun, type OpenRun } from '../../../src/rl/node-run';
+import { openRun, type OpenRun } from '../../../src/run/rl-node-run';
 import { ppoGpuDlogp, ppoGpuUpstream, ValueHeadHook, ValueStepSums, type PpoRows, type ValueSums } from '../../../src/rl/ppo-micro';
 import { ValueLoss, VALUE_METRICS_BYTES } from '../../../src/gpu/kernels/value-loss';
 import { GRPO_METRICS_BYTES } from '../../../src/gpu/kernels/grpo';

@@ -11,9 +11,9 @@ import { createCustomEnvironment } from '../../../src/envs/node-custom-module';
 import { ConfigError, resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { startEnvServices } from '../../../src/rl/env-services';
 import { customReward } from '../../../src/rl/hooks';
-import { nodeRecorder, openRun, type OpenRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, type OpenRun } from '../../../src/run/rl-node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
-import { runTraining, type RunResult } from '../../../src/rl/run';
+import { runTraining, type RunResult } from '../../../src/run/rl-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
 const dir = mkdtempSync(join(tmpdir(), 'rl-custom-env-'));

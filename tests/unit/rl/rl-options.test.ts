@@ -14,9 +14,9 @@ import { readPeftAdapter } from '../../../src/model/io/peft';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { grpoStep } from '../../../src/rl/grpo-trainer';
 import { customReward } from '../../../src/rl/hooks';
-import { nodeRecorder, openRun, type OpenRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, type OpenRun } from '../../../src/run/rl-node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
-import { runTraining } from '../../../src/rl/run';
+import { runTraining } from '../../../src/run/rl-run';
 import type { TrainBatch } from '../../../src/train/train-step';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 

@@ -1,4 +1,4 @@
-// GRPO resume == continuous through the Node run (src/rl/node-run.ts openRun + run.ts): 3 steps
+// GRPO resume == continuous through the Node run (src/run/rl-node-run.ts openRun + run.ts): 3 steps
 // in one go, against a run that crashes inside step 2 (after its metrics and rollouts rows were
 // written, before its checkpoint) and is resumed from its run folder. The resumed run's folder
 // must equal the continuous one's: adapter files byte for byte, the last checkpoint's LoRA
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
-import { nodeRecorder, openRun, type OpenRunOptions } from '../../../src/rl/node-run';
-import { runTraining } from '../../../src/rl/run';
+import { nodeRecorder, openRun, type OpenRunOptions } from '../../../src/run/rl-node-run';
+import { runTraining } from '../../../src/run/rl-run';
 import { loadTrainState, type TrainState } from '../../../src/train/checkpoint';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { compareTensors } from '../helpers/tensor-compare';

@@ -1,4 +1,4 @@
-// A stopped RL run exports what it trained (src/rl/run.ts): Stop after step 1 of a GRPO run on
+// A stopped RL run exports what it trained (src/run/rl-run.ts): Stop after step 1 of a GRPO run on
 // stories260K ends with `cancelled` carrying the PEFT adapter, which the recorder writes as adapter/
 // beside the step-1 checkpoint (the studio's Export panel and Playground read it); the event the page
 // gets has no bytes (withoutFiles). Stopped before any step: no adapter.
@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
-import { nodeRecorder, openRun } from '../../../src/rl/node-run';
-import { runTraining } from '../../../src/rl/run';
+import { nodeRecorder, openRun } from '../../../src/run/rl-node-run';
+import { runTraining } from '../../../src/run/rl-run';
 import { fanOut, withoutFiles, type RunEvent } from '../../../src/run/events';
 import { RunControl } from '../../../src/train/run-control';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';

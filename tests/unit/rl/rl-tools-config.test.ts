@@ -15,9 +15,9 @@ import { resolveSearchConfig } from '../../../src/server/search/config';
 import { directHttpTransport } from '../../../src/tools/http-transport';
 import { resolveConfig, type RlConfig } from '../../../src/rl/config-validate';
 import { customReward } from '../../../src/rl/hooks';
-import { nodeRecorder, openRun, startServices, type OpenRun } from '../../../src/rl/node-run';
+import { nodeRecorder, openRun, startServices, type OpenRun } from '../../../src/run/rl-node-run';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
-import { runTraining, type RunResult } from '../../../src/rl/run';
+import { runTraining, type RunResult } from '../../../src/run/rl-run';
 import { poolSettings } from '../../../src/rl/tools-config';
 import { AGENT_DIR } from '../../fixtures/interop-models';
 

@@ -1,5 +1,5 @@
 // The shipped search corpus a null data.corpus stands for (src/rl/env-factory.ts shippedCorpus):
-// one helper used by both the run's services (src/rl/node-run.ts startServices) and the CLI
+// one helper used by both the run's services (src/run/rl-node-run.ts startServices) and the CLI
 // defaults (src/cli/defaults.ts); the files it names exist, and startServices reads the one it picks.
 // Run: npx vitest run tests/unit/rl/shipped-corpus.test.ts
 import { existsSync, readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import { shippedCorpus } from '../../../src/rl/env-factory';
-import { startServices } from '../../../src/rl/node-run';
+import { startServices } from '../../../src/run/rl-node-run';
 import { parseCorpusJsonl } from '../../../src/tools/search/corpus';
 
 const ROOT = resolve(__dirname, '../../..');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../src/util/args';
 import { defaultsFor, parseConfig } from '../../../src/run/config';
 import { rlTrainerConfigOf, sftFlagSets, sftInputOf } from '../../../src/run/trainer-settings';
-import { resolveSftConfig } from '../../../src/train/sft-run';
+import { resolveSftConfig } from '../../../src/run/sft-run';
 import type { ModelConfig } from '../../../src/model/types';
 
 const model = { maxPositions: 256 } as ModelConfig;   // resolveSftConfig reads only the context length

@@ -12,7 +12,7 @@ import { openNodeModelSource } from '../../../src/model/io/node-source';
 import { loadTrainState } from '../../../src/train/checkpoint';
 import { readSftJsonl } from '../../../src/train/data';
 import { RunControl } from '../../../src/train/run-control';
-import { resolveSftConfig, SftRun } from '../../../src/train/sft-run';
+import { resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 

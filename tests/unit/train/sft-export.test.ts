@@ -15,7 +15,7 @@ import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, readPeftAdapter } from '../../../src/m
 import { readJson } from '../../../src/model/io/source';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { readSftJsonl } from '../../../src/train/data';
-import { resolveSftConfig, SftRun } from '../../../src/train/sft-run';
+import { resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
 const STORIES = join(STORIES_DIR, 'stories260K.bin');

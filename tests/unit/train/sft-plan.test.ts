@@ -24,7 +24,7 @@ import { formatPlan, planTraining, type TrainingPlanOptions } from '../../../src
 import { Trainer } from '../../../src/train/trainer';
 import { frozenReference } from '../../../src/rl/reference-policy';
 import type { SftDataset } from '../../../src/train/data';
-import { planSftRun, resolveSftConfig, SftRun } from '../../../src/train/sft-run';
+import { planSftRun, resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 
 let rt: GpuRuntime;
 let cfg: ModelConfig;

@@ -1,4 +1,4 @@
-// Resume == continuous through the SFT loop (src/train/sft-run.ts): N = 2 updates, checkpoint
+// Resume == continuous through the SFT loop (src/run/sft-run.ts): N = 2 updates, checkpoint
 // files (saveTrainState) read back with loadTrainState, a fresh model + SftRun resumed from them,
 // M = 2 more updates, against N + M = 4 updates in one go: adapter (stories260K LoRA r=4,
 // shuffled batches, cosine schedule with warmup, clipping) and every weight (tiny Qwen2 fixture,
@@ -18,7 +18,7 @@ import { parseModelConfig } from '../../../src/model/hf-config';
 import type { ModelConfig } from '../../../src/model/types';
 import { loadTrainState, type TrainState } from '../../../src/train/checkpoint';
 import { readSftJsonl, type SftDataset } from '../../../src/train/data';
-import { resolveSftConfig, resumeConfig, SftRun, type SftConfigInput, type SftMetrics } from '../../../src/train/sft-run';
+import { resolveSftConfig, resumeConfig, SftRun, type SftConfigInput, type SftMetrics } from '../../../src/run/sft-run';
 import type { Tokenizer } from '../../../src/model/tokenizer';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { compareTensors as compare } from '../helpers/tensor-compare';

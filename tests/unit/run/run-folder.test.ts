@@ -14,7 +14,7 @@ import type { ModelConfig } from '../../../src/model/types';
 import { lora_init } from '../../../src/reference/lora';
 import { loraParams, modelShape, saveTrainState, STATE_TENSORS, type TrainState } from '../../../src/train/checkpoint';
 import { NodeFsStorage } from '../../../src/run/node-storage';
-import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../../../src/train/run-folder';
+import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../../../src/run/run-folder';
 import { writeFiles, writeFilesAtomic } from '../../../src/train/write-files';
 
 let cfg: ModelConfig;

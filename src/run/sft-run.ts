@@ -11,16 +11,16 @@ import type { QuantMode } from '../model/gpu/upload';
 import type { Tokenizer } from '../model/tokenizer';
 import { PROJECTIONS, type LoraWeights, type ModelConfig, type Projection } from '../model/types';
 import type { FixedMetricName } from '../metrics/names';
-import { saveTrainState, type TrainState } from './checkpoint';
-import { SftBatcher, type DataCursor } from './batches';
-import type { SftDataset } from './data';
-import { planTraining, type MemoryPlan } from './memory-plan';
-import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } from './peft-export';
-import { Trainer, type TrainerConfig } from './trainer';
-import type { RunControl } from './run-control';
-import type { MetricsRow, RunEmit } from '../run/events';
-import { checkpointPath } from '../run/layout';
-import { captureTrainState, restoreTrainState, trainerParamsOf } from './trainer-state';
+import { saveTrainState, type TrainState } from '../train/checkpoint';
+import { SftBatcher, type DataCursor } from '../train/batches';
+import type { SftDataset } from '../train/data';
+import { planTraining, type MemoryPlan } from '../train/memory-plan';
+import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } from '../train/peft-export';
+import { Trainer, type TrainerConfig } from '../train/trainer';
+import type { RunControl } from '../train/run-control';
+import type { MetricsRow, RunEmit } from './events';
+import { checkpointPath } from './layout';
+import { captureTrainState, restoreTrainState, trainerParamsOf } from '../train/trainer-state';
 
 export interface SftConfig {
   /** 'lora': an adapter over the frozen base (f32 or NF4); 'full': every weight (f32 model). */

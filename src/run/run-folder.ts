@@ -3,10 +3,10 @@
 // side folders an interrupted write leaves (`X.tmp` complete or not, `X.old`), moves it under its
 // final name, removes the side folders, and cuts metrics.jsonl / rollouts.jsonl rows past its step
 // (and a half-written last line), so a resumed run's files equal an uninterrupted run's.
-// Tested by tests/unit/train/run-folder.test.ts.
+// Tested by tests/unit/run/run-folder.test.ts.
 import type { ModelConfig } from '../model/types';
-import { OLD_SUFFIX, StorageSource, TMP_SUFFIX, joinPath, readText, type RunStorage } from '../run/storage';
-import { loadTrainState, type TrainState } from './checkpoint';
+import { OLD_SUFFIX, StorageSource, TMP_SUFFIX, joinPath, readText, type RunStorage } from './storage';
+import { loadTrainState, type TrainState } from '../train/checkpoint';
 
 /** One folder that may hold a checkpoint (paths relative to the run folder). */
 export interface CheckpointSlot {

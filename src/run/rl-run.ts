@@ -8,17 +8,17 @@ import type { Task } from '../data/schemas';
 import { TaskSampler, type SamplerPosition } from '../data/sampling';
 import { modelShape, saveTrainState, TRAIN_STATE_VERSION, type TrainState } from '../train/checkpoint';
 import { exportPeftAdapter } from '../train/peft-export';
-import type { RlConfig } from './config-validate';
-import { fullModelFiles } from './policy-setup';
-import { grpoStep, type GrpoContext, type StepOutput } from './grpo-trainer';
-import { rolloutRecord } from './rollout-log';
-import { rwStep } from './rw-trainer';
-import { ppoStep } from './ppo-trainer';
+import type { RlConfig } from '../rl/config-validate';
+import { fullModelFiles } from '../rl/policy-setup';
+import { grpoStep, type GrpoContext, type StepOutput } from '../rl/grpo-trainer';
+import { rolloutRecord } from '../rl/rollout-log';
+import { rwStep } from '../rl/rw-trainer';
+import { ppoStep } from '../rl/ppo-trainer';
 import { VALUE_HEAD_FILE } from '../train/value-head-params';
 import type { RunControl } from '../train/run-control';
 import type { MemoryPlan } from '../train/memory-plan';
-import type { MetricsRow, RunEmit, RunFiles } from '../run/events';
-import { checkpointPath } from '../run/layout';
+import type { MetricsRow, RunEmit, RunFiles } from './events';
+import { checkpointPath } from './layout';
 
 export interface RunArgs {
   ctx: GrpoContext;

@@ -1,12 +1,12 @@
 // Small pieces of the RL run without a GPU: rejection / reward-weighted episode weights, the
 // progress line (with the zero-variance note), custom reward hooks, JSON lines with non-finite
-// numbers. Run: npx vitest run tests/unit/rl/rl-run.test.ts
+// numbers. Run: npx vitest run tests/unit/run/rl-run.test.ts
 import { describe, expect, it } from 'vitest';
 import type { EpisodeResult } from '../../../src/agents/episode-tokens';
 import type { EpisodeReward } from '../../../src/envs/reward';
 import { composeHooks, customReward, type RolloutEndInfo } from '../../../src/rl/hooks';
 import { toJsonl } from '../../../src/rl/rollout-log';
-import { progressLine } from '../../../src/rl/run';
+import { progressLine } from '../../../src/run/rl-run';
 import { episodeWeights } from '../../../src/rl/rw-trainer';
 
 describe('RL run pieces', () => {
