@@ -7,6 +7,7 @@ import { createEvalSlice, type EvalSlice } from './eval-slice';
 import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
+import { createPlanSlice, type PlanSlice } from './plan-slice';
 import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createRunsSlice, type RunsSlice } from './runs-slice';
@@ -14,7 +15,7 @@ import { createScoreSlice, type ScoreSlice } from './score-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice & PlanSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -29,4 +30,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createEvalSlice(...a),
   ...createRunSlice(...a),
   ...createScoreSlice(...a),
+  ...createPlanSlice(...a),
 }));

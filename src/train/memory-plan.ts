@@ -29,6 +29,8 @@ export interface MemoryPlan {
   roundingBytes: number;
   /** Allocated bytes right after the weights are up (load phase peak may be higher: NF4 f32 copies). */
   weightsBytes: number;
+  /** The largest single buffer (rounded bytes) and the row it belongs to. */
+  largestBuffer: { bytes: number; row: string };
 }
 
 export interface LoraShape {
@@ -181,7 +183,7 @@ function simulateModelLoad(sim: PoolSim, cfg: ModelConfig, lora: LoraShape | nul
 
 function rowsOf(sim: PoolSim, weightsBytes: number): MemoryPlan {
   const rows = [...sim.rowsAtPeak()].map(([name, bytes]) => ({ name, bytes, note: sim.notes.get(name) ?? NOTES[name] ?? '' }));
-  return { total: sim.peak, rows, roundingBytes: sim.rounding, weightsBytes };
+  return { total: sim.peak, rows, roundingBytes: sim.rounding, weightsBytes, largestBuffer: { ...sim.largest } };
 }
 
 /**
@@ -592,7 +594,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const extra = sim.peak - (b?.allocated ?? sim.peak);
   if (extra > 0 && loadPeak === sim.peak) rows.push({ name: TROW.loadPeak, bytes: extra, note: 'upload.ts quantizes each weight from an f32 copy; the largest one (often the embedding) sets the load peak' });
   else if (extra > 0) rows.push({ name: TROW.later, bytes: extra, note: 'the pool keeps them for the next step' });
-  return { total: sim.peak, rows, roundingBytes: sim.rounding, weightsBytes };
+  return { total: sim.peak, rows, roundingBytes: sim.rounding, weightsBytes, largestBuffer: { ...sim.largest } };
 }
 
 /** Human-readable plan: one row per line, largest first, then the total. */

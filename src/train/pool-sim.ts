@@ -22,6 +22,8 @@ export class PoolSim {
   rounding = 0;
   /** Bytes of freed buffers kept for reuse (allocated - in use). */
   freeBytes = 0;
+  /** The largest buffer created (rounded bytes) and its row: what maxBufferSize / maxStorageBufferBindingSize limit. */
+  largest = { bytes: 0, row: '' };
   private readonly free = new Map<string, SimBuffer[]>();
   private readonly rows = new Map<string, number>();
   private peakRows = new Map<string, number>();
@@ -40,6 +42,7 @@ export class PoolSim {
       return reused;
     }
     this.rounding += size - bytes;
+    if (size > this.largest.bytes) this.largest = { bytes: size, row };
     this.allocated += size;
     this.book(row, size);
     if (this.allocated > this.peak) {

@@ -1,12 +1,14 @@
 // Config panel: presets from configs/ with their reasons, a form for the common fields, the YAML
 // editor validated as you type with the CLI's messages (did-you-mean), a diff against the preset,
 // and Start (loads the model with its upload progress, starts the run, shows the Run panel; errors
-// beside it), disabled with the reason while the config is invalid. Tested by
+// beside it), disabled with the reason while the config is invalid or its memory plan does not fit;
+// the memory plan card (PlanCard). Tested by
 // tests/e2e/studio-config.spec.ts.
-import { useId, useMemo } from 'react';
+import { useEffect, useId, useMemo } from 'react';
 import { useStudio } from '../../store/store';
 import { CONFIG_FILE } from '../../store/config-slice';
 import { ConfigForm, configDiff } from '../config/ConfigForm';
+import { PlanCard } from '../config/PlanCard';
 import { PRESETS } from '../config/presets';
 import { checkConfigText } from '../config/validate';
 import { YamlEditor } from '../config/YamlEditor';
@@ -23,7 +25,19 @@ export function ConfigPanel() {
   const loadPreset = useStudio((s) => s.loadPreset);
   const setField = useStudio((s) => s.setConfigField);
   const requestStart = useStudio((s) => s.requestStart);
+  const plan = useStudio((s) => s.runPlan);
+  const refreshPlan = useStudio((s) => s.refreshPlan);
+  const selectedModel = useStudio((s) => s.selectedModel);
+  const modelCount = useStudio((s) => s.models.length);
   const presetId = useId();
+  // The memory plan follows the config and the model, 400 ms after the last change.
+  useEffect(() => {
+    const t = setTimeout(() => void refreshPlan(), 400);
+    return () => clearTimeout(t);
+  }, [text, selectedModel, modelCount, refreshPlan]);
+  // A plan that does not fit, or a config the planner refuses (a sequence too long for the model), blocks Start.
+  const tooBig = plan.status === 'ready' && plan.plan.problem !== null ? `${plan.model}: ${plan.plan.problem}`
+    : plan.status === 'error' ? `${plan.model ? `${plan.model}: ` : ''}${plan.message}` : null;
   const preset = PRESETS.find((p) => p.file === presetFile);
   const diff = useMemo(() => {
     if (!preset || !check.ok) return null;
@@ -53,10 +67,10 @@ export function ConfigPanel() {
         </div>
         <div className="card">
           <h2>Start</h2>
-          <button type="button" className="primary" data-testid="config-start" disabled={!check.ok || starting !== null}
+          <button type="button" className="primary" data-testid="config-start" disabled={!check.ok || tooBig !== null || starting !== null}
             aria-describedby="start-reason" onClick={requestStart}>Start</button>
-          <p id="start-reason" className={check.ok ? 'small' : 'error'} data-testid="start-reason">
-            {check.ok ? 'Ready to start.' : `Start is disabled: ${check.problem.message}`}
+          <p id="start-reason" className={check.ok && !tooBig ? 'small' : 'error'} data-testid="start-reason">
+            {!check.ok ? `Start is disabled: ${check.problem.message}` : tooBig ? `Start is disabled: ${tooBig}` : 'Ready to start.'}
           </p>
           <StartProgress />
           {startError && <p className="error" role="alert" data-testid="start-error">{startError}</p>}
@@ -76,6 +90,7 @@ export function ConfigPanel() {
         </div>
       </div>
       <div className="cards">
+        <PlanCard />
         <div className="card">
           <h2>Changes from configs/{presetFile}</h2>
           {diff === null ? <p className="small">Shown when the config is valid.</p>

@@ -40,6 +40,7 @@ import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
 import { scoreText } from './score';
+import { planRequest } from './plan';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -97,6 +98,7 @@ export class Engine {
           const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
+        case 'plan-run': return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, (await this.runtime()).report.limits));
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
         case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths,
           (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
@@ -164,8 +166,16 @@ export class Engine {
     return { kind: 'start-run', id: req.id, modelId: req.modelId, configYaml, runId: req.runId, ...(dataset ? { dataset } : {}) };
   }
 
-  private async runtime(): Promise<GpuRuntime> {
-    if (this.rt) return this.rt;
+  /** The device opening in progress: concurrent requests (plan-run beside load-model) share one device. */
+  private rtOpening: Promise<GpuRuntime> | null = null;
+
+  private runtime(): Promise<GpuRuntime> {
+    if (this.rt) return Promise.resolve(this.rt);
+    this.rtOpening ??= this.openRuntime().finally(() => { this.rtOpening = null; });
+    return this.rtOpening;
+  }
+
+  private async openRuntime(): Promise<GpuRuntime> {
     const rt = await GpuRuntime.create(getBrowserGpu());
     rt.onError((err) => {
       if (!rt.lost) return;

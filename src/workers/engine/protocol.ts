@@ -7,6 +7,7 @@ import type { ChatSettings } from '../../rl/chat-agent';
 import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
 import type { ModelReport } from './inspect';
+import type { RunPlan } from './plan';
 import type { RunExport, RunSummary } from './run-scan';
 
 /**
@@ -86,7 +87,9 @@ export type EngineRequest =
   /** The text of each token under a loaded model's tokenizer (src/workers/engine/decode.ts). */
   | { kind: 'decode-tokens'; id: number; modelId: string; tokens: number[] }
   /** Per-token log-probs of `text` as `cli logprobs` gives them (score.ts); `adapter` = a run id whose adapter/ is in OPFS. */
-  | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string };
+  | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string }
+  /** The GPU memory plan of a run of `configYaml` on the model at `source`, against this worker's device limits (plan.ts). */
+  | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -145,6 +148,7 @@ export interface EngineResults {
   'decode-tokens': string[];
   /** The token ids (with BOS when the tokenizer adds one), each token's text, and log p(ids[t+1] | ids[..t]) for t < ids.length - 1. */
   'score-text': { ids: number[]; pieces: string[]; logprobs: number[] };
+  'plan-run': RunPlan;
 }
 
 export type EngineReply =

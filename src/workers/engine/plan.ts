@@ -1,0 +1,108 @@
+// The `plan-run` request: the GPU memory plan of a run before Start, from the config and the model's
+// config.json only (nothing is loaded): planTraining's figures for its trainer, quant, batch, sequence
+// length and LoRA / full mode, and whether its largest buffer fits the device's buffer limits.
+// Pure (the worker passes the model's config and its device's limits); tested by
+// tests/unit/workers/plan.test.ts and, through the Config panel, tests/e2e/studio-config.spec.ts.
+import type { FileSource } from '../../model/io/source';
+import type { ModelConfig } from '../../model/types';
+import { parseConfig } from '../../rl/config-validate';
+import type { RunConfig } from '../../run/config';
+import { inspectModel } from './inspect';
+import { planTraining, type MemoryPlan, type TrainingPlanOptions } from '../../train/memory-plan';
+
+/** The device limits a single buffer must respect (GPUDevice.limits). */
+export interface BufferLimits {
+  maxBufferSize: number;
+  maxStorageBufferBindingSize: number;
+}
+
+/** The plan of one run as the Config panel shows it. */
+export interface RunPlan {
+  plan: MemoryPlan;
+  /** Sequences per update and tokens per sequence the plan assumes. */
+  rows: number;
+  seqLen: number;
+  /** How the shape was chosen (the config fields it comes from). */
+  shape: string;
+  limits: BufferLimits;
+  /** null when every buffer fits; else "does not fit: X > Y, ..." with what to lower. */
+  problem: string | null;
+}
+
+/** The step most one training pass of the engine handles (GpuModel's default maxRows). */
+export const ENGINE_MAX_ROWS = 512;
+
+const MIB = 2 ** 20;
+const mib = (n: number): string => `${(n / MIB).toFixed(2)} MiB`;
+
+/** The sequence length the plan assumes, and the config field that sets it. */
+function lengthOf(mc: ModelConfig, cfg: RunConfig): { seqLen: number; field: string } {
+  if (cfg.trainer === 'sft') {
+    return cfg.data.max_length > 0 ? { seqLen: cfg.data.max_length, field: 'data.max_length' }
+      : { seqLen: Math.min(ENGINE_MAX_ROWS, mc.maxPositions), field: 'data.max_length (0: min(512, the model\'s context))' };
+  }
+  return { seqLen: cfg.rollout.max_tokens, field: 'rollout.max_tokens' };
+}
+
+/** planTraining's options for this config and model; throws naming the config field when a length is out of range. */
+export function planOptionsOf(mc: ModelConfig, cfg: RunConfig): { options: TrainingPlanOptions; shape: string } {
+  const { seqLen, field } = lengthOf(mc, cfg);
+  const cap = Math.min(ENGINE_MAX_ROWS, mc.maxPositions);
+  if (seqLen > cap) {
+    throw new Error(`config.yaml: ${field} is ${seqLen}, above the longest sequence one training step of this model handles, ${cap} (min(maxRows ${ENGINE_MAX_ROWS}, max_position_embeddings ${mc.maxPositions})); lower ${field.split(' ')[0]} to ${cap} or less`);
+  }
+  const rl = cfg.trainer !== 'sft';
+  const rows = rl ? cfg.rollout.batch_size * cfg.rollout.group_size : cfg.rollout.batch_size;
+  const full = cfg.lora.mode === 'full';
+  const options: TrainingPlanOptions = {
+    mode: cfg.lora.mode,
+    quant: cfg.model.quant,
+    quantEmbeddings: cfg.model.quant_embeddings,
+    ...(full ? {} : { lora: { rank: cfg.lora.rank, targets: [...cfg.lora.targets] } }),
+    batchSize: rows,
+    microBatch: Math.min(cfg.grpo.micro_batch_size, rows),
+    seqLen,
+    recompute: cfg.train.recompute,
+    maxRows: ENGINE_MAX_ROWS,
+    // As referenceFor (rl/policy-setup.ts): a frozen copy when the KL reference is not the LoRA base.
+    valueHead: cfg.trainer === 'ppo',
+    frozenReference: (cfg.trainer === 'grpo' || cfg.trainer === 'ppo') && cfg.grpo.beta > 0 && (full || cfg.model.adapter !== null),
+  };
+  const shape = rl
+    ? `rollout.batch_size ${cfg.rollout.batch_size} x group_size ${cfg.rollout.group_size} = ${rows} episodes of up to ${seqLen} tokens (rollout.max_tokens)`
+    : `rollout.batch_size ${rows} examples of up to ${seqLen} tokens (${field})`;
+  return { options, shape };
+}
+
+/** What to lower when a buffer of this plan row is too large. */
+function adviceFor(row: string, cfg: RunConfig): string {
+  if (row.startsWith('weights') || row.startsWith('load')) {
+    return cfg.model.quant === 'none' && cfg.lora.mode === 'lora' ? 'set model.quant: nf4 or pick a smaller model' : 'pick a smaller model';
+  }
+  return cfg.trainer === 'sft' ? 'lower rollout.batch_size, grpo.micro_batch_size or data.max_length'
+    : 'lower rollout.batch_size, grpo.micro_batch_size or rollout.max_tokens';
+}
+
+/** The run's plan against the device's buffer limits. */
+export function planRun(mc: ModelConfig, cfg: RunConfig, limits: BufferLimits): RunPlan {
+  const { options, shape } = planOptionsOf(mc, cfg);
+  const plan = planTraining(mc, options);
+  const big = plan.largestBuffer;
+  const [limitName, limit] = limits.maxStorageBufferBindingSize <= limits.maxBufferSize
+    ? ['maxStorageBufferBindingSize', limits.maxStorageBufferBindingSize] : ['maxBufferSize', limits.maxBufferSize];
+  const problem = big.bytes > limit
+    ? `does not fit: the largest buffer (${big.row}) needs ${mib(big.bytes)} > this device's ${limitName} ${mib(limit)}; ${adviceFor(big.row, cfg)}`
+    : null;
+  return { plan, rows: options.batchSize, seqLen: options.seqLen, shape, limits, problem };
+}
+
+/** The worker's answer: the model's config.json read (no weights), the YAML parsed as Start parses it. */
+export async function planRequest(source: FileSource, configYaml: string, limits: BufferLimits): Promise<RunPlan> {
+  const cfg = parseConfig(configYaml, 'config.yaml');
+  const report = await inspectModel(source);
+  if (!report.config) {
+    const p = report.problems[0];
+    throw new Error(`${report.source}: ${p ? `${p.file}: ${p.message}` : 'no model config found'}; fix the model folder in the Models panel`);
+  }
+  return planRun(report.config, cfg, limits);
+}
