@@ -1,6 +1,6 @@
 // Store slice for the Config panel's memory plan: asks the engine worker (`plan-run`) for the GPU
 // plan of the valid config on the model Start would load (modelForConfig), keeps only the newest
-// answer, and says why when there is none. Exercised by tests/e2e/studio-config.spec.ts.
+// answer, and says why when there is none. Exercised by tests/e2e/studio-config-plan.spec.ts.
 import type { StateCreator } from 'zustand';
 import type { RunPlan } from '../workers/engine/plan';
 import { engine } from './engine';

@@ -1,6 +1,6 @@
 // The Config panel's memory plan card: the run's GPU bytes by category (planTraining via the worker's
 // `plan-run`), the total, and whether its largest buffer fits this device's buffer limits, for the
-// model Start would load. Recomputed by ConfigPanel (debounced). Tested by tests/e2e/studio-config.spec.ts.
+// model Start would load. Recomputed by ConfigPanel (debounced). Tested by tests/e2e/studio-config-plan.spec.ts.
 import { useStudio } from '../../store/store';
 
 const mib = (n: number): string => `${(n / 2 ** 20).toFixed(2)} MiB`;

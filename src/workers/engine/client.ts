@@ -128,12 +128,12 @@ export class EngineClient {
     return this.request('decode-tokens', { modelId, tokens });
   }
 
-  /** Per-token log-probs of a text (as `cli logprobs`), for the base or a run's adapter. */
   /** The memory plan of a run before Start (no weights loaded). */
   planRun(call: EngineCall<'plan-run'>): Promise<EngineResults['plan-run']> {
     return this.request('plan-run', call);
   }
 
+  /** Per-token log-probs of a text (as `cli logprobs`), for the base or a run's adapter. */
   scoreText(call: EngineCall<'score-text'>): Promise<EngineResults['score-text']> {
     return this.request('score-text', call);
   }

@@ -2,7 +2,7 @@
 // config.json only (nothing is loaded): planTraining's figures for its trainer, quant, batch, sequence
 // length and LoRA / full mode, and whether its largest buffer fits the device's buffer limits.
 // Pure (the worker passes the model's config and its device's limits); tested by
-// tests/unit/workers/plan.test.ts and, through the Config panel, tests/e2e/studio-config.spec.ts.
+// tests/unit/workers/plan-run.test.ts and, through the Config panel, tests/e2e/studio-config-plan.spec.ts.
 import type { FileSource } from '../../model/io/source';
 import type { ModelConfig } from '../../model/types';
 import { parseConfig } from '../../rl/config-validate';
