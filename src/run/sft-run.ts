@@ -269,7 +269,9 @@ export class SftRun {
       while (this.step < until) {
         if (control && (await control.beforeStep()) === 'stopping') {
           await save();
-          await emit?.({ kind: 'cancelled', step: this.step, lastCheckpoint });
+          // As an RL run: Stop keeps what was trained (the Export panel and Playground read it).
+          const x = emit && this.step > first ? await this.exportFiles() : null;
+          await emit?.({ kind: 'cancelled', step: this.step, lastCheckpoint, export: x ? { path: x.folder, files: x.files } : null });
           return out;
         }
         const m = await this.trainStep();

@@ -1,7 +1,8 @@
 // Run commands (src/train/run-control.ts): pause holds the loop until resume or stop, "checkpoint
 // now" gives one checkpoint, stop ends the loop after a checkpoint. Then the SFT loop on
 // stories260K driven by them mid-run: checkpoint now after update 1, a pause after update 2
-// during which no update runs, stop after update 3 with its checkpoint (loadable, step 3).
+// during which no update runs, stop after update 3 with its checkpoint (loadable, step 3) and the
+// PEFT adapter trained so far on `cancelled` (as an RL run's Stop).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { openNodeModelSource } from '../../../src/model/io/node-source';
 import { loadTrainState } from '../../../src/train/checkpoint';
 import { readSftJsonl } from '../../../src/train/data';
 import { RunControl } from '../../../src/train/run-control';
+import type { RunEvent } from '../../../src/run/events';
 import { resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { nodeRuntime } from '../helpers/gpu-helpers';
@@ -52,7 +54,9 @@ describe('run commands', () => {
     const control = new RunControl();
     const saved: { step: number; files: Map<string, Uint8Array> }[] = [];
     const events: string[] = [];
+    let cancelled: RunEvent | null = null;
     const ms = await run.run((e) => {
+      if (e.kind === 'cancelled') cancelled = e;
       if (e.kind === 'metrics') {
         const s = e.row.step;
         events.push(`step ${s}`);
@@ -72,6 +76,10 @@ describe('run commands', () => {
     expect(run.step).toBe(3);
     const state = await loadTrainState(new MemorySource(saved[1].files), m.config);
     expect([state.step, state.adam.t]).toEqual([3, 3]);
+    const end = cancelled as RunEvent | null;
+    if (end?.kind !== 'cancelled') throw new Error('no cancelled event');
+    expect([end.step, end.lastCheckpoint, end.export?.path]).toEqual([3, 'checkpoint', 'adapter']);
+    expect([...(end.export?.files?.keys() ?? [])].sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
     await run.dispose();
     model.dispose();
   }, 300_000);
