@@ -12,7 +12,7 @@ export interface RecorderOptions {
   /** The run's config as YAML, written to config.yaml when the run starts. */
   configYaml?: string;
   /** Write status.json at the run's end (finished / cancelled / failed; removed when it starts again),
-   * so a folder without it was cut off (the engine worker's runs; the CLI leaves it out). */
+   * so a folder without it was cut off (the CLI and the engine worker both write it). */
   status?: boolean;
 }
 

@@ -159,7 +159,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   await page.getByTestId('runs-import').dispatchEvent('dragover', { dataTransfer: dt });
   await page.getByTestId('runs-import').dispatchEvent('drop', { dataTransfer: dt });
   await expect(page.getByTestId(`run-row-${dropped}`)).toHaveAttribute('data-state', 'finished');
-  // A folder the CLI wrote (no status.json: finished because it holds adapter/).
+  // A folder the CLI wrote (its status.json says finished).
   const cliDir = join(dir, `cli-${stamp}`);
   writeFileSync(join(dir, 'data.jsonl'), DATA);
   writeFileSync(join(dir, 'cli.yaml'), YAML.replace('dataset: data.jsonl', `dataset: ${join(dir, 'data.jsonl')}`).replace(`steps: ${STEPS}`, 'steps: 3').replace('out_dir: runs/sft', `out_dir: ${cliDir}`));
@@ -167,10 +167,11 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
   expect(cli.status, cli.stderr).toBe(0);
   console.log(`CLI SFT run of 3 steps for the import: ${((Date.now() - t2) / 1000).toFixed(0)} s; files ${readdirSync(cliDir).sort().join(', ')}`);
-  // The export's layout is the CLI's: the same files, plus the studio's status.json / source.json.
+  // The export's layout is the CLI's: the same files, plus the studio's source.json.
   const cliFiles = (readdirSync(cliDir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile())
     .map((d) => join(d.parentPath, d.name).slice(cliDir.length + 1)).sort();
-  expect(names.map((n) => n.slice(full.length + 1)).filter((n) => n !== 'status.json' && n !== 'source.json')).toEqual(cliFiles);
+  expect(names.map((n) => n.slice(full.length + 1)).filter((n) => n !== 'source.json')).toEqual(cliFiles);
+  expect(JSON.parse(readFileSync(join(cliDir, 'status.json'), 'utf8'))).toMatchObject({ state: 'finished', step: 3 });
   await page.getByTestId('runs-import-folder').setInputFiles(cliDir);
   const cliRow = page.getByTestId(`run-row-cli-${stamp}`);
   await expect(cliRow).toHaveAttribute('data-state', 'finished');

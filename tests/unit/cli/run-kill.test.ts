@@ -91,6 +91,6 @@ describe('SIGKILL at random moments', () => {
     for (const f of ['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoint/state.safetensors']) {
       expect(readFileSync(join(got, f)).equals(readFileSync(join(want, f))), f).toBe(true);
     }
-    expect(readdirSync(got).sort()).toEqual(['adapter', 'checkpoint', 'config.yaml', 'metrics.jsonl']);
+    expect(readdirSync(got).sort()).toEqual(['adapter', 'checkpoint', 'config.yaml', 'metrics.jsonl', 'status.json']);
   }, 600_000);
 });

@@ -53,6 +53,7 @@ describe('cli sft', () => {
     expect(state.step).toBe(5);
     expect(state.lora).toEqual({ rank: 4, alpha: 8, useRslora: false, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] });
     expect(await readJson(new NodeDirSource(join(out, 'adapter')), 'adapter_config.json')).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8, task_type: 'CAUSAL_LM' });
+    expect(JSON.parse(readFileSync(join(out, 'status.json'), 'utf8'))).toMatchObject({ state: 'finished', step: 5 });
 
     const g = cli('generate', '--model', MODEL, '--adapter', join(out, 'adapter'), '--prompt', 'Lily saw', '--temperature', '0', '--max-new-tokens', '12');
     console.log(`generate --adapter: ${JSON.stringify(g.out.trim())}`);

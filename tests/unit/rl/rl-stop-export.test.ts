@@ -53,6 +53,8 @@ describe('Stop exports the adapter trained so far', () => {
     expect(readdirSync(join(out, 'adapter')).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
     expect(JSON.parse(readFileSync(join(out, 'adapter', 'adapter_config.json'), 'utf8'))).toMatchObject({ peft_type: 'LORA', r: 2, lora_alpha: 4, base_model_name_or_path: 'stories260K' });
     expect(readdirSync(join(out, 'checkpoints'))).toEqual(['step-1']);
+    // The CLI's recorder writes the end record too, so an imported folder says how it ended.
+    expect(JSON.parse(readFileSync(join(out, 'status.json'), 'utf8'))).toMatchObject({ state: 'cancelled', step: 1, lastCheckpoint: 'checkpoints/step-1' });
   }, 300_000);
 
   it.skipIf(!existsSync(MODEL))('before any step: no adapter', async () => {
