@@ -1,7 +1,8 @@
 // Browser test of the studio's "bring your own" flow in one page, one screenshot per step: a tiny HF
 // folder (agent-tiny's files) is dropped on the Models panel as "my-agent" and selected; a math task
 // JSONL with 3 bad lines (bad JSON, a missing field, a wrong type) is dropped on the Datasets panel:
-// the 3 errors by line and field, the good/skipped counts and the good lines previewed; the Config
+// the 3 errors by line and field, the good/skipped counts and the good lines previewed with their
+// tokens under my-agent's chat template; the Config
 // names both (model.path models/my-agent, data.dataset my_tasks.jsonl), shrunk to 2 steps, and its
 // memory plan says "Fits" for my-agent; Start: the run's episodes are the dropped file's tasks, a
 // chart point arrives, Stop; the run folder's source.json (OPFS) holds the dropped file.
@@ -91,6 +92,16 @@ test('drop a model folder and a JSONL with 3 bad lines: errors by line and field
     await expect(previews.nth(i)).toContainText(text);
   }
   await expect(previews.nth(0)).toContainText('system');
+  // Each previewed task's tokens under my-agent's chat template: the question inside, the assistant turn opened last.
+  for (let i = 0; i < 3; i++) await expect(previews.nth(i).getByTestId('preview-tokens')).toHaveAttribute('data-count', /^[1-9]\d+$/);
+  const first = previews.nth(0).getByTestId('preview-tokens');
+  await expect(first.locator('summary')).toHaveText(/^\d+ tokens for my-agent$/);
+  await first.locator('summary').click();
+  const pieces = await first.locator('.tok').allTextContents();
+  console.log(`line 1: ${pieces.length} tokens: ${JSON.stringify(pieces.slice(0, 8))} ... ${JSON.stringify(pieces.slice(-3))}`);
+  expect(pieces[0]).toBe('<|im_start|>');
+  expect(pieces.join('')).toContain('Mia has 4 bags of 5 plums.');
+  expect(pieces.join('').endsWith('<|im_start|>assistant\n')).toBe(true);
   await previews.nth(0).scrollIntoViewIfNeeded();
   await shot(page, testInfo, '2-dataset-dropped');
   expect(await seriousViolations(page)).toEqual([]);

@@ -1,8 +1,8 @@
 // Datasets panel: drop a JSONL file, choose one from disk, or pick a shipped one; every line is
 // validated in a worker with the CLI's loader (errors by line and field), the schema detected,
-// the first tasks previewed, and a seeded train/eval split set. Tested by
-// tests/e2e/studio-datasets.spec.ts.
-import { useId, useState, type DragEvent } from 'react';
+// the first tasks previewed (with their tokens under the selected model), and a seeded train/eval
+// split set. Tested by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
+import { useEffect, useId, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/store';
 import { SHIPPED_DATASETS } from '../../data/shipped';
 import { formatBytes } from '../../gpu/errors';
@@ -25,10 +25,17 @@ export function DatasetsPanel() {
   const split = useStudio((s) => s.datasetSplit);
   const openDataset = useStudio((s) => s.openDataset);
   const setSplit = useStudio((s) => s.setSplit);
+  const selectedModel = useStudio((s) => s.selectedModel);
+  const tokens = useStudio((s) => s.datasetTokens);
+  const loadTokens = useStudio((s) => s.loadDatasetTokens);
   const [dragging, setDragging] = useState(false);
   const [shipped, setShipped] = useState('');
   const [shippedError, setShippedError] = useState<string | null>(null);
   const ids = { file: useId(), shipped: useId(), frac: useId(), seed: useId() };
+
+  useEffect(() => {
+    if (report) void loadTokens();
+  }, [report, selectedModel, loadTokens]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -128,9 +135,14 @@ export function DatasetsPanel() {
           {report.previews.length > 0 && (
             <div className="card wide">
               <h2>First tasks, as the model sees them</h2>
-              <p className="small">The opening messages come from the environment. The exact tokens and loss masks need a
-                model's tokenizer and chat template; they will show here with the Models panel.</p>
-              <div className="previews">{report.previews.map((p) => <TaskPreviewCard key={p.line} p={p} />)}</div>
+              <p className="small">The opening messages come from the environment; their tokens are the selected model&apos;s
+                ({selectedModel}) chat template and tokenizer applied to them, up to the assistant turn the model writes.</p>
+              {tokens?.status === 'loading' && <p className="small" role="status">Tokenizing with {tokens.model}...</p>}
+              {tokens?.status === 'error' && <p className="error" role="alert" data-testid="preview-tokens-error">{tokens.model}: {tokens.message}</p>}
+              <div className="previews">{report.previews.map((p) => (
+                <TaskPreviewCard key={p.line} p={p} model={tokens?.model}
+                  tokens={tokens?.status === 'ready' && tokens.fileName === report.fileName ? tokens.byLine[p.line] : undefined} />
+              ))}</div>
             </div>
           )}
         </>
