@@ -9,7 +9,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { openPanel, seriousViolations, shot } from './studio-helpers';
+import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
 
 const MODEL_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
 const DATA_NAME = 'my_tasks.jsonl';
@@ -103,8 +103,12 @@ test('drop a model folder and a JSONL with 3 bad lines: errors by line and field
   expect(pieces.join('')).toContain('Mia has 4 bags of 5 plums.');
   expect(pieces.join('').endsWith('<|im_start|>assistant\n')).toBe(true);
   await previews.nth(0).scrollIntoViewIfNeeded();
-  await shot(page, testInfo, '2-dataset-dropped');
+  await shot(page, testInfo, '2-dataset-dropped', 'datasets-tokens.png');
   expect(await seriousViolations(page)).toEqual([]);
+  for (const [width, height] of [[1920, 1080], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    expect(await clippedText(page), `clipped text at ${width}x${height}`).toEqual([]);
+  }
 
   // 3. Config: the model and the file named; the memory plan fits on my-agent.
   await openPanel(page, 'config');

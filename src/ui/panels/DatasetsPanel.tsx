@@ -14,6 +14,7 @@ const SCHEMA_LABEL: Record<string, string> = {
   math: 'task file: math (GSM8K-style word problems)',
   code_exec: 'task file: code_exec (MBPP-style problems with asserts)',
   search_qa: 'task file: search_qa (questions with gold answers)',
+  agent: 'task file: agent (calculator and lookup tasks for the python and search tools)',
   sft: 'SFT chat (messages / text / ids per line)',
   unknown: 'not recognised',
 };
@@ -60,7 +61,7 @@ export function DatasetsPanel() {
           onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
           <h2>Your JSONL file</h2>
           <p className="small">Drop a .jsonl file here, or choose one. One JSON object per line: a task of an environment
-            (math, code_exec, search_qa) or an SFT chat example.</p>
+            (math, code_exec, search_qa, agent) or an SFT chat example.</p>
           <label htmlFor={ids.file}>Choose a file</label>{' '}
           <input id={ids.file} type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="dataset-file"
             onChange={(e) => { const f = e.target.files?.[0]; if (f) void openDataset({ blob: f }, f.name); }} />
