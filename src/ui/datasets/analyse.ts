@@ -1,5 +1,5 @@
 // Reads a JSONL dataset for the Datasets panel: detects its schema from the first object line
-// (a task file of math / code_exec / search_qa, or SFT chat), validates every line with the
+// (a task file of math / code_exec / search_qa / agent, or SFT chat), validates every line with the
 // project's own loader (src/data/loader.ts: the CLI's errors, by line and field), and keeps the
 // first tasks' opening messages as the environment builds them. Runs in dataset.worker.ts;
 // exercised by tests/e2e/studio-datasets.spec.ts.
@@ -42,6 +42,7 @@ export interface DatasetReport {
 const SIGNATURES: { schema: DatasetSchema; keys: string[] }[] = [
   { schema: 'code_exec', keys: ['prompt', 'tests'] },
   { schema: 'search_qa', keys: ['question', 'answers'] },
+  { schema: 'agent', keys: ['family', 'question', 'answer'] },
   { schema: 'math', keys: ['question', 'answer'] },
   { schema: 'sft', keys: ['messages'] },
   { schema: 'sft', keys: ['text'] },
@@ -62,7 +63,7 @@ export function detectSchema(text: string): { schema: DatasetSchema; reason: str
     const keys = Object.keys(obj);
     const hit = SIGNATURES.find((s) => s.keys.every((k) => keys.includes(k)));
     if (hit) return { schema: hit.schema, reason: `first object line has ${hit.keys.map((k) => `"${k}"`).join(' and ')}` };
-    return { schema: 'unknown', reason: `first object line has keys ${keys.map((k) => `"${k}"`).join(', ')}; expected a task (question/answer, prompt/tests, question/answers) or SFT chat (messages)` };
+    return { schema: 'unknown', reason: `first object line has keys ${keys.map((k) => `"${k}"`).join(', ')}; expected a task (question/answer, prompt/tests, question/answers, family/question/answer) or SFT chat (messages)` };
   }
   return { schema: 'unknown', reason: 'no line of the first 200 is a JSON object' };
 }
@@ -93,7 +94,8 @@ export function analyseDataset(text: string, fileName: string, bytes: number): D
     report.previews = r.tasks.slice(0, PREVIEWS).map((task, i) => ({
       line: lineOf[i], taskId: task.task_id, messages: openingMessages(env, task), fields: { ...task },
     }));
-    if (env !== 'math') report.notes.push(`The ${env} opening messages are built by its environment with its ${env === 'code_exec' ? 'Python pool' : 'search backend'}; the preview shows the task fields.`);
+    const services = env === 'code_exec' ? 'Python pool' : env === 'agent' ? 'Python pool and search corpus' : 'search backend';
+    if (env !== 'math') report.notes.push(`The ${env} opening messages are built by its environment with its ${services}; the preview shows the task fields.`);
   } else if (schema === 'sft') {
     report.total = text.split('\n').filter((l) => l.trim()).length;
     report.notes.push('SFT lines are validated by the SFT loader while it tokenizes them with the model\'s chat template, so their checks run once a model is chosen; the preview shows the raw messages.');

@@ -1,8 +1,8 @@
 // Datasets panel: drop a JSONL file, choose one from disk, or pick a shipped one; every line is
 // validated in a worker with the CLI's loader (errors by line and field), the schema detected,
-// the first tasks previewed, and a seeded train/eval split set. Tested by
-// tests/e2e/studio-datasets.spec.ts.
-import { useId, useState, type DragEvent } from 'react';
+// the first tasks previewed (with their tokens under the selected model), and a seeded train/eval
+// split set. Tested by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
+import { useEffect, useId, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/store';
 import { SHIPPED_DATASETS } from '../../data/shipped';
 import { formatBytes } from '../../gpu/errors';
@@ -14,6 +14,7 @@ const SCHEMA_LABEL: Record<string, string> = {
   math: 'task file: math (GSM8K-style word problems)',
   code_exec: 'task file: code_exec (MBPP-style problems with asserts)',
   search_qa: 'task file: search_qa (questions with gold answers)',
+  agent: 'task file: agent (calculator and lookup tasks for the python and search tools)',
   sft: 'SFT chat (messages / text / ids per line)',
   unknown: 'not recognised',
 };
@@ -25,10 +26,17 @@ export function DatasetsPanel() {
   const split = useStudio((s) => s.datasetSplit);
   const openDataset = useStudio((s) => s.openDataset);
   const setSplit = useStudio((s) => s.setSplit);
+  const selectedModel = useStudio((s) => s.selectedModel);
+  const tokens = useStudio((s) => s.datasetTokens);
+  const loadTokens = useStudio((s) => s.loadDatasetTokens);
   const [dragging, setDragging] = useState(false);
   const [shipped, setShipped] = useState('');
   const [shippedError, setShippedError] = useState<string | null>(null);
   const ids = { file: useId(), shipped: useId(), frac: useId(), seed: useId() };
+
+  useEffect(() => {
+    if (report) void loadTokens();
+  }, [report, selectedModel, loadTokens]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -53,7 +61,7 @@ export function DatasetsPanel() {
           onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
           <h2>Your JSONL file</h2>
           <p className="small">Drop a .jsonl file here, or choose one. One JSON object per line: a task of an environment
-            (math, code_exec, search_qa) or an SFT chat example.</p>
+            (math, code_exec, search_qa, agent) or an SFT chat example.</p>
           <label htmlFor={ids.file}>Choose a file</label>{' '}
           <input id={ids.file} type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="dataset-file"
             onChange={(e) => { const f = e.target.files?.[0]; if (f) void openDataset({ blob: f }, f.name); }} />
@@ -128,9 +136,14 @@ export function DatasetsPanel() {
           {report.previews.length > 0 && (
             <div className="card wide">
               <h2>First tasks, as the model sees them</h2>
-              <p className="small">The opening messages come from the environment. The exact tokens and loss masks need a
-                model's tokenizer and chat template; they will show here with the Models panel.</p>
-              <div className="previews">{report.previews.map((p) => <TaskPreviewCard key={p.line} p={p} />)}</div>
+              <p className="small">The opening messages come from the environment; their tokens are the selected model&apos;s
+                ({selectedModel}) chat template and tokenizer applied to them, up to the assistant turn the model writes.</p>
+              {tokens?.status === 'loading' && <p className="small" role="status">Tokenizing with {tokens.model}...</p>}
+              {tokens?.status === 'error' && <p className="error" role="alert" data-testid="preview-tokens-error">{tokens.model}: {tokens.message}</p>}
+              <div className="previews">{report.previews.map((p) => (
+                <TaskPreviewCard key={p.line} p={p} model={tokens?.model}
+                  tokens={tokens?.status === 'ready' && tokens.fileName === report.fileName ? tokens.byLine[p.line] : undefined} />
+              ))}</div>
             </div>
           )}
         </>

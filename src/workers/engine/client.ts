@@ -133,6 +133,11 @@ export class EngineClient {
     return this.request('plan-run', call);
   }
 
+  /** The tokens of each conversation as a model folder's chat template and tokenizer make them (no weights loaded). */
+  previewTokens(call: EngineCall<'preview-tokens'>): Promise<EngineResults['preview-tokens']> {
+    return this.request('preview-tokens', call);
+  }
+
   /** Per-token log-probs of a text (as `cli logprobs`), for the base or a run's adapter. */
   scoreText(call: EngineCall<'score-text'>): Promise<EngineResults['score-text']> {
     return this.request('score-text', call);

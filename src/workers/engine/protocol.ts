@@ -8,6 +8,7 @@ import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
 import type { ModelReport } from './inspect';
 import type { RunPlan } from './plan';
+import type { TokenPreview } from './preview-tokens';
 import type { RunExport, RunSummary } from './run-scan';
 
 /**
@@ -89,7 +90,9 @@ export type EngineRequest =
   /** Per-token log-probs of `text` as `cli logprobs` gives them (score.ts); `adapter` = a run id whose adapter/ is in OPFS. */
   | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string }
   /** The GPU memory plan of a run of `configYaml` on the model at `source`, against this worker's device limits (plan.ts). */
-  | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string };
+  | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string }
+  /** The tokens each conversation is as the model at `source` sees it (its chat template; no weights loaded; preview-tokens.ts). */
+  | { kind: 'preview-tokens'; id: number; source: ModelSource; conversations: ChatMessage[][] };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -149,6 +152,8 @@ export interface EngineResults {
   /** The token ids (with BOS when the tokenizer adds one), each token's text, and log p(ids[t+1] | ids[..t]) for t < ids.length - 1. */
   'score-text': { ids: number[]; pieces: string[]; logprobs: number[] };
   'plan-run': RunPlan;
+  /** Per conversation: token ids and each token's text. */
+  'preview-tokens': TokenPreview[];
 }
 
 export type EngineReply =
