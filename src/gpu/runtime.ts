@@ -35,12 +35,16 @@ export class GpuRuntime {
   private pass: GPUComputePassEncoder | null = null;
   private frameUniforms: GPUBuffer[] = [];
   private readonly listeners = new Set<ErrorListener>();
+  /** Set by destroy(): the device's 'destroyed' loss that follows is expected. */
+  private destroying = false;
 
   private constructor(readonly device: GPUDevice, readonly report: AdapterReport) {
     this.pool = new BufferPool(device);
     this.pipelines = new PipelineCache(device);
     device.lost.then((info) => {
-      if (info.reason === 'destroyed') return;
+      // Our own destroy() is the end of the runtime, not a loss; a device destroyed by anything
+      // else (or lost by the driver) is.
+      if (info.reason === 'destroyed' && this.destroying) return;
       this.lost = new GpuDeviceLostError(info.reason, info.message);
       this.emit(this.lost);
     });
@@ -239,6 +243,7 @@ export class GpuRuntime {
   }
 
   destroy(): void {
+    this.destroying = true;
     this.pool.trim();
     this.device.destroy();
   }

@@ -18,6 +18,7 @@ import { VALUE_HEAD_FILE } from '../train/value-head-params';
 import type { RunControl } from '../train/run-control';
 import type { MemoryPlan } from '../train/memory-plan';
 import type { MetricsRow, RunEmit, RunFiles } from './events';
+import { failureMessage } from './failure';
 import { checkpointPath } from './layout';
 
 export interface RunArgs {
@@ -133,7 +134,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     await emit({ kind: 'finished', step: done, export: await exportOf(ctx, a.baseModelName) });
     return { history, steps: done - first, stopped: false };
   } catch (e) {
-    await emit({ kind: 'failed', step: done, message: (e as Error).message, lastCheckpoint });
+    await emit({ kind: 'failed', step: done, message: failureMessage(e, ctx.rt), lastCheckpoint });
     throw e;
   }
 }

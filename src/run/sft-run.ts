@@ -19,6 +19,7 @@ import { exportHfModel, exportPeftAdapter, tokenizerFilesOf, type ExportFiles } 
 import { Trainer, type TrainerConfig } from '../train/trainer';
 import type { RunControl } from '../train/run-control';
 import type { MetricsRow, RunEmit } from './events';
+import { failureMessage } from './failure';
 import { checkpointPath } from './layout';
 import { captureTrainState, restoreTrainState, trainerParamsOf } from '../train/trainer-state';
 
@@ -290,7 +291,7 @@ export class SftRun {
         await emit({ kind: 'finished', step: this.step, export: { path: x.folder, files: x.files } });
       }
     } catch (e) {
-      await emit?.({ kind: 'failed', step: this.step, message: (e as Error).message, lastCheckpoint });
+      await emit?.({ kind: 'failed', step: this.step, message: failureMessage(e, this.rt), lastCheckpoint });
       throw e;
     }
     return out;

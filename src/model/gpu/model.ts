@@ -158,6 +158,12 @@ export class GpuModel {
    * enabled afterwards when attached.
    */
   async useLora(lora: ((layer: number, group: LinearGroup) => LinearLora | null) | null): Promise<void> {
+    // A lost device only needs its buffers let go (closing a run after a device loss).
+    if (lora === null && this.rt.lost) {
+      this.rt.release(...this.loraBuffers.splice(0));
+      this.loraAttached = this.loraOn = false;
+      return;
+    }
     let any = false;
     for (const [i, l] of this.layers.entries()) {
       for (const g of Object.keys(GROUPS) as LinearGroup[]) {
