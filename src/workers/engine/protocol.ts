@@ -9,6 +9,7 @@ import type { RunCommand, RunEvent } from '../../run/events';
 import type { ModelReport } from './inspect';
 import type { RunPlan } from './plan';
 import type { RunExport, RunSummary } from './run-scan';
+import type { StepTime } from './step-time';
 
 /**
  * Where the model comes from: a URL folder served with the app (/models/stories260K), dropped files
@@ -89,7 +90,9 @@ export type EngineRequest =
   /** Per-token log-probs of `text` as `cli logprobs` gives them (score.ts); `adapter` = a run id whose adapter/ is in OPFS. */
   | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string }
   /** The GPU memory plan of a run of `configYaml` on the model at `source`, against this worker's device limits (plan.ts). */
-  | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string };
+  | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string }
+  /** One training step of `configYaml` timed on loaded model `modelId` (step-time.ts); progress as `progress`. */
+  | { kind: 'time-step'; id: number; modelId: string; configYaml: string };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -149,6 +152,7 @@ export interface EngineResults {
   /** The token ids (with BOS when the tokenizer adds one), each token's text, and log p(ids[t+1] | ids[..t]) for t < ids.length - 1. */
   'score-text': { ids: number[]; pieces: string[]; logprobs: number[] };
   'plan-run': RunPlan;
+  'time-step': StepTime;
 }
 
 export type EngineReply =
