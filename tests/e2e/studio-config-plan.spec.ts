@@ -72,10 +72,10 @@ test('Measure step time: a measured figure per step for a shrunk config, cleared
   const total = page.getByTestId('step-time-total');
   await expect(total).toContainText(/≈ \d+(\.\d)? s per step/, { timeout: 180_000 });
   await expect(total).toContainText(/decode \d+\.\d ms\/token x up to 96 tokens/);
-  await expect(total).toContainText(/train \d+ ms/);
+  await expect(total).toContainText(/prefill \d+ ms, decode .*, train \d+ ms/);
   await expect(page.getByTestId('step-time')).toContainText('Not included: tool calls (Python, search)');
   await page.getByText(/^Parts \(/).click();
-  await expect(page.getByTestId('step-time-parts')).toContainText('2 sequences decoding one token each');
+  await expect(page.getByTestId('step-time-parts')).toContainText('2 sequences sampling one token each');
   await page.getByTestId('step-time').evaluate((e) => e.scrollIntoView({ block: 'center' }));
   await shot(page, testInfo, 'step-time', 'config-step-time.png');
   expect(await seriousViolations(page)).toEqual([]);

@@ -35,7 +35,7 @@ export function StepTimeSection({ model }: { model: string }) {
             <strong>≈ {secs(current.result.totalMs)} s per step</strong> (measured on this device: {summary(current.result)}).
           </p>
           <p className="small">
-            Not included: {current.result.excludes}. {current.result.upTo ? 'Decode counts every episode at rollout.max_tokens; shorter episodes take less. ' : ''}
+            Not included: {current.result.excludes}. {current.result.upTo ? 'Decode counts every episode sampling its most tokens (max_new_tokens x max_turns, within rollout.max_tokens); shorter episodes take less. ' : ''}
             Shape: {current.result.shape}.
           </p>
           <details>

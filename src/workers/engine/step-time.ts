@@ -1,6 +1,6 @@
 // The `time-step` request: a MEASURED time of one training step of a config before Start, on the
-// loaded model, at the config's real shapes with synthetic token ids: decode steps of B*G sequences
-// (per token, times rollout.max_tokens as an upper bound), the log-prob / reference passes, and the
+// loaded model, at the config's real shapes with synthetic token ids: the prefill and decode steps of
+// B*G sequences (per token, times the most tokens an episode samples: an upper bound), the log-prob / reference passes, and the
 // forward+backward+optimizer of the micro-batches (SFT: sftStep of rollout.batch_size rows). A fresh
 // Trainer, disposed after (full mode: the weights restored), so a later Start sees the model as it was.
 // Tested by tests/unit/workers/step-time.test.ts and, through the Config panel, tests/e2e/studio-config-plan.spec.ts.
@@ -20,8 +20,8 @@ import type { EngineRequest } from './protocol';
 
 /** One timed piece of a step. */
 export interface StepPart {
-  name: 'decode' | 'old log-probs' | 'reference' | 'train';
-  /** Its share of the step (ms): decode is per-token time x rollout.max_tokens. */
+  name: 'prefill' | 'decode' | 'old log-probs' | 'reference' | 'train';
+  /** Its share of the step (ms): decode is per-token time x the most tokens an episode samples. */
   ms: number;
   /** What was run, in words (shapes and counts). */
   what: string;
@@ -67,22 +67,27 @@ async function timed(repeats: number, fn: () => Promise<unknown>, warm: () => Pr
 }
 
 /**
- * Per-token decode time for `B` sequences: a DecodeSession prefilled with `context` tokens per
- * slot (the middle of rollout.max_tokens, so the KV length is an average one), then one warm-up
- * and DECODE_STEPS x repeats sampled steps, each feeding back the sampled token.
+ * Rollout timing for `B` sequences on one DecodeSession: a prefill of `context` tokens per slot
+ * (untimed warm-up, the slots emptied, then timed: the prompt and tool responses), then one warm-up
+ * and DECODE_STEPS x repeats sampled steps at that context, each feeding back the sampled token.
  */
-async function decodePerToken(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, B: number, context: number, repeats: number): Promise<number> {
+async function rolloutTimes(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, B: number, context: number, repeats: number): Promise<{ prefillMs: number; perTokenMs: number }> {
   const session = new DecodeSession(rt, model, B, context + DECODE_STEPS * repeats + 2);
   try {
     const r = cfg.rollout;
     let k = 0;
     const params = () => ({ temperature: r.temperature, topK: r.top_k, topP: r.top_p, seed: cfg.train.seed >>> 0, step: k++ });
-    let last = await session.step(syntheticSeqs(B, context, model.cfg.vocabSize, 1), params());
+    const prompt = syntheticSeqs(B, context, model.cfg.vocabSize, 1);
+    await session.step(prompt, params());
+    for (let s = 0; s < B; s++) session.reset(s);
+    const t0 = performance.now();
+    let last = await session.step(prompt, params());
+    const prefillMs = performance.now() - t0;
     const one = async () => { last = await session.step(Array.from(last.ids, (id) => [id]), params()); };
     await one();
-    const t0 = performance.now();
+    const t1 = performance.now();
     for (let i = 0; i < DECODE_STEPS * repeats; i++) await one();
-    return (performance.now() - t0) / (DECODE_STEPS * repeats);
+    return { prefillMs, perTokenMs: (performance.now() - t1) / (DECODE_STEPS * repeats) };
   } finally {
     session.free();
   }
@@ -111,11 +116,18 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
 
   if (!sft) {
     progress(0, stages, 'decode');
-    const cap = Math.min(model.maxRows, model.cfg.maxPositions);
-    const context = Math.max(1, Math.min(Math.floor(T / 2), cap - DECODE_STEPS * repeats - 3));
-    decodeMsPerToken = await decodePerToken(rt, model, cfg, rows, context, repeats);
-    parts.push({ name: 'decode', ms: decodeMsPerToken * T, repeats: DECODE_STEPS * repeats,
-      what: `${rows} sequences decoding one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x up to ${T} tokens (rollout.max_tokens)` });
+    // Sampled tokens per episode are at most max_new_tokens per turn x max_turns (and max_tokens);
+    // the rest of max_tokens (prompt, tool responses) is prefilled, not decoded.
+    const r = cfg.rollout;
+    const decoded = Math.min(T, r.max_new_tokens * r.max_turns);
+    const cap = Math.min(model.cfg.maxPositions, T);
+    const context = Math.max(1, Math.min(T - decoded, cap - DECODE_STEPS * repeats - 3));
+    const t = await rolloutTimes(rt, model, cfg, rows, context, repeats);
+    decodeMsPerToken = t.perTokenMs;
+    parts.push({ name: 'prefill', ms: t.prefillMs, repeats: 1,
+      what: `${rows} sequences of ${context} tokens prefilled (the prompt and tool responses: rollout.max_tokens less the sampled tokens)` });
+    parts.push({ name: 'decode', ms: decodeMsPerToken * decoded, repeats: DECODE_STEPS * repeats,
+      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))` });
   }
 
   const trainer = await trainerOf(rt, model, cfg);

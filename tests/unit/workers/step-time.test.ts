@@ -1,6 +1,6 @@
 // The `time-step` request's measurement (src/workers/engine/step-time.ts) on agent-tiny in Node, at
-// tiny shapes: every part is positive and the total is their sum, doubling rollout.max_tokens about
-// doubles the decode part (loose bound, no timed threshold), SFT times one train part, and the
+// tiny shapes: every part is positive and the total is their sum, doubling rollout.max_tokens (and the
+// tokens sampled) about doubles the decode part (loose bound, no timed threshold), SFT times one train part, and the
 // model's logits on a fixed input are bit-identical before and after (maxdiff printed, must be 0).
 import { describe, expect, it } from 'vitest';
 import { GpuModel } from '../../../src/model/gpu/model';
@@ -13,7 +13,7 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 const yaml = (trainer: string, maxTokens: number, extra = '') => `
 trainer: ${trainer}
 model: { path: public/models/agent-tiny, quant: none }
-rollout: { batch_size: 2, group_size: 2, max_tokens: ${maxTokens}, max_new_tokens: 8, temperature: 1.0 }
+rollout: { batch_size: 2, group_size: 2, max_tokens: ${maxTokens}, max_new_tokens: ${maxTokens - 4}, max_turns: 1, temperature: 1.0 }
 grpo: { micro_batch_size: 2, beta: 0.04, num_iterations: 2 }
 data: { env: math${trainer === 'sft' ? ', max_length: 24, dataset: chat.jsonl' : ''} }
 train: { steps: 2 }
@@ -30,17 +30,17 @@ describe('time-step', () => {
       const stages: string[] = [];
       const a = await measureStepTime(rt, model, parseConfig(yaml('grpo', 16), 'config.yaml'), { onProgress: (_d, _t, s) => stages.push(s) });
       console.log(`grpo max_tokens 16: total ${a.totalMs.toFixed(1)} ms; ${a.parts.map((p) => `${p.name} ${p.ms.toFixed(1)} ms`).join(', ')}`);
-      expect(a.parts.map((p) => p.name)).toEqual(['decode', 'old log-probs', 'reference', 'train']);
+      expect(a.parts.map((p) => p.name)).toEqual(['prefill', 'decode', 'old log-probs', 'reference', 'train']);
       for (const p of a.parts) expect(p.ms).toBeGreaterThan(0);
       expect(a.totalMs).toBeCloseTo(a.parts.reduce((s, p) => s + p.ms, 0), 6);
       expect(a.upTo).toBe(true);
       expect(a.decodeMsPerToken).toBeGreaterThan(0);
-      expect(a.parts[0].what).toMatch(/4 sequences .* x up to 16 tokens/);
+      expect(a.parts[1].what).toMatch(/4 sequences sampling .* x up to 12 tokens/);
       expect(stages).toEqual(['decode', 'log-prob passes', 'train', 'done']);
 
       const b = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'));
-      const ratio = b.parts[0].ms / a.parts[0].ms;
-      console.log(`decode part: ${a.parts[0].ms.toFixed(1)} ms at max_tokens 16, ${b.parts[0].ms.toFixed(1)} ms at 32 (x${ratio.toFixed(2)}); train x${(b.parts[3].ms / a.parts[3].ms).toFixed(2)}`);
+      const ratio = b.parts[1].ms / a.parts[1].ms;
+      console.log(`decode part: ${a.parts[1].ms.toFixed(1)} ms at max_tokens 16 (12 sampled), ${b.parts[1].ms.toFixed(1)} ms at 32 (28 sampled; x${ratio.toFixed(2)}); train x${(b.parts[4].ms / a.parts[4].ms).toFixed(2)}`);
       expect(ratio).toBeGreaterThan(1.3);
 
       const s = await measureStepTime(rt, model, parseConfig(yaml('sft', 16), 'config.yaml'));
