@@ -22,7 +22,7 @@ export function StepTimeSection({ model }: { model: string }) {
   const busy = current?.status === 'measuring';
   return (
     <div data-testid="step-time">
-      <h3>Time per step</h3>
+      <h3 style={{ marginTop: 12 }}>Time per step</h3>
       <button type="button" onClick={() => void measure()} disabled={busy} data-testid="step-time-button">
         {busy ? 'Measuring...' : 'Measure step time'}
       </button>
@@ -35,7 +35,7 @@ export function StepTimeSection({ model }: { model: string }) {
             <strong>≈ {secs(current.result.totalMs)} s per step</strong> (measured on this device: {summary(current.result)}).
           </p>
           <p className="small">
-            Not included: {current.result.excludes}. {current.result.upTo ? 'Decode counts every episode sampling its most tokens (max_new_tokens x max_turns, within rollout.max_tokens); shorter episodes take less. ' : ''}
+            Not included: {current.result.excludes}. {current.result.upTo ? 'An upper bound: every episode is timed at its longest (rollout.max_tokens, max_new_tokens x max_turns sampled); shorter episodes take less. ' : ''}
             Shape: {current.result.shape}.
           </p>
           <details>

@@ -121,11 +121,12 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
     const r = cfg.rollout;
     const decoded = Math.min(T, r.max_new_tokens * r.max_turns);
     const cap = Math.min(model.cfg.maxPositions, T);
-    const context = Math.max(1, Math.min(T - decoded, cap - DECODE_STEPS * repeats - 3));
+    // At least half of max_tokens: the average KV length an episode decodes at when it may sample them all.
+    const context = Math.max(1, Math.min(Math.max(T - decoded, Math.floor(T / 2)), cap - DECODE_STEPS * repeats - 3));
     const t = await rolloutTimes(rt, model, cfg, rows, context, repeats);
     decodeMsPerToken = t.perTokenMs;
     parts.push({ name: 'prefill', ms: t.prefillMs, repeats: 1,
-      what: `${rows} sequences of ${context} tokens prefilled (the prompt and tool responses: rollout.max_tokens less the sampled tokens)` });
+      what: `${rows} sequences of ${context} tokens prefilled (prompt and tool responses: the larger of rollout.max_tokens less the sampled tokens and half of it)` });
     parts.push({ name: 'decode', ms: decodeMsPerToken * decoded, repeats: DECODE_STEPS * repeats,
       what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))` });
   }
