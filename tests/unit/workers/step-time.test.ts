@@ -1,13 +1,15 @@
 // The `time-step` request's measurement (src/workers/engine/step-time.ts) on agent-tiny in Node, at
 // tiny shapes: every part is positive and the total is their sum, doubling rollout.max_tokens (and the
 // tokens sampled) about doubles the decode part (loose bound, no timed threshold), SFT times one train part, and the
-// model's logits on a fixed input are bit-identical before and after (maxdiff printed, must be 0).
+// model's logits on a fixed input are bit-identical before and after (maxdiff printed, must be 0);
+// the worker entry refuses a model that is training, a quant other than the loaded one, an unknown model.
 import { describe, expect, it } from 'vitest';
 import { GpuModel } from '../../../src/model/gpu/model';
 import { loadModelFiles } from '../../../src/model/io/loader';
 import { openNodeModelSource } from '../../../src/model/io/node-source';
 import { parseConfig } from '../../../src/rl/config-validate';
-import { measureStepTime } from '../../../src/workers/engine/step-time';
+import { Policies, Serial, type ModelEntry } from '../../../src/workers/engine/policies';
+import { measureStepTime, stepTimeRequest } from '../../../src/workers/engine/step-time';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 
 const yaml = (trainer: string, maxTokens: number, extra = '') => `
@@ -71,6 +73,29 @@ describe('time-step', () => {
       const maxdiff = Math.max(...Array.from(before, (v, i) => Math.abs(v - after[i])));
       console.log(`full mode: logprobs before vs after: maxdiff ${maxdiff}`);
       expect(maxdiff).toBe(0);
+    } finally {
+      model.dispose();
+    }
+  }, 300_000);
+
+  it('the worker entry refuses what it cannot time, saying what to do', async () => {
+    const rt = await nodeRuntime();
+    const loaded = await loadModelFiles(await openNodeModelSource('public/models/agent-tiny'));
+    const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, tune: false });
+    const entry: ModelEntry = { loaded, model, quant: 'none', quantEmbeddings: false, busy: true };
+    const policies = new Policies((id) => (id === 'm' ? entry : undefined), () => Promise.resolve(rt));
+    const req = (configYaml: string, modelId = 'm') => ({ kind: 'time-step' as const, id: 1, modelId, configYaml });
+    const none = () => undefined;
+    try {
+      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16)), none)).rejects.toThrow(/is training a run/);
+      entry.busy = false;
+      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16).replace('quant: none', 'quant: nf4')), none)).rejects.toThrow(/model\.quant nf4 differs from the loaded model's \(none\)/);
+      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16), 'nope'), none)).rejects.toThrow(/no model "nope" loaded/);
+      const stages: string[] = [];
+      const r = await stepTimeRequest(policies, new Serial(), req(yaml('grpo', 12)), (_d, _t, s) => stages.push(s));
+      expect(r.totalMs).toBeGreaterThan(0);
+      expect(stages.at(-1)).toBe('done');
+      expect(entry.busy).toBe(false);
     } finally {
       model.dispose();
     }
