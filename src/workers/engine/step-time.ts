@@ -1,9 +1,8 @@
-// The `time-step` request: a MEASURED time of one training step of a config before Start, on the
-// loaded model, at the config's real shapes with synthetic token ids: the prefill and decode steps of
-// B*G sequences (per token, times the most tokens an episode samples: an upper bound), the log-prob / reference passes, and the
-// forward+backward+optimizer of the micro-batches (SFT: sftStep of rollout.batch_size rows). A fresh
-// Trainer, disposed after (full mode: the weights restored), so a later Start sees the model as it was.
-// Tested by tests/unit/workers/step-time.test.ts and, through the Config panel, tests/e2e/studio-config-plan.spec.ts.
+// The `time-step` request: ONE training step of a config measured before Start on the loaded model,
+// at its real shapes with synthetic ids: prefill and per-token decode of B*G sequences (an upper bound),
+// the log-prob / reference passes, forward+backward+AdamW of the micro-batches (SFT: one sftStep). A fresh
+// Trainer, disposed after (full mode: weights restored), so a later Start sees the model as it was.
+// Tested by tests/unit/workers/step-time.test.ts and, in the Config panel, tests/e2e/studio-config-plan.spec.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { GpuModel } from '../../model/gpu/model';
 import { DecodeSession } from '../../model/gpu/session';
