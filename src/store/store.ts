@@ -8,6 +8,7 @@ import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
 import { createModelsSlice, type ModelsSlice } from './models-slice';
 import { createPlanSlice, type PlanSlice } from './plan-slice';
+import { createStepTimeSlice, type StepTimeSlice } from './step-time-slice';
 import { createPlaygroundSlice, type PlaygroundSlice } from './playground-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createRunsSlice, type RunsSlice } from './runs-slice';
@@ -15,7 +16,7 @@ import { createScoreSlice, type ScoreSlice } from './score-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice & PlanSlice;
+export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice & PlanSlice & StepTimeSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
@@ -31,4 +32,5 @@ export const useStudio = create<StudioState>()((...a) => ({
   ...createRunSlice(...a),
   ...createScoreSlice(...a),
   ...createPlanSlice(...a),
+  ...createStepTimeSlice(...a),
 }));

@@ -2,6 +2,8 @@
 // "Fits" with bytes by category and the total (the worker's plan-run); a rollout.max_tokens above
 // the model's context is refused naming the field and disables Start with that reason; restoring it
 // plans again. axe finds no serious violations and no text is clipped at 1280x800 and 1920x1080.
+// Measure step time on a shrunk config loads agent-tiny, times one GRPO step in the worker and shows
+// "≈ N s per step" with its decode and train parts; editing the config clears it.
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
@@ -50,4 +52,39 @@ test('the memory plan: fits for the preset, a too-long max_tokens is refused by 
   await expect(verdict).toContainText('Fits:', { timeout: 60_000 });
   await expect(page.getByTestId('config-plan')).toContainText('up to 480 tokens');
   await expect(page.getByTestId('config-start')).toBeEnabled();
+});
+
+/** The agent preset shrunk so one step measures in seconds on SwiftShader: 1 task x 2 episodes of up to 96 tokens. */
+const SMALL = PRESET.replace('batch_size: 4 ', 'batch_size: 1 ').replace('group_size: 8 ', 'group_size: 2 ')
+  .replace('max_tokens: 320', 'max_tokens: 96').replace('micro_batch_size: 32', 'micro_batch_size: 2');
+
+test('Measure step time: a measured figure per step for a shrunk config, cleared when the config changes', async ({ page }, testInfo) => {
+  test.setTimeout(240_000);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/');
+  await openPanel(page, 'config');
+  await replaceYaml(page, SMALL);
+  await expect(page.getByTestId('plan-verdict')).toContainText('Fits:', { timeout: 60_000 });
+  await expect(page.getByTestId('config-plan')).toContainText('2 episodes of up to 96 tokens');
+  const button = page.getByTestId('step-time-button');
+  await button.focus();
+  await page.keyboard.press('Enter');
+  const total = page.getByTestId('step-time-total');
+  await expect(total).toContainText(/≈ \d+(\.\d)? s per step/, { timeout: 180_000 });
+  await expect(total).toContainText(/decode \d+\.\d ms\/token x up to 96 tokens/);
+  await expect(total).toContainText(/prefill \d+ ms, decode .*, train \d+ ms/);
+  await expect(page.getByTestId('step-time')).toContainText('Not included: tool calls (Python, search)');
+  await page.getByText(/^Parts \(/).click();
+  await expect(page.getByTestId('step-time-parts')).toContainText('2 sequences sampling one token each');
+  await page.getByTestId('step-time').evaluate((e) => e.scrollIntoView({ block: 'center' }));
+  await shot(page, testInfo, 'step-time', 'config-step-time.png');
+  expect(await seriousViolations(page)).toEqual([]);
+  expect(await clippedText(page)).toEqual([]);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  expect(await clippedText(page)).toEqual([]);
+
+  await replaceYaml(page, SMALL.replace('max_tokens: 96', 'max_tokens: 128'));
+  await expect(page.getByTestId('config-plan')).toContainText('up to 128 tokens', { timeout: 60_000 });
+  await expect(total).toHaveCount(0);
+  await expect(button).toHaveText('Measure step time');
 });

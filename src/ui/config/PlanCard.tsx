@@ -1,7 +1,8 @@
 // The Config panel's memory plan card: the run's GPU bytes by category (planTraining via the worker's
 // `plan-run`), the total, and whether its largest buffer fits this device's buffer limits, for the
-// model Start would load. Recomputed by ConfigPanel (debounced). Tested by tests/e2e/studio-config-plan.spec.ts.
+// model Start would load, and (StepTimeSection) a measured time per step. Recomputed by ConfigPanel (debounced). Tested by tests/e2e/studio-config-plan.spec.ts.
 import { useStudio } from '../../store/store';
+import { StepTimeSection } from './StepTimeSection';
 
 const mib = (n: number): string => `${(n / 2 ** 20).toFixed(2)} MiB`;
 
@@ -26,6 +27,7 @@ export function PlanCard() {
             {p.plan.plan.rows.map((r) => <tr key={r.name}><td title={r.note}>{r.name}</td><td>{mib(r.bytes)}</td></tr>)}
           </tbody></table>
           </details>
+          {!p.plan.problem && <StepTimeSection model={p.model} />}
         </>
       )}
     </div>

@@ -138,6 +138,11 @@ export class EngineClient {
     return this.request('preview-tokens', call);
   }
 
+  /** One training step of the config timed on a loaded model; `onProgress` names the piece being timed. */
+  timeStep(call: EngineCall<'time-step'>, onProgress?: Pending['onProgress']): Promise<EngineResults['time-step']> {
+    return this.request('time-step', call, onProgress);
+  }
+
   /** Per-token log-probs of a text (as `cli logprobs`), for the base or a run's adapter. */
   scoreText(call: EngineCall<'score-text'>): Promise<EngineResults['score-text']> {
     return this.request('score-text', call);

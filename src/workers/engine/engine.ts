@@ -42,6 +42,7 @@ import { tokenPieces } from './decode';
 import { scoreText } from './score';
 import { planRequest } from './plan';
 import { previewTokens } from './preview-tokens';
+import { stepTimeRequest } from './step-time';
 
 type Post = (msg: EngineReply, transfer?: Transferable[]) => void;
 
@@ -101,6 +102,8 @@ export class Engine {
         }
         case 'plan-run': return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, (await this.runtime()).report.limits));
         case 'preview-tokens': return this.reply(req.id, 'preview-tokens', await previewTokens(await openModelSource(req.source), req.conversations));
+        case 'time-step': return this.reply(req.id, 'time-step', await stepTimeRequest(this.policies, this.serial, req,
+          (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
         case 'import-model': return this.reply(req.id, 'import-model', await importUserModel(req.name, req.files, req.paths,
           (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));

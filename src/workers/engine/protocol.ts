@@ -10,6 +10,7 @@ import type { ModelReport } from './inspect';
 import type { RunPlan } from './plan';
 import type { TokenPreview } from './preview-tokens';
 import type { RunExport, RunSummary } from './run-scan';
+import type { StepTime } from './step-time';
 
 /**
  * Where the model comes from: a URL folder served with the app (/models/stories260K), dropped files
@@ -92,7 +93,9 @@ export type EngineRequest =
   /** The GPU memory plan of a run of `configYaml` on the model at `source`, against this worker's device limits (plan.ts). */
   | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string }
   /** The tokens each conversation is as the model at `source` sees it (its chat template; no weights loaded; preview-tokens.ts). */
-  | { kind: 'preview-tokens'; id: number; source: ModelSource; conversations: ChatMessage[][] };
+  | { kind: 'preview-tokens'; id: number; source: ModelSource; conversations: ChatMessage[][] }
+  /** One training step of `configYaml` timed on loaded model `modelId` (step-time.ts); progress as `progress`. */
+  | { kind: 'time-step'; id: number; modelId: string; configYaml: string };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -154,6 +157,7 @@ export interface EngineResults {
   'plan-run': RunPlan;
   /** Per conversation: token ids and each token's text. */
   'preview-tokens': TokenPreview[];
+  'time-step': StepTime;
 }
 
 export type EngineReply =

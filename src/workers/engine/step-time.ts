@@ -1,0 +1,223 @@
+// The `time-step` request: ONE training step of a config measured before Start on the loaded model,
+// at its real shapes with synthetic ids: prefill and per-token decode of B*G sequences (an upper bound),
+// the log-prob / reference passes, forward+backward+AdamW of the micro-batches (SFT: one sftStep). A fresh
+// Trainer, disposed after (full mode: weights restored), so a later Start sees the model as it was.
+// Tested by tests/unit/workers/step-time.test.ts and, in the Config panel, tests/e2e/studio-config-plan.spec.ts.
+import type { GpuRuntime } from '../../gpu/runtime';
+import type { GpuModel } from '../../model/gpu/model';
+import { DecodeSession } from '../../model/gpu/session';
+import { GrpoLoss } from '../../gpu/kernels/grpo';
+import { parseConfig } from '../../rl/config-validate';
+import { lossConfig } from '../../rl/grpo-trainer';
+import { episodeRows, grpoGpuUpstream, GrpoStepSums } from '../../rl/grpo-micro';
+import type { RlConfig } from '../../rl/config-validate';
+import { rlTrainerConfigOf } from '../../run/trainer-settings';
+import { Trainer } from '../../train/trainer';
+import { planOptionsOf } from './plan';
+import type { Policies, Serial } from './policies';
+import type { EngineRequest } from './protocol';
+
+/** One timed piece of a step. */
+export interface StepPart {
+  name: 'prefill' | 'decode' | 'old log-probs' | 'reference' | 'train';
+  /** Its share of the step (ms): decode is per-token time x the most tokens an episode samples. */
+  ms: number;
+  /** What was run, in words (shapes and counts). */
+  what: string;
+  /** Timed repeats averaged (after one untimed warm-up). */
+  repeats: number;
+}
+
+export interface StepTime {
+  parts: StepPart[];
+  /** Sum of the parts (ms). */
+  totalMs: number;
+  /** Decode ms per token step (all sequences advance one token); null for SFT. */
+  decodeMsPerToken: number | null;
+  /** The total is an upper bound (episodes may end before rollout.max_tokens). */
+  upTo: boolean;
+  /** The shape measured (planOptionsOf's words). */
+  shape: string;
+  /** What the figure leaves out. */
+  excludes: string;
+}
+
+export type Progress = (done: number, total: number, stage: string) => void;
+
+/** Decode steps timed per repeat (after one warm-up step). */
+const DECODE_STEPS = 4;
+
+/** Deterministic synthetic token ids in [0, V) (no tokenizer: the ids only set the shapes). */
+function syntheticSeqs(rows: number, len: number, V: number, salt: number): number[][] {
+  let x = (0x9e3779b9 ^ salt) >>> 0;
+  const next = () => {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    return x % V;
+  };
+  return Array.from({ length: rows }, () => Array.from({ length: len }, next));
+}
+
+/** Mean wall time (ms) of `repeats` awaited runs of `fn`, after one untimed warm-up run of `warm`. */
+async function timed(repeats: number, fn: () => Promise<unknown>, warm: () => Promise<unknown> = fn): Promise<number> {
+  await warm();
+  const t0 = performance.now();
+  for (let r = 0; r < repeats; r++) await fn();
+  return (performance.now() - t0) / repeats;
+}
+
+/**
+ * Rollout timing for `B` sequences on one DecodeSession: a prefill of `context` tokens per slot
+ * (untimed warm-up, the slots emptied, then timed: the prompt and tool responses), then one warm-up
+ * and DECODE_STEPS x repeats sampled steps at that context, each feeding back the sampled token.
+ */
+async function rolloutTimes(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, B: number, context: number, repeats: number): Promise<{ prefillMs: number; perTokenMs: number }> {
+  const session = new DecodeSession(rt, model, B, context + DECODE_STEPS * repeats + 2);
+  try {
+    const r = cfg.rollout;
+    let k = 0;
+    const params = () => ({ temperature: r.temperature, topK: r.top_k, topP: r.top_p, seed: cfg.train.seed >>> 0, step: k++ });
+    const prompt = syntheticSeqs(B, context, model.cfg.vocabSize, 1);
+    await session.step(prompt, params());
+    for (let s = 0; s < B; s++) session.reset(s);
+    const t0 = performance.now();
+    let last = await session.step(prompt, params());
+    const prefillMs = performance.now() - t0;
+    const one = async () => { last = await session.step(Array.from(last.ids, (id) => [id]), params()); };
+    await one();
+    const t1 = performance.now();
+    for (let i = 0; i < DECODE_STEPS * repeats; i++) await one();
+    return { prefillMs, perTokenMs: (performance.now() - t1) / (DECODE_STEPS * repeats) };
+  } finally {
+    session.free();
+  }
+}
+
+/** The trainer a run of `cfg` builds (constant LR: the schedule does not change the time). */
+function trainerOf(rt: GpuRuntime, model: GpuModel, cfg: RlConfig): Promise<Trainer> {
+  const tc = rlTrainerConfigOf(cfg);
+  return Trainer.create(rt, model, { ...tc, optimizer: { ...tc.optimizer, schedule: { kind: 'constant', lr: cfg.optim.lr } } });
+}
+
+/**
+ * Times one step of `cfg` on `model` (see the file header). Nothing is written; the model's
+ * weights and adapter state are as before when it returns (or throws).
+ */
+export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, opts: { repeats?: number; onProgress?: Progress } = {}): Promise<StepTime> {
+  const repeats = opts.repeats ?? 1;
+  const progress = opts.onProgress ?? (() => {});
+  const { options, shape } = planOptionsOf(model.cfg, cfg);
+  const rows = options.batchSize, T = options.seqLen, mb = options.microBatch ?? rows, V = model.cfg.vocabSize;
+  const sft = cfg.trainer === 'sft';
+  const seqs = syntheticSeqs(rows, T, V, 2);
+  const parts: StepPart[] = [];
+  let decodeMsPerToken: number | null = null;
+  const stages = sft ? 1 : 3;
+
+  if (!sft) {
+    progress(0, stages, 'decode');
+    // Sampled tokens per episode are at most max_new_tokens per turn x max_turns (and max_tokens);
+    // the rest of max_tokens (prompt, tool responses) is prefilled, not decoded.
+    const r = cfg.rollout;
+    const decoded = Math.min(T, r.max_new_tokens * r.max_turns);
+    const cap = Math.min(model.cfg.maxPositions, T);
+    // At least half of max_tokens: the average KV length an episode decodes at when it may sample them all.
+    const context = Math.max(1, Math.min(Math.max(T - decoded, Math.floor(T / 2)), cap - DECODE_STEPS * repeats - 3));
+    const t = await rolloutTimes(rt, model, cfg, rows, context, repeats);
+    decodeMsPerToken = t.perTokenMs;
+    parts.push({ name: 'prefill', ms: t.prefillMs, repeats: 1,
+      what: `${rows} sequences of ${context} tokens prefilled (prompt and tool responses: the larger of rollout.max_tokens less the sampled tokens and half of it)` });
+    parts.push({ name: 'decode', ms: decodeMsPerToken * decoded, repeats: DECODE_STEPS * repeats,
+      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))` });
+  }
+
+  const trainer = await trainerOf(rt, model, cfg);
+  // Full mode trains the model's own weights: keep them to put back.
+  const saved = trainer.trainable.mode === 'full' ? await trainer.state() : null;
+  try {
+    if (!sft) {
+      progress(1, stages, 'log-prob passes');
+      const temperature = cfg.rollout.temperature;
+      const g = cfg.grpo;
+      const oldPass = cfg.trainer === 'ppo' || ((cfg.trainer === 'grpo') && (g.num_iterations > 1 || cfg.rollout.top_k > 0 || cfg.rollout.top_p < 1));
+      const refPass = (cfg.trainer === 'grpo' || cfg.trainer === 'ppo') && g.beta > 0;
+      if (oldPass) {
+        const ms = await timed(repeats, () => trainer.logprobs(seqs, true, temperature));
+        parts.push({ name: 'old log-probs', ms, repeats, what: `a policy log-prob pass over ${rows} x ${T} tokens (${cfg.trainer === 'ppo' ? 'PPO\'s old log-probs and values' : 'num_iterations > 1 or top_k / top_p set'})` });
+      }
+      if (refPass) {
+        // LoRA without a starting adapter: the base with the adapter off; else a frozen copy of the same shape.
+        const adapter = trainer.trainable.mode === 'full' || cfg.model.adapter !== null;
+        const ms = await timed(repeats, () => trainer.logprobs(seqs, adapter, temperature));
+        parts.push({ name: 'reference', ms, repeats, what: `the KL reference's log-prob pass over ${rows} x ${T} tokens (grpo.beta ${g.beta})` });
+      }
+      progress(2, stages, 'train');
+      parts.push(await timeGrpoTrain(rt, trainer, cfg, seqs, mb, repeats));
+    } else {
+      progress(0, stages, 'train');
+      const examples = seqs.map((ids) => ({ ids, mask: new Float32Array(T - 1).fill(1) }));
+      const ms = await timed(repeats, () => trainer.sftStep(examples, mb), () => trainer.sftStep(examples.slice(0, mb), mb));
+      parts.push({ name: 'train', ms, repeats, what: `forward+backward of ${rows} rows x ${T} tokens in micro-batches of ${mb}, then AdamW` });
+    }
+  } finally {
+    if (saved) trainer.restore(saved);
+    await trainer.dispose();
+  }
+  progress(stages, stages, 'done');
+  return {
+    parts, totalMs: parts.reduce((a, p) => a + p.ms, 0), decodeMsPerToken, upTo: !sft, shape,
+    excludes: sft ? 'data loading and checkpoint writes' : 'tool calls (Python, search) and rewards, data loading and checkpoint writes',
+  };
+}
+
+/** RL training: rejection / reward-weighted run sftStep; GRPO and PPO the GPU GRPO loss per micro-batch, num_iterations updates. */
+async function timeGrpoTrain(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, seqs: number[][], mb: number, repeats: number): Promise<StepPart> {
+  const rows = seqs.length, T = seqs[0].length;
+  const mask = new Float32Array(T).fill(1);
+  mask[0] = 0;
+  if (cfg.trainer !== 'grpo' && cfg.trainer !== 'ppo') {
+    const examples = seqs.map((ids) => ({ ids, mask: mask.subarray(1) }));
+    const ms = await timed(repeats, () => trainer.sftStep(examples, mb), () => trainer.sftStep(examples.slice(0, mb), mb));
+    return { name: 'train', ms, repeats, what: `forward+backward of ${rows} episodes x ${T} tokens in micro-batches of ${mb} (grpo.micro_batch_size), then AdamW` };
+  }
+  const loss = await GrpoLoss.create(rt);
+  const lcfg = lossConfig(cfg);
+  // Advantages +-1, ratio 1 (old = null); beta > 0 reads reference log-probs (synthetic: the values do not change the time).
+  const seqRows = seqs.map((_, i) => ({ ...episodeRows(mask, null, i % 2 ? 1 : -1), ...(lcfg.beta > 0 ? { ref: new Float32Array(T - 1).fill(-2) } : {}) }));
+  const norm = { tokens: rows * (T - 1), sequences: rows };
+  const mu = cfg.grpo.num_iterations;
+  const pass = async (upTo: number, iterations: number) => {
+    const sums = new GrpoStepSums(rt);
+    try {
+      for (let it = 0; it < iterations; it++) {
+        for (let i = 0; i < upTo; i += mb) {
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, loss, seqRows.slice(i, i + mb), lcfg, norm, sums), temperature: cfg.rollout.temperature });
+        }
+        await trainer.optimizer.update();
+      }
+    } finally {
+      sums.release();
+    }
+  };
+  const ms = await timed(repeats, () => pass(rows, mu), () => pass(Math.min(mb, rows), 1));
+  return { name: 'train', ms, repeats, what: `${mu} x (forward+backward with the GRPO loss of ${rows} episodes x ${T} tokens in micro-batches of ${mb}, then AdamW)${cfg.trainer === 'ppo' ? '; PPO\'s value head not included' : ''}` };
+}
+
+/** The worker's answer: the loaded model (as Start would use it), the YAML parsed as Start parses it. */
+export async function stepTimeRequest(policies: Policies, serial: Serial, req: Extract<EngineRequest, { kind: 'time-step' }>, onProgress: Progress): Promise<StepTime> {
+  const cfg = parseConfig(req.configYaml, 'config.yaml');
+  const m = policies.model(req.modelId);
+  if (cfg.model.quant !== m.quant || cfg.model.quant_embeddings !== m.quantEmbeddings) {
+    throw new Error(`config.yaml: model.quant ${cfg.model.quant} differs from the loaded model's (${m.quant}); measure again after the model is loaded with the config's settings`);
+  }
+  const model = policies.base(req.modelId);
+  const rt = await policies.runtime();
+  return serial.run(async () => {
+    if (m.busy) throw new Error(`model ${req.modelId} is training a run; measure after it ends`);
+    m.busy = true;   // no Start on this model while its step is timed
+    try {
+      return await measureStepTime(rt, model, cfg, { onProgress });
+    } finally {
+      m.busy = false;
+    }
+  });
+}
