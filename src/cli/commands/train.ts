@@ -16,6 +16,8 @@ import { buildEnvironment } from '../../rl/env-factory';
 import { runTraining } from '../../run/rl-run';
 import { fanOut } from '../../run/events';
 import { printRun } from '../../run/printer';
+import { planOfRun } from '../../run/run-plan';
+import { formatPlan } from '../../train/memory-plan';
 import { runSft } from './sft';
 
 /** The run config: --config F, or the default preset (configs/agent_grpo.yaml, paths from the repo root). */
@@ -100,7 +102,9 @@ examples per update.`,
       const release = stopOnInterrupt(control, log);
       const line = (s: string) => log(s + '\n');
       const print = printRun({ out: line, log: line, where: (p) => join(out, p), printExamples: cfg.log.print_examples });
-      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: fanOut(nodeRecorder(out, cfg), print), runId: out, baseModelName: cfg.model.path, start: run.start, control });
+      const planned = planOfRun(run.model.model.cfg, cfg);
+      if (planned) log(`memory plan (${planned.shape}):\n${formatPlan(planned.plan)}\n`);
+      const r = await runTraining({ ctx: run.ctx, tasks: run.tasks, emit: fanOut(nodeRecorder(out, cfg), print), runId: out, baseModelName: cfg.model.path, start: run.start, control, plan: planned?.plan ?? null });
       release();
       if (r.stopped) log(`stopped; continue with --resume ${out}\n`);
       log(`metrics: ${join(out, 'metrics.jsonl')}, rollouts: ${join(out, 'rollouts.jsonl')}\n`);

@@ -41,6 +41,7 @@ import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
 import { scoreText } from './score';
 import { planRequest } from './plan';
+import { planOfRun } from '../../run/run-plan';
 import { previewTokens } from './preview-tokens';
 import { stepTimeRequest } from './step-time';
 
@@ -285,7 +286,7 @@ export class Engine {
           throw e;
         }
       }
-      loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit, ...(start ? { start } : {}) });
+      loop = (emit) => runTraining({ ctx, tasks, runId, baseModelName: cfg.model.path, control, emit, plan: planOfRun(m.model.cfg, cfg)?.plan ?? null, ...(start ? { start } : {}) });
       dispose = async () => {
         await ctx.trainer.dispose();
         await svc.pool?.close();

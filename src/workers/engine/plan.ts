@@ -7,8 +7,9 @@ import type { FileSource } from '../../model/io/source';
 import type { ModelConfig } from '../../model/types';
 import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
+import { planOptionsOf } from '../../run/run-plan';
 import { inspectModel } from './inspect';
-import { planTraining, type MemoryPlan, type TrainingPlanOptions } from '../../train/memory-plan';
+import { planTraining, type MemoryPlan } from '../../train/memory-plan';
 
 /** The device limits a single buffer must respect (GPUDevice.limits). */
 export interface BufferLimits {
@@ -29,50 +30,8 @@ export interface RunPlan {
   problem: string | null;
 }
 
-/** The step most one training pass of the engine handles (GpuModel's default maxRows). */
-export const ENGINE_MAX_ROWS = 512;
-
 const MIB = 2 ** 20;
 const mib = (n: number): string => `${(n / MIB).toFixed(2)} MiB`;
-
-/** The sequence length the plan assumes, and the config field that sets it. */
-function lengthOf(mc: ModelConfig, cfg: RunConfig): { seqLen: number; field: string } {
-  if (cfg.trainer === 'sft') {
-    return cfg.data.max_length > 0 ? { seqLen: cfg.data.max_length, field: 'data.max_length' }
-      : { seqLen: Math.min(ENGINE_MAX_ROWS, mc.maxPositions), field: 'data.max_length (0: min(512, the model\'s context))' };
-  }
-  return { seqLen: cfg.rollout.max_tokens, field: 'rollout.max_tokens' };
-}
-
-/** planTraining's options for this config and model; throws naming the config field when a length is out of range. */
-export function planOptionsOf(mc: ModelConfig, cfg: RunConfig): { options: TrainingPlanOptions; shape: string } {
-  const { seqLen, field } = lengthOf(mc, cfg);
-  const cap = Math.min(ENGINE_MAX_ROWS, mc.maxPositions);
-  if (seqLen > cap) {
-    throw new Error(`config.yaml: ${field} is ${seqLen}, above the longest sequence one training step of this model handles, ${cap} (min(maxRows ${ENGINE_MAX_ROWS}, max_position_embeddings ${mc.maxPositions})); lower ${field.split(' ')[0]} to ${cap} or less`);
-  }
-  const rl = cfg.trainer !== 'sft';
-  const rows = rl ? cfg.rollout.batch_size * cfg.rollout.group_size : cfg.rollout.batch_size;
-  const full = cfg.lora.mode === 'full';
-  const options: TrainingPlanOptions = {
-    mode: cfg.lora.mode,
-    quant: cfg.model.quant,
-    quantEmbeddings: cfg.model.quant_embeddings,
-    ...(full ? {} : { lora: { rank: cfg.lora.rank, targets: [...cfg.lora.targets] } }),
-    batchSize: rows,
-    microBatch: Math.min(cfg.grpo.micro_batch_size, rows),
-    seqLen,
-    recompute: cfg.train.recompute,
-    maxRows: ENGINE_MAX_ROWS,
-    // As referenceFor (rl/policy-setup.ts): a frozen copy when the KL reference is not the LoRA base.
-    valueHead: cfg.trainer === 'ppo',
-    frozenReference: (cfg.trainer === 'grpo' || cfg.trainer === 'ppo') && cfg.grpo.beta > 0 && (full || cfg.model.adapter !== null),
-  };
-  const shape = rl
-    ? `rollout.batch_size ${cfg.rollout.batch_size} x group_size ${cfg.rollout.group_size} = ${rows} episodes of up to ${seqLen} tokens (rollout.max_tokens)`
-    : `rollout.batch_size ${rows} examples of up to ${seqLen} tokens (${field})`;
-  return { options, shape };
-}
 
 /** What to lower when a buffer of this plan row is too large. */
 function adviceFor(row: string, cfg: RunConfig): string {

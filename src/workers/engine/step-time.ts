@@ -13,7 +13,7 @@ import { episodeRows, grpoGpuUpstream, GrpoStepSums } from '../../rl/grpo-micro'
 import type { RlConfig } from '../../rl/config-validate';
 import { rlTrainerConfigOf } from '../../run/trainer-settings';
 import { Trainer } from '../../train/trainer';
-import { planOptionsOf } from './plan';
+import { planOptionsOf } from '../../run/run-plan';
 import type { Policies, Serial } from './policies';
 import type { EngineRequest } from './protocol';
 

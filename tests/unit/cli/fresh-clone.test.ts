@@ -43,6 +43,7 @@ describe('fresh clone (no ../shared)', () => {
     expect(train.code, train.err).toBe(0);
     expect(train.err).toContain('config: configs/agent_grpo.yaml (the default preset');
     expect(train.err).toContain('model: qwen2 L=4 C=64 V=1024, quant none');
+    expect(train.err).toMatch(/memory plan \(rollout\.batch_size \d+ x group_size \d+ = \d+ episodes of up to \d+ tokens \(rollout\.max_tokens\)\):\n/);
     const rows = readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
     expect(rows.map((r) => r.step)).toEqual([1, 2]);
     for (const r of rows) expect(Number.isFinite(r.loss)).toBe(true);

@@ -2,6 +2,7 @@
 // the configs/ presets: the plan equals planTraining called with the config's values written out
 // here (RL: batch_size x group_size rows of max_tokens; SFT: data.max_length), a too-long sequence
 // is refused naming the config field, and a buffer above the device limit says "does not fit".
+// planOfRun (src/run/run-plan.ts, the plan of RL runs' `started`) gives the same figures.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -9,6 +10,7 @@ import { parseConfig } from '../../../src/rl/config-validate';
 import { planTraining } from '../../../src/train/memory-plan';
 import { inspectModel } from '../../../src/workers/engine/inspect';
 import { planRequest, planRun } from '../../../src/workers/engine/plan';
+import { planOfRun } from '../../../src/run/run-plan';
 import type { ModelConfig } from '../../../src/model/types';
 
 const MODEL_DIR = 'public/models/agent-tiny';
@@ -35,6 +37,9 @@ describe('plan-run', () => {
     expect(got.plan).toEqual(want);
     expect(got.plan.total).toBeGreaterThan(got.plan.weightsBytes);
     expect(got.problem).toBeNull();
+    // The plan every RL run reports in `started` (CLI train and the worker) is this one.
+    expect(planOfRun(mc, cfg)).toEqual({ plan: want, shape: got.shape });
+    expect(planOfRun(mc, parseConfig(preset('agent_grpo.yaml').replace('max_tokens: 320', 'max_tokens: 900'), 'config.yaml'))).toBeNull();
     console.log(`agent_grpo on agent-tiny: total ${got.plan.total} B, largest buffer ${got.plan.largestBuffer.bytes} B (${got.plan.largestBuffer.row})`);
   });
 
