@@ -5,8 +5,9 @@
 // holds the CLI layout; importing it (as a zip, a picked folder, dropped) lists the run, and so does
 // a folder the CLI wrote (picked); compare
 // draws two curves; axe and clipped-text checks at 1280x800, 1400x900 and 1920x1080; screenshots. A GRPO run
-// cut off the same way resumes to the uninterrupted run's metrics and rollouts.
-import { spawnSync } from 'node:child_process';
+// cut off the same way resumes to the uninterrupted run's metrics and rollouts, and so does a GRPO run
+// the CLI started and stopped (Ctrl-C), imported as a folder and resumed in the studio.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -242,7 +243,41 @@ test('Runs panel: a GRPO run cut off by a reload resumes to the uninterrupted ru
   expect(rb).toBe(ra);
   console.log(`GRPO resumed vs uninterrupted: ${steps} metrics rows equal exactly (timings excluded), rollouts.jsonl equal (${ra.trim().split('\n').length} lines); ` +
     `loss ${b.map((r) => r.loss.toExponential(3)).join(' ')}`);
+
+  // The other way round from run-worker.spec: a run the CLI started and stopped with Ctrl-C is
+  // imported as a folder, listed as cancelled, resumed here, and ends equal to the studio's own run.
+  const dir = mkdtempSync(join(tmpdir(), 'studio-runs-grpo-'));
+  const cliId = `grpo-cli-${stamp}`, cliDir = join(dir, cliId);
+  writeFileSync(join(dir, 'cli.yaml'), grpoYaml(steps).replace('out_dir: runs/grpo', `out_dir: ${cliDir}`));
+  const t2 = Date.now();
+  const stopped = await interruptedCli(['train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], '(step 1)');
+  expect(stopped.code, stopped.err).toBe(0);
+  const stoppedAt = rowsOf(readFileSync(join(cliDir, 'metrics.jsonl'), 'utf8')).length;
+  console.log(`CLI GRPO run stopped by Ctrl-C at step ${stoppedAt} in ${((Date.now() - t2) / 1000).toFixed(0)} s: ${stopped.err.split('\n').find((l) => l.startsWith('stopped at'))}`);
+  expect(stoppedAt).toBeLessThan(steps);
+  await page.getByTestId('runs-import-folder').setInputFiles(cliDir);
+  const cliRow = page.getByTestId(`run-row-${cliId}`);
+  await expect(cliRow).toHaveAttribute('data-state', 'cancelled');
+  await expect(cliRow).toHaveAttribute('data-steps', String(stoppedAt));
+  await page.getByRole('button', { name: `Resume ${cliId}` }).click();
+  await expect(cliRow).toHaveAttribute('data-state', 'finished', { timeout: 900_000 });
+  const c = rowsOf(await readOpfs(page, cliId, 'metrics.jsonl'));
+  expect(c.map(untimed)).toEqual(a.map(untimed));
+  expect(await readOpfs(page, cliId, 'rollouts.jsonl')).toBe(ra);
+  console.log(`CLI run resumed in the studio from step ${stoppedAt} to ${steps}: metrics (timings excluded) and rollouts.jsonl equal the studio's uninterrupted run`);
 });
+
+/** The CLI (node + tsx, so the signal reaches it) sent Ctrl-C once `after` appears on its stderr. */
+function interruptedCli(args: string[], after: string): Promise<{ code: number | null; err: string }> {
+  const child = spawn('node', ['--import', 'tsx', 'src/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '', sent = false;
+  child.stdout.resume();
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (!sent && err.includes(after)) sent = child.kill('SIGINT');
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, err })));
+}
 
 test('Runs panel: a run training in another tab is listed live there, with no Resume, and cannot be deleted', async ({ page, context }) => {
   test.setTimeout(10 * 60_000);
