@@ -52,7 +52,8 @@ interface LoadedEntry {
   model: GpuModel;
   quant: 'none' | 'nf4';
   quantEmbeddings: boolean;
-  busy: boolean;
+  /** What holds the model (a run training on it, a step being timed), in words; null when free. */
+  busy: string | null;
 }
 
 interface RunEntry {
@@ -207,7 +208,7 @@ export class Engine {
       onProgress: (done, total, tensor) => this.post({ kind: 'progress', id: req.id, done, total, stage: tensor }),
     });
     const modelId = `model-${this.nextModel++}`;
-    this.models.set(modelId, { loaded, model, quant: req.quant, quantEmbeddings, busy: false });
+    this.models.set(modelId, { loaded, model, quant: req.quant, quantEmbeddings, busy: null });
     const c = loaded.config;
     return { modelId, architecture: c.architecture, numLayers: c.numLayers, hiddenSize: c.hiddenSize, vocabSize: c.vocabSize, weightBytes: model.weightBytes };
   }
@@ -216,7 +217,7 @@ export class Engine {
   private async startRun(req: Extract<EngineRequest, { kind: 'start-run' }>, resume = false): Promise<{ runId: string }> {
     const m = this.models.get(req.modelId);
     if (!m) throw new Error(`no model "${req.modelId}" loaded; send load-model first`);
-    if (m.busy) throw new Error(`model ${req.modelId} is training another run; wait for it to end or load the model again`);
+    if (m.busy) throw new Error(`model ${req.modelId} is ${m.busy}; wait for it to end or load the model again`);
     const cfg = parseConfig(req.configYaml, 'config.yaml');
     if (cfg.model.quant !== m.quant || cfg.model.quant_embeddings !== m.quantEmbeddings) {
       throw new Error(`config.yaml: model.quant ${cfg.model.quant}${cfg.model.quant_embeddings ? ' + embeddings' : ''} differs from the loaded model's (${m.quant}${m.quantEmbeddings ? ' + embeddings' : ''}); load it again with the config's settings`);
@@ -295,7 +296,7 @@ export class Engine {
     }
     const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: startStep, total, lastCheckpoint, error: null }, control, storage };
     this.runs.set(runId, entry);
-    m.busy = true;
+    m.busy = `training run ${runId}`;
     const track: RunEmit = (e) => {
       const st = entry.status;
       if (e.kind === 'started') st.phase = 'running';
@@ -311,7 +312,7 @@ export class Engine {
     void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true }), track, relay))
       .catch(() => undefined /* reported by the loop's `failed` event */)
       .finally(async () => {
-        m.busy = false;
+        m.busy = null;
         a.release();
         await dispose();
       });

@@ -18,7 +18,8 @@ export interface ModelEntry {
   model: GpuModel;
   quant: 'none' | 'nf4';
   quantEmbeddings: boolean;
-  busy: boolean;
+  /** What holds the model (a run training on it, a step being timed), in words; null when free. */
+  busy: string | null;
 }
 
 export class Policies {
@@ -37,7 +38,7 @@ export class Policies {
   /** The base model; refused while a run trains it (its adapter is attached then). */
   base(modelId: string): GpuModel {
     const m = this.model(modelId);
-    if (m.busy) throw new Error(`model ${modelId} is training a run (its adapter is attached); wait for the run to end, or use a finished run's adapter`);
+    if (m.busy) throw new Error(`model ${modelId} is ${m.busy}; wait for it to end, or use a finished run's adapter`);
     return m.model;
   }
 

@@ -212,12 +212,12 @@ export async function stepTimeRequest(policies: Policies, serial: Serial, req: E
   const model = policies.base(req.modelId);
   const rt = await policies.runtime();
   return serial.run(async () => {
-    if (m.busy) throw new Error(`model ${req.modelId} is training a run; measure after it ends`);
-    m.busy = true;   // no Start on this model while its step is timed
+    if (m.busy) throw new Error(`model ${req.modelId} is ${m.busy}; measure after that ends`);
+    m.busy = 'having its step time measured';   // no Start on this model while its step is timed
     try {
       return await measureStepTime(rt, model, cfg, { onProgress });
     } finally {
-      m.busy = false;
+      m.busy = null;
     }
   });
 }

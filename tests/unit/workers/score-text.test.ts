@@ -18,7 +18,7 @@ describe('score-text', () => {
     const rt = await nodeRuntime();
     const loaded = await loadModelFiles(await openNodeModelSource('public/models/agent-tiny'));
     const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, tune: false });
-    const entry: ModelEntry = { loaded, model, quant: 'none', quantEmbeddings: false, busy: false };
+    const entry: ModelEntry = { loaded, model, quant: 'none', quantEmbeddings: false, busy: null };
     const policies = new Policies((id) => (id === 'm' ? entry : undefined), () => Promise.resolve(rt));
     const serial = new Serial();
     const req = (text: string) => ({ kind: 'score-text' as const, id: 1, modelId: 'm', text });
@@ -37,8 +37,8 @@ describe('score-text', () => {
       await expect(scoreText(policies, serial, req('hi '.repeat(2000)))).rejects.toThrow(/more than the model's \d+; shorten it/);
       const one = loaded.tokenizer.decode(loaded.tokenizer.encode('<|im_end|>', { addSpecialTokens: true }));
       await expect(scoreText(policies, serial, req(one))).rejects.toThrow(/scoring needs at least 2/);
-      entry.busy = true;
-      await expect(scoreText(policies, serial, req(TEXT))).rejects.toThrow(/is training a run/);
+      entry.busy = 'having its step time measured';
+      await expect(scoreText(policies, serial, req(TEXT))).rejects.toThrow(/is having its step time measured; wait for it to end/);
       await expect(scoreText(policies, serial, { ...req(TEXT), modelId: 'nope' })).rejects.toThrow(/no model "nope" loaded/);
     } finally {
       model.dispose();

@@ -82,20 +82,20 @@ describe('time-step', () => {
     const rt = await nodeRuntime();
     const loaded = await loadModelFiles(await openNodeModelSource('public/models/agent-tiny'));
     const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, { quant: 'none', quantEmbeddings: false, tune: false });
-    const entry: ModelEntry = { loaded, model, quant: 'none', quantEmbeddings: false, busy: true };
+    const entry: ModelEntry = { loaded, model, quant: 'none', quantEmbeddings: false, busy: 'training run r1' };
     const policies = new Policies((id) => (id === 'm' ? entry : undefined), () => Promise.resolve(rt));
     const req = (configYaml: string, modelId = 'm') => ({ kind: 'time-step' as const, id: 1, modelId, configYaml });
     const none = () => undefined;
     try {
-      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16)), none)).rejects.toThrow(/is training a run/);
-      entry.busy = false;
+      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16)), none)).rejects.toThrow(/model m is training run r1; measure after that ends/);
+      entry.busy = null;
       await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16).replace('quant: none', 'quant: nf4')), none)).rejects.toThrow(/model\.quant nf4 differs from the loaded model's \(none\)/);
       await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16), 'nope'), none)).rejects.toThrow(/no model "nope" loaded/);
       const stages: string[] = [];
       const r = await stepTimeRequest(policies, new Serial(), req(yaml('grpo', 12)), (_d, _t, s) => stages.push(s));
       expect(r.totalMs).toBeGreaterThan(0);
       expect(stages.at(-1)).toBe('done');
-      expect(entry.busy).toBe(false);
+      expect(entry.busy).toBeNull();
     } finally {
       model.dispose();
     }
