@@ -1,6 +1,7 @@
 // The `time-step` request's measurement (src/workers/engine/step-time.ts) on agent-tiny in Node, at
-// tiny shapes: every part is positive and the total is their sum, doubling rollout.max_tokens (and the
-// tokens sampled) about doubles the decode part (loose bound, no timed threshold), SFT times one train part, and the
+// tiny shapes: every part is positive and the total is their sum, the decode part is the per-token
+// time times a token bound that follows rollout.max_tokens (the ratio is printed, never asserted:
+// timings are noisy here), SFT times one train part, and the
 // model's logits on a fixed input are bit-identical before and after (maxdiff printed, must be 0);
 // the worker entry refuses a model that is training, a quant other than the loaded one, an unknown model.
 import { describe, expect, it } from 'vitest';
@@ -43,7 +44,11 @@ describe('time-step', () => {
       const b = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'));
       const ratio = b.parts[1].ms / a.parts[1].ms;
       console.log(`decode part: ${a.parts[1].ms.toFixed(1)} ms at max_tokens 16 (12 sampled), ${b.parts[1].ms.toFixed(1)} ms at 32 (28 sampled; x${ratio.toFixed(2)}); train x${(b.parts[4].ms / a.parts[4].ms).toFixed(2)}`);
-      expect(ratio).toBeGreaterThan(1.3);
+      // No timed assertion (shared, noisy machines): the decode part is the measured per-token time
+      // times the token bound, and the bound follows max_tokens (12 -> 28 sampled tokens).
+      expect(a.parts[1].ms / a.decodeMsPerToken!).toBeCloseTo(12, 6);
+      expect(b.parts[1].ms / b.decodeMsPerToken!).toBeCloseTo(28, 6);
+      expect(b.parts[1].what).toMatch(/x up to 28 tokens/);
 
       const s = await measureStepTime(rt, model, parseConfig(yaml('sft', 16), 'config.yaml'));
       console.log(`sft 2 rows x 24: train ${s.totalMs.toFixed(1)} ms`);
@@ -87,7 +92,7 @@ describe('time-step', () => {
     const req = (configYaml: string, modelId = 'm') => ({ kind: 'time-step' as const, id: 1, modelId, configYaml });
     const none = () => undefined;
     try {
-      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16)), none)).rejects.toThrow(/model m is training run r1; measure after that ends/);
+      await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16)), none)).rejects.toThrow(/model m is training run r1; wait for it to end/);
       entry.busy = null;
       await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16).replace('quant: none', 'quant: nf4')), none)).rejects.toThrow(/model\.quant nf4 differs from the loaded model's \(none\)/);
       await expect(stepTimeRequest(policies, new Serial(), req(yaml('grpo', 16), 'nope'), none)).rejects.toThrow(/no model "nope" loaded/);
