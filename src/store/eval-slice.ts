@@ -41,7 +41,7 @@ export const createEvalSlice: StateCreator<StudioState, [], [], EvalSlice> = (se
     const s = get();
     set({ evalProgress: { done: 0, total: 1, stage: 'loading the model' }, evalError: null, evalReport: null });
     try {
-      const { modelId } = await get().ensureModel(check.config.model.quant);
+      const { modelId } = await get().ensureModel(check.config.model.quant, undefined, check.config.model.quant_embeddings);
       const report = await engine().evaluate({
         modelId, configYaml: s.configText, split: s.evalSplit, tasks: s.evalTasks, samples: s.evalSamples,
         ...(s.evalFile ? { dataset: s.evalFile } : {}), ...(s.evalAdapter ? { adapter: s.evalAdapter } : {}),

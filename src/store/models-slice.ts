@@ -57,8 +57,8 @@ export interface ModelsSlice {
   addModel: (name: string, files: File[], paths: string[]) => Promise<void>;
   /** Deletes a user model's folder from OPFS (shipped models cannot be removed). */
   removeModel: (name: string) => Promise<void>;
-  /** The worker's model id for `name` (default the selected one) at `quant`, loading it once. */
-  ensureModel: (quant: Quant, name?: string) => Promise<ModelInfo>;
+  /** The worker's model id for `name` (default the selected one) at `quant` (embeddings quantized too when asked), loading it once. */
+  ensureModel: (quant: Quant, name?: string, quantEmbeddings?: boolean) => Promise<ModelInfo>;
 }
 
 export const createModelsSlice: StateCreator<StudioState, [], [], ModelsSlice> = (set, get) => ({
@@ -122,15 +122,15 @@ export const createModelsSlice: StateCreator<StudioState, [], [], ModelsSlice> =
       selectedModel: get().selectedModel === name ? SHIPPED_MODELS[0].name : get().selectedModel,
     });
   },
-  ensureModel: async (quant, name = get().selectedModel) => {
-    const key = `${name}|${quant}`;
+  ensureModel: async (quant, name = get().selectedModel, quantEmbeddings = false) => {
+    const key = `${name}|${quant}${quantEmbeddings ? '+embeddings' : ''}`;
     const have = get().loadedModels[key];
     if (have) return have;
     const m = get().models.find((x) => x.name === name);
     if (!m) throw new Error(`no model named "${name}"; pick one in the Models panel`);
     set({ modelLoad: { name, done: 0, total: 1, stage: 'reading files' }, modelError: null });
     try {
-      const info = await engine().loadModel({ source: m.source, quant }, (done, total, stage) => set({ modelLoad: { name, done, total, stage } }));
+      const info = await engine().loadModel({ source: m.source, quant, quantEmbeddings }, (done, total, stage) => set({ modelLoad: { name, done, total, stage } }));
       set({ loadedModels: { ...get().loadedModels, [key]: info } });
       return info;
     } catch (e) {

@@ -84,7 +84,7 @@ export const createPlaygroundSlice: StateCreator<StudioState, [], [], Playground
     set({ playPrompt: prompt, playError: null, playColumns: adapters.map((adapter) => ({ adapter, items: [], running: true, finishReason: null, error: null })) });
     let modelId: string;
     try {
-      modelId = (await get().ensureModel(check.config.model.quant)).modelId;
+      modelId = (await get().ensureModel(check.config.model.quant, undefined, check.config.model.quant_embeddings)).modelId;
     } catch (e) {
       set({ playError: `Loading ${get().selectedModel} failed: ${(e as Error).message}`, playColumns: [] });
       return;

@@ -114,7 +114,7 @@ export const createRunSlice: StateCreator<StudioState, [], [], RunSlice> = (set,
       let stage = 'loading the model';
       try {
         listen();
-        const info = await get().ensureModel(cfg.model.quant, model.name);
+        const info = await get().ensureModel(cfg.model.quant, model.name, cfg.model.quant_embeddings);
         stage = 'reading the data';
         set({ runStarting: 'data' });
         const dataset = await datasetOf();

@@ -121,7 +121,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       if (!name || !get().models.some((m) => m.name === name)) {
         throw new Error(`its config.yaml names the model "${run.model ?? '(none)'}", which the studio does not have; add it in the Models panel (or resume from the CLI: train --resume)`);
       }
-      const info = await get().ensureModel((run.quant === 'none' ? 'none' : 'nf4') as Quant, name);
+      const info = await get().ensureModel((run.quant === 'none' ? 'none' : 'nf4') as Quant, name, run.quantEmbeddings);
       await engine().resumeRun({ runId, modelId: info.modelId });
       set({ runsNote: `${runId}: resumed from ${run.lastCheckpoint ?? 'the start (no checkpoint yet)'} with ${name}` });
       get().onResumed(runId);

@@ -37,7 +37,7 @@ export const createScoreSlice: StateCreator<StudioState, [], [], ScoreSlice> = (
     }
     set({ scoring: true, scoreError: null, scoreColumns: [] });
     try {
-      const { modelId } = await get().ensureModel(check.config.model.quant);
+      const { modelId } = await get().ensureModel(check.config.model.quant, undefined, check.config.model.quant_embeddings);
       const columns: ScoreColumn[] = [];
       for (const adapter of [null, ...(get().playAdapter ? [get().playAdapter] : [])]) {
         try {

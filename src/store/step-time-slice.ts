@@ -38,7 +38,7 @@ export const createStepTimeSlice: StateCreator<StudioState, [], [], StepTimeSlic
     if ('error' in chosen) return fail(chosen.error);
     set({ stepTime: { status: 'measuring', key, stage: 'loading the model' } });
     try {
-      const { modelId } = await get().ensureModel(cfg.model.quant, chosen.name);
+      const { modelId } = await get().ensureModel(cfg.model.quant, chosen.name, cfg.model.quant_embeddings);
       const result = await engine().timeStep({ modelId, configYaml: s.configText }, (_done, _total, stage) => {
         if (mine === generation) set({ stepTime: { status: 'measuring', key, stage } });
       });

@@ -108,6 +108,8 @@ export interface StoredRun {
   env: string | null;
   model: string | null;
   quant: string | null;
+  /** model.quant_embeddings of the config (false when it does not parse). */
+  quantEmbeddings: boolean;
   /** The last metrics.jsonl row's step. */
   steps: number;
   totalSteps: number | null;

@@ -101,7 +101,7 @@ export async function summarize(runId: string, s: RunStorage, live: RunStatus | 
   const total = typeof cfg.train?.steps === 'number' ? cfg.train.steps : null;
   return {
     runId, trainer, env: trainer === 'sft' ? null : resolved?.data.env ?? str(cfg.data?.env), model: resolved?.model.path ?? str(cfg.model?.path),
-    quant: resolved?.model.quant ?? str(cfg.model?.quant),
+    quant: resolved?.model.quant ?? str(cfg.model?.quant), quantEmbeddings: resolved?.model.quant_embeddings ?? false,
     steps: live && state === 'live' ? Math.max(steps, live.step) : steps, totalSteps: live?.total || total, lastCheckpoint,
     state, message: configError ?? (elsewhere ? 'training in another tab' : end?.message ?? (live && state === 'live' ? live.phase : null)), endedAt: end?.at ?? null,
   };

@@ -8,7 +8,7 @@ import { RunsTable } from '../../../src/ui/runs/RunsTable';
 import type { StoredRun } from '../../../src/workers/engine/protocol';
 
 const run = (i: number): StoredRun => ({
-  runId: `run-${String(i).padStart(4, '0')}`, trainer: 'grpo', env: 'calc', model: 'models/agent-tiny', quant: 'f32',
+  runId: `run-${String(i).padStart(4, '0')}`, trainer: 'grpo', env: 'calc', model: 'models/agent-tiny', quant: 'f32', quantEmbeddings: false,
   steps: i % 7, totalSteps: 10, lastCheckpoint: null, state: 'finished', message: null, endedAt: null,
 });
 

@@ -22,7 +22,7 @@ describe('stored run summaries', () => {
     await s.writeFolder('checkpoint', new Map([['state.json', new TextEncoder().encode('{}')]]));
     const r = await summarize('a', s, null);
     console.log(JSON.stringify(r));
-    expect(r).toMatchObject({ runId: 'a', trainer: 'sft', env: null, model: 'public/models/stories260K', quant: 'none', steps: 2, totalSteps: 10, lastCheckpoint: 'checkpoint', state: 'cut-off' });
+    expect(r).toMatchObject({ runId: 'a', trainer: 'sft', env: null, model: 'public/models/stories260K', quant: 'none', quantEmbeddings: false, steps: 2, totalSteps: 10, lastCheckpoint: 'checkpoint', state: 'cut-off' });
   });
 
   it('status.json names the end; a CLI folder with adapter/ is finished; a live run is live', async () => {
@@ -33,6 +33,10 @@ describe('stored run summaries', () => {
     await s.writeFolder('checkpoints/step-3.tmp', new Map([['state.safetensors', new Uint8Array(4)]]));
     await s.writeFile('status.json', JSON.stringify({ state: 'failed', step: 2, lastCheckpoint: 'checkpoints/step-2', message: 'GPU device lost', at: '2026-01-01T00:00:00Z' }));
     expect(await summarize('b', s, null)).toMatchObject({ trainer: 'grpo', env: 'story', quant: 'nf4', steps: 2, lastCheckpoint: 'checkpoints/step-2', state: 'failed', message: 'GPU device lost' });
+    // model.quant_embeddings reaches the summary, so Resume loads the model as the run was trained.
+    await s.writeFile('config.yaml', GRPO.replace('  path: public/models/agent-tiny\n', '  path: public/models/agent-tiny\n  quant_embeddings: true\n'));
+    expect(await summarize('b', s, null)).toMatchObject({ quant: 'nf4', quantEmbeddings: true });
+    await s.writeFile('config.yaml', GRPO);
     await s.remove('status.json');
     expect((await summarize('b', s, null)).state).toBe('cut-off');
     await s.writeFolder('adapter', new Map([['adapter_config.json', new TextEncoder().encode('{}')]]));
