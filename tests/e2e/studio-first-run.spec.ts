@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
-import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+import { clippedText, openPanel, seriousViolations, shot, watchLongTasks } from './studio-helpers';
 
 /** configs/agent_grpo.yaml, smaller for test speed (what a user could type in the YAML editor). */
 function shrunkPreset(): string {
@@ -25,29 +25,6 @@ function shrunkPreset(): string {
 
 /** A fixed text in the agent's format (chat turn, tool call) that both the Playground and the CLI score. */
 const SCORED = '<|im_start|>user\nEva has 12 shelves of 30 coins. How many coins?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "python", "arguments": {"code": "print(12 * 30)"}}\n</tool_call><|im_end|>';
-
-/** Records main-thread long tasks in window.__longTasks; returns what a 150 ms busy probe was recorded as. */
-async function watchLongTasks(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const w = window as unknown as { __longTasks: number[]; __longAt: number[] };
-    w.__longTasks = [];
-    w.__longAt = [];
-    new PerformanceObserver((l) => {
-      for (const t of l.getEntries()) {
-        w.__longTasks.push(t.duration);
-        w.__longAt.push(t.startTime);
-      }
-    }).observe({ type: 'longtask' });
-    await new Promise((r) => setTimeout(r, 0));
-    const t0 = performance.now();
-    while (performance.now() - t0 < 150) { /* busy: the probe */ }
-    for (let i = 0; i < 50 && !w.__longTasks.some((d) => d >= 150); i++) await new Promise((r) => setTimeout(r, 20));
-    const probe = Math.max(0, ...w.__longTasks);
-    w.__longTasks = [];
-    w.__longAt = [];
-    return probe;
-  });
-}
 
 /** The long tasks since the last call, durations and start times (ms since the page's origin). */
 const takeLongTasks = (page: Page) => page.evaluate(() => {

@@ -8,7 +8,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+import { clippedText, openPanel, seriousViolations, shot, watchLongTasks } from './studio-helpers';
 
 /** configs/stories_grpo.yaml made small: 2 words x 4 stories of 16 new tokens, a length part so groups have reward variance. */
 function config(modelPath = 'public/models/stories260K'): string {
@@ -28,29 +28,6 @@ async function setYaml(page: Page, text: string): Promise<void> {
   await page.getByTestId('config-yaml').click();
   await page.keyboard.press('Control+A');
   await page.keyboard.insertText(text);
-}
-
-/** Records main-thread long tasks in window.__longTasks; returns what a 150 ms busy task was recorded as. */
-async function watchLongTasks(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const w = window as unknown as { __longTasks: number[]; __longAt: number[] };
-    w.__longTasks = [];
-    w.__longAt = [];
-    new PerformanceObserver((l) => {
-      for (const t of l.getEntries()) {
-        w.__longTasks.push(t.duration);
-        w.__longAt.push(t.startTime);
-      }
-    }).observe({ type: 'longtask' });
-    await new Promise((r) => setTimeout(r, 0));
-    const t0 = performance.now();
-    while (performance.now() - t0 < 150) { /* busy: the probe */ }
-    for (let i = 0; i < 50 && !w.__longTasks.some((d) => d >= 150); i++) await new Promise((r) => setTimeout(r, 20));
-    const probe = Math.max(0, ...w.__longTasks);
-    w.__longTasks = [];
-    w.__longAt = [];
-    return probe;
-  });
 }
 
 /** The long tasks recorded since the last call (and starts a new window). */
