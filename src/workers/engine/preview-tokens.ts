@@ -1,9 +1,11 @@
 // The `preview-tokens` request: the tokens a model sees for a task's opening messages (the Datasets
 // panel's preview), read from the model folder's tokenizer files only (no weights): the messages
-// rendered with the model's chat template and a generation prompt, encoded, and each token's text.
+// rendered and encoded by the agent loop's own TurnRenderer (chat template, generation prompt,
+// special tokens; the env's tool list is not known here), and each token's text.
 // Pure over a FileSource; tested by tests/unit/workers/preview-tokens.test.ts and, through the
 // Datasets panel, tests/e2e/studio-drop-flow.spec.ts.
-import { renderChat, type ChatMessage } from '../../agents/chat-template';
+import type { ChatMessage } from '../../agents/chat-template';
+import { TurnRenderer } from '../../agents/turn-render';
 import type { FileSource } from '../../model/io/source';
 import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
 import { tokenPieces } from './decode';
@@ -14,10 +16,11 @@ export interface TokenPreview {
   pieces: string[];
 }
 
-/** Each conversation rendered with the tokenizer's chat template (plain when it has none) and encoded. */
+/** Each conversation as the agent loop opens it (the tokenizer's chat template, plain when it has none). */
 export function previewWith(tok: Tokenizer, conversations: readonly ChatMessage[][]): TokenPreview[] {
+  const renderer = new TurnRenderer(tok, { listTools: false });
   return conversations.map((messages) => {
-    const ids = tok.encode(renderChat(tok.chatTemplate, messages, { addGenerationPrompt: true }), { addSpecialTokens: false });
+    const { ids } = renderer.prompt(messages);
     return { ids, pieces: tokenPieces(tok, ids) };
   });
 }

@@ -13,6 +13,7 @@ import { episodeRows, grpoGpuUpstream, GrpoStepSums } from '../../rl/grpo-micro'
 import type { RlConfig } from '../../rl/config-validate';
 import { rlTrainerConfigOf } from '../../run/trainer-settings';
 import { Trainer } from '../../train/trainer';
+import { mulberry32 } from '../../util/rng';
 import { planOptionsOf } from '../../run/run-plan';
 import type { Policies, Serial } from './policies';
 import type { EngineRequest } from './protocol';
@@ -49,12 +50,8 @@ const DECODE_STEPS = 4;
 
 /** Deterministic synthetic token ids in [0, V) (no tokenizer: the ids only set the shapes). */
 function syntheticSeqs(rows: number, len: number, V: number, salt: number): number[][] {
-  let x = (0x9e3779b9 ^ salt) >>> 0;
-  const next = () => {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-    return x % V;
-  };
-  return Array.from({ length: rows }, () => Array.from({ length: len }, next));
+  const next = mulberry32(salt);
+  return Array.from({ length: rows }, () => Array.from({ length: len }, () => Math.floor(next() * V)));
 }
 
 /** Mean wall time (ms) of `repeats` awaited runs of `fn`, after one untimed warm-up run of `warm`. */
