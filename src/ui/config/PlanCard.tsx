@@ -1,6 +1,7 @@
 // The Config panel's memory plan card: the run's GPU bytes by category (planTraining via the worker's
 // `plan-run`), the total, and whether its largest buffer fits this device's buffer limits, for the
 // model Start would load, and (StepTimeSection) a measured time per step. Recomputed by ConfigPanel (debounced). Tested by tests/e2e/studio-config-plan.spec.ts.
+import { formatBytes } from '../../gpu/errors';
 import { useStudio } from '../../store/store';
 import { StepTimeSection } from './StepTimeSection';
 
@@ -24,7 +25,7 @@ export function PlanCard() {
           <details>
             <summary>Bytes by category ({p.plan.plan.rows.length})</summary>
           <table className="kv" data-testid="plan-rows"><thead><tr><th>category</th><th>bytes</th></tr></thead><tbody>
-            {p.plan.plan.rows.map((r) => <tr key={r.name}><td title={r.note}>{r.name}</td><td>{mib(r.bytes)}</td></tr>)}
+            {p.plan.plan.rows.map((r) => <tr key={r.name}><td title={r.note}>{r.name}</td><td className="nowrap">{formatBytes(r.bytes)}</td></tr>)}
           </tbody></table>
           </details>
           {!p.plan.problem && <StepTimeSection model={p.model} />}
