@@ -8,7 +8,7 @@ import { splitByGroup } from '../data/sampling';
 import type { DatasetReport } from '../ui/datasets/analyse';
 import type { DatasetReply, DatasetRequest, DatasetSource } from '../ui/datasets/protocol';
 import { ENV_NAMES, type EnvName, type Task } from '../data/schemas';
-import type { DatasetTokenPreview, PreviewData } from '../workers/engine/preview-tokens';
+import type { DatasetTokenPreview, PreviewData, SftCheck } from '../workers/engine/preview-tokens';
 import { engine } from './engine';
 import type { StudioState } from './store';
 
@@ -20,7 +20,10 @@ export interface DatasetSplit {
 }
 
 /** The previewed lines' tokens under one model and config text (null: it does not validate), or why they could not be made. */
-export type DatasetTokens = { model: string; fileName: string; config: string | null } & ({ status: 'loading' } | { status: 'ready'; preview: DatasetTokenPreview } | { status: 'error'; message: string });
+export type DatasetTokens = { model: string; fileName: string; config: string | null } & ({ status: 'loading' } | { status: 'ready'; preview: DatasetTokenPreview; check: SftCheckState } | { status: 'error'; message: string });
+
+/** An SFT file's whole-file check, run after its first lines are shown (the loader reads every line: seconds for thousands). */
+export type SftCheckState = null | { status: 'checking' } | { status: 'ready'; check: SftCheck } | { status: 'error'; message: string };
 
 export interface DatasetsSlice {
   datasetStatus: 'empty' | 'reading' | 'ready' | 'error';
@@ -101,12 +104,30 @@ export const createDatasetsSlice: StateCreator<StudioState, [], [], DatasetsSlic
     set({ datasetTokens: { ...key, status: 'loading' } });
     // A newer file, model or config supersedes this answer.
     const current = () => { const t = get().datasetTokens; return t?.model === key.model && t.config === key.config && get().datasetReport === report; };
+    const setCheck = (check: SftCheckState) => {
+      const t = get().datasetTokens;
+      if (current() && t?.status === 'ready') set({ datasetTokens: { ...t, check } });
+    };
     try {
-      const data: PreviewData = isTasks
-        ? { kind: 'tasks', schema: report.schema as EnvName, fileName: report.fileName, tasks: report.previews.map((p) => ({ line: p.line, task: p.fields as unknown as Task })) }
-        : { kind: 'sft', fileName: report.fileName, text: await sourceText(opened.source), lines: report.previews.map((p) => p.line) };
-      const preview = await engine().previewTokens({ source: model.source, configYaml: config, data });
-      if (current()) set({ datasetTokens: { ...key, status: 'ready', preview } });
+      const request = (data: PreviewData) => engine().previewTokens({ source: model.source, configYaml: config, data });
+      if (isTasks) {
+        const tasks = report.previews.map((p) => ({ line: p.line, task: p.fields as unknown as Task }));
+        const preview = await request({ kind: 'tasks', schema: report.schema as EnvName, fileName: report.fileName, tasks });
+        if (current()) set({ datasetTokens: { ...key, status: 'ready', preview, check: null } });
+        return;
+      }
+      // The first lines alone first (shown at once), then every line through the SFT loader.
+      const text = await sourceText(opened.source), lines = report.previews.map((p) => p.line);
+      const head = text.split('\n').slice(0, Math.max(...lines)).join('\n');
+      const preview = await request({ kind: 'sft', fileName: report.fileName, text: head, lines });
+      if (!current()) return;
+      set({ datasetTokens: { ...key, status: 'ready', preview, check: { status: 'checking' } } });
+      try {
+        const whole = await request({ kind: 'sft', fileName: report.fileName, text, lines: [] });
+        if (whole.sft) setCheck({ status: 'ready', check: whole.sft });
+      } catch (e) {
+        setCheck({ status: 'error', message: (e as Error).message });
+      }
     } catch (e) {
       if (current()) set({ datasetTokens: { ...key, status: 'error', message: (e as Error).message } });
     }

@@ -4,6 +4,7 @@
 // Exercised by tests/e2e/studio-drop-flow.spec.ts.
 import type { DatasetTokenPreview } from '../../workers/engine/preview-tokens';
 import type { RlConfig } from '../../rl/config-validate';
+import type { SftCheckState } from '../../store/datasets-slice';
 
 const REASONS = 5;
 
@@ -35,9 +36,11 @@ export function PreviewToolsLine({ preview, template }: { preview: DatasetTokenP
   );
 }
 
-export function SftCheckCard({ preview }: { preview: DatasetTokenPreview }) {
-  const c = preview.sft;
-  if (!c) return null;
+export function SftCheckCard({ state }: { state: SftCheckState }) {
+  if (!state) return null;
+  if (state.status === 'checking') return <div className="card wide" data-testid="sft-check"><p role="status">The SFT loader is reading every line at the run&apos;s max length...</p></div>;
+  if (state.status === 'error') return <div className="card wide" data-testid="sft-check"><p className="error" role="alert">{state.message}</p></div>;
+  const c = state.check;
   const whole = c.examples - c.truncated;
   return (
     <div className="card wide" data-testid="sft-check" data-truncated={c.truncated} data-skipped={c.skipped.length} data-max-length={c.maxLength}>

@@ -29,7 +29,7 @@ export function TaskPreviewCard({ p, tokens, model }: { p: TaskPreview; tokens?:
         <details className="preview-tokens" data-testid="preview-tokens" data-count={tokens.ids.length} data-trained={trained} open>
           <summary>{tokens.truncated ? `${tokens.length} tokens, truncated to ${tokens.ids.length}` : `${tokens.ids.length} tokens`} for {model}: {trained} trained
             {tokens.prefillLength > 0 && `, the last ${tokens.prefillLength} forced by rollout.prefill`}</summary>
-          <div className="token-seq">
+          <div className="token-seq" tabIndex={0} role="group" aria-label={`Tokens of line ${p.line}`}>
             {tokens.pieces.map((t, i) => (
               <span key={i} className={`tok ${tokens.trained[i] ? 'tok-policy' : 'tok-prompt'}${i % 2 ? ' tok-b' : ''}`} data-trained={tokens.trained[i]}
                 title={`token ${tokens.ids[i]}${tokens.trained[i] ? ', trained' : ', context'}`}>{t}</span>

@@ -120,7 +120,7 @@ function sftPreviews(text: string): TaskPreview[] {
   for (let i = 0; i < lines.length && out.length < PREVIEWS; i++) {
     try {
       const obj = JSON.parse(lines[i]) as { messages?: ChatMessage[]; text?: string };
-      out.push({ line: i + 1, taskId: `line ${i + 1}`, messages: Array.isArray(obj.messages) ? obj.messages : null, fields: obj as Record<string, unknown> });
+      out.push({ line: i + 1, taskId: `example ${out.length + 1}`, messages: Array.isArray(obj.messages) ? obj.messages : null, fields: obj as Record<string, unknown> });
     } catch {
       // not JSON: the SFT loader reports it with the model
     }

@@ -157,7 +157,7 @@ export function DatasetsPanel() {
               ))}</div>
             </div>
           )}
-          {ready && <SftCheckCard preview={ready.preview} />}
+          {ready && <SftCheckCard state={ready.check} />}
         </>
       )}
     </section>
