@@ -34,6 +34,7 @@ export function StepTimeSection({ model }: { model: string }) {
           <p data-testid="step-time-total">
             <strong>≈ {secs(current.result.totalMs)} s per step</strong> (measured on this device: {summary(current.result)}).
           </p>
+          <p className="small" data-testid="step-time-lengths">Timed {current.result.lengths}.</p>
           <p className="small">
             Not included: {current.result.excludes}. {current.result.upTo ? 'An upper bound: every episode is timed at its longest (rollout.max_tokens, max_new_tokens x max_turns sampled); shorter episodes take less. ' : ''}
             Shape: {current.result.shape}.

@@ -6,6 +6,7 @@ import type { ChatMessage } from '../../agents/chat-template';
 import type { ChatSettings } from '../../rl/chat-agent';
 import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
+import type { TypicalLengths } from '../../run/typical-lengths';
 import type { ModelReport } from './inspect';
 import type { RunPlan } from './plan';
 import type { DatasetTokenPreview, PreviewData } from './preview-tokens';
@@ -95,8 +96,8 @@ export type EngineRequest =
   /** A dataset's first lines as the model at `source` reads them under `configYaml` (null: it does not validate): task
    * lines as a run's first input (tools listed), SFT lines with the SFT loader's mask and length checks (no weights; preview-tokens.ts). */
   | { kind: 'preview-tokens'; id: number; source: ModelSource; configYaml: string | null; data: PreviewData }
-  /** One training step of `configYaml` timed on loaded model `modelId` (step-time.ts); progress as `progress`. */
-  | { kind: 'time-step'; id: number; modelId: string; configYaml: string };
+  /** One training step of `configYaml` timed on loaded model `modelId` at `lengths` (else the upper bound; step-time.ts); progress as `progress`. */
+  | { kind: 'time-step'; id: number; modelId: string; configYaml: string; lengths?: TypicalLengths | null };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
