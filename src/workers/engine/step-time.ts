@@ -117,10 +117,12 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
   // Both within max_tokens (an episode is cut there too), the prompt first.
   const prompt = typical ? Math.max(1, Math.min(typical.prompt, maxT - 1)) : null;
   const completion = typical ? Math.max(1, Math.min(typical.completion ?? decodedMax, maxT - prompt!)) : null;
-  // Timed sequences: the typical prompt + completion when known, else rollout.max_tokens.
-  const T = typical ? prompt! + completion! : maxT;
+  // Trained sequences: a step's batch is padded to its longest episode (typical when known), else rollout.max_tokens.
+  const T = typical ? Math.max(2, Math.min(maxT, typical.longest ?? prompt! + completion!)) : maxT;
+  // Decode runs until the episode sampling the most ends.
+  const typicalDecoded = typical ? Math.max(1, Math.min(decodedMax, typical.decoded ?? completion!)) : null;
   const lengths = typical
-    ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''})`
+    ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''}${typical.longest !== null ? `; batches padded to ${T}, ${typicalDecoded} tokens sampled by the longest` : ''})`
     : sft ? `at data.max_length ${maxT} tokens (upper bound)` : `upper bound at rollout.max_tokens ${maxT}`;
   const seqs = syntheticSeqs(rows, T, V, 2);
   const parts: StepPart[] = [];
@@ -133,7 +135,7 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
     // the rest of max_tokens (prompt, tool responses) is prefilled, not decoded.
     // Typical: the prompt prefilled, the completion decoded at the prompt's context plus half of it.
     // Upper bound: the rest of max_tokens (prompt, tool responses) prefilled, at least half of max_tokens as context.
-    const decoded = completion ?? decodedMax;
+    const decoded = typicalDecoded ?? decodedMax;
     const cap = Math.min(model.cfg.maxPositions, maxT);
     const want = typical ? prompt! + Math.floor(completion! / 2) : Math.max(maxT - decoded, Math.floor(maxT / 2));
     const context = Math.max(1, Math.min(want, cap - DECODE_STEPS * repeats - 3));
@@ -142,7 +144,7 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
     parts.push({ name: 'prefill', ms: t.prefillMs, repeats: 1,
       what: typical ? `${rows} sequences of ${context} tokens prefilled (the typical prompt and half the completion)` : `${rows} sequences of ${context} tokens prefilled (prompt and tool responses: the larger of rollout.max_tokens less the sampled tokens and half of it)` });
     parts.push({ name: 'decode', ms: decodeMsPerToken * decoded, repeats: DECODE_STEPS * repeats,
-      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x ${typical && typical.completion !== null ? `${decoded} tokens (the typical completion)` : `up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))`}` });
+      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x ${typical && typical.completion !== null ? `${decoded} tokens (${typical.decoded !== null ? 'the most one episode of a step samples' : 'the typical completion'})` : `up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))`}` });
   }
 
   const trainer = await trainerOf(rt, model, cfg);
