@@ -34,13 +34,12 @@ const before = await estimate('before the run');
 
 const run = await openRun(cfg, { log, tune: false });
 const times: number[] = [], lengths: number[] = [], gen: number[] = [], train: number[] = [], tools: number[] = [];
-const prompts: number[] = [], afters: number[] = [], longest: number[] = [];
+const prompts: number[] = [], afters: number[] = [];
 try {
   for (let s = 0; s < steps; s++) {
     const out = await grpoStep(run.ctx, run.tasks.slice(s * B, (s + 1) * B), s);
     const x = out.metrics;
     const len = out.rollout.episodes.reduce((a, e) => Math.max(a, e.mask.reduce<number>((n, v) => n + v, 0)), 0);
-    longest.push(Math.max(...out.rollout.episodes.map((e) => e.tokens.length)));
     for (const e of out.rollout.episodes) {
       prompts.push(e.promptLength);
       afters.push(e.tokens.length - e.promptLength);
@@ -63,5 +62,5 @@ console.log(`mean of steps ${times.length > 1 ? 2 : 1}..${steps}: step_time ${me
 console.log(`ratio estimate / step_time: ${(est.totalMs / 1000 / meanStep).toFixed(2)} (decode bound: every episode samples its most tokens); with the decode part at the real most sampled tokens: ${(atLength / 1000 / meanStep).toFixed(2)}`);
 
 const avg = (a: number[]) => Math.round(a.reduce((x, y) => x + y, 0) / Math.max(1, a.length));
-const typical = await estimate('at the run\'s typical lengths', { prompt: avg(prompts), completion: avg(afters), decoded: avg(lengths), longest: avg(longest), from: `mean of this run's ${prompts.length} episodes over ${steps} steps` });
+const typical = await estimate('at the run\'s typical lengths', { prompt: avg(prompts), completion: avg(afters), decoded: avg(lengths), from: `mean of this run's ${prompts.length} episodes over ${steps} steps` });
 console.log(`ratio estimate / step_time: upper bound ${(est.totalMs / 1000 / meanStep).toFixed(2)}, at typical lengths ${(typical.totalMs / 1000 / meanStep).toFixed(2)} (${(typical.totalMs / 1000).toFixed(2)} s vs ${meanStep.toFixed(2)} s measured)`);

@@ -1,7 +1,7 @@
 // Typical episode lengths for the Config panel's step-time estimate: from a previous run of the same
 // model (its rollouts.jsonl: mean prompt tokens, before the first trained token, mean tokens after
-// it, and per step the longest episode and the most tokens one sampled, since decode and the padded
-// training batch follow the longest; else its metrics.jsonl's completions/mean_length), or from the Datasets preview's prompt
+// it (training packs whole sequences, so the mean sets its cost), and per step the most tokens one
+// episode sampled (decode runs until the last episode ends); else its metrics.jsonl's completions/mean_length), or from the Datasets preview's prompt
 // lengths (completion then at its upper bound). Pure; tested by tests/unit/run/typical-lengths.test.ts.
 import { jsonlLines } from '../data/jsonl';
 
@@ -12,8 +12,6 @@ export interface TypicalLengths {
   completion: number | null;
   /** Per step, the most tokens one episode sampled (decode runs until the last episode ends), averaged over steps; null: not known. */
   decoded: number | null;
-  /** Per step, the longest episode (the trained batch is padded to it), averaged over steps; null: not known. */
-  longest: number | null;
   /** Where the figures come from, in words ("mean of run X's 64 episodes"). */
   from: string;
 }
@@ -38,29 +36,26 @@ function objects(text: string): Record<string, unknown>[] {
 export function lengthsFromRun(runId: string, rolloutsText: string | null, metricsText: string | null, promptFallback: TypicalLengths | null = null): TypicalLengths | null {
   const eps = objects(rolloutsText ?? '').filter((r) => Array.isArray(r.tokens) && Array.isArray(r.mask));
   const split = eps.map((r) => {
-    const mask = r.mask as number[], first = mask.indexOf(1), T = (r.tokens as number[]).length;
-    return first < 0 ? null : { step: typeof r.step === 'number' ? r.step : 0, prompt: first, completion: T - first, sampled: mask.reduce((a, b) => a + b, 0), T };
-  }).filter((x): x is { step: number; prompt: number; completion: number; sampled: number; T: number } => x !== null);
+    const mask = r.mask as number[], first = mask.indexOf(1);
+    return first < 0 ? null : { step: typeof r.step === 'number' ? r.step : 0, prompt: first, completion: (r.tokens as number[]).length - first, sampled: mask.reduce((a, b) => a + b, 0) };
+  }).filter((x): x is { step: number; prompt: number; completion: number; sampled: number } => x !== null);
   if (split.length) {
-    const steps = new Map<number, { sampled: number; T: number }>();
-    for (const e of split) {
-      const m = steps.get(e.step);
-      steps.set(e.step, { sampled: Math.max(m?.sampled ?? 0, e.sampled), T: Math.max(m?.T ?? 0, e.T) });
-    }
+    const steps = new Map<number, number>();
+    for (const e of split) steps.set(e.step, Math.max(steps.get(e.step) ?? 0, e.sampled));
     const per = [...steps.values()];
     return {
       prompt: Math.round(mean(split.map((e) => e.prompt))), completion: Math.round(mean(split.map((e) => e.completion))),
-      decoded: Math.round(mean(per.map((p) => p.sampled))), longest: Math.round(mean(per.map((p) => p.T))),
+      decoded: Math.round(mean(per)),
       from: `mean of run ${runId}'s ${split.length} logged episodes over ${per.length} steps`,
     };
   }
   const lens = objects(metricsText ?? '').map((m) => m['completions/mean_length']).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   if (!lens.length || !promptFallback) return null;
-  return { prompt: promptFallback.prompt, completion: Math.round(mean(lens)), decoded: null, longest: null, from: `${promptFallback.from}; completions/mean_length of run ${runId}` };
+  return { prompt: promptFallback.prompt, completion: Math.round(mean(lens)), decoded: null, from: `${promptFallback.from}; completions/mean_length of run ${runId}` };
 }
 
 /** Prompt lengths of the Datasets panel's previewed tasks (the run's first inputs); completion unknown. */
 export function lengthsFromPreview(fileName: string, promptLengths: number[]): TypicalLengths | null {
   if (!promptLengths.length) return null;
-  return { prompt: Math.round(mean(promptLengths)), completion: null, decoded: null, longest: null, from: `mean of the ${promptLengths.length} previewed tasks of ${fileName}` };
+  return { prompt: Math.round(mean(promptLengths)), completion: null, decoded: null, from: `mean of the ${promptLengths.length} previewed tasks of ${fileName}` };
 }

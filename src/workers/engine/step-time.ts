@@ -117,12 +117,12 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
   // Both within max_tokens (an episode is cut there too), the prompt first.
   const prompt = typical ? Math.max(1, Math.min(typical.prompt, maxT - 1)) : null;
   const completion = typical ? Math.max(1, Math.min(typical.completion ?? decodedMax, maxT - prompt!)) : null;
-  // Trained sequences: a step's batch is padded to its longest episode (typical when known), else rollout.max_tokens.
-  const T = typical ? Math.max(2, Math.min(maxT, typical.longest ?? prompt! + completion!)) : maxT;
+  // Trained sequences (training packs whole sequences: the mean length sets the cost): typical when known, else rollout.max_tokens.
+  const T = typical ? prompt! + completion! : maxT;
   // Decode runs until the episode sampling the most ends.
   const typicalDecoded = typical ? Math.max(1, Math.min(decodedMax, typical.decoded ?? completion!)) : null;
   const lengths = typical
-    ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''}${typical.longest !== null ? `; batches padded to ${T}, ${typicalDecoded} tokens sampled by the longest` : ''})`
+    ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''}${typical.decoded !== null ? `; ${typicalDecoded} sampled by a step's longest episode` : ''})`
     : sft ? `at data.max_length ${maxT} tokens (upper bound)` : `upper bound at rollout.max_tokens ${maxT}`;
   const seqs = syntheticSeqs(rows, T, V, 2);
   const parts: StepPart[] = [];

@@ -53,20 +53,19 @@ describe('time-step', () => {
       expect(b.lengths).toBe('upper bound at rollout.max_tokens 32');
 
       // Typical lengths (a previous run's episodes): 10 prompt + 6 completion tokens timed instead of 32.
-      const c = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: null, longest: null, from: 'mean of run r0' } });
+      const c = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: null, from: 'mean of run r0' } });
       console.log(`typical 10 + 6 tokens: total ${c.totalMs.toFixed(1)} ms vs ${b.totalMs.toFixed(1)} ms at the upper bound (x${(c.totalMs / b.totalMs).toFixed(2)}); train x${(c.parts[4].ms / b.parts[4].ms).toFixed(2)}`);
       expect(c.lengths).toBe('at 10 prompt + 6 completion tokens (mean of run r0)');
       expect(c.upTo).toBe(false);
       expect(c.parts[1].ms / c.decodeMsPerToken!).toBeCloseTo(6, 6);
       expect(c.parts[0].what).toMatch(/4 sequences of 13 tokens prefilled \(the typical prompt and half the completion\)/);
       expect(c.parts[4].what).toMatch(/4 episodes x 16 tokens/);
-      // A run's per-step figures: the batch padded to its longest (20), decode until the most sampled (5) ends.
-      const e = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: 5, longest: 20, from: 'mean of run r0' } });
-      expect(e.lengths).toBe('at 10 prompt + 6 completion tokens (mean of run r0; batches padded to 20, 5 tokens sampled by the longest)');
+      // A run's per-step figure: decode lasts until the episode sampling the most (5) ends.
+      const e = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: 5, from: 'mean of run r0' } });
+      expect(e.lengths).toBe('at 10 prompt + 6 completion tokens (mean of run r0; 5 sampled by a step\'s longest episode)');
       expect(e.parts[1].ms / e.decodeMsPerToken!).toBeCloseTo(5, 6);
-      expect(e.parts[4].what).toMatch(/4 episodes x 20 tokens/);
       // Only the prompt known (the Datasets preview): the completion stays at its bound, the total an upper bound.
-      const d = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: null, decoded: null, longest: null, from: 'mean of the 3 previewed tasks of t.jsonl' } });
+      const d = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: null, decoded: null, from: 'mean of the 3 previewed tasks of t.jsonl' } });
       expect(d.lengths).toBe('at 10 prompt + up to 22 completion tokens (mean of the 3 previewed tasks of t.jsonl; completion at max_new_tokens x max_turns)');
       expect(d.upTo).toBe(true);
 
