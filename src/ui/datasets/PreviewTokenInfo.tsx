@@ -45,8 +45,8 @@ export function SftCheckCard({ state }: { state: SftCheckState }) {
   return (
     <div className="card wide" data-testid="sft-check" data-truncated={c.truncated} data-skipped={c.skipped.length} data-max-length={c.maxLength}>
       <h2>SFT loader check at {c.maxLength} tokens</h2>
-      <p>{c.lines.toLocaleString()} lines: {whole.toLocaleString()} fit, <strong>{c.truncated.toLocaleString()} longer than {c.maxLength} tokens
-        are truncated</strong> to their first {c.maxLength} (the SFT loader keeps them, cut), {c.skipped.length.toLocaleString()} skipped.
+      <p>{c.lines.toLocaleString()} lines: {whole.toLocaleString()} fit, <strong>{c.truncated.toLocaleString()} longer than {c.maxLength} tokens,
+        truncated</strong> to their first {c.maxLength} (the SFT loader keeps them, cut), {c.skipped.length.toLocaleString()} skipped.
         {' '}{c.tokens.toLocaleString()} tokens kept, {c.trainedTokens.toLocaleString()} trained.</p>
       <p className="small">The max length is {c.maxLengthFrom === 'data.max_length' ? 'data.max_length in the config' : c.maxLengthFrom} (set data.max_length to change it).
         A line whose first {c.maxLength} tokens hold no assistant token is skipped, not truncated.</p>
