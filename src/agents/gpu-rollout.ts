@@ -41,13 +41,18 @@ export async function runEngineRollout(a: EngineRolloutArgs): Promise<RolloutBat
   const cfg = resolveAgentConfig(a.config);
   const maxTokens = Math.min(cfg.maxTokens, a.engine.maxPositions);
   const slots = cfg.mode === 'sync' ? 1 : Math.max(1, a.prompts.length * cfg.samplesPerPrompt);
-  const renderer = new TurnRenderer(a.tokenizer, { template: a.template, listTools: a.listTools, tools: toolSpecs(a.registry), modelEosTokenIds: [...a.engine.eosTokenIds] });
+  const renderer = rolloutRenderer(a.tokenizer, a.registry, { template: a.template, listTools: a.listTools, eosTokenIds: a.engine.eosTokenIds });
   const session = a.engine.open(slots, maxTokens);
   try {
     return await runEpisodes({ stepper: session, renderer, registry: a.registry, prompts: a.prompts, config: { ...cfg, maxTokens }, hooks: a.hooks, signal: a.signal });
   } finally {
     session.free();
   }
+}
+
+/** The turn renderer of a rollout: the template choice, the registry's tools, the engine's EOS ids (the Datasets preview builds it here too). */
+export function rolloutRenderer(tokenizer: Tokenizer, registry: ToolRegistry, o: { template?: string | null; listTools?: boolean; eosTokenIds?: readonly number[] }): TurnRenderer {
+  return new TurnRenderer(tokenizer, { template: o.template, listTools: o.listTools, tools: toolSpecs(registry), modelEosTokenIds: [...(o.eosTokenIds ?? [])] });
 }
 
 /** The registry's tools as chat templates take them. */

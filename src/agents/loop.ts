@@ -205,12 +205,11 @@ class Rollout {
       this.a.stepper.reset(slot);
       try {
         const spec = this.a.prompts[e.promptIndex];
-        const p = this.a.renderer.prompt(spec.messages);
-        e.messages = p.messages;
-        e.promptLength = p.ids.length;
-        e.trace.appendContext(p.ids);
+        const { prompt, forced, messages } = this.a.renderer.opening(spec.messages, spec.prefill);
+        e.messages = messages;
+        e.promptLength = prompt.length;
+        e.trace.appendContext(prompt);
         e.trace.startTurn();
-        const forced = spec.prefill ? this.a.renderer.encodeText(spec.prefill) : [];
         if (e.trace.length + forced.length >= this.cfg.maxTokens) {
           this.finish(e, 'error', false, `the prompt (${e.trace.length + forced.length} tokens with the prefill) leaves no room under maxTokens = ${this.cfg.maxTokens}`);
           continue;

@@ -55,6 +55,16 @@ export class TurnRenderer {
   }
 
   /**
+   * What the first assistant turn's slot is fed before sampling: the prompt, then `prefill` (text the
+   * config forces at the start of the reply) as its own tokens. The agent loop and the Datasets
+   * preview both open an episode here, so the preview is the model's input token for token.
+   */
+  opening(messages: ChatMessage[], prefill?: string): { prompt: number[]; forced: number[]; messages: ChatMessage[] } {
+    const p = this.prompt(messages);
+    return { prompt: p.ids, forced: prefill ? this.encodeText(prefill) : [], messages: p.messages };
+  }
+
+  /**
    * The tokens that follow an assistant turn: `history` ends with that assistant message (as it
    * will be logged), `added` are the new messages (tool responses), `stopId` the id that ended
    * the turn (already in the sequence, so not repeated) or null.

@@ -20,6 +20,11 @@ export function sftInputOf(c: RunConfig): SftConfigInput {
   };
 }
 
+/** The SFT loader's longest example: data.max_length, else min(512, the model's context) (the studio's run and preview). */
+export function sftMaxLength(c: RunConfig, maxPositions: number): number {
+  return sftInputOf(c).maxLength ?? Math.min(512, maxPositions);
+}
+
 /** The RL Trainer's settings of a config: what to train (a fresh adapter or every weight), AdamW and the schedule. */
 export function rlTrainerConfigOf(c: RunConfig): TrainerConfig {
   const o = c.optim;

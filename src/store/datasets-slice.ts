@@ -1,12 +1,14 @@
 // Store slice for the Datasets panel: the dataset being inspected (its validation report from
 // the dataset worker), the shipped datasets to pick from, the train/eval split settings, and the
-// previewed tasks' tokens under the selected model (engine worker, tokenizer only).
+// previewed lines' tokens under the selected model and the config (engine worker, tokenizer only):
+// task lines as a run's first input, SFT lines with the SFT loader's mask and length checks.
 // Exercised by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
 import type { StateCreator } from 'zustand';
 import { splitByGroup } from '../data/sampling';
 import type { DatasetReport } from '../ui/datasets/analyse';
 import type { DatasetReply, DatasetRequest, DatasetSource } from '../ui/datasets/protocol';
-import type { TokenPreview } from '../workers/engine/preview-tokens';
+import { ENV_NAMES, type EnvName, type Task } from '../data/schemas';
+import type { DatasetTokenPreview, PreviewData, SftCheck } from '../workers/engine/preview-tokens';
 import { engine } from './engine';
 import type { StudioState } from './store';
 
@@ -17,8 +19,11 @@ export interface DatasetSplit {
   eval: number;
 }
 
-/** The previewed tasks' tokens under one model, by the line each task came from, or why they could not be made. */
-export type DatasetTokens = { model: string; fileName: string } & ({ status: 'loading' } | { status: 'ready'; byLine: Record<number, TokenPreview> } | { status: 'error'; message: string });
+/** The previewed lines' tokens under one model and config text (null: it does not validate), or why they could not be made. */
+export type DatasetTokens = { model: string; fileName: string; config: string | null } & ({ status: 'loading' } | { status: 'ready'; preview: DatasetTokenPreview; check: SftCheckState } | { status: 'error'; message: string });
+
+/** An SFT file's whole-file check, run after its first lines are shown (the loader reads every line: seconds for thousands). */
+export type SftCheckState = null | { status: 'checking' } | { status: 'ready'; check: SftCheck } | { status: 'error'; message: string };
 
 export interface DatasetsSlice {
   datasetStatus: 'empty' | 'reading' | 'ready' | 'error';
@@ -31,7 +36,7 @@ export interface DatasetsSlice {
   openDataset: (source: DatasetSource, fileName: string) => Promise<void>;
   setSplit: (evalFraction: number, seed: number) => void;
   datasetTokens: DatasetTokens | null;
-  /** Tokenizes the previewed tasks' opening messages with the selected model's chat template (once per file and model). */
+  /** Tokenizes the previewed lines with the selected model as a run of the config would (once per file, model and config). */
   loadDatasetTokens: () => Promise<void>;
 }
 
@@ -88,20 +93,48 @@ export const createDatasetsSlice: StateCreator<StudioState, [], [], DatasetsSlic
   },
 
   loadDatasetTokens: async () => {
-    const s = get(), report = s.datasetReport, model = s.models.find((m) => m.name === s.selectedModel);
-    const shown = report?.previews.filter((p) => p.messages !== null) ?? [];
-    if (!report || !model || !shown.length) return;
+    const s = get(), report = s.datasetReport, opened = s.datasetSource, model = s.models.find((m) => m.name === s.selectedModel);
+    if (!report || !opened || !model || !report.previews.length || opened.fileName !== report.fileName) return;
+    const isTasks = (ENV_NAMES as readonly string[]).includes(report.schema);
+    if (!isTasks && report.schema !== 'sft') return;
+    const config = s.configCheck.ok ? s.configText : null;
     const have = s.datasetTokens;
-    if (have && have.model === model.name && have.fileName === report.fileName && have.status !== 'error') return;
-    const key = { model: model.name, fileName: report.fileName };
+    if (have && have.model === model.name && have.fileName === report.fileName && have.config === config && have.status !== 'error') return;
+    const key = { model: model.name, fileName: report.fileName, config };
     set({ datasetTokens: { ...key, status: 'loading' } });
-    // A newer file or model supersedes this answer.
-    const current = () => get().datasetTokens?.model === key.model && get().datasetReport === report;
+    // A newer file, model or config supersedes this answer.
+    const current = () => { const t = get().datasetTokens; return t?.model === key.model && t.config === key.config && get().datasetReport === report; };
+    const setCheck = (check: SftCheckState) => {
+      const t = get().datasetTokens;
+      if (current() && t?.status === 'ready') set({ datasetTokens: { ...t, check } });
+    };
     try {
-      const tokens = await engine().previewTokens({ source: model.source, conversations: shown.map((p) => p.messages!) });
-      if (current()) set({ datasetTokens: { ...key, status: 'ready', byLine: Object.fromEntries(shown.map((p, i) => [p.line, tokens[i]])) } });
+      const request = (data: PreviewData) => engine().previewTokens({ source: model.source, configYaml: config, data });
+      if (isTasks) {
+        const tasks = report.previews.map((p) => ({ line: p.line, task: p.fields as unknown as Task }));
+        const preview = await request({ kind: 'tasks', schema: report.schema as EnvName, fileName: report.fileName, tasks });
+        if (current()) set({ datasetTokens: { ...key, status: 'ready', preview, check: null } });
+        return;
+      }
+      // The first lines alone first (shown at once), then every line through the SFT loader.
+      const text = await sourceText(opened.source), lines = report.previews.map((p) => p.line);
+      const head = text.split('\n').slice(0, Math.max(...lines)).join('\n');
+      const preview = await request({ kind: 'sft', fileName: report.fileName, text: head, lines });
+      if (!current()) return;
+      set({ datasetTokens: { ...key, status: 'ready', preview, check: { status: 'checking' } } });
+      try {
+        const whole = await request({ kind: 'sft', fileName: report.fileName, text, lines: [] });
+        if (whole.sft) setCheck({ status: 'ready', check: whole.sft });
+      } catch (e) {
+        setCheck({ status: 'error', message: (e as Error).message });
+      }
     } catch (e) {
       if (current()) set({ datasetTokens: { ...key, status: 'error', message: (e as Error).message } });
     }
   },
 });
+
+/** The text of the open file (the SFT preview runs the SFT loader over all of it). */
+async function sourceText(source: DatasetSource): Promise<string> {
+  return 'blob' in source ? source.blob.text() : (await fetch(source.url)).text();
+}

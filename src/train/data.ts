@@ -27,6 +27,8 @@ export interface SftExample {
   format: SftFormat;
   /** Cut to maxLength tokens. */
   truncated: boolean;
+  /** Tokens of the line before any cut (ids.length unless truncated). */
+  length: number;
 }
 
 export interface SkippedLine {
@@ -196,7 +198,7 @@ export function readSftJsonl(content: string, file: string, opts: SftDataOptions
       const trained = mask.reduce((a, b) => a + b, 0);
       if (trained === 0) fail(`"${ex.format}"`, truncated ? `has no trained token in its first ${opts.maxLength} tokens (maxLength); raise maxLength or shorten the prompt` : 'has no trained token (every mask value is 0)');
       if (truncated) ds.truncated++;
-      ds.examples.push({ ids, mask, line, format: ex.format, truncated });
+      ds.examples.push({ ids, mask, line, format: ex.format, truncated, length: ex.ids.length });
       ds.tokens += ids.length;
       ds.trainedTokens += trained;
     } catch (e) {

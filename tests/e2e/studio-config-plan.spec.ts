@@ -3,7 +3,8 @@
 // the model's context is refused naming the field and disables Start with that reason; restoring it
 // plans again. axe finds no serious violations and no text is clipped at 1280x800 and 1920x1080.
 // Measure step time on a shrunk config loads agent-tiny, times one GRPO step in the worker and shows
-// "≈ N s per step" with its decode and train parts; editing the config clears it.
+// "≈ N s per step" with its decode and train parts at the upper bound; editing the config clears it;
+// with the env's task file open in the Datasets panel it is timed at the previewed prompts' length.
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
@@ -74,6 +75,8 @@ test('Measure step time: a measured figure per step for a shrunk config, cleared
   await expect(total).toContainText(/decode \d+\.\d ms\/token x up to 96 tokens/);
   await expect(total).toContainText(/prefill \d+ ms, decode .*, train \d+ ms/);
   await expect(page.getByTestId('step-time')).toContainText('Not included: tool calls (Python, search)');
+  // No earlier run of agent-tiny and no dataset open: the upper bound, said so.
+  await expect(page.getByTestId('step-time-lengths')).toHaveText('Timed upper bound at rollout.max_tokens 96.');
   await page.getByText(/^Parts \(/).click();
   await expect(page.getByTestId('step-time-parts')).toContainText('2 sequences sampling one token each');
   await page.getByTestId('step-time').evaluate((e) => e.scrollIntoView({ block: 'center' }));
@@ -87,4 +90,15 @@ test('Measure step time: a measured figure per step for a shrunk config, cleared
   await expect(page.getByTestId('config-plan')).toContainText('up to 128 tokens', { timeout: 60_000 });
   await expect(total).toHaveCount(0);
   await expect(button).toHaveText('Measure step time');
+
+  // The env's task file open in the Datasets panel: its previewed prompts' mean length is timed instead.
+  await openPanel(page, 'datasets');
+  await page.getByTestId('dataset-shipped').selectOption('agent_train.jsonl');
+  await expect(page.getByTestId('preview-tools')).toHaveAttribute('data-tools', 'python, search', { timeout: 60_000 });
+  await openPanel(page, 'config');
+  await page.getByTestId('step-time-button').click();
+  await expect(total).toContainText(/≈ \d+(\.\d)? s per step/, { timeout: 180_000 });
+  const lengths = page.getByTestId('step-time-lengths');
+  await expect(lengths).toContainText(/^Timed at \d+ prompt \+ up to \d+ completion tokens \(mean of the 3 previewed tasks of agent_train\.jsonl/);
+  console.log(`${await lengths.textContent()} ${await total.textContent()}`);
 });

@@ -1,8 +1,11 @@
 // Browser tests of the Datasets panel: a dropped JSONL with 3 bad lines lists the 3 errors by line
 // and field (the CLI loader's messages) and previews the good lines; a shipped file is picked and
-// split; a large shipped file is read in the worker while the page's long tasks are recorded;
+// split; a large shipped file is read in the worker while the page's long tasks are recorded; the
+// token previews show an SFT file's trained (assistant) tokens apart from its context, the SFT
+// loader's truncated / skipped counts, and an agent task's tool list in its prompt;
 // axe finds no serious/critical violations.
 import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { openPanel, seriousViolations, shot } from './studio-helpers';
 
 const BAD_FILE = [
@@ -73,5 +76,61 @@ test('a shipped file is picked, read in the worker, and split', async ({ page },
   await page.getByLabel(/Eval share/).fill('0.3');
   await expect(page.getByTestId('dataset-split-counts')).toHaveText(/^7 train, 3 eval tasks/);
   await shot(page, testInfo, 'shipped-mbpp');
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+/** 120 lines of the shipped agent SFT traces, one whose answer runs past 512 tokens, one with no assistant turn. */
+function sftFile(): string {
+  const lines = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter((l) => l.trim()).slice(0, 120);
+  const long = { messages: [{ role: 'user', content: 'Count to three hundred.' }, { role: 'assistant', content: Array.from({ length: 300 }, (_, i) => String(i + 1)).join(' ') }] };
+  const noAssistant = { messages: [{ role: 'user', content: 'Nobody answers.' }] };
+  return [...lines.slice(0, 5), JSON.stringify(long), ...lines.slice(5), JSON.stringify(noAssistant)].join('\n');
+}
+
+test('token previews: SFT lines trained on their assistant turns with the loader\'s length check; agent tasks list their tools', async ({ page }, testInfo) => {
+  test.setTimeout(3 * 60_000);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/');
+  await openPanel(page, 'datasets');
+  await dropFile(page, 'my_sft.jsonl', sftFile());
+  await expect(page.getByTestId('dataset-schema')).toHaveAttribute('data-schema', 'sft');
+  const first = page.getByTestId('task-preview').nth(0).getByTestId('preview-tokens');
+  await expect(first).toHaveAttribute('data-trained', /^[1-9]\d*$/, { timeout: 60_000 });
+  const trained = (await first.locator('.tok-policy').allTextContents()).join('');
+  const context = (await first.locator('.tok-prompt').allTextContents()).join('');
+  console.log(`SFT line 1: ${await first.getAttribute('data-count')} tokens, trained ${JSON.stringify(trained)}`);
+  expect(trained).toContain('<tool_call>');
+  expect(trained).toContain('<answer>');
+  expect(trained).not.toContain('How many coins');
+  expect(context).toContain('How many coins');
+  expect(context).toContain('<tool_response>');
+  await expect(page.getByTestId('preview-legend')).toContainText('trained (mask 1)');
+  await expect(page.getByTestId('preview-legend')).toContainText('context (mask 0)');
+  const check = page.getByTestId('sft-check');
+  await expect(check).toHaveAttribute('data-max-length', '512', { timeout: 120_000 });
+  await expect(check).toHaveAttribute('data-truncated', '1');
+  await expect(check).toHaveAttribute('data-skipped', '1');
+  await expect(check).toContainText('my_sft.jsonl:122: "messages" has no assistant message');
+  console.log(`SFT check: ${await check.locator('p').first().textContent()}`);
+  // The shot shows the first line's trained tokens (its token box and the page scrolled to them).
+  await first.locator('.tok-policy').first().scrollIntoViewIfNeeded();
+  await shot(page, testInfo, 'sft-preview', 'datasets-sft.png');
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.getByTestId('dataset-shipped').selectOption('agent_train.jsonl');
+  await expect(page.getByTestId('dataset-schema')).toHaveAttribute('data-schema', 'agent');
+  const tools = page.getByTestId('preview-tools');
+  await expect(tools).toHaveAttribute('data-tools', 'python, search', { timeout: 60_000 });
+  await expect(tools).toHaveAttribute('data-listed', 'yes');
+  const task = page.getByTestId('task-preview').nth(0).getByTestId('preview-tokens');
+  await expect(task).toHaveAttribute('data-trained', '0');
+  const text = (await task.locator('.tok').allTextContents()).join('');
+  console.log(`agent task: ${await task.getAttribute('data-count')} tokens: ${JSON.stringify(text.slice(0, 240))}`);
+  expect(text).toContain('# Tools');
+  expect(text).toMatch(/python\(code\): Run Python code/);
+  expect(text).toMatch(/search\(query.*\): Search the fact corpus/);
+  expect(text.endsWith('<|im_start|>assistant\n')).toBe(true);
+  await page.getByTestId('dataset-previews').scrollIntoViewIfNeeded();
+  await shot(page, testInfo, 'task-tools', 'datasets-agent-tools.png');
   expect(await seriousViolations(page)).toEqual([]);
 });

@@ -95,8 +95,8 @@ test('drop a model folder and a JSONL with 3 bad lines: errors by line and field
   // Each previewed task's tokens under my-agent's chat template: the question inside, the assistant turn opened last.
   for (let i = 0; i < 3; i++) await expect(previews.nth(i).getByTestId('preview-tokens')).toHaveAttribute('data-count', /^[1-9]\d+$/);
   const first = previews.nth(0).getByTestId('preview-tokens');
-  await expect(first.locator('summary')).toHaveText(/^\d+ tokens for my-agent$/);
-  await first.locator('summary').click();
+  await expect(first.locator('summary')).toHaveText(/^\d+ tokens for my-agent: 0 trained$/);
+  await expect(first).toHaveAttribute('data-trained', '0');
   const pieces = await first.locator('.tok').allTextContents();
   console.log(`line 1: ${pieces.length} tokens: ${JSON.stringify(pieces.slice(0, 8))} ... ${JSON.stringify(pieces.slice(-3))}`);
   expect(pieces[0]).toBe('<|im_start|>');

@@ -3,20 +3,11 @@
 // environment for its prompts, tool schemas and weights; nothing is graded or executed, so no
 // Pyodide pool is started. Used by the export-trl command; exercised by export-trl-bundle.test.ts.
 import type { EnvServices } from '../../envs';
-import type { TestsResult, RunResult } from '../../tools/python/types';
+import { promptOnlyServices } from '../../envs/prompt-services';
 import { CorpusSearch, parseCorpusJsonl } from '../../tools/search/corpus';
 
-const refuse = (what: string): Promise<never> =>
-  Promise.reject(new Error(`export-trl builds prompts and tool schemas only; it does not ${what} (use \`train\` or \`eval\`)`));
-
 export function exportServices(corpus: { text: string; file: string } | null): EnvServices {
-  const services: EnvServices = {
-    python: {
-      run: (): Promise<RunResult> => refuse('run Python'),
-      runTests: (): Promise<TestsResult> => refuse('grade code'),
-      endEpisode: () => Promise.resolve(),
-    },
-  };
+  const services: EnvServices = { python: promptOnlyServices('export-trl', 'use `train` or `eval`').python };
   if (corpus) services.search = new CorpusSearch(parseCorpusJsonl(corpus.text, corpus.file));
   return services;
 }

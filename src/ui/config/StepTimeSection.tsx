@@ -1,5 +1,5 @@
 // The plan card's measured step time: a "Measure step time" button (the model is loaded only on this
-// click), the piece being timed while the worker measures, then "≈ N s per step" with its parts, or
+// click), the piece being timed while the worker measures, then "≈ N s per step" with its parts and the lengths timed (typical or the upper bound), or
 // the error naming its cause. Shown only for the config text and model it was measured for.
 // Tested by tests/e2e/studio-config-plan.spec.ts.
 import { useStudio } from '../../store/store';
@@ -34,8 +34,9 @@ export function StepTimeSection({ model }: { model: string }) {
           <p data-testid="step-time-total">
             <strong>≈ {secs(current.result.totalMs)} s per step</strong> (measured on this device: {summary(current.result)}).
           </p>
+          <p className="small" data-testid="step-time-lengths">Timed {current.result.lengths}.</p>
           <p className="small">
-            Not included: {current.result.excludes}. {current.result.upTo ? 'An upper bound: every episode is timed at its longest (rollout.max_tokens, max_new_tokens x max_turns sampled); shorter episodes take less. ' : ''}
+            Not included: {current.result.excludes}. {current.result.upTo ? `An upper bound: every episode is timed ${current.result.lengths.startsWith('at ') ? 'sampling its most tokens (max_new_tokens x max_turns)' : 'at its longest (rollout.max_tokens, max_new_tokens x max_turns sampled)'}; shorter episodes take less. ` : ''}
             Shape: {current.result.shape}.
           </p>
           <details>

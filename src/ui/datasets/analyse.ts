@@ -94,11 +94,10 @@ export function analyseDataset(text: string, fileName: string, bytes: number): D
     report.previews = r.tasks.slice(0, PREVIEWS).map((task, i) => ({
       line: lineOf[i], taskId: task.task_id, messages: openingMessages(env, task), fields: { ...task },
     }));
-    const services = env === 'code_exec' ? 'Python pool' : env === 'agent' ? 'Python pool and search corpus' : 'search backend';
-    if (env !== 'math') report.notes.push(`The ${env} opening messages are built by its environment with its ${services}; the preview shows the task fields.`);
+    if (env !== 'math') report.notes.push(`The ${env} environment's opening messages are shown as tokens once a model is chosen (the engine worker builds the environment from the config); the cards show the task fields.`);
   } else if (schema === 'sft') {
     report.total = text.split('\n').filter((l) => l.trim()).length;
-    report.notes.push('SFT lines are validated by the SFT loader while it tokenizes them with the model\'s chat template, so their checks run once a model is chosen; the preview shows the raw messages.');
+    report.notes.push('SFT lines are validated by the SFT loader while it tokenizes them with the model\'s chat template: its check (lengths against data.max_length, skipped lines) and the token preview appear once a model is chosen.');
     report.previews = sftPreviews(text);
   }
   report.parseMs = performance.now() - t0;
@@ -121,7 +120,7 @@ function sftPreviews(text: string): TaskPreview[] {
   for (let i = 0; i < lines.length && out.length < PREVIEWS; i++) {
     try {
       const obj = JSON.parse(lines[i]) as { messages?: ChatMessage[]; text?: string };
-      out.push({ line: i + 1, taskId: `line ${i + 1}`, messages: Array.isArray(obj.messages) ? obj.messages : null, fields: obj as Record<string, unknown> });
+      out.push({ line: i + 1, taskId: `example ${out.length + 1}`, messages: Array.isArray(obj.messages) ? obj.messages : null, fields: obj as Record<string, unknown> });
     } catch {
       // not JSON: the SFT loader reports it with the model
     }

@@ -1,7 +1,8 @@
 // Datasets panel: drop a JSONL file, choose one from disk, or pick a shipped one; every line is
 // validated in a worker with the CLI's loader (errors by line and field), the schema detected,
-// the first tasks previewed (with their tokens under the selected model), and a seeded train/eval
-// split set. Tested by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
+// the first lines previewed with their tokens under the selected model and the config (a task as a
+// run's first input, tool list included; an SFT line with the SFT loader's mask and length checks),
+// and a seeded train/eval split set. Tested by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
 import { useEffect, useId, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/store';
 import { SHIPPED_DATASETS } from '../../data/shipped';
@@ -9,6 +10,7 @@ import { formatBytes } from '../../gpu/errors';
 import { shippedUrl } from '../datasets/shipped-urls';
 import { ProblemList } from '../datasets/ProblemList';
 import { TaskPreviewCard } from '../datasets/TaskPreviewCard';
+import { PreviewToolsLine, SftCheckCard, TokenLegend } from '../datasets/PreviewTokenInfo';
 
 const SCHEMA_LABEL: Record<string, string> = {
   math: 'task file: math (GSM8K-style word problems)',
@@ -29,6 +31,9 @@ export function DatasetsPanel() {
   const selectedModel = useStudio((s) => s.selectedModel);
   const tokens = useStudio((s) => s.datasetTokens);
   const loadTokens = useStudio((s) => s.loadDatasetTokens);
+  const configText = useStudio((s) => s.configText);
+  const template = useStudio((s) => (s.configCheck.ok ? s.configCheck.config.model.template : null));
+  const ready = tokens?.status === 'ready' && report && tokens.fileName === report.fileName ? tokens : null;
   const [dragging, setDragging] = useState(false);
   const [shipped, setShipped] = useState('');
   const [shippedError, setShippedError] = useState<string | null>(null);
@@ -36,7 +41,7 @@ export function DatasetsPanel() {
 
   useEffect(() => {
     if (report) void loadTokens();
-  }, [report, selectedModel, loadTokens]);
+  }, [report, selectedModel, configText, loadTokens]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -134,18 +139,25 @@ export function DatasetsPanel() {
             </details>
           )}
           {report.previews.length > 0 && (
-            <div className="card wide">
-              <h2>First tasks, as the model sees them</h2>
-              <p className="small">The opening messages come from the environment; their tokens are the selected model&apos;s
-                ({selectedModel}) chat template and tokenizer applied to them, up to the assistant turn the model writes.</p>
+            <div className="card wide" data-testid="dataset-previews">
+              <h2>First {report.schema === 'sft' ? 'lines' : 'tasks'}, as the model sees them</h2>
+              <p className="small">{report.schema === 'sft'
+                ? <>Each line rendered with the selected model&apos;s ({selectedModel}) chat template and tokenized by the SFT loader, as trainer: sft reads it.</>
+                : <>The first input a run of the Config panel&apos;s config feeds the selected model ({selectedModel}): the environment&apos;s
+                  system prompt and tool list, the chat template model.template picks, up to the assistant turn the model writes.</>}</p>
               {tokens?.status === 'loading' && <p className="small" role="status">Tokenizing with {tokens.model}...</p>}
               {tokens?.status === 'error' && <p className="error" role="alert" data-testid="preview-tokens-error">{tokens.model}: {tokens.message}</p>}
+              {ready && <>
+                <TokenLegend sft={report.schema === 'sft'} />
+                <PreviewToolsLine preview={ready.preview} template={template} />
+                {ready.preview.notes.map((n) => <p key={n} className="small note">{n}</p>)}
+              </>}
               <div className="previews">{report.previews.map((p) => (
-                <TaskPreviewCard key={p.line} p={p} model={tokens?.model}
-                  tokens={tokens?.status === 'ready' && tokens.fileName === report.fileName ? tokens.byLine[p.line] : undefined} />
+                <TaskPreviewCard key={p.line} p={p} model={tokens?.model} tokens={ready?.preview.byLine[p.line]} />
               ))}</div>
             </div>
           )}
+          {ready && <SftCheckCard state={ready.check} />}
         </>
       )}
     </section>

@@ -27,7 +27,7 @@ import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
-import { sftInputOf } from '../../run/trainer-settings';
+import { sftInputOf, sftMaxLength } from '../../run/trainer-settings';
 import { inspectModel } from './inspect';
 import { openModelSource } from './model-source';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
@@ -103,7 +103,7 @@ export class Engine {
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
         case 'plan-run': return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, (await this.runtime()).report.limits));
-        case 'preview-tokens': return this.reply(req.id, 'preview-tokens', await previewTokens(await openModelSource(req.source), req.conversations));
+        case 'preview-tokens': return this.reply(req.id, 'preview-tokens', await previewTokens(await openModelSource(req.source), req.configYaml, req.data));
         case 'time-step': return this.reply(req.id, 'time-step', await stepTimeRequest(this.policies, this.serial, req,
           (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));
         case 'inspect-model': return this.reply(req.id, 'inspect-model', await inspectModel(await openModelSource(req.source)));
@@ -251,7 +251,7 @@ export class Engine {
       if (text === null) throw new Error('config.yaml: trainer sft needs chat / text JSONL data; send its text as the dataset');
       const mc = m.loaded.config, input = sftInputOf(cfg);
       const state = resume ? (await prepareSftResume(storage, mc, log)).state : null;
-      const maxLength = state ? savedSftData(state).maxLength ?? 512 : input.maxLength ?? Math.min(512, mc.maxPositions);
+      const maxLength = state ? savedSftData(state).maxLength ?? 512 : sftMaxLength(cfg, mc.maxPositions);
       const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
       const ctx = { examples: data.examples.length, cfg: mc };
       // As `train` with trainer: sft resumes: the checkpoint's config, with the YAML's steps and checkpoint interval.

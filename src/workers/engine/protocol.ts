@@ -6,9 +6,10 @@ import type { ChatMessage } from '../../agents/chat-template';
 import type { ChatSettings } from '../../rl/chat-agent';
 import type { EvalReport } from '../../rl/eval-run';
 import type { RunCommand, RunEvent } from '../../run/events';
+import type { TypicalLengths } from '../../run/typical-lengths';
 import type { ModelReport } from './inspect';
 import type { RunPlan } from './plan';
-import type { TokenPreview } from './preview-tokens';
+import type { DatasetTokenPreview, PreviewData } from './preview-tokens';
 import type { RunExport, RunSummary } from './run-scan';
 import type { StepTime } from './step-time';
 
@@ -92,10 +93,11 @@ export type EngineRequest =
   | { kind: 'score-text'; id: number; modelId: string; text: string; adapter?: string }
   /** The GPU memory plan of a run of `configYaml` on the model at `source`, against this worker's device limits (plan.ts). */
   | { kind: 'plan-run'; id: number; source: ModelSource; configYaml: string }
-  /** The tokens each conversation is as the model at `source` sees it (its chat template; no weights loaded; preview-tokens.ts). */
-  | { kind: 'preview-tokens'; id: number; source: ModelSource; conversations: ChatMessage[][] }
-  /** One training step of `configYaml` timed on loaded model `modelId` (step-time.ts); progress as `progress`. */
-  | { kind: 'time-step'; id: number; modelId: string; configYaml: string };
+  /** A dataset's first lines as the model at `source` reads them under `configYaml` (null: it does not validate): task
+   * lines as a run's first input (tools listed), SFT lines with the SFT loader's mask and length checks (no weights; preview-tokens.ts). */
+  | { kind: 'preview-tokens'; id: number; source: ModelSource; configYaml: string | null; data: PreviewData }
+  /** One training step of `configYaml` timed on loaded model `modelId` at `lengths` (else the upper bound; step-time.ts); progress as `progress`. */
+  | { kind: 'time-step'; id: number; modelId: string; configYaml: string; lengths?: TypicalLengths | null };
 
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
@@ -158,7 +160,7 @@ export interface EngineResults {
   'score-text': { ids: number[]; pieces: string[]; logprobs: number[] };
   'plan-run': RunPlan;
   /** Per conversation: token ids and each token's text. */
-  'preview-tokens': TokenPreview[];
+  'preview-tokens': DatasetTokenPreview;
   'time-step': StepTime;
 }
 

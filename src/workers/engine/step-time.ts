@@ -1,5 +1,7 @@
 // The `time-step` request: ONE training step of a config measured before Start on the loaded model,
-// at its real shapes with synthetic ids: prefill and per-token decode of B*G sequences (an upper bound),
+// at its real shapes with synthetic ids: prefill and per-token decode of B*G sequences at typical
+// lengths when known (run/typical-lengths.ts: a previous run of the model, the dataset's prompts), else
+// an upper bound at rollout.max_tokens,
 // the log-prob / reference passes, forward+backward+AdamW of the micro-batches (SFT: one sftStep). A fresh
 // Trainer, disposed after (full mode: weights restored), so a later Start sees the model as it was.
 // Tested by tests/unit/workers/step-time.test.ts and, in the Config panel, tests/e2e/studio-config-plan.spec.ts.
@@ -15,6 +17,7 @@ import { rlTrainerConfigOf } from '../../run/trainer-settings';
 import { Trainer } from '../../train/trainer';
 import { mulberry32 } from '../../util/rng';
 import { planOptionsOf } from '../../run/run-plan';
+import type { TypicalLengths } from '../../run/typical-lengths';
 import type { Policies, Serial } from './policies';
 import type { EngineRequest } from './protocol';
 
@@ -37,6 +40,8 @@ export interface StepTime {
   decodeMsPerToken: number | null;
   /** The total is an upper bound (episodes may end before rollout.max_tokens). */
   upTo: boolean;
+  /** The episode lengths timed, in words: "at 180 prompt + 96 completion tokens (mean of run X)" or the upper bound. */
+  lengths: string;
   /** The shape measured (planOptionsOf's words). */
   shape: string;
   /** What the figure leaves out. */
@@ -99,12 +104,26 @@ function trainerOf(rt: GpuRuntime, model: GpuModel, cfg: RlConfig): Promise<Trai
  * Times one step of `cfg` on `model` (see the file header). Nothing is written; the model's
  * weights and adapter state are as before when it returns (or throws).
  */
-export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, opts: { repeats?: number; onProgress?: Progress } = {}): Promise<StepTime> {
+export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlConfig, opts: { repeats?: number; onProgress?: Progress; lengths?: TypicalLengths | null } = {}): Promise<StepTime> {
   const repeats = opts.repeats ?? 1;
   const progress = opts.onProgress ?? (() => {});
   const { options, shape } = planOptionsOf(model.cfg, cfg);
-  const rows = options.batchSize, T = options.seqLen, mb = options.microBatch ?? rows, V = model.cfg.vocabSize;
+  const rows = options.batchSize, maxT = options.seqLen, mb = options.microBatch ?? rows, V = model.cfg.vocabSize;
   const sft = cfg.trainer === 'sft';
+  const r = cfg.rollout;
+  // Sampled tokens per episode are at most max_new_tokens per turn x max_turns (and max_tokens).
+  const decodedMax = Math.min(maxT, r.max_new_tokens * r.max_turns);
+  const typical = !sft && opts.lengths ? opts.lengths : null;
+  // Both within max_tokens (an episode is cut there too), the prompt first.
+  const prompt = typical ? Math.max(1, Math.min(typical.prompt, maxT - 1)) : null;
+  const completion = typical ? Math.max(1, Math.min(typical.completion ?? decodedMax, maxT - prompt!)) : null;
+  // Trained sequences (training packs whole sequences: the mean length sets the cost): typical when known, else rollout.max_tokens.
+  const T = typical ? prompt! + completion! : maxT;
+  // Decode runs until the episode sampling the most ends.
+  const typicalDecoded = typical ? Math.max(1, Math.min(decodedMax, typical.decoded ?? completion!)) : null;
+  const lengths = typical
+    ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''}${typical.decoded !== null ? `; ${typicalDecoded} sampled by a step's longest episode` : ''})`
+    : sft ? `at data.max_length ${maxT} tokens (upper bound)` : `upper bound at rollout.max_tokens ${maxT}`;
   const seqs = syntheticSeqs(rows, T, V, 2);
   const parts: StepPart[] = [];
   let decodeMsPerToken: number | null = null;
@@ -114,17 +133,18 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
     progress(0, stages, 'decode');
     // Sampled tokens per episode are at most max_new_tokens per turn x max_turns (and max_tokens);
     // the rest of max_tokens (prompt, tool responses) is prefilled, not decoded.
-    const r = cfg.rollout;
-    const decoded = Math.min(T, r.max_new_tokens * r.max_turns);
-    const cap = Math.min(model.cfg.maxPositions, T);
-    // At least half of max_tokens: the average KV length an episode decodes at when it may sample them all.
-    const context = Math.max(1, Math.min(Math.max(T - decoded, Math.floor(T / 2)), cap - DECODE_STEPS * repeats - 3));
+    // Typical: the prompt prefilled, the completion decoded at the prompt's context plus half of it.
+    // Upper bound: the rest of max_tokens (prompt, tool responses) prefilled, at least half of max_tokens as context.
+    const decoded = typicalDecoded ?? decodedMax;
+    const cap = Math.min(model.cfg.maxPositions, maxT);
+    const want = typical ? prompt! + Math.floor(completion! / 2) : Math.max(maxT - decoded, Math.floor(maxT / 2));
+    const context = Math.max(1, Math.min(want, cap - DECODE_STEPS * repeats - 3));
     const t = await rolloutTimes(rt, model, cfg, rows, context, repeats);
     decodeMsPerToken = t.perTokenMs;
     parts.push({ name: 'prefill', ms: t.prefillMs, repeats: 1,
-      what: `${rows} sequences of ${context} tokens prefilled (prompt and tool responses: the larger of rollout.max_tokens less the sampled tokens and half of it)` });
+      what: typical ? `${rows} sequences of ${context} tokens prefilled (the typical prompt and half the completion)` : `${rows} sequences of ${context} tokens prefilled (prompt and tool responses: the larger of rollout.max_tokens less the sampled tokens and half of it)` });
     parts.push({ name: 'decode', ms: decodeMsPerToken * decoded, repeats: DECODE_STEPS * repeats,
-      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))` });
+      what: `${rows} sequences sampling one token each: ${decodeMsPerToken.toFixed(1)} ms per token at context ${context}, x ${typical && typical.completion !== null ? `${decoded} tokens (${typical.decoded !== null ? 'the most one episode of a step samples' : 'the typical completion'})` : `up to ${decoded} tokens (min(rollout.max_tokens, max_new_tokens ${r.max_new_tokens} x max_turns ${r.max_turns}))`}` });
   }
 
   const trainer = await trainerOf(rt, model, cfg);
@@ -161,7 +181,7 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
   }
   progress(stages, stages, 'done');
   return {
-    parts, totalMs: parts.reduce((a, p) => a + p.ms, 0), decodeMsPerToken, upTo: !sft, shape,
+    parts, totalMs: parts.reduce((a, p) => a + p.ms, 0), decodeMsPerToken, upTo: !sft && (typical === null || typical.completion === null), lengths, shape,
     excludes: sft ? 'data loading and checkpoint writes' : 'tool calls (Python, search) and rewards, data loading and checkpoint writes',
   };
 }
@@ -212,7 +232,7 @@ export async function stepTimeRequest(policies: Policies, serial: Serial, req: E
     if (m.busy) throw new Error(`model ${req.modelId} is ${m.busy}; measure after that ends`);
     m.busy = 'having its step time measured';   // no Start on this model while its step is timed
     try {
-      return await measureStepTime(rt, model, cfg, { onProgress });
+      return await measureStepTime(rt, model, cfg, { onProgress, lengths: req.lengths ?? null });
     } finally {
       m.busy = null;
     }

@@ -157,7 +157,7 @@ describe('planSftRun vs an SftRun on variable-length data (tiny Qwen2)', () => {
     const lens = [5, 17, 9, 30, 12, 22, 7, 26];
     const examples = lens.map((T, b) => {
       const ids = Array.from({ length: T }, (_, t) => (7 + 3 * b + 11 * t) % cfg.vocabSize);
-      return { ids, mask: ids.slice(1).map(() => 1), line: b + 1, format: 'ids' as const, truncated: false };
+      return { ids, mask: ids.slice(1).map(() => 1), line: b + 1, format: 'ids' as const, truncated: false, length: ids.length };
     });
     const data: SftDataset = { file: 'mem.jsonl', lines: lens.length, examples, skipped: [], truncated: 0, tokens: lens.reduce((a, b) => a + b, 0), trainedTokens: 0 };
     for (const [mode, quant] of [['lora', 'nf4'], ['full', 'none']] as const) {

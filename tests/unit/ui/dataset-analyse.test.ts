@@ -19,7 +19,7 @@ describe('analyseDataset', () => {
     expect(r.skipped.map((p) => [p.line, p.field])).toEqual([[4, 'family']]);
     expect(r.warnings).toEqual([]);
     expect(r.previews[0].messages).toBeNull();
-    expect(r.notes[0]).toContain('Python pool and search corpus');
+    expect(r.notes[0]).toContain('The agent environment\'s opening messages are shown as tokens once a model is chosen');
   });
 
   it('keeps math files math, with the opening messages previewed', () => {

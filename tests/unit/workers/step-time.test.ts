@@ -1,7 +1,8 @@
 // The `time-step` request's measurement (src/workers/engine/step-time.ts) on agent-tiny in Node, at
 // tiny shapes: every part is positive and the total is their sum, the decode part is the per-token
 // time times a token bound that follows rollout.max_tokens (the ratio is printed, never asserted:
-// timings are noisy here), SFT times one train part, and the
+// timings are noisy here), typical lengths (a run's, a preview's) set the timed shapes in place of
+// max_tokens, SFT times one train part, and the
 // model's logits on a fixed input are bit-identical before and after (maxdiff printed, must be 0);
 // the worker entry refuses a model that is training, a quant other than the loaded one, an unknown model.
 import { describe, expect, it } from 'vitest';
@@ -49,6 +50,24 @@ describe('time-step', () => {
       expect(a.parts[1].ms / a.decodeMsPerToken!).toBeCloseTo(12, 6);
       expect(b.parts[1].ms / b.decodeMsPerToken!).toBeCloseTo(28, 6);
       expect(b.parts[1].what).toMatch(/x up to 28 tokens/);
+      expect(b.lengths).toBe('upper bound at rollout.max_tokens 32');
+
+      // Typical lengths (a previous run's episodes): 10 prompt + 6 completion tokens timed instead of 32.
+      const c = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: null, from: 'mean of run r0' } });
+      console.log(`typical 10 + 6 tokens: total ${c.totalMs.toFixed(1)} ms vs ${b.totalMs.toFixed(1)} ms at the upper bound (x${(c.totalMs / b.totalMs).toFixed(2)}); train x${(c.parts[4].ms / b.parts[4].ms).toFixed(2)}`);
+      expect(c.lengths).toBe('at 10 prompt + 6 completion tokens (mean of run r0)');
+      expect(c.upTo).toBe(false);
+      expect(c.parts[1].ms / c.decodeMsPerToken!).toBeCloseTo(6, 6);
+      expect(c.parts[0].what).toMatch(/4 sequences of 13 tokens prefilled \(the typical prompt and half the completion\)/);
+      expect(c.parts[4].what).toMatch(/4 episodes x 16 tokens/);
+      // A run's per-step figure: decode lasts until the episode sampling the most (5) ends.
+      const e = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: 6, decoded: 5, from: 'mean of run r0' } });
+      expect(e.lengths).toBe('at 10 prompt + 6 completion tokens (mean of run r0; 5 sampled by a step\'s longest episode)');
+      expect(e.parts[1].ms / e.decodeMsPerToken!).toBeCloseTo(5, 6);
+      // Only the prompt known (the Datasets preview): the completion stays at its bound, the total an upper bound.
+      const d = await measureStepTime(rt, model, parseConfig(yaml('grpo', 32), 'config.yaml'), { lengths: { prompt: 10, completion: null, decoded: null, from: 'mean of the 3 previewed tasks of t.jsonl' } });
+      expect(d.lengths).toBe('at 10 prompt + up to 22 completion tokens (mean of the 3 previewed tasks of t.jsonl; completion at max_new_tokens x max_turns)');
+      expect(d.upTo).toBe(true);
 
       const s = await measureStepTime(rt, model, parseConfig(yaml('sft', 16), 'config.yaml'));
       console.log(`sft 2 rows x 24: train ${s.totalMs.toFixed(1)} ms`);
