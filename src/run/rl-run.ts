@@ -93,10 +93,10 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
   const t0 = performance.now();
   const first = a.start?.step ?? 0;
   let saved = first, last: Record<string, number> = {}, done = first;
-  let lastCheckpoint = first > 0 ? checkpointPath(cfg.trainer, first) : null;
+  let lastCheckpoint = first > 0 ? checkpointPath(first) : null;
   const save = async (step: number) => {
     if (saved === step) return;
-    const path = checkpointPath(cfg.trainer, step);
+    const path = checkpointPath(step);
     await emit({ kind: 'checkpoint', step, path, files: await checkpointFiles(ctx, step, sampler.position, numTokens, last) });
     saved = step;
     lastCheckpoint = path;

@@ -125,7 +125,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   const entries = unzipSync(zipBytes);
   const names = Object.keys(entries).sort();
   console.log(`export zip: ${names.join(', ')} (${zipBytes.length} bytes)`);
-  for (const f of ['config.yaml', 'metrics.jsonl', 'checkpoint/state.json', 'checkpoint/state.safetensors', 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
+  for (const f of ['config.yaml', 'metrics.jsonl', `checkpoints/step-${STEPS}/state.json`, `checkpoints/step-${STEPS}/state.safetensors`, 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
     expect(names).toContain(`${full}/${f}`);
   }
   expect(new TextDecoder().decode(entries[`${full}/metrics.jsonl`])).toBe(await readOpfs(page, full, 'metrics.jsonl'));

@@ -15,14 +15,14 @@ import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
 import { taskFile, tasksFromText } from '../../rl/env-factory';
-import { runTraining } from '../../run/rl-run';
+import { resumePoint, runTraining } from '../../run/rl-run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { recordRun } from '../../run/recorder';
 import { createRlContext } from '../../run/rl-context';
 import { listFiles, readText, type RunStorage } from '../../run/storage';
-import { CONFIG_FILE, checkpointPath } from '../../run/layout';
-import { prepareRlResume, prepareSftResume, savedSftData, type RlResume } from '../../run/resume';
+import { CONFIG_FILE } from '../../run/layout';
+import { prepareResume, savedSftData } from '../../run/resume';
 import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
@@ -250,7 +250,8 @@ export class Engine {
     if (cfg.trainer === 'sft') {
       if (text === null) throw new Error('config.yaml: trainer sft needs chat / text JSONL data; send its text as the dataset');
       const mc = m.loaded.config, input = sftInputOf(cfg);
-      const state = resume ? (await prepareSftResume(storage, mc, log)).state : null;
+      const r = resume ? await prepareResume(storage, mc, 'sft', log) : null;
+      const state = r?.state ?? null;
       const maxLength = state ? savedSftData(state).maxLength ?? 512 : input.maxLength ?? Math.min(512, mc.maxPositions);
       const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
       const ctx = { examples: data.examples.length, cfg: mc };
@@ -258,8 +259,8 @@ export class Engine {
       const config = state ? resumeConfig(state, { steps: cfg.train.steps || undefined, saveEvery: cfg.log.checkpoint_every }, ctx) : resolveSftConfig({ ...input, maxLength }, ctx);
       const lora = state?.lora;
       const plan = planSftRun(mc, config, data, { quant: m.quant, quantEmbeddings: m.quantEmbeddings, maxRows: m.model.maxRows, lora: lora ? { rank: lora.rank, targets: lora.targets } : undefined, cursor: state?.rng.data, startStep: state?.step });
-      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer, resume: state });
-      if (state) [startStep, lastCheckpoint] = [state.step, checkpointPath('sft', state.step)];
+      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer, resume: state, resumedFrom: r?.dir });
+      if (state) [startStep, lastCheckpoint] = [state.step, r?.dir ?? null];
       loop = (emit) => run.run(emit, config.steps, control);
       dispose = () => run.dispose();
       total = config.steps;
@@ -271,14 +272,14 @@ export class Engine {
         await svc.pool?.close();
         throw e;
       });
-      let start: RlResume['start'] = null;
+      let start: ReturnType<typeof resumePoint> | null = null;
       if (resume) {
         try {
-          const r = await prepareRlResume(storage, m.model.cfg, log);
-          if (r.state && r.start) {
+          const r = await prepareResume(storage, m.model.cfg, cfg.trainer, log);
+          if (r.state) {
+            start = resumePoint(r.state);
             restoreTrainState(rt, ctx.trainer, r.state);
-            start = r.start;
-            [startStep, lastCheckpoint] = [start.step, checkpointPath(cfg.trainer, start.step)];
+            [startStep, lastCheckpoint] = [start.step, r.dir];
           }
         } catch (e) {
           ctx.reference?.dispose();

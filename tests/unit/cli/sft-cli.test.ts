@@ -1,7 +1,7 @@
 // `npm run cli -- sft` end to end in a child process on stories260K: a small JSONL of story
 // sentences ({"text"} lines plus one bad line), 5 LoRA updates with a checkpoint every 2: one
 // progress line per update with a falling loss, the skipped line reported, the memory plan
-// printed, metrics.jsonl with the vocabulary's names, checkpoint/ loadable by loadTrainState,
+// printed, metrics.jsonl with the vocabulary's names, checkpoints/step-N/ loadable by loadTrainState,
 // adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ describe('cli sft', () => {
     for (const k of Object.keys(rows[0]).filter((k) => k !== 'step')) expect(isMetricName(k)).toBe(true);
     expect(Object.keys(rows[0])).toEqual(expect.arrayContaining(['loss', 'grad_norm', 'learning_rate', 'perf/train_tokens_per_s']));
 
-    const state = await loadTrainState(new NodeDirSource(join(out, 'checkpoint')));
+    const state = await loadTrainState(new NodeDirSource(join(out, 'checkpoints', 'step-5')));
     expect(state.step).toBe(5);
     expect(state.lora).toEqual({ rank: 4, alpha: 8, useRslora: false, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] });
     expect(await readJson(new NodeDirSource(join(out, 'adapter')), 'adapter_config.json')).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8, task_type: 'CAUSAL_LM' });
