@@ -121,5 +121,5 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
 
 /** The run folder's writer on Node: config.yaml (the resolved config, when given), logs, checkpoints, adapter, status.json at the end. */
 export function nodeRecorder(outDir: string, cfg?: RlConfig): RunEmit {
-  return recordRun(new NodeFsStorage(outDir), { status: true, ...(cfg ? { configYaml: stringify(cfg) } : {}) });
+  return recordRun(new NodeFsStorage(outDir), { status: true, ...(cfg ? { configYaml: stringify(cfg), keepCheckpoints: cfg.log.keep_checkpoints } : {}) });
 }

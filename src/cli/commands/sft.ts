@@ -173,7 +173,7 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const release = stopOnInterrupt(control, log);
   const print = printRun({ out: (l) => console.log(l), log: (l) => log(l + '\n'), where: (p) => storage.where(p) });
   let finished = false;
-  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc), status: true }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
+  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc), status: true, keepCheckpoints: rc.log.keep_checkpoints }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
   release();
   if (!finished) {
     log(`stopped at step ${run.step}; continue with --resume ${out}\n`);

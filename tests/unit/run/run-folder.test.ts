@@ -17,6 +17,8 @@ import { loraParams, modelShape, saveTrainState, STATE_TENSORS, type TrainState 
 import { NodeFsStorage } from '../../../src/run/node-storage';
 import { checkpointSlots, cutJsonl, pruneCheckpoints, recoverCheckpoint } from '../../../src/run/run-folder';
 import { prepareResume } from '../../../src/run/resume';
+import { recordRun } from '../../../src/run/recorder';
+import { checkpointPath } from '../../../src/run/layout';
 import { writeFiles, writeFilesAtomic } from '../../../src/train/write-files';
 
 let cfg: ModelConfig;
@@ -127,6 +129,20 @@ describe('atomic checkpoint folders and recovery', () => {
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-2', 'step-3', 'step-4.tmp']);
     expect(await pruneCheckpoints(s, 1, 3)).toEqual(['checkpoints/step-2']);
     expect((await recover(out))!.step).toBe(3);
+  });
+
+  it('a recorded run with keep 2 over 4 checkpoints keeps the last 2 and still resumes from the newest', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
+    const s = new NodeFsStorage(out);
+    const emit = recordRun(s, { keepCheckpoints: 2 });
+    for (const n of [1, 2, 3, 4]) {
+      await emit({ kind: 'metrics', row: { step: n, loss: 1 / n } });
+      await emit({ kind: 'checkpoint', step: n, path: checkpointPath(n), files: files(n) });
+      expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(n === 1 ? ['step-1'] : [`step-${n - 1}`, `step-${n}`]);
+    }
+    await emit({ kind: 'metrics', row: { step: 5, loss: 0.2 } });
+    const r = await prepareResume(s, cfg, 'sft', quiet);
+    expect([r.step, r.dir, r.state!.step, r.cut]).toEqual([4, 'checkpoints/step-4', 4, 1]);
   });
 
   it('cuts JSON-lines rows past a step and a half-written last line', async () => {
