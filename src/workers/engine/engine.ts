@@ -130,6 +130,7 @@ export class Engine {
           if (live && LIVE.includes(live.status.phase)) throw new Error(`run ${req.runId} is ${live.status.phase}; stop it before deleting it`);
           if (!live && (await runsTrainingElsewhere()).has(req.runId)) throw new Error(`run ${req.runId} is training in another tab of this browser; stop it there before deleting it`);
           this.runs.delete(req.runId);
+          this.policies.forgetRun(req.runId);
           await deleteStoredRun(req.runId);
           return this.reply(req.id, 'delete-run', null);
         }
@@ -295,6 +296,8 @@ export class Engine {
       };
       total = cfg.train.steps;
     }
+    // A model cached with this run's adapter is stale from now on (the run trains and rewrites it).
+    this.policies.forgetRun(runId);
     const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: startStep, total, lastCheckpoint, error: null }, control, storage };
     this.runs.set(runId, entry);
     m.busy = `training run ${runId}`;
@@ -310,10 +313,11 @@ export class Engine {
       }
     };
     const relay: RunEmit = (e) => this.post({ kind: 'event', runId, event: withoutFiles(e) });
-    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true }), track, relay))
+    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true, keepCheckpoints: cfg.log.keep_checkpoints }), track, relay))
       .catch(() => undefined /* reported by the loop's `failed` event */)
       .finally(async () => {
         m.busy = null;
+        this.policies.forgetRun(runId);   // the adapter it wrote at its end replaces any cached one
         a.release();
         await dispose();
       });
