@@ -134,7 +134,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     await emit({ kind: 'finished', step: done, export: await exportOf(ctx, a.baseModelName) });
     return { history, steps: done - first, stopped: false };
   } catch (e) {
-    await emit({ kind: 'failed', step: done, message: failureMessage(e, ctx.rt), lastCheckpoint });
+    await emit({ kind: 'failed', step: done, message: await failureMessage(e, ctx.rt), lastCheckpoint });
     throw e;
   }
 }

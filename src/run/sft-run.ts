@@ -293,7 +293,7 @@ export class SftRun {
         await emit({ kind: 'finished', step: this.step, export: { path: x.folder, files: x.files } });
       }
     } catch (e) {
-      await emit?.({ kind: 'failed', step: this.step, message: failureMessage(e, this.rt), lastCheckpoint });
+      await emit?.({ kind: 'failed', step: this.step, message: await failureMessage(e, this.rt), lastCheckpoint });
       throw e;
     }
     return out;

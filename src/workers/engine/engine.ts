@@ -174,6 +174,13 @@ export class Engine {
     return { kind: 'start-run', id: req.id, modelId: req.modelId, configYaml, runId: req.runId, ...(dataset ? { dataset } : {}) };
   }
 
+  /** Test builds only (engine.worker.ts, `vite build --mode test`): loses the GPU device as a driver would. */
+  loseDeviceForTest(): boolean {
+    if (!this.rt) return false;
+    this.rt.device.destroy();
+    return true;
+  }
+
   /** The device opening in progress: concurrent requests (plan-run beside load-model) share one device. */
   private rtOpening: Promise<GpuRuntime> | null = null;
 
@@ -191,10 +198,11 @@ export class Engine {
       for (const r of this.runs.values()) {
         if (!LIVE.includes(r.status.phase)) continue;
         r.status.phase = 'failed';
-        r.status.error = `GPU device lost: ${err.message}`;
+        r.status.error = err.message;
         failed.push({ ...r.status });
       }
-      this.post({ kind: 'fatal', message: `GPU device lost: ${err.message}; reload the page and resume from the last checkpoint`, runs: failed });
+      // err (GpuDeviceLostError) says to reload the page; the client adds each run's last checkpoint.
+      this.post({ kind: 'fatal', message: err.message, runs: failed });
     });
     this.rt = rt;
     return rt;
