@@ -1,6 +1,6 @@
 // `npm run cli -- sft`: supervised fine-tuning on a JSONL file with the GPU trainer (LoRA over an
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
-// DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
+// DIR/checkpoints/step-N, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
 // --resume. The loop itself is src/run/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
