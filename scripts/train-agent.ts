@@ -2,7 +2,8 @@
 // the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
 // command, in process): writes the seeded initial model (scripts/agent-data/init-model.ts) with
 // the tokenizer of public/models/agent-tiny into DIR/init, then SFT on datasets/agent_sft.jsonl
-// with a checkpoint every 10 updates; rerunning resumes from DIR/sft/checkpoint. --publish copies
+// with a checkpoint every 10 updates; rerunning resumes from the newest DIR/sft/checkpoints/step-N
+// (or an older run's DIR/sft/checkpoint). --publish copies
 // the trained weights into public/models/agent-tiny and writes its model card (README.md) from
 // the run's records (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
 // export again without training). Long-running: run it under nohup.
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
     publish(out, sftDir, 0, flag('evaluation'));
     process.exit(0);
   }
-  const resume = existsSync(join(sftDir, 'checkpoint'));
+  // Any checkpoint folder (the one layout's checkpoints/, or checkpoint/ of runs made before it): sft --resume picks the newest complete one.
+  const resume = existsSync(join(sftDir, 'checkpoints')) || existsSync(join(sftDir, 'checkpoint'));
   if (!resume) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
   const flags: Record<string, string | true> = resume
     ? { resume: sftDir, out: sftDir, steps: String(steps), model: join(out, 'init') }

@@ -28,7 +28,7 @@ export class GpuOutOfMemoryError extends GpuError {
 /** The device was lost (driver reset, tab in background too long, out of memory...). */
 export class GpuDeviceLostError extends GpuError {
   constructor(reason: string, detail: string) {
-    super(`The GPU device was lost (${reason}): ${detail || 'no detail from the driver'}. ` +
+    super(`The GPU device was lost (${reason}): ${detail.replace(/\.+$/, '') || 'no detail from the driver'}. ` +
       'Reload the page (or restart the command) to get a new device; if it repeats, lower the ' +
       'batch size or model size, and close other GPU-heavy tabs.');
     this.name = 'GpuDeviceLostError';

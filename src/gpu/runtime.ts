@@ -54,6 +54,20 @@ export class GpuRuntime {
     });
   }
 
+  /**
+   * On an error path: the device loss behind the error, if any. A call that meets a lost device
+   * often fails (a mapAsync "unmapped before mapping was resolved") before device.lost settles, so
+   * this waits for it at most `ms`; null when the device is not lost.
+   */
+  async lossBehind(ms = 500): Promise<GpuDeviceLostError | null> {
+    if (!this.lost) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.device.lost, new Promise((r) => { timer = setTimeout(r, ms); })]);
+      clearTimeout(timer);
+    }
+    return this.lost;
+  }
+
   /** Opens a device on `gpu` (navigator.gpu, or getNodeGpu() in Node). */
   static async create(gpu: GPU, opts?: OpenDeviceOptions & { memoryBudget?: number }): Promise<GpuRuntime> {
     const { device, report } = await openDevice(gpu, opts);

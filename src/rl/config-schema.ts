@@ -41,7 +41,7 @@ export interface RlConfig {
   optim: { lr: number; schedule: 'constant' | 'cosine'; warmup_steps: number; min_lr_ratio: number; weight_decay: number; max_grad_norm: number; beta1: number; beta2: number };
   lora: { mode: 'lora' | 'full'; rank: number; alpha: number; targets: Projection[]; rslora: boolean; init_seed: number };
   train: { steps: number; seed: number; recompute: boolean };
-  log: { out_dir: string; checkpoint_every: number; rollouts: boolean; print_examples: number };
+  log: { out_dir: string; checkpoint_every: number; keep_checkpoints: number; rollouts: boolean; print_examples: number };
   eval: { split: 'eval' | 'train'; samples: number; num_tasks: number; temperature: number };
   tools: {
     python: { workers: number; timeout_ms: number; memory_mb: number; output_bytes: number };
@@ -70,7 +70,7 @@ export const DEFAULT_CONFIG: RlConfig = {
   optim: { lr: 2e-5, schedule: 'constant', warmup_steps: 0, min_lr_ratio: 0, weight_decay: 0, max_grad_norm: 1, beta1: 0.9, beta2: 0.999 },
   lora: { mode: 'lora', rank: 16, alpha: 0, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], rslora: false, init_seed: 0 },
   train: { steps: 100, seed: 0, recompute: true },
-  log: { out_dir: 'runs/rl', checkpoint_every: 50, rollouts: true, print_examples: 1 },
+  log: { out_dir: 'runs/rl', checkpoint_every: 50, keep_checkpoints: 3, rollouts: true, print_examples: 1 },
   eval: { split: 'eval', samples: 1, num_tasks: 50, temperature: 0 },
   tools: {
     python: { workers: 0, timeout_ms: 0, memory_mb: 512, output_bytes: 65_536 },
@@ -194,6 +194,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'train.recompute': { kind: bool, doc: 'Recompute activations in the backward (less memory, ~30 % more time).' },
   'log.out_dir': { kind: str(false, true), doc: 'Run folder: metrics.jsonl, rollouts.jsonl, checkpoints/, adapter/ (full mode: model/) (`--out` overrides).' },
   'log.checkpoint_every': { kind: int(0), doc: 'Save a checkpoint every N steps (0: only at the end).' },
+  'log.keep_checkpoints': { kind: int(0), doc: 'Keep the last N checkpoints/step-M/ folders, older ones removed once a new one is complete (0: keep all).' },
   'log.rollouts': { kind: bool, doc: 'Write every episode to rollouts.jsonl.' },
   'log.print_examples': { kind: int(0), doc: 'Completions printed per step (0: none).' },
   'eval.split': { kind: oneOf('eval', 'train'), doc: 'Which split `eval` grades (data.eval_dataset or data.dataset).' },

@@ -1,8 +1,6 @@
 // Where each part of a run folder lives, for every trainer (docs/run-folder.md "Layout"): the
 // loops name checkpoint and export paths with these, the recorder and recovery read them.
 // Exercised by tests/unit/run/run-storage.test.ts and every run test through the loops.
-import type { TrainerKind } from '../rl/config-schema';
-
 export const CONFIG_FILE = 'config.yaml';
 export const METRICS_FILE = 'metrics.jsonl';
 export const ROLLOUTS_FILE = 'rollouts.jsonl';
@@ -13,7 +11,11 @@ export const SOURCE_FILE = 'source.json';
 /** The last held-out evaluation of the run's adapter next to the base (EvalReport, studio Eval panel). */
 export const EVAL_FILE = 'eval.json';
 
-/** SFT keeps its latest checkpoint in checkpoint/; RL trainers keep every one in checkpoints/step-N/. */
-export function checkpointPath(trainer: TrainerKind, step: number): string {
-  return trainer === 'sft' ? 'checkpoint' : `checkpoints/step-${step}`;
+/** Every trainer's checkpoints live here, one folder per step (the newest `log.keep_checkpoints` kept). */
+export const CHECKPOINTS_DIR = 'checkpoints';
+/** The folder of a run's checkpoint after `step` steps (the metrics rows' `step`), for every trainer. */
+export function checkpointPath(step: number): string {
+  return `${CHECKPOINTS_DIR}/step-${step}`;
 }
+/** Where SFT runs made before the one layout kept their only checkpoint; still read (never written) on resume. */
+export const LEGACY_SFT_CHECKPOINT = 'checkpoint';

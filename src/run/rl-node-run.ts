@@ -15,7 +15,8 @@ import { restoreTrainState } from '../train/trainer-state';
 import { NodeFsStorage } from './node-storage';
 import { recordRun } from './recorder';
 import type { RunEmit } from './events';
-import { prepareRlResume } from './resume';
+import { prepareResume } from './resume';
+import { resumePoint } from './rl-run';
 import { loadCliModel, type CliModel } from '../model/node-load';
 import { NodeDirSource } from '../model/io/node-source';
 import type { RlConfig } from '../rl/config-validate';
@@ -101,10 +102,10 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
     let start: OpenRun['start'];
     if (opts.resume) {
       const st = new NodeFsStorage(opts.resume);
-      const r = await prepareRlResume(st, m.model.cfg, opts.log);
-      if (r.state && r.start) {
+      const r = await prepareResume(st, m.model.cfg, ctx.cfg.trainer, opts.log);
+      if (r.state) {
+        start = resumePoint(r.state);
         restoreTrainState(m.rt, ctx.trainer, r.state);
-        start = r.start;
         opts.log(`resumed from ${r.from}: step ${start.step}, ${r.state.step} optimizer updates`);
       } else {
         opts.log(`resume: no complete checkpoint in ${opts.resume} yet, starting over`);
@@ -120,5 +121,5 @@ export async function openRun(cfg: RlConfig, opts: OpenRunOptions): Promise<Open
 
 /** The run folder's writer on Node: config.yaml (the resolved config, when given), logs, checkpoints, adapter, status.json at the end. */
 export function nodeRecorder(outDir: string, cfg?: RlConfig): RunEmit {
-  return recordRun(new NodeFsStorage(outDir), { status: true, ...(cfg ? { configYaml: stringify(cfg) } : {}) });
+  return recordRun(new NodeFsStorage(outDir), { status: true, ...(cfg ? { configYaml: stringify(cfg), keepCheckpoints: cfg.log.keep_checkpoints } : {}) });
 }

@@ -93,10 +93,10 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
   const t0 = performance.now();
   const first = a.start?.step ?? 0;
   let saved = first, last: Record<string, number> = {}, done = first;
-  let lastCheckpoint = first > 0 ? checkpointPath(cfg.trainer, first) : null;
+  let lastCheckpoint = first > 0 ? checkpointPath(first) : null;
   const save = async (step: number) => {
     if (saved === step) return;
-    const path = checkpointPath(cfg.trainer, step);
+    const path = checkpointPath(step);
     await emit({ kind: 'checkpoint', step, path, files: await checkpointFiles(ctx, step, sampler.position, numTokens, last) });
     saved = step;
     lastCheckpoint = path;
@@ -134,7 +134,7 @@ export async function runTraining(a: RunArgs): Promise<RunResult> {
     await emit({ kind: 'finished', step: done, export: await exportOf(ctx, a.baseModelName) });
     return { history, steps: done - first, stopped: false };
   } catch (e) {
-    await emit({ kind: 'failed', step: done, message: failureMessage(e, ctx.rt), lastCheckpoint });
+    await emit({ kind: 'failed', step: done, message: await failureMessage(e, ctx.rt), lastCheckpoint });
     throw e;
   }
 }

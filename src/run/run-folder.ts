@@ -1,5 +1,6 @@
 // Puts a run folder back in order before a resume, through RunStorage (src/run/storage.ts: a Node
-// folder or OPFS). Finds the newest complete checkpoint among a run's checkpoint folders and the
+// folder or OPFS), and keeps the last N checkpoints (pruneCheckpoints, called by the recorder).
+// Finds the newest complete checkpoint among a run's checkpoint folders and the
 // side folders an interrupted write leaves (`X.tmp` complete or not, `X.old`), moves it under its
 // final name, removes the side folders, and cuts metrics.jsonl / rollouts.jsonl rows past its step
 // (and a half-written last line), so a resumed run's files equal an uninterrupted run's.
@@ -7,6 +8,7 @@
 import type { ModelConfig } from '../model/types';
 import { OLD_SUFFIX, StorageSource, TMP_SUFFIX, joinPath, readText, type RunStorage } from './storage';
 import { loadTrainState, type TrainState } from '../train/checkpoint';
+import { CHECKPOINTS_DIR, LEGACY_SFT_CHECKPOINT, checkpointPath } from './layout';
 
 /** One folder that may hold a checkpoint (paths relative to the run folder). */
 export interface CheckpointSlot {
@@ -27,24 +29,43 @@ export interface FoundCheckpoint {
 
 const isSide = (s: CheckpointSlot) => s.dir !== s.final;
 
-/** The SFT layout: checkpoint/ (and its side folders). */
-export async function sftSlots(s: RunStorage): Promise<CheckpointSlot[]> {
-  const final = 'checkpoint';
-  const found: CheckpointSlot[] = [];
-  for (const dir of [final, final + TMP_SUFFIX, final + OLD_SUFFIX]) if (await s.exists(dir)) found.push({ dir, final, hint: Infinity });
-  return found;
-}
-
-/** The RL layout: checkpoints/step-N (and their side folders), newest first. */
-export async function rlSlots(s: RunStorage): Promise<CheckpointSlot[]> {
-  const root = 'checkpoints';
+/**
+ * Every trainer's checkpoint folders, newest first: checkpoints/step-N and their side folders,
+ * after the read-only `checkpoint/` of SFT runs made before the one layout (its step is unknown
+ * until read; new checkpoints never go there).
+ */
+export async function checkpointSlots(s: RunStorage): Promise<CheckpointSlot[]> {
+  const legacy: CheckpointSlot[] = [];
+  for (const dir of [LEGACY_SFT_CHECKPOINT, LEGACY_SFT_CHECKPOINT + TMP_SUFFIX, LEGACY_SFT_CHECKPOINT + OLD_SUFFIX]) {
+    if (await s.exists(dir)) legacy.push({ dir, final: LEGACY_SFT_CHECKPOINT, hint: Infinity });
+  }
   const slots: CheckpointSlot[] = [];
-  for (const name of await s.list(root)) {
-    const m = /^step-(\d+)(\.tmp|\.old)?$/.exec(name);
-    if (m) slots.push({ dir: joinPath(root, name), final: joinPath(root, `step-${m[1]}`), hint: Number(m[1]) });
+  for (const name of await s.list(CHECKPOINTS_DIR)) {
+    const m = STEP_FOLDER.exec(name);
+    if (m) slots.push({ dir: joinPath(CHECKPOINTS_DIR, name), final: checkpointPath(Number(m[1])), hint: Number(m[1]) });
   }
   // Newest first; at equal steps the final folder before its side folders.
-  return slots.sort((a, b) => b.hint - a.hint || Number(isSide(a)) - Number(isSide(b)));
+  return [...legacy, ...slots.sort((a, b) => b.hint - a.hint || Number(isSide(a)) - Number(isSide(b)))];
+}
+
+const STEP_FOLDER = /^step-(\d+)(\.tmp|\.old)?$/;
+
+/**
+ * Keep-last-N (log.keep_checkpoints): once the checkpoint of step `newest` is complete, removes
+ * the complete checkpoints/step-M folders (M < newest) beyond the `keep` newest, the new one
+ * counted. keep 0 keeps every one. Returns the folders removed.
+ */
+export async function pruneCheckpoints(s: RunStorage, keep: number, newest: number): Promise<string[]> {
+  if (keep <= 0) return [];
+  const older = (await s.list(CHECKPOINTS_DIR))
+    .map((name) => /^step-(\d+)$/.exec(name))
+    .filter((m) => m !== null)
+    .map((m) => Number(m[1]))
+    .filter((n) => n < newest)
+    .sort((a, b) => b - a);
+  const gone = older.slice(keep - 1).map(checkpointPath);
+  for (const dir of gone) await s.remove(dir);
+  return gone;
 }
 
 /**

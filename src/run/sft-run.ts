@@ -159,6 +159,8 @@ export interface SftRunOptions {
   adapter?: LoraWeights | null;
   /** Continue a run exactly (loadTrainState(src, cfg)); its config wins except steps and saveEvery. */
   resume?: TrainState | null;
+  /** The folder `resume` was read from (prepareResume's dir; default checkpoints/step-N of its step). */
+  resumedFrom?: string | null;
   /** Names the run in the `started` event (the CLI: its run folder). */
   runId?: string;
   /** The memory plan reported in `started` (planSftRun). */
@@ -255,12 +257,12 @@ export class SftRun {
   async run(emit?: RunEmit, untilStep = this.config.steps, control?: RunControl): Promise<SftMetrics[]> {
     const out: SftMetrics[] = [];
     const until = Math.min(untilStep, this.config.steps);
-    const path = checkpointPath('sft', 0);
     const first = this.step;
-    let saved = -1, lastCheckpoint: string | null = this.opts.resume ? path : null;
+    let saved = -1, lastCheckpoint: string | null = this.opts.resume ? this.opts.resumedFrom ?? checkpointPath(first) : null;
     const t0 = performance.now();
     const save = async () => {
       if (!emit || saved === this.step) return;
+      const path = checkpointPath(this.step);
       await emit({ kind: 'checkpoint', step: this.step, path, files: await this.checkpoint() });
       saved = this.step;
       lastCheckpoint = path;
@@ -291,7 +293,7 @@ export class SftRun {
         await emit({ kind: 'finished', step: this.step, export: { path: x.folder, files: x.files } });
       }
     } catch (e) {
-      await emit?.({ kind: 'failed', step: this.step, message: failureMessage(e, this.rt), lastCheckpoint });
+      await emit?.({ kind: 'failed', step: this.step, message: await failureMessage(e, this.rt), lastCheckpoint });
       throw e;
     }
     return out;

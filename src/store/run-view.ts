@@ -44,6 +44,17 @@ export function newRunView(runId: string, modelId: string | null, now: number): 
   };
 }
 
+/**
+ * A failed run's message with what to do: resume from its last checkpoint in the Runs panel (the
+ * message itself says when the page must be reloaded first: a lost GPU device or a dead engine
+ * worker), or start again when it wrote none.
+ */
+export function failureText(v: RunView): string | null {
+  if (!v.error) return null;
+  const said = /[.!?]$/.test(v.error.trim()) ? v.error.trim() : `${v.error.trim()}.`;
+  return v.lastCheckpoint ? `${said} Resume from ${v.lastCheckpoint} in the Runs panel.` : `${said} It wrote no checkpoint: start it again from the Config panel.`;
+}
+
 const LIVE: readonly RunPhase[] = ['starting', 'running', 'paused', 'stopping'];
 export const isLive = (p: RunPhase): boolean => LIVE.includes(p);
 

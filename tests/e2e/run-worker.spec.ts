@@ -194,7 +194,7 @@ test('SFT through the engine worker: the CLI\'s metrics, the run folder with che
   console.log(`SFT worker vs CLI: ${rows.length} rows equal (timings excluded); losses ${rows.map((r) => r.loss!.toFixed(4)).join(' ')}`);
   const files = await call<string[]>(page, 'engineList', runId);
   console.log(`OPFS SFT run folder: ${files.join(', ')}`);
-  expect(files.sort()).toEqual(['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoint/state.json', 'checkpoint/state.safetensors', 'config.yaml', 'metrics.jsonl', 'source.json', 'status.json']);
+  expect(files.sort()).toEqual(['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoints/step-2/state.json', 'checkpoints/step-2/state.safetensors', 'checkpoints/step-4/state.json', 'checkpoints/step-4/state.safetensors', 'config.yaml', 'metrics.jsonl', 'source.json', 'status.json']);
   const exported = await call<Record<string, string>>(page, 'engineExport', runId);
   expect(Buffer.from(exported['adapter/adapter_model.safetensors'], 'base64').equals(readFileSync(join(dir, 'cli', 'adapter', 'adapter_model.safetensors')))).toBe(true);
 });

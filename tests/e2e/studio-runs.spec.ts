@@ -125,7 +125,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   const entries = unzipSync(zipBytes);
   const names = Object.keys(entries).sort();
   console.log(`export zip: ${names.join(', ')} (${zipBytes.length} bytes)`);
-  for (const f of ['config.yaml', 'metrics.jsonl', 'checkpoint/state.json', 'checkpoint/state.safetensors', 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
+  for (const f of ['config.yaml', 'metrics.jsonl', `checkpoints/step-${STEPS}/state.json`, `checkpoints/step-${STEPS}/state.safetensors`, 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
     expect(names).toContain(`${full}/${f}`);
   }
   expect(new TextDecoder().decode(entries[`${full}/metrics.jsonl`])).toBe(await readOpfs(page, full, 'metrics.jsonl'));
@@ -168,10 +168,13 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
   expect(cli.status, cli.stderr).toBe(0);
   console.log(`CLI SFT run of 3 steps for the import: ${((Date.now() - t2) / 1000).toFixed(0)} s; files ${readdirSync(cliDir).sort().join(', ')}`);
-  // The export's layout is the CLI's: the same files, plus the studio's source.json.
+  // The export's layout is the CLI's: the same files, plus the studio's source.json; both keep
+  // their last 3 checkpoints (log.keep_checkpoints), steps 28-30 of 30 and 1-3 of 3.
+  const stepless = (n: string) => n.replace(/^checkpoints\/step-\d+\//, 'checkpoints/step-N/');
   const cliFiles = (readdirSync(cliDir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile())
     .map((d) => join(d.parentPath, d.name).slice(cliDir.length + 1)).sort();
-  expect(names.map((n) => n.slice(full.length + 1)).filter((n) => n !== 'source.json')).toEqual(cliFiles);
+  expect(cliFiles.filter((n) => n.startsWith('checkpoints/'))).toHaveLength(6);
+  expect(names.map((n) => stepless(n.slice(full.length + 1))).filter((n) => n !== 'source.json').sort()).toEqual(cliFiles.map(stepless).sort());
   expect(JSON.parse(readFileSync(join(cliDir, 'status.json'), 'utf8'))).toMatchObject({ state: 'finished', step: 3 });
   await page.getByTestId('runs-import-folder').setInputFiles(cliDir);
   const cliRow = page.getByTestId(`run-row-cli-${stamp}`);

@@ -1,6 +1,6 @@
 // `npm run cli -- sft`: supervised fine-tuning on a JSONL file with the GPU trainer (LoRA over an
 // f32/NF4 base, or every weight), one progress line per update, DIR/metrics.jsonl, checkpoints in
-// DIR/checkpoint, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
+// DIR/checkpoints/step-N, and the export (DIR/adapter in PEFT format, or DIR/model). Resumable with
 // --resume. The loop itself is src/run/sft-run.ts. Tested by tests/unit/cli/sft-cli.test.ts.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,7 +20,7 @@ import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
-import { prepareSftResume, savedSftData } from '../../run/resume';
+import { prepareResume, savedSftData } from '../../run/resume';
 import { RunControl } from '../../train/run-control';
 import { fanOut } from '../../run/events';
 import { METRICS_FILE } from '../../run/layout';
@@ -28,7 +28,7 @@ import { NodeFsStorage } from '../../run/node-storage';
 import { printRun } from '../../run/printer';
 import { recordRun } from '../../run/recorder';
 import { parseConfig, type RunConfig } from '../../run/config';
-import { sftFlagSets, sftInputOf } from '../../run/trainer-settings';
+import { sftFlagSets, sftInputOf, sftMaxLength } from '../../run/trainer-settings';
 
 const USAGE = `Usage: npm run cli -- sft --model PATH --data F.jsonl --out DIR [options]
        npm run cli -- sft --config configs/sft.yaml [--set key=value] [options]
@@ -44,7 +44,7 @@ Model and data
   --tokenizer F           llama2.c tokenizer .bin (default: tok*.bin beside the checkpoint)
   --data F.jsonl          one example per line: {"messages": [...]} (loss on assistant tokens),
                           {"text": "..."} (loss on every token) or {"ids": [...], "mask": [...]}
-  --out DIR               checkpoint/, adapter/ (or model/), metrics.jsonl go here; a folder
+  --out DIR               checkpoints/step-N/, adapter/ (or model/), metrics.jsonl go here; a folder
                           that already holds files needs --resume or --overwrite
   --max-length N          longest example in tokens, longer ones truncated (default min(512, context))
   --quant nf4|none        frozen base in 4-bit NF4 (LoRA default) or f32 (--mode full: none)
@@ -128,10 +128,11 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const cfg = loaded.config;
 
   const storage = new NodeFsStorage(out);
-  let state: TrainState | null = null;
+  let state: TrainState | null = null, resumedFrom: string | null = null;
   if (folder === 'resume') {
-    const r = await prepareSftResume(storage, cfg, log);
+    const r = await prepareResume(storage, cfg, 'sft', log);
     state = r.state;
+    resumedFrom = r.dir;
     log(state ? `resume: ${r.from} at step ${state.step} (${state.mode}${state.lora ? ` r=${state.lora.rank}` : ''})` : `resume: no complete checkpoint in ${out} yet, starting over`);
     log(r.cut ? `; cut ${r.cut} metrics.jsonl rows past it\n` : '\n');
   }
@@ -139,7 +140,7 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const rc = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
   const input = sftInputOf(rc);
   const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved.file ?? requireString(args, 'data') : rc.data.dataset!;
-  const maxLength = state ? saved.maxLength ?? 512 : input.maxLength ?? Math.min(512, cfg.maxPositions);
+  const maxLength = state ? saved.maxLength ?? 512 : sftMaxLength(rc, cfg.maxPositions);
   const data = readSftJsonl(readFileSync(dataPath, 'utf8'), dataPath, { tokenizer: loaded.tokenizer, maxLength, vocabSize: cfg.vocabSize });
   log(`${describeSftDataset(data)}\n`);
   const ctx = { examples: data.examples.length, cfg };
@@ -161,7 +162,7 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
     quant, quantEmbeddings, maxRows, tune: getBool(args, 'tune', true),
     onProgress: (done, total) => { if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`); },
   });
-  const run = await SftRun.create(rt, model, { runId: out, plan, config, data, baseModelName: getString(args, 'base-model') ?? modelPath, tokenizer: loaded.tokenizer, adapter, resume: state });
+  const run = await SftRun.create(rt, model, { runId: out, plan, config, data, baseModelName: getString(args, 'base-model') ?? modelPath, tokenizer: loaded.tokenizer, adapter, resume: state, resumedFrom });
   const c = run.config;
   log(`sft: ${c.mode}${c.mode === 'lora' ? ` r=${c.rank} alpha=${c.alpha} targets ${c.targets.join(',')}` : ''}, ${run.trainer.trainable.params.numParams} trainable values, ` +
     `lr ${c.lr} ${c.schedule} warmup ${c.warmup}, ${c.steps} updates of ${c.batchSize} examples (from step ${run.step})\n`);
@@ -172,7 +173,7 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const release = stopOnInterrupt(control, log);
   const print = printRun({ out: (l) => console.log(l), log: (l) => log(l + '\n'), where: (p) => storage.where(p) });
   let finished = false;
-  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc), status: true }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
+  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc), status: true, keepCheckpoints: rc.log.keep_checkpoints }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
   release();
   if (!finished) {
     log(`stopped at step ${run.step}; continue with --resume ${out}\n`);

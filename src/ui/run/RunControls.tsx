@@ -2,7 +2,7 @@
 // the engine worker between steps; a pause holds after the current step), the last checkpoint, and
 // the run's error with what to do. Exercised by tests/e2e/studio-run.spec.ts.
 import { useStudio } from '../../store/store';
-import { isLive, type RunView } from '../../store/run-view';
+import { failureText, isLive, type RunView } from '../../store/run-view';
 
 function phaseText(v: RunView): string {
   switch (v.phase) {
@@ -38,11 +38,7 @@ export function RunControls({ run }: { run: RunView }) {
         <dt>Run folder</dt><dd>OPFS runs/{run.runId}/ (the CLI's layout)</dd>
       </dl>
       {error && <p className="error" role="alert" data-testid="run-command-error">{error}</p>}
-      {run.error && (
-        <p className="error" data-testid="run-error">
-          {run.error}{run.lastCheckpoint ? ` Resume from ${run.lastCheckpoint} in the Runs panel.` : ''}
-        </p>
-      )}
+      {run.error && <p className="error" role="alert" data-testid="run-error">{failureText(run)}</p>}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 // The files of a drop on the Runs panel: a dropped folder is walked (webkitGetAsEntry) and each
-// file keeps its path inside the drop ("run-1/checkpoint/state.json"), so a run folder dropped
+// file keeps its path inside the drop ("run-1/checkpoints/step-4/state.json"), so a run folder dropped
 // whole imports like a picked one; dropped files or a zip come as they are.
 // Exercised by tests/e2e/studio-runs.spec.ts (drop of an exported zip).
 

@@ -1,5 +1,5 @@
 // A run folder <-> files: the zip the Runs panel exports (RUNID/config.yaml, RUNID/metrics.jsonl,
-// RUNID/checkpoint(s)/..., the CLI's layout under one top folder) and what it imports (such a zip,
+// RUNID/checkpoints/step-N/..., the CLI's layout under one top folder) and what it imports (such a zip,
 // a folder picked with the directory picker, or dropped files), with fflate. No React.
 // Exercised by tests/e2e/studio-runs.spec.ts (export, then import of the same zip).
 import { unzipSync, zipSync, type Zippable } from 'fflate';

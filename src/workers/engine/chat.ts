@@ -26,21 +26,22 @@ export class ChatHost {
     const m = this.policies.model(req.modelId);
     const cfg = parseConfig(req.configYaml, 'config.yaml');
     const rt = await this.policies.runtime();
-    const model = req.adapter ? await this.policies.withAdapter(req.modelId, req.adapter) : this.policies.base(req.modelId);
-    const svc = await this.policies.services(cfg);
-    const agent = new ChatAgent(cfg, svc.services, { rt, model, tokenizer: m.loaded.tokenizer }, {
-      open: () => emit({ type: 'turn-start' }), text: (text) => emit({ type: 'text', text }), close: () => emit({ type: 'turn-end' }),
+    return this.policies.use(req.modelId, req.adapter, async (model) => {
+      const svc = await this.policies.services(cfg);
+      const agent = new ChatAgent(cfg, svc.services, { rt, model, tokenizer: m.loaded.tokenizer }, {
+        open: () => emit({ type: 'turn-start' }), text: (text) => emit({ type: 'text', text }), close: () => emit({ type: 'turn-end' }),
+      });
+      try {
+        const system = await this.systemOf(cfg, agent);
+        const ep = await agent.reply([...system, ...req.messages.filter((x) => x.role !== 'system')], req.settings, `chat-${req.id}`, (results) => emit({
+          type: 'tools',
+          results: results.map((r) => ({ name: r.name, args: r.args, ok: r.ok, ...(r.error ? { error: r.error } : {}), text: r.text, latencyMs: r.latencyMs })),
+        }));
+        return { messages: ep.messages, finishReason: ep.finishReason, error: ep.error ?? null, tools: agent.toolNames() };
+      } finally {
+        agent.free();
+      }
     });
-    try {
-      const system = await this.systemOf(cfg, agent);
-      const ep = await agent.reply([...system, ...req.messages.filter((x) => x.role !== 'system')], req.settings, `chat-${req.id}`, (results) => emit({
-        type: 'tools',
-        results: results.map((r) => ({ name: r.name, args: r.args, ok: r.ok, ...(r.error ? { error: r.error } : {}), text: r.text, latencyMs: r.latencyMs })),
-      }));
-      return { messages: ep.messages, finishReason: ep.finishReason, error: ep.error ?? null, tools: agent.toolNames() };
-    } finally {
-      agent.free();
-    }
   }
 
   /** The env's opening system message(s), from the first task of its eval split (as the CLI chat). */

@@ -30,7 +30,10 @@ export class EngineClient {
     worker.onmessage = (e: MessageEvent<EngineReply>) => this.receive(e.data);
     worker.onerror = (e) => {
       e.preventDefault();
-      this.crash(`the engine worker crashed: ${e.message || 'unknown error'}`);
+      // An uncaught error leaves the worker's state unknown; it would keep training behind a page
+      // that reported its runs failed: end it, so the checkpoint named is the last one written.
+      worker.terminate();
+      this.crash(`the engine worker crashed (${e.message || 'no message'}); reload the page to start a new one`);
     };
   }
 
@@ -164,6 +167,7 @@ export class EngineClient {
   }
 
   private receive(m: EngineReply): void {
+    if (this.dead) return;   // a message posted before the worker was ended
     switch (m.kind) {
       case 'result':
       case 'error': {

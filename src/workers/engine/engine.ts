@@ -15,14 +15,14 @@ import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
 import { taskFile, tasksFromText } from '../../rl/env-factory';
-import { runTraining } from '../../run/rl-run';
+import { resumePoint, runTraining } from '../../run/rl-run';
 import { applyCommand, fanOut, withoutFiles, type RunEmit } from '../../run/events';
 import { OpfsStorage } from '../../run/opfs-storage';
 import { recordRun } from '../../run/recorder';
 import { createRlContext } from '../../run/rl-context';
 import { listFiles, readText, type RunStorage } from '../../run/storage';
-import { CONFIG_FILE, checkpointPath } from '../../run/layout';
-import { prepareRlResume, prepareSftResume, savedSftData, type RlResume } from '../../run/resume';
+import { CONFIG_FILE } from '../../run/layout';
+import { prepareResume, savedSftData } from '../../run/resume';
 import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
@@ -130,6 +130,7 @@ export class Engine {
           if (live && LIVE.includes(live.status.phase)) throw new Error(`run ${req.runId} is ${live.status.phase}; stop it before deleting it`);
           if (!live && (await runsTrainingElsewhere()).has(req.runId)) throw new Error(`run ${req.runId} is training in another tab of this browser; stop it there before deleting it`);
           this.runs.delete(req.runId);
+          this.policies.forgetRun(req.runId);
           await deleteStoredRun(req.runId);
           return this.reply(req.id, 'delete-run', null);
         }
@@ -173,6 +174,13 @@ export class Engine {
     return { kind: 'start-run', id: req.id, modelId: req.modelId, configYaml, runId: req.runId, ...(dataset ? { dataset } : {}) };
   }
 
+  /** Test builds only (engine.worker.ts, `vite build --mode test`): loses the GPU device as a driver would. */
+  loseDeviceForTest(): boolean {
+    if (!this.rt) return false;
+    this.rt.device.destroy();
+    return true;
+  }
+
   /** The device opening in progress: concurrent requests (plan-run beside load-model) share one device. */
   private rtOpening: Promise<GpuRuntime> | null = null;
 
@@ -190,10 +198,11 @@ export class Engine {
       for (const r of this.runs.values()) {
         if (!LIVE.includes(r.status.phase)) continue;
         r.status.phase = 'failed';
-        r.status.error = `GPU device lost: ${err.message}`;
+        r.status.error = err.message;
         failed.push({ ...r.status });
       }
-      this.post({ kind: 'fatal', message: `GPU device lost: ${err.message}; reload the page and resume from the last checkpoint`, runs: failed });
+      // err (GpuDeviceLostError) says to reload the page; the client adds each run's last checkpoint.
+      this.post({ kind: 'fatal', message: err.message, runs: failed });
     });
     this.rt = rt;
     return rt;
@@ -250,7 +259,8 @@ export class Engine {
     if (cfg.trainer === 'sft') {
       if (text === null) throw new Error('config.yaml: trainer sft needs chat / text JSONL data; send its text as the dataset');
       const mc = m.loaded.config, input = sftInputOf(cfg);
-      const state = resume ? (await prepareSftResume(storage, mc, log)).state : null;
+      const r = resume ? await prepareResume(storage, mc, 'sft', log) : null;
+      const state = r?.state ?? null;
       const maxLength = state ? savedSftData(state).maxLength ?? 512 : sftMaxLength(cfg, mc.maxPositions);
       const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
       const ctx = { examples: data.examples.length, cfg: mc };
@@ -258,8 +268,8 @@ export class Engine {
       const config = state ? resumeConfig(state, { steps: cfg.train.steps || undefined, saveEvery: cfg.log.checkpoint_every }, ctx) : resolveSftConfig({ ...input, maxLength }, ctx);
       const lora = state?.lora;
       const plan = planSftRun(mc, config, data, { quant: m.quant, quantEmbeddings: m.quantEmbeddings, maxRows: m.model.maxRows, lora: lora ? { rank: lora.rank, targets: lora.targets } : undefined, cursor: state?.rng.data, startStep: state?.step });
-      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer, resume: state });
-      if (state) [startStep, lastCheckpoint] = [state.step, checkpointPath('sft', state.step)];
+      const run = await SftRun.create(rt, m.model, { runId, plan, config, data, baseModelName: cfg.model.path, tokenizer: m.loaded.tokenizer, resume: state, resumedFrom: r?.dir });
+      if (state) [startStep, lastCheckpoint] = [state.step, r?.dir ?? null];
       loop = (emit) => run.run(emit, config.steps, control);
       dispose = () => run.dispose();
       total = config.steps;
@@ -271,14 +281,14 @@ export class Engine {
         await svc.pool?.close();
         throw e;
       });
-      let start: RlResume['start'] = null;
+      let start: ReturnType<typeof resumePoint> | null = null;
       if (resume) {
         try {
-          const r = await prepareRlResume(storage, m.model.cfg, log);
-          if (r.state && r.start) {
+          const r = await prepareResume(storage, m.model.cfg, cfg.trainer, log);
+          if (r.state) {
+            start = resumePoint(r.state);
             restoreTrainState(rt, ctx.trainer, r.state);
-            start = r.start;
-            [startStep, lastCheckpoint] = [start.step, checkpointPath(cfg.trainer, start.step)];
+            [startStep, lastCheckpoint] = [start.step, r.dir];
           }
         } catch (e) {
           ctx.reference?.dispose();
@@ -294,6 +304,8 @@ export class Engine {
       };
       total = cfg.train.steps;
     }
+    // A model cached with this run's adapter is stale from now on (the run trains and rewrites it).
+    this.policies.forgetRun(runId);
     const entry: RunEntry = { status: { runId, phase: 'starting', holding: false, step: startStep, total, lastCheckpoint, error: null }, control, storage };
     this.runs.set(runId, entry);
     m.busy = `training run ${runId}`;
@@ -309,10 +321,11 @@ export class Engine {
       }
     };
     const relay: RunEmit = (e) => this.post({ kind: 'event', runId, event: withoutFiles(e) });
-    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true }), track, relay))
+    void loop(fanOut(recordRun(storage, { configYaml: req.configYaml, status: true, keepCheckpoints: cfg.log.keep_checkpoints }), track, relay))
       .catch(() => undefined /* reported by the loop's `failed` event */)
       .finally(async () => {
         m.busy = null;
+        this.policies.forgetRun(runId);   // the adapter it wrote at its end replaces any cached one
         a.release();
         await dispose();
       });

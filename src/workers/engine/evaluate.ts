@@ -35,16 +35,21 @@ export function evaluateRequest(policies: Policies, serial: Serial, req: EvalReq
     if (!tasks.length) throw new Error(`${dataset}: no tasks to evaluate; pick a file with tasks of the ${cfg.data.env} environment`);
     const rt = await policies.runtime();
     const svc = await policies.services(cfg);
-    const policiesToScore = [{ name: 'base', model: policies.base(req.modelId) }];
-    if (req.adapter) policiesToScore.push({ name: `adapter ${req.adapter}`, model: await policies.withAdapter(req.modelId, req.adapter) });
-    const total = tasks.length * policiesToScore.length;
-    const scores: Record<string, number>[] = [];
-    for (const [i, p] of policiesToScore.entries()) {
-      progress(i * tasks.length, total, p.name);
-      const r = await evaluatePolicy(cfg, gpuEngine(rt, p.model), m.loaded.tokenizer, svc.services, tasks, req.samples,
-        (done) => progress(i * tasks.length + done, total, p.name));
-      scores.push(r.metrics);
-    }
+    const base = policies.base(req.modelId);
+    // The adapter's model stays loaded (never disposed by the cache) until both policies are scored.
+    const scores = await policies.use(req.modelId, req.adapter, async (adapted) => {
+      const policiesToScore = [{ name: 'base', model: base }];
+      if (req.adapter) policiesToScore.push({ name: `adapter ${req.adapter}`, model: adapted });
+      const total = tasks.length * policiesToScore.length;
+      const out: Record<string, number>[] = [];
+      for (const [i, p] of policiesToScore.entries()) {
+        progress(i * tasks.length, total, p.name);
+        const r = await evaluatePolicy(cfg, gpuEngine(rt, p.model), m.loaded.tokenizer, svc.services, tasks, req.samples,
+          (done) => progress(i * tasks.length + done, total, p.name));
+        out.push(r.metrics);
+      }
+      return out;
+    });
     const report: EvalReport = {
       dataset, split: req.split, tasks: tasks.length, samples: req.samples, temperature, at: new Date().toISOString(),
       base: scores[0], adapter: req.adapter ? { runId: req.adapter, metrics: scores[1] } : null,

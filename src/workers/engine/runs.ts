@@ -6,7 +6,7 @@
 import { parse } from 'yaml';
 import type { RunEndRecord } from '../../run/recorder';
 import { OpfsStorage } from '../../run/opfs-storage';
-import { CONFIG_FILE, METRICS_FILE, SOURCE_FILE, STATUS_FILE } from '../../run/layout';
+import { CHECKPOINTS_DIR, CONFIG_FILE, LEGACY_SFT_CHECKPOINT, METRICS_FILE, SOURCE_FILE, STATUS_FILE, checkpointPath } from '../../run/layout';
 import { readText, splitPath, type RunStorage } from '../../run/storage';
 import { parseConfig, type RunConfig } from '../../run/config';
 import type { DatasetSource, RunStatus, StoredRun } from './protocol';
@@ -50,7 +50,7 @@ export async function deleteStoredRun(runId: string): Promise<void> {
 }
 
 /**
- * Writes a run folder's files (paths relative to the folder, e.g. "checkpoint/state.json") as
+ * Writes a run folder's files (paths relative to the folder, e.g. "checkpoints/step-4/state.json") as
  * runs/ID/. Refuses an existing id, files outside the layout's names, and a folder without
  * config.yaml or metrics.jsonl (the CLI writes both).
  */
@@ -129,12 +129,11 @@ function lastStep(text: string): number {
   return 0;
 }
 
-/** checkpoint/ (SFT) or the highest checkpoints/step-N (RL) holding state.json; null when none. */
+/** The highest checkpoints/step-N holding state.json (every trainer), else an old SFT run's checkpoint/; null when none. */
 async function newestCheckpoint(s: RunStorage): Promise<string | null> {
-  if (await s.exists('checkpoint/state.json')) return 'checkpoint';
-  const steps = (await s.list('checkpoints')).map((n) => /^step-(\d+)$/.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => b - a);
-  for (const n of steps) if (await s.exists(`checkpoints/step-${n}/state.json`)) return `checkpoints/step-${n}`;
-  return null;
+  const steps = (await s.list(CHECKPOINTS_DIR)).map((n) => /^step-(\d+)$/.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => b - a);
+  for (const n of steps) if (await s.exists(`${checkpointPath(n)}/state.json`)) return checkpointPath(n);
+  return (await s.exists(`${LEGACY_SFT_CHECKPOINT}/state.json`)) ? LEGACY_SFT_CHECKPOINT : null;
 }
 
 const LOCK_PREFIX = 'rl-studio/runs/';

@@ -12,13 +12,14 @@ type ScoreRequest = Extract<EngineRequest, { kind: 'score-text' }>;
 export function scoreText(policies: Policies, serial: Serial, req: ScoreRequest): Promise<EngineResults['score-text']> {
   return serial.run(async () => {
     const m = policies.model(req.modelId);
-    const model = req.adapter ? await policies.withAdapter(req.modelId, req.adapter) : policies.base(req.modelId);
-    // As cli/commands/logprobs.ts: encode with special tokens, at most the model's context.
-    const ids = m.loaded.tokenizer.encode(req.text, { addSpecialTokens: true });
-    const most = Math.min(model.maxRows, m.loaded.config.maxPositions);
-    if (ids.length > most) throw new Error(`the text is ${ids.length} tokens, more than the model's ${most}; shorten it`);
-    if (ids.length < 2) throw new Error(`the text is ${ids.length} token${ids.length === 1 ? '' : 's'}; scoring needs at least 2 (the first has no log-prob)`);
-    const r = await model.logprobs([ids]);
-    return { ids, pieces: tokenPieces(m.loaded.tokenizer, ids), logprobs: Array.from(r.logprobs[0]) };
+    return policies.use(req.modelId, req.adapter, async (model) => {
+      // As cli/commands/logprobs.ts: encode with special tokens, at most the model's context.
+      const ids = m.loaded.tokenizer.encode(req.text, { addSpecialTokens: true });
+      const most = Math.min(model.maxRows, m.loaded.config.maxPositions);
+      if (ids.length > most) throw new Error(`the text is ${ids.length} tokens, more than the model's ${most}; shorten it`);
+      if (ids.length < 2) throw new Error(`the text is ${ids.length} token${ids.length === 1 ? '' : 's'}; scoring needs at least 2 (the first has no log-prob)`);
+      const r = await model.logprobs([ids]);
+      return { ids, pieces: tokenPieces(m.loaded.tokenizer, ids), logprobs: Array.from(r.logprobs[0]) };
+    });
   });
 }

@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG } from '../../../src/rl/config-schema';
 import type { RlConfig } from '../../../src/rl/config-validate';
 import type { RolloutRecord } from '../../../src/rl/rollout-log';
 import type { RunEvent } from '../../../src/run/events';
-import { applyRunEvents, applyStatus, KEPT_ROLLOUTS, newRunView } from '../../../src/store/run-view';
+import { applyRunEvents, applyStatus, failureText, KEPT_ROLLOUTS, newRunView } from '../../../src/store/run-view';
 import { dataForConfig, modelForConfig } from '../../../src/store/run-start';
 import { CHART_GROUPS, chartPoints, ema, groupSeries, presentMetrics } from '../../../src/ui/run/chart-groups';
 import { filterRollouts, rolloutRow } from '../../../src/ui/run/rollout-rows';
@@ -64,6 +64,10 @@ describe('run view reducer', () => {
   it('a failed run keeps its message and last checkpoint', () => {
     const v = applyRunEvents(newRunView('r', null, 0), [{ kind: 'failed', step: 3, message: 'GPU device lost', lastCheckpoint: 'checkpoints/step-2' }], 0);
     expect(v).toMatchObject({ phase: 'failed', error: 'GPU device lost', lastCheckpoint: 'checkpoints/step-2' });
+    expect(failureText(v)).toBe('GPU device lost. Resume from checkpoints/step-2 in the Runs panel.');
+    const crashed = applyRunEvents(newRunView('r', null, 0), [{ kind: 'failed', step: -1, message: 'the engine worker crashed (boom); reload the page to start a new one; no checkpoint was written', lastCheckpoint: null }], 0);
+    expect(failureText(crashed)).toBe('the engine worker crashed (boom); reload the page to start a new one; no checkpoint was written. It wrote no checkpoint: start it again from the Config panel.');
+    expect(failureText(newRunView('r', null, 0))).toBeNull();
   });
 });
 

@@ -20,7 +20,7 @@ describe('run folders', () => {
     expect(prepareRunFolder(join(dir, 'empty'), 'new', 'sft')).toBe('fresh');
     expect(prepareRunFolder(join(dir, 'empty'), 'resume', 'sft')).toBe('fresh');
     const run = join(dir, 'run');
-    mkdirSync(join(run, 'checkpoint'), { recursive: true });
+    mkdirSync(join(run, 'checkpoints', 'step-1'), { recursive: true });
     writeFileSync(join(run, 'metrics.jsonl'), '{"step":1}\n');
     expect(() => prepareRunFolder(run, 'new', 'sft')).toThrow(/sft: the run folder .*run already holds .*metrics\.jsonl.*pass --resume to continue that run, --overwrite/);
     expect(readFileSync(join(run, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n');

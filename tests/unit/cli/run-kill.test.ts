@@ -1,8 +1,9 @@
 // Kill test: `npm run cli -- sft` (stories260K, LoRA r=2, a checkpoint every update) killed with
 // SIGKILL at 12 seeded random moments (during start-up, right after an update, and inside
 // checkpoint / adapter writes, which a test hook slows down), restarted with --resume each time,
-// must end with the same adapter files (byte for byte), the same last checkpoint tensors and the
-// same metrics.jsonl rows (every value but timings) as one uninterrupted run.
+// must end with the same adapter files (byte for byte), the same last checkpoint tensors
+// (checkpoints/step-N, the last log.keep_checkpoints kept) and the same metrics.jsonl rows (every
+// value but timings) as one uninterrupted run.
 // Run: npx vitest run tests/unit/cli/run-kill.test.ts (about a minute: one process start per kill).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ function launch(args: string[], out: string, trigger: Trigger | null, rand: () =
   let stdout = '', stderr = '', killed = false;
   child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const writing = () => ['checkpoint.tmp', 'adapter.tmp'].some((d) => existsSync(join(out, d)));
+  const writing = () => existsSync(join(out, 'adapter.tmp')) || sides(join(out, 'checkpoints')).some((d) => d.endsWith('.tmp'));
   const kill = () => { if (child.exitCode === null) { killed = child.kill('SIGKILL'); } };
   let poll: ReturnType<typeof setInterval> | undefined;
   if (trigger === 'start') setTimeout(kill, 300 + rand() * 2500);
@@ -47,11 +48,14 @@ function launch(args: string[], out: string, trigger: Trigger | null, rand: () =
     child.on('exit', (code) => {
       clearInterval(poll);
       if (!killed && code !== 0) console.log(stderr);
-      const sideFolders = existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.tmp') || f.endsWith('.old')) : [];
+      const sideFolders = [...sides(out), ...sides(join(out, 'checkpoints'))];
       resolve({ code, killed, trigger: trigger ?? 'start', sideFolders });
     });
   });
 }
+
+/** The .tmp / .old folders an interrupted write left in `dir`. */
+const sides = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.endsWith('.old')) : []);
 
 /** metrics.jsonl rows without timings. */
 const rows = (out: string) => readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) =>
@@ -88,9 +92,14 @@ describe('SIGKILL at random moments', () => {
 
     expect(rows(got)).toEqual(rows(want));
     expect(rows(got).map((r) => r.step)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
-    for (const f of ['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'checkpoint/state.safetensors']) {
+    for (const f of ['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', `checkpoints/step-${STEPS}/state.safetensors`]) {
       expect(readFileSync(join(got, f)).equals(readFileSync(join(want, f))), f).toBe(true);
     }
-    expect(readdirSync(got).sort()).toEqual(['adapter', 'checkpoint', 'config.yaml', 'metrics.jsonl', 'status.json']);
+    expect(readdirSync(got).sort()).toEqual(['adapter', 'checkpoints', 'config.yaml', 'metrics.jsonl', 'status.json']);
+    // Keep-last-3 (the default): the uninterrupted run keeps the last three; a kill inside a
+    // removal may leave one more older folder, never fewer, never a side folder.
+    expect(readdirSync(join(want, 'checkpoints')).sort()).toEqual([STEPS - 2, STEPS - 1, STEPS].map((n) => `step-${n}`).sort());
+    expect(readdirSync(join(got, 'checkpoints'))).toEqual(expect.arrayContaining(readdirSync(join(want, 'checkpoints'))));
+    expect(sides(join(got, 'checkpoints'))).toEqual([]);
   }, 600_000);
 });

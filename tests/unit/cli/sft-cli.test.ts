@@ -1,10 +1,11 @@
 // `npm run cli -- sft` end to end in a child process on stories260K: a small JSONL of story
 // sentences ({"text"} lines plus one bad line), 5 LoRA updates with a checkpoint every 2: one
 // progress line per update with a falling loss, the skipped line reported, the memory plan
-// printed, metrics.jsonl with the vocabulary's names, checkpoint/ loadable by loadTrainState,
-// adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6.
+// printed, metrics.jsonl with the vocabulary's names, checkpoints/step-N/ loadable by loadTrainState,
+// adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6 (keep 2:
+// the last two step folders stay).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ describe('cli sft', () => {
     writeFileSync(data, [...sentences.map((text) => JSON.stringify({ text })), '{"text": 42}'].join('\n') + '\n');
     const t0 = performance.now();
     const r = cli('sft', '--model', MODEL, '--data', data, '--out', out, '--steps', '5', '--rank', '4', '--lr', '1e-2', '--batch-size', '4',
-      '--schedule', 'constant', '--save-every', '2', '--seed', '1');
+      '--schedule', 'constant', '--save-every', '2', '--seed', '1', '--set', 'log.keep_checkpoints=2');
     const secs = (performance.now() - t0) / 1000;
     if (r.code !== 0) console.log(r.err);
     expect(r.code).toBe(0);
@@ -49,7 +50,9 @@ describe('cli sft', () => {
     for (const k of Object.keys(rows[0]).filter((k) => k !== 'step')) expect(isMetricName(k)).toBe(true);
     expect(Object.keys(rows[0])).toEqual(expect.arrayContaining(['loss', 'grad_norm', 'learning_rate', 'perf/train_tokens_per_s']));
 
-    const state = await loadTrainState(new NodeDirSource(join(out, 'checkpoint')));
+    // Checkpoints after updates 2, 4 and 5 (the end); keep 2 removed step-2 once step-5 was complete.
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-4', 'step-5']);
+    const state = await loadTrainState(new NodeDirSource(join(out, 'checkpoints', 'step-5')));
     expect(state.step).toBe(5);
     expect(state.lora).toEqual({ rank: 4, alpha: 8, useRslora: false, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] });
     expect(await readJson(new NodeDirSource(join(out, 'adapter')), 'adapter_config.json')).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8, task_type: 'CAUSAL_LM' });
@@ -61,14 +64,15 @@ describe('cli sft', () => {
     expect(g.err).toContain('adapter r=4');
     expect(g.out).toContain('a big red ball'); // the trained sentence
 
-    const res = cli('sft', '--model', MODEL, '--resume', out, '--steps', '6');
+    const res = cli('sft', '--model', MODEL, '--resume', out, '--steps', '6', '--set', 'log.keep_checkpoints=2');
     expect(res.code).toBe(0);
     const l2 = losses(res.out);
     console.log(`resume: step 6 loss ${l2[0]?.toFixed(3)}`);
     expect(res.out).toMatch(/^step 6\/6 /m);
     expect(l2).toHaveLength(1);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
-    expect((await loadTrainState(new NodeDirSource(join(out, 'checkpoint')))).step).toBe(6);
+    expect((await loadTrainState(new NodeDirSource(join(out, 'checkpoints', 'step-6')))).step).toBe(6);
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-5', 'step-6']);
   }, 400_000);   // 60 s on a quiet machine, 134 s seen at a load average of 13
 });
 

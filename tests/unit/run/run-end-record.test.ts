@@ -19,13 +19,13 @@ describe('status.json end record', () => {
     const emit = recordRun(s, { configYaml: 'trainer: sft\n', status: true });
     await emit(started);
     expect(await readText(s, STATUS_FILE)).toBeNull();
-    await emit({ kind: 'cancelled', step: 2, lastCheckpoint: 'checkpoint' });
+    await emit({ kind: 'cancelled', step: 2, lastCheckpoint: 'checkpoints/step-2' });
     const cancelled = JSON.parse((await readText(s, STATUS_FILE))!) as Record<string, unknown>;
     console.log(`after stop: ${JSON.stringify(cancelled)}`);
-    expect(cancelled).toMatchObject({ state: 'cancelled', step: 2, lastCheckpoint: 'checkpoint', message: null });
+    expect(cancelled).toMatchObject({ state: 'cancelled', step: 2, lastCheckpoint: 'checkpoints/step-2', message: null });
     await emit({ ...started, startStep: 2 });
     expect(await readText(s, STATUS_FILE), 'a resumed run has no end record while it trains').toBeNull();
-    await emit({ kind: 'failed', step: 3, message: 'GPU device lost', lastCheckpoint: 'checkpoint' });
+    await emit({ kind: 'failed', step: 3, message: 'GPU device lost', lastCheckpoint: 'checkpoints/step-2' });
     expect(JSON.parse((await readText(s, STATUS_FILE))!)).toMatchObject({ state: 'failed', step: 3, message: 'GPU device lost' });
     await emit({ ...started, startStep: 3 });
     await emit({ kind: 'finished', step: 4, export: null });

@@ -1,8 +1,9 @@
 // Run folders that survive interruptions (src/train/write-files.ts, run-folder.ts), no GPU: a
 // checkpoint written atomically, then every state an interrupted write can leave (a half-written
-// .tmp, a complete .tmp beside .old, an old final beside a newer complete .tmp, RL step-N folders
-// with an incomplete newest one): the newest complete checkpoint is picked and moved under its
-// final name, side folders are removed, and JSON-lines logs are cut past its step.
+// .tmp, a complete .tmp beside .old, an old final beside a newer complete .tmp, step-N folders
+// with an incomplete newest one, an old SFT run's checkpoint/): the newest complete checkpoint is
+// picked and moved under its final name, side folders are removed, JSON-lines logs are cut past
+// its step, and keep-last-N removes only older complete folders.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,10 @@ import type { ModelConfig } from '../../../src/model/types';
 import { lora_init } from '../../../src/reference/lora';
 import { loraParams, modelShape, saveTrainState, STATE_TENSORS, type TrainState } from '../../../src/train/checkpoint';
 import { NodeFsStorage } from '../../../src/run/node-storage';
-import { cutJsonl, recoverCheckpoint, rlSlots, sftSlots } from '../../../src/run/run-folder';
+import { checkpointSlots, cutJsonl, pruneCheckpoints, recoverCheckpoint } from '../../../src/run/run-folder';
+import { prepareResume } from '../../../src/run/resume';
+import { recordRun } from '../../../src/run/recorder';
+import { checkpointPath } from '../../../src/run/layout';
 import { writeFiles, writeFilesAtomic } from '../../../src/train/write-files';
 
 let cfg: ModelConfig;
@@ -41,52 +45,66 @@ async function halfWritten(dir: string, step: number): Promise<void> {
 const stepOf = (s: TrainState) => s.step;
 const quiet = () => undefined;
 
+const ckpt = (out: string, step: number, side = '') => join(out, 'checkpoints', `step-${step}${side}`);
+const recover = (out: string, log: (l: string) => void = quiet) => checkpointSlots(new NodeFsStorage(out)).then((slots) => recoverCheckpoint(new NodeFsStorage(out), slots, cfg, stepOf, log));
+
 describe('atomic checkpoint folders and recovery', () => {
   it('replaces a folder atomically and keeps no side folders', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
-    await writeFilesAtomic(join(out, 'checkpoint'), files(1));
-    await writeFilesAtomic(join(out, 'checkpoint'), files(2));
-    expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
+    await writeFilesAtomic(ckpt(out, 2), files(1));
+    await writeFilesAtomic(ckpt(out, 2), files(2));
+    expect(readdirSync(join(out, 'checkpoints'))).toEqual(['step-2']);
+    expect((await recover(out))!.step).toBe(2);
   });
 
-  it('ignores a half-written checkpoint.tmp and removes it', async () => {
+  it('ignores a half-written step-N.tmp and removes it', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
-    await writeFilesAtomic(join(out, 'checkpoint'), files(1));
-    await halfWritten(join(out, 'checkpoint.tmp'), 2);
+    await writeFilesAtomic(ckpt(out, 1), files(1));
+    await halfWritten(ckpt(out, 2, '.tmp'), 2);
     const logs: string[] = [];
-    const found = await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, (s) => logs.push(s));
+    const found = await recover(out, (s) => logs.push(s));
     console.log(logs.join('').trim());
     expect(found!.step).toBe(1);
-    expect(found!.dir).toBe('checkpoint');
-    expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect(logs.join('')).toMatch(/ignoring an incomplete checkpoint .*checkpoint\.tmp.*state\.json/);
+    expect(found!.dir).toBe('checkpoints/step-1');
+    expect(readdirSync(join(out, 'checkpoints'))).toEqual(['step-1']);
+    expect(logs.join('')).toMatch(/ignoring an incomplete checkpoint .*step-2\.tmp.*state\.json/);
   });
 
-  it('takes a complete checkpoint.tmp (killed between the renames) over checkpoint.old', async () => {
+  it('takes a complete step-N.tmp (killed between the renames) over step-N.old', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
-    await writeFilesAtomic(join(out, 'checkpoint'), files(1));
-    await writeFiles(join(out, 'checkpoint.tmp'), files(2));
-    renameSync(join(out, 'checkpoint'), join(out, 'checkpoint.old'));
-    const found = await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet);
-    expect(found!.step).toBe(2);
-    expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
+    await writeFilesAtomic(ckpt(out, 2), files(1));
+    await writeFiles(ckpt(out, 2, '.tmp'), files(2));
+    renameSync(ckpt(out, 2), ckpt(out, 2, '.old'));
+    expect((await recover(out))!.step).toBe(2);
+    expect(readdirSync(join(out, 'checkpoints'))).toEqual(['step-2']);
+    expect((await recover(out))!.step).toBe(2);
   });
 
-  it('takes a complete checkpoint.tmp newer than checkpoint', async () => {
+  it('takes a complete step-N.tmp newer than the last final folder', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
-    await writeFilesAtomic(join(out, 'checkpoint'), files(1));
-    await writeFiles(join(out, 'checkpoint.tmp'), files(2));
-    expect((await recoverCheckpoint(new NodeFsStorage(out), await sftSlots(new NodeFsStorage(out)), cfg, stepOf, quiet))!.step).toBe(2);
-    expect(readdirSync(out)).toEqual(['checkpoint']);
+    await writeFilesAtomic(ckpt(out, 1), files(1));
+    await writeFiles(ckpt(out, 2, '.tmp'), files(2));
+    expect((await recover(out))!.step).toBe(2);
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-1', 'step-2']);
   });
 
-  it('RL layout: the newest complete step-N; an incomplete newer one is removed', async () => {
+  it('an SFT run made before the one layout: checkpoint/ is read as its step, left in place, and a newer step-N wins', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
+    await writeFilesAtomic(join(out, 'checkpoint'), files(3));
+    writeFileSync(join(out, 'metrics.jsonl'), [1, 2, 3, 4].map((s) => `{"step":${s},"loss":1}\n`).join(''));
+    const r = await prepareResume(new NodeFsStorage(out), cfg, 'sft', quiet);
+    expect([r.step, r.dir, r.state!.step, r.cut]).toEqual([3, 'checkpoint', 3, 1]);
+    expect(readdirSync(out).sort()).toEqual(['checkpoint', 'metrics.jsonl']);
+    await writeFilesAtomic(ckpt(out, 5), files(5));
+    const again = await prepareResume(new NodeFsStorage(out), cfg, 'sft', quiet);
+    expect([again.step, again.dir]).toEqual([5, 'checkpoints/step-5']);
+  });
+
+  it('the newest complete step-N; an incomplete newer one is removed', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
     for (const s of [1, 2]) await writeFilesAtomic(join(out, 'checkpoints', `step-${s}`), files(s));
     await halfWritten(join(out, 'checkpoints', 'step-3.tmp'), 3);
-    const found = await recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet);
+    const found = await recoverCheckpoint(new NodeFsStorage(out), await checkpointSlots(new NodeFsStorage(out)), cfg, stepOf, quiet);
     expect(found!.step).toBe(2);
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-1', 'step-2']);
   });
@@ -94,11 +112,37 @@ describe('atomic checkpoint folders and recovery', () => {
   it('starts over when only half-written side folders exist, and refuses unreadable final folders', async () => {
     const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
     await halfWritten(join(out, 'checkpoints', 'step-1.tmp'), 1);
-    expect(await recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).toBeNull();
+    expect(await recoverCheckpoint(new NodeFsStorage(out), await checkpointSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).toBeNull();
     expect(readdirSync(join(out, 'checkpoints'))).toEqual([]);
     mkdirSync(join(out, 'checkpoints', 'step-4'));
     writeFileSync(join(out, 'checkpoints', 'step-4', 'state.json'), '{"magic": "something else"}');
-    await expect(recoverCheckpoint(new NodeFsStorage(out), await rlSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).rejects.toThrow(/no checkpoint could be read:\n.*step-4.*not a training checkpoint/);
+    await expect(recoverCheckpoint(new NodeFsStorage(out), await checkpointSlots(new NodeFsStorage(out)), cfg, stepOf, quiet)).rejects.toThrow(/no checkpoint could be read:\n.*step-4.*not a training checkpoint/);
+  });
+
+  it('keep-last-N removes the older complete step folders only, never the new one; 0 keeps all', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
+    const s = new NodeFsStorage(out);
+    for (const n of [1, 2, 3]) await writeFilesAtomic(ckpt(out, n), files(n));
+    await halfWritten(ckpt(out, 4, '.tmp'), 4);
+    expect(await pruneCheckpoints(s, 0, 3)).toEqual([]);
+    expect(await pruneCheckpoints(s, 2, 3)).toEqual(['checkpoints/step-1']);
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-2', 'step-3', 'step-4.tmp']);
+    expect(await pruneCheckpoints(s, 1, 3)).toEqual(['checkpoints/step-2']);
+    expect((await recover(out))!.step).toBe(3);
+  });
+
+  it('a recorded run with keep 2 over 4 checkpoints keeps the last 2 and still resumes from the newest', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'run-folder-'));
+    const s = new NodeFsStorage(out);
+    const emit = recordRun(s, { keepCheckpoints: 2 });
+    for (const n of [1, 2, 3, 4]) {
+      await emit({ kind: 'metrics', row: { step: n, loss: 1 / n } });
+      await emit({ kind: 'checkpoint', step: n, path: checkpointPath(n), files: files(n) });
+      expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(n === 1 ? ['step-1'] : [`step-${n - 1}`, `step-${n}`]);
+    }
+    await emit({ kind: 'metrics', row: { step: 5, loss: 0.2 } });
+    const r = await prepareResume(s, cfg, 'sft', quiet);
+    expect([r.step, r.dir, r.state!.step, r.cut]).toEqual([4, 'checkpoints/step-4', 4, 1]);
   });
 
   it('cuts JSON-lines rows past a step and a half-written last line', async () => {

@@ -32,7 +32,7 @@ describe('run events, recorder and storage', () => {
     await emit({ kind: 'metrics', row: { step: 1, loss: 0.5, reward: Number.NaN } });
     await emit({ kind: 'rollout', record: record(1, 0) });
     await emit({ kind: 'rollout', record: record(1, 1) });
-    await emit({ kind: 'checkpoint', step: 1, path: checkpointPath('grpo', 1), files: new Map([['state.json', bytes('{"step":1}')]]) });
+    await emit({ kind: 'checkpoint', step: 1, path: checkpointPath(1), files: new Map([['state.json', bytes('{"step":1}')]]) });
     await emit({ kind: 'finished', step: 1, export: { path: 'adapter', files: new Map([['adapter_config.json', bytes('{}')], ['sub/x.bin', bytes('x')]]) } });
     console.log(order.join('\n'));
     expect(readFileSync(join(out, 'config.yaml'), 'utf8')).toBe('trainer: grpo\n');
@@ -45,7 +45,7 @@ describe('run events, recorder and storage', () => {
     expect(tracker.last).toBe('checkpoints/step-1');
     expect(await new StorageSource(s, 'adapter').readText('sub/x.bin')).toBe('x');
     expect(await readText(s, 'absent.txt')).toBeNull();
-    expect(checkpointPath('sft', 5)).toBe('checkpoint');
+    expect(checkpointPath(5)).toBe('checkpoints/step-5');
   });
 
   it('a folder write replaces the old one and leaves no side folder; a file write goes through .tmp', async () => {

@@ -78,7 +78,7 @@ describe('run commands', () => {
     expect([state.step, state.adam.t]).toEqual([3, 3]);
     const end = cancelled as RunEvent | null;
     if (end?.kind !== 'cancelled') throw new Error('no cancelled event');
-    expect([end.step, end.lastCheckpoint, end.export?.path]).toEqual([3, 'checkpoint', 'adapter']);
+    expect([end.step, end.lastCheckpoint, end.export?.path]).toEqual([3, 'checkpoints/step-3', 'adapter']);
     expect([...(end.export?.files?.keys() ?? [])].sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
     await run.dispose();
     model.dispose();

@@ -10,14 +10,14 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const files = [
   { path: 'config.yaml', bytes: enc('trainer: sft\n') },
   { path: 'metrics.jsonl', bytes: enc('{"step":1,"loss":2}\n') },
-  { path: 'checkpoint/state.json', bytes: enc('{}') },
-  { path: 'checkpoint/state.safetensors', bytes: new Uint8Array([1, 2, 3, 4]) },
+  { path: 'checkpoints/step-2/state.json', bytes: enc('{}') },
+  { path: 'checkpoints/step-2/state.safetensors', bytes: new Uint8Array([1, 2, 3, 4]) },
 ];
 
 describe('run folder zip', () => {
   it('round-trips a run folder under its id', () => {
     const zip = zipRunFolder({ runId: 'run-1', files });
-    expect(Object.keys(unzipSync(zip)).sort()).toEqual(['run-1/checkpoint/state.json', 'run-1/checkpoint/state.safetensors', 'run-1/config.yaml', 'run-1/metrics.jsonl']);
+    expect(Object.keys(unzipSync(zip)).sort()).toEqual(['run-1/checkpoints/step-2/state.json', 'run-1/checkpoints/step-2/state.safetensors', 'run-1/config.yaml', 'run-1/metrics.jsonl']);
     const back = runFolderOf(unzipEntries(zip, 'run-1.zip'), 'fallback');
     expect(back.runId).toBe('run-1');
     expect(back.files.map((f) => f.path).sort()).toEqual(files.map((f) => f.path).sort());

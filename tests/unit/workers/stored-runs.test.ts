@@ -20,9 +20,15 @@ describe('stored run summaries', () => {
     await s.writeFile('config.yaml', SFT);
     await s.writeFile('metrics.jsonl', '{"step":1,"loss":2}\n{"step":2,"loss":1.5}\n{"step":3,"lo');
     await s.writeFolder('checkpoint', new Map([['state.json', new TextEncoder().encode('{}')]]));
-    const r = await summarize('a', s, null);
+    let r = await summarize('a', s, null);
+    // An SFT run made before the one layout names its checkpoint/ ...
+    expect(r.lastCheckpoint).toBe('checkpoint');
+    // ... and the newest complete checkpoints/step-N wins (step-3 has no state.json yet).
+    await s.writeFolder('checkpoints/step-2', new Map([['state.json', new TextEncoder().encode('{}')]]));
+    await s.writeFolder('checkpoints/step-3', new Map([['state.safetensors', new Uint8Array(4)]]));
+    r = await summarize('a', s, null);
     console.log(JSON.stringify(r));
-    expect(r).toMatchObject({ runId: 'a', trainer: 'sft', env: null, model: 'public/models/stories260K', quant: 'none', quantEmbeddings: false, steps: 2, totalSteps: 10, lastCheckpoint: 'checkpoint', state: 'cut-off' });
+    expect(r).toMatchObject({ runId: 'a', trainer: 'sft', env: null, model: 'public/models/stories260K', quant: 'none', quantEmbeddings: false, steps: 2, totalSteps: 10, lastCheckpoint: 'checkpoints/step-2', state: 'cut-off' });
   });
 
   it('status.json names the end; a CLI folder with adapter/ is finished; a live run is live', async () => {
