@@ -71,7 +71,16 @@ export function applyRunEvents(v: RunView, events: readonly RunEvent[], now: num
         out.total = e.totalSteps;
         out.startStep = e.startStep;
         out.step = e.startStep;
-        if (out.phase === 'starting') out.phase = 'running';
+        // A run that ended (failed, cancelled) and is resumed in this page starts again.
+        if (out.phase === 'starting' || !isLive(out.phase)) out.phase = 'running';
+        out.error = null;
+        // A resume starts after its checkpoint: rows an earlier attempt showed past it were cut from
+        // metrics.jsonl and come again, so they leave the view (no duplicate steps).
+        if (rows.some((r) => r.step > e.startStep)) {
+          const keep = rows.map((r) => r.step <= e.startStep);
+          rows = rows.filter((_, i) => keep[i]);
+          rowSeconds = rowSeconds.filter((_, i) => keep[i]);
+        }
         break;
       case 'progress':
         if (rows.length && rows[rows.length - 1].step === e.step) {
