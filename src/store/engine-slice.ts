@@ -15,30 +15,35 @@ export interface EngineSlice {
   engineRestarted: boolean;
   /** A new engine worker and GPU device; the loaded models are forgotten and load again on demand. */
   restartEngine: () => Promise<void>;
-  /** Restarts the engine first when it is down (called by Start and Resume). */
+  /** Restarts the engine first when it is down (called by Start, Resume and every model load). */
   ensureEngine: () => Promise<void>;
 }
 
 export const createEngineSlice: StateCreator<StudioState, [], [], EngineSlice> = (set, get) => {
   // Model ids belong to the worker that loaded them: forget them as soon as it is down.
   onEngineDown((reason) => set({ engineDown: reason, engineRestarted: false, loadedModels: {} }));
+  /** The restart under way: a second caller waits for it instead of starting another. */
+  let restarting: Promise<void> | null = null;
+  const restart = async () => {
+    set({ engineRestarting: true });
+    try {
+      await restartEngine();
+      // Run views keep their rows; their model ids (for decoding tokens) named the old worker's models.
+      const runs = Object.fromEntries(Object.entries(get().runs).map(([id, v]) => [id, { ...v, modelId: null }]));
+      set({ engineDown: null, engineRestarted: true, loadedModels: {}, tokenText: {}, runs, runsError: null, runsErrorAt: null });
+    } finally {
+      set({ engineRestarting: false });
+    }
+    await get().refreshRuns();
+  };
   return {
     engineDown: null,
     engineRestarting: false,
     engineRestarted: false,
 
-    restartEngine: async () => {
-      if (get().engineRestarting) return;
-      set({ engineRestarting: true });
-      try {
-        await restartEngine();
-        // Run views keep their rows; their model ids (for decoding tokens) named the old worker's models.
-        const runs = Object.fromEntries(Object.entries(get().runs).map(([id, v]) => [id, { ...v, modelId: null }]));
-        set({ engineDown: null, engineRestarted: true, loadedModels: {}, tokenText: {}, runs, runsError: null, runsErrorAt: null });
-      } finally {
-        set({ engineRestarting: false });
-      }
-      await get().refreshRuns();
+    restartEngine: () => {
+      restarting ??= restart().finally(() => { restarting = null; });
+      return restarting;
     },
     ensureEngine: async () => {
       if (get().engineDown !== null || engineDown() !== null) await get().restartEngine();

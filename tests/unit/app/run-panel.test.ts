@@ -74,6 +74,7 @@ describe('run view reducer', () => {
     const row = (step: number): RunEvent => ({ kind: 'metrics', row: { step, loss: step / 10 } });
     const first = applyRunEvents(newRunView('r', null, 0), [
       { kind: 'started', runId: 'r', trainer: 'grpo', plan: null, totalSteps: 9, startStep: 0 }, row(1), row(2), row(3),
+      { kind: 'warning', step: 3, message: 'loss 0, no update' }, { kind: 'rollout', record: record(2, 0) }, { kind: 'rollout', record: record(3, 0) },
       { kind: 'failed', step: 3, message: 'The GPU device was lost', lastCheckpoint: 'checkpoints/step-2' },
     ], 0);
     expect(first.rows.map((r) => r.step)).toEqual([1, 2, 3]);
@@ -82,6 +83,9 @@ describe('run view reducer', () => {
     expect(resumed.rowSeconds).toHaveLength(4);
     expect(resumed.error).toBeNull();
     expect(resumed.phase).toBe('running');
+    expect(resumed.warnings).toEqual([]);
+    expect(resumed.rollouts.map((r) => r.step)).toEqual([2]);
+    expect(resumed.rolloutCount).toBe(1);
   });
 });
 
