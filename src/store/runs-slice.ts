@@ -110,6 +110,8 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         runs.sort((a, b) => (b.endedAt ?? '').localeCompare(a.endedAt ?? '') || a.runId.localeCompare(b.runId));
         set({ storedRuns: runs, runsLoaded: true });
       } catch (e) {
+        // A crashed engine worker cannot list: start a new one (which lists again) instead of failing.
+        if (get().engineDown !== null && !get().engineRestarting) return get().ensureEngine();
         set({ runsLoaded: true });
         fail('listing the stored runs', e);
       }

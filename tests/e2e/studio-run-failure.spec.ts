@@ -3,10 +3,11 @@
 // self.__engineTest.loseDevice() in the engine worker); Restart engine (no reload) gives a new
 // worker and device, Resume in the Runs panel continues the run from its checkpoint and its
 // metrics.jsonl goes on past it with every step once (axe clean on the Run panel). Then, after a
-// reload, a second run's engine worker crashes (an uncaught error in the worker). Both times the
-// Run panel shows the run failed with an error naming its last checkpoints/step-N and what to do
-// (Restart engine or reload, Resume from it in the Runs panel); after a reload the Runs panel
-// lists the first run. Screenshots of each stage.
+// reload, a second run's engine worker crashes (an uncaught error in the worker); the Runs panel,
+// with no Restart click, starts a new engine itself to list the runs and Resume continues it. Both times the Run panel shows
+// the run failed with an error naming its last checkpoints/step-N and what to do (Restart engine
+// or reload, Resume from it in the Runs panel); after a reload the Runs panel lists the first run.
+// Screenshots of each stage.
 import { expect, test, type Page, type Worker } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
@@ -55,6 +56,12 @@ const readOpfs = (page: Page, runId: string, path: string) => page.evaluate(asyn
   return (await (await d.getFileHandle(parts.at(-1)!)).getFile()).text();
 }, [runId, path] as const);
 
+/** The newest step in a run's metrics.jsonl; 0 while the file is being replaced (the resume cuts it through a rename). */
+const newestStep = async (page: Page, runId: string): Promise<number> => {
+  const text = await readOpfs(page, runId, 'metrics.jsonl').catch(() => '');
+  return Math.max(0, ...stepsOf(text));
+};
+
 const stepsOf = (jsonl: string): number[] => jsonl.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step);
 
 /** The failed run's error and the checkpoint the panel names. */
@@ -101,7 +108,7 @@ test('device loss and an engine worker crash mid-run reach the Run panel naming 
   await page.getByRole('button', { name: `Resume ${first}` }).click();
   await expect(page.getByTestId('runs-status')).toContainText(`${first}: resumed from`, { timeout: 300_000 });
   // Two steps past the checkpoint: the failed attempt can have logged at most one.
-  await expect.poll(async () => Math.max(...stepsOf(await readOpfs(page, first, 'metrics.jsonl'))), { timeout: 600_000, message: 'a metrics row past the checkpoint' }).toBeGreaterThanOrEqual(ckStep + 2);
+  await expect.poll(() => newestStep(page, first), { timeout: 600_000, message: 'a metrics row past the checkpoint' }).toBeGreaterThanOrEqual(ckStep + 2);
   const steps = stepsOf(await readOpfs(page, first, 'metrics.jsonl'));
   console.log(`restarted and resumed from ${a.checkpoint}: metrics.jsonl steps ${steps.join(',')}`);
   expect(steps, 'every step once, no duplicate rows').toEqual(steps.map((_, i) => i + 1));
@@ -121,7 +128,7 @@ test('device loss and an engine worker crash mid-run reach the Run panel naming 
   await expect(page.getByTestId(`run-row-${first}`)).toHaveAttribute('data-state', 'cancelled', { timeout: 60_000 });
 
   // 2. The engine worker itself dies mid-run (an uncaught error reaches the page's worker `error` event).
-  await startUntilCheckpoint(page);
+  const second = await startUntilCheckpoint(page);
   await (await engineWorker(page)).evaluate(() => { setTimeout(() => { throw new Error('test: the engine worker broke'); }, 0); });
   const b = await failure(page);
   console.log(`worker crashed: "${b.error}"`);
@@ -134,4 +141,21 @@ test('device loss and an engine worker crash mid-run reach the Run panel naming 
   expect(b.error).toContain(`Resume from ${b.checkpoint} in the Runs panel.`);
   await shot(page, testInfo, 'worker-crashed');
   await page.screenshot({ path: testInfo.outputPath('worker-crashed.png') });
+
+  // The Runs panel (no Restart engine click, no reload) starts a new engine itself to list the
+  // runs, and Resume continues the crashed one.
+  await page.evaluate(() => { window.location.hash = '#runs'; });
+  await expect(page.getByTestId('engine-restarted')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId(`run-row-${second}`)).toHaveAttribute('data-state', 'failed', { timeout: 60_000 });
+  const ck2 = Number(/(\d+)$/.exec(b.checkpoint)![1]);
+  await page.getByRole('button', { name: `Resume ${second}` }).click();
+  await expect(page.getByTestId('runs-status')).toContainText(`${second}: resumed from`, { timeout: 300_000 });
+  await expect.poll(() => newestStep(page, second), { timeout: 600_000, message: 'a metrics row past the checkpoint' }).toBeGreaterThanOrEqual(ck2 + 2);
+  const steps2 = stepsOf(await readOpfs(page, second, 'metrics.jsonl'));
+  console.log(`crashed, resumed from ${b.checkpoint} without a restart click: metrics.jsonl steps ${steps2.join(',')}`);
+  expect(steps2, 'every step once, no duplicate rows').toEqual(steps2.map((_, i) => i + 1));
+  await page.evaluate(() => { window.location.hash = '#run'; });
+  await expect(page.getByRole('heading', { name: `Run ${second}` })).toBeVisible();
+  await page.getByTestId('run-stop').click();
+  await expect(page.getByTestId('run-status')).toHaveText('Stopped', { timeout: 300_000 });
 });
