@@ -29,7 +29,7 @@ export class GpuOutOfMemoryError extends GpuError {
 export class GpuDeviceLostError extends GpuError {
   constructor(reason: string, detail: string) {
     super(`The GPU device was lost (${reason}): ${detail.replace(/\.+$/, '') || 'no detail from the driver'}. ` +
-      'Reload the page (or restart the command) to get a new device; if it repeats, lower the ' +
+      'Reload the page or press Restart engine (studio), or restart the command, to get a new device; if it repeats, lower the ' +
       'batch size or model size, and close other GPU-heavy tabs.');
     this.name = 'GpuDeviceLostError';
   }

@@ -8,8 +8,9 @@ import { resumePoint } from './rl-run';
 import type { TrainerKind } from '../rl/config-schema';
 import type { TrainState } from '../train/checkpoint';
 import { checkpointSlots, cutJsonl, recoverCheckpoint } from './run-folder';
-import { METRICS_FILE, ROLLOUTS_FILE } from './layout';
-import type { RunStorage } from './storage';
+import { parse } from 'yaml';
+import { CONFIG_FILE, METRICS_FILE, ROLLOUTS_FILE } from './layout';
+import { readText, type RunStorage } from './storage';
 
 export interface RunResume {
   /** The newest complete checkpoint's state; null when the folder has none yet (the run starts over). */
@@ -41,4 +42,19 @@ export async function prepareResume(s: RunStorage, cfg: ModelConfig, trainer: Tr
 export function savedSftData(state: TrainState | null): { file?: string; maxLength?: number } {
   const saved = state?.config as { data?: { file?: string }; maxLength?: number } | undefined;
   return { file: saved?.data?.file, maxLength: saved?.maxLength };
+}
+
+const KEEP_FIELD = 'log.keep_checkpoints';
+
+/**
+ * The keep-last-N a resumed run goes on with: the one its config.yaml saved (the run's own
+ * setting), unless `--set log.keep_checkpoints=N` is among `sets` (then `current`, which already
+ * holds it). `current` too when the folder has no config.yaml or it names no valid count.
+ */
+export async function resumedKeepCheckpoints(s: RunStorage, current: number, sets: readonly string[]): Promise<number> {
+  if (sets.some((x) => x.trim().startsWith(`${KEEP_FIELD}=`))) return current;
+  const text = await readText(s, CONFIG_FILE);
+  if (text === null) return current;
+  const saved = (parse(text) as { log?: { keep_checkpoints?: unknown } } | null)?.log?.keep_checkpoints;
+  return typeof saved === 'number' && Number.isInteger(saved) && saved >= 0 ? saved : current;
 }

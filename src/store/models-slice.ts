@@ -128,6 +128,7 @@ export const createModelsSlice: StateCreator<StudioState, [], [], ModelsSlice> =
     if (have) return have;
     const m = get().models.find((x) => x.name === name);
     if (!m) throw new Error(`no model named "${name}"; pick one in the Models panel`);
+    await get().ensureEngine();   // a worker that crashed or lost its device cannot load: start a new one
     set({ modelLoad: { name, done: 0, total: 1, stage: 'reading files' }, modelError: null });
     try {
       const info = await engine().loadModel({ source: m.source, quant, quantEmbeddings }, (done, total, stage) => set({ modelLoad: { name, done, total, stage } }));

@@ -7,7 +7,7 @@ import type { StateCreator } from 'zustand';
 import type { RunEvent } from '../run/events';
 import type { DatasetSource } from '../workers/engine/protocol';
 import { fetchShipped } from '../ui/datasets/shipped-urls';
-import { engine } from './engine';
+import { engine, onRunEvent } from './engine';
 import { applyRunEvents, applyStatus, newRunView, type RunView } from './run-view';
 import { dataForConfig, modelForConfig } from './run-start';
 import type { StudioState } from './store';
@@ -77,7 +77,7 @@ export const createRunSlice: StateCreator<StudioState, [], [], RunSlice> = (set,
   const listen = () => {
     if (listening) return;
     listening = true;
-    engine().onEvent((runId, event) => {
+    onRunEvent((runId, event) => {
       queue.push({ runId, event });
       timer ??= setTimeout(flush, FLUSH_MS);
     });
@@ -111,9 +111,11 @@ export const createRunSlice: StateCreator<StudioState, [], [], RunSlice> = (set,
       const model = modelForConfig(cfg, s.models, s.selectedModel);
       if ('error' in model) return set({ runStartError: model.error });
       set({ runStartError: null, runStarting: 'model' });
-      let stage = 'loading the model';
+      let stage = 'restarting the engine';
       try {
         listen();
+        await get().ensureEngine();
+        stage = 'loading the model';
         const info = await get().ensureModel(cfg.model.quant, model.name, cfg.model.quant_embeddings);
         stage = 'reading the data';
         set({ runStarting: 'data' });

@@ -71,7 +71,22 @@ export function applyRunEvents(v: RunView, events: readonly RunEvent[], now: num
         out.total = e.totalSteps;
         out.startStep = e.startStep;
         out.step = e.startStep;
-        if (out.phase === 'starting') out.phase = 'running';
+        // A run that ended (failed, cancelled) and is resumed in this page starts again.
+        if (out.phase === 'starting' || !isLive(out.phase)) out.phase = 'running';
+        out.error = null;
+        // A resume starts after its checkpoint: rows, warnings and rollouts an earlier attempt showed
+        // past it were cut from the logs and come again, so they leave the view (no duplicate steps).
+        if (rows.some((r) => r.step > e.startStep)) {
+          const keep = rows.map((r) => r.step <= e.startStep);
+          rows = rows.filter((_, i) => keep[i]);
+          rowSeconds = rowSeconds.filter((_, i) => keep[i]);
+        }
+        if (warnings.some((w) => w.step > e.startStep)) warnings = warnings.filter((w) => w.step <= e.startStep);
+        if (rollouts.some((r) => r.step > e.startStep)) {
+          const kept = rollouts.filter((r) => r.step <= e.startStep);
+          out.rolloutCount -= rollouts.length - kept.length;
+          rollouts = kept;
+        }
         break;
       case 'progress':
         if (rows.length && rows[rows.length - 1].step === e.step) {

@@ -7,7 +7,7 @@ import type { StateCreator } from 'zustand';
 import type { MetricsRow } from '../run/events';
 import type { StoredRun } from '../workers/engine/protocol';
 import { runFolderFromFiles, zipRunFolder } from '../ui/runs/run-zip';
-import { engine } from './engine';
+import { engine, onRunEvent } from './engine';
 import type { Quant } from './models-slice';
 import type { StudioState } from './store';
 
@@ -67,7 +67,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
   const listen = () => {
     if (listening) return;
     listening = true;
-    engine().onEvent((runId, e) => {
+    onRunEvent((runId, e) => {
       if (e.kind === 'progress') {
         set({ storedRuns: get().storedRuns.map((r) => (r.runId === runId ? { ...r, steps: e.step, totalSteps: e.total, state: 'live', message: 'running' } : r)) });
       } else if (e.kind === 'finished' || e.kind === 'failed' || e.kind === 'cancelled') {
@@ -110,6 +110,8 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         runs.sort((a, b) => (b.endedAt ?? '').localeCompare(a.endedAt ?? '') || a.runId.localeCompare(b.runId));
         set({ storedRuns: runs, runsLoaded: true });
       } catch (e) {
+        // A crashed engine worker cannot list: start a new one (which lists again) instead of failing.
+        if (get().engineDown !== null && !get().engineRestarting) return get().ensureEngine();
         set({ runsLoaded: true });
         fail('listing the stored runs', e);
       }
@@ -121,6 +123,7 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
       if (!name || !get().models.some((m) => m.name === name)) {
         throw new Error(`its config.yaml names the model "${run.model ?? '(none)'}", which the studio does not have; add it in the Models panel (or resume from the CLI: train --resume)`);
       }
+      await get().ensureEngine();
       const info = await get().ensureModel((run.quant === 'none' ? 'none' : 'nf4') as Quant, name, run.quantEmbeddings);
       await engine().resumeRun({ runId, modelId: info.modelId });
       set({ runsNote: `${runId}: resumed from ${run.lastCheckpoint ?? 'the start (no checkpoint yet)'} with ${name}` });

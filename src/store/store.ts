@@ -3,6 +3,7 @@
 import { create } from 'zustand';
 import { createConfigSlice, type ConfigSlice } from './config-slice';
 import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice';
+import { createEngineSlice, type EngineSlice } from './engine-slice';
 import { createEvalSlice, type EvalSlice } from './eval-slice';
 import { createExportSlice, type ExportSlice } from './export-slice';
 import { createGpuSlice, type GpuSlice } from './gpu-slice';
@@ -16,10 +17,11 @@ import { createScoreSlice, type ScoreSlice } from './score-slice';
 import { createToolsSlice, type ToolsSlice } from './tools-slice';
 import { createUiSlice, type UiSlice } from './ui-slice';
 
-export type StudioState = GpuSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice & PlanSlice & StepTimeSlice;
+export type StudioState = GpuSlice & EngineSlice & UiSlice & DatasetsSlice & ConfigSlice & ToolsSlice & ModelsSlice & ExportSlice & RunSlice & RunsSlice & PlaygroundSlice & EvalSlice & ScoreSlice & PlanSlice & StepTimeSlice;
 
 export const useStudio = create<StudioState>()((...a) => ({
   ...createGpuSlice(...a),
+  ...createEngineSlice(...a),
   ...createUiSlice(...a),
   ...createDatasetsSlice(...a),
   ...createConfigSlice(...a),

@@ -1,13 +1,17 @@
 // Browser test of a run that dies under the Run panel: a small stories260K GRPO run (a checkpoint
 // every step) started with Start loses its GPU device mid-run (the test build's
-// self.__engineTest.loseDevice() in the engine worker), then, after a reload, a second run's engine
-// worker crashes (an uncaught error in the worker). Both times the Run panel shows the run failed
-// with an error naming its last checkpoints/step-N and what to do (reload, Resume from it in the
-// Runs panel); after the reload the Runs panel lists the run with that checkpoint. Screenshots of both.
+// self.__engineTest.loseDevice() in the engine worker); Restart engine (no reload) gives a new
+// worker and device, Resume in the Runs panel continues the run from its checkpoint and its
+// metrics.jsonl goes on past it with every step once (axe clean on the Run panel). Then, after a
+// reload, a second run's engine worker crashes (an uncaught error in the worker); the Runs panel,
+// with no Restart click, starts a new engine itself to list the runs and Resume continues it. Both times the Run panel shows
+// the run failed with an error naming its last checkpoints/step-N and what to do (Restart engine
+// or reload, Resume from it in the Runs panel); after a reload the Runs panel lists the first run.
+// Screenshots of each stage.
 import { expect, test, type Page, type Worker } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { shot } from './studio-helpers';
+import { seriousViolations, shot } from './studio-helpers';
 
 /** configs/stories_grpo.yaml made small (as studio-run.spec.ts), a checkpoint after every step. */
 function config(): string {
@@ -43,6 +47,23 @@ async function engineWorker(page: Page): Promise<Worker> {
   return page.workers().find((w) => /engine/.test(w.url()))!;
 }
 
+/** A run's file in the page's OPFS (runs/ID/path). */
+const readOpfs = (page: Page, runId: string, path: string) => page.evaluate(async ([id, p]) => {
+  let d = await (await navigator.storage.getDirectory()).getDirectoryHandle('runs');
+  d = await d.getDirectoryHandle(id);
+  const parts = p.split('/');
+  for (const x of parts.slice(0, -1)) d = await d.getDirectoryHandle(x);
+  return (await (await d.getFileHandle(parts.at(-1)!)).getFile()).text();
+}, [runId, path] as const);
+
+/** The newest step in a run's metrics.jsonl; 0 while the file is being replaced (the resume cuts it through a rename). */
+const newestStep = async (page: Page, runId: string): Promise<number> => {
+  const text = await readOpfs(page, runId, 'metrics.jsonl').catch(() => '');
+  return Math.max(0, ...stepsOf(text));
+};
+
+const stepsOf = (jsonl: string): number[] => jsonl.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step);
+
 /** The failed run's error and the checkpoint the panel names. */
 async function failure(page: Page): Promise<{ error: string; checkpoint: string }> {
   await expect(page.getByTestId('run-status')).toHaveText('Failed', { timeout: 120_000 });
@@ -63,30 +84,79 @@ test('device loss and an engine worker crash mid-run reach the Run panel naming 
   console.log(`device lost: "${a.error}"`);
   expect(a.checkpoint).toMatch(/^checkpoints\/step-\d+$/);
   expect(a.error).toContain('The GPU device was lost');
-  expect(a.error).toContain('Reload the page');
+  expect(a.error).toContain('Reload the page or press Restart engine');
   expect(a.error).toContain(`Resume from ${a.checkpoint} in the Runs panel.`);
   await shot(page, testInfo, 'device-lost');
   await page.screenshot({ path: testInfo.outputPath('device-lost.png') });
 
-  // The run folder says so too: after a reload the Runs panel lists it failed, with that checkpoint.
-  await page.goto('/#runs');
-  await page.reload();
+  // Restart engine, in this page: a new worker and device, no reload.
+  await expect(page.getByTestId('engine-down')).toBeVisible();
+  expect(await seriousViolations(page), 'axe, Run panel after the device loss').toEqual([]);
+  const oldWorker = await engineWorker(page);
+  await page.getByTestId('engine-restart').click();
+  await expect(page.getByTestId('engine-restarted')).toBeVisible({ timeout: 60_000 });
+  await expect.poll(() => page.workers().includes(oldWorker), { message: 'the old engine worker is ended' }).toBe(false);
+  await shot(page, testInfo, 'engine-restarted');
+
+  // The run folder says the run failed at that checkpoint; Resume continues it on the new engine.
+  await page.evaluate(() => { window.location.hash = '#runs'; });
   const row = page.getByTestId(`run-row-${first}`);
   await expect(row).toHaveAttribute('data-state', 'failed', { timeout: 60_000 });
   await expect(row).toContainText(a.checkpoint);
   await expect(row).toContainText('The GPU device was lost');
+  const ckStep = Number(/(\d+)$/.exec(a.checkpoint)![1]);
+  await page.getByRole('button', { name: `Resume ${first}` }).click();
+  await expect(page.getByTestId('runs-status')).toContainText(`${first}: resumed from`, { timeout: 300_000 });
+  // Two steps past the checkpoint: the failed attempt can have logged at most one.
+  await expect.poll(() => newestStep(page, first), { timeout: 600_000, message: 'a metrics row past the checkpoint' }).toBeGreaterThanOrEqual(ckStep + 2);
+  const steps = stepsOf(await readOpfs(page, first, 'metrics.jsonl'));
+  console.log(`restarted and resumed from ${a.checkpoint}: metrics.jsonl steps ${steps.join(',')}`);
+  expect(steps, 'every step once, no duplicate rows').toEqual(steps.map((_, i) => i + 1));
+  await page.evaluate(() => { window.location.hash = '#run'; });
+  await expect(page.getByRole('heading', { name: `Run ${first}` })).toBeVisible();
+  await expect(page.getByTestId('run-status')).toHaveText('Running');
+  await expect(page.getByTestId('run-error')).toHaveCount(0);
+  expect(await seriousViolations(page), 'axe, Run panel of the resumed run').toEqual([]);
+  await shot(page, testInfo, 'resumed-after-restart');
+  await page.screenshot({ path: testInfo.outputPath('resumed-after-restart.png') });
+  await page.getByTestId('run-stop').click();
+  await expect(page.getByTestId('run-status')).toHaveText('Stopped', { timeout: 300_000 });
+
+  // After a reload the Runs panel lists it stopped, with its newest checkpoint.
+  await page.goto('/#runs');
+  await page.reload();
+  await expect(page.getByTestId(`run-row-${first}`)).toHaveAttribute('data-state', 'cancelled', { timeout: 60_000 });
 
   // 2. The engine worker itself dies mid-run (an uncaught error reaches the page's worker `error` event).
-  await startUntilCheckpoint(page);
+  const second = await startUntilCheckpoint(page);
   await (await engineWorker(page)).evaluate(() => { setTimeout(() => { throw new Error('test: the engine worker broke'); }, 0); });
   const b = await failure(page);
   console.log(`worker crashed: "${b.error}"`);
   expect(b.checkpoint).toMatch(/^checkpoints\/step-\d+$/);
   expect(b.error).toContain('the engine worker crashed');
   expect(b.error).toContain('test: the engine worker broke');
-  expect(b.error).toContain('reload the page');
+  expect(b.error).toContain('Restart engine (Run or Runs panel) starts a new one, or reload the page');
+  await expect(page.getByTestId('engine-restart')).toBeVisible();
   expect(b.error).toContain(`the last checkpoint is ${b.checkpoint}`);
   expect(b.error).toContain(`Resume from ${b.checkpoint} in the Runs panel.`);
   await shot(page, testInfo, 'worker-crashed');
   await page.screenshot({ path: testInfo.outputPath('worker-crashed.png') });
+
+  // The Runs panel (no Restart engine click, no reload) starts a new engine itself to list the
+  // runs, and Resume continues the crashed one.
+  await page.evaluate(() => { window.location.hash = '#runs'; });
+  await expect(page.getByTestId('engine-restarted')).toBeVisible({ timeout: 60_000 });
+  // The dead worker wrote no status.json: the folder is listed cut off, resumable all the same.
+  await expect(page.getByTestId(`run-row-${second}`)).toHaveAttribute('data-state', 'cut-off', { timeout: 60_000 });
+  const ck2 = Number(/(\d+)$/.exec(b.checkpoint)![1]);
+  await page.getByRole('button', { name: `Resume ${second}` }).click();
+  await expect(page.getByTestId('runs-status')).toContainText(`${second}: resumed from`, { timeout: 300_000 });
+  await expect.poll(() => newestStep(page, second), { timeout: 600_000, message: 'a metrics row past the checkpoint' }).toBeGreaterThanOrEqual(ck2 + 2);
+  const steps2 = stepsOf(await readOpfs(page, second, 'metrics.jsonl'));
+  console.log(`crashed, resumed from ${b.checkpoint} without a restart click: metrics.jsonl steps ${steps2.join(',')}`);
+  expect(steps2, 'every step once, no duplicate rows').toEqual(steps2.map((_, i) => i + 1));
+  await page.evaluate(() => { window.location.hash = '#run'; });
+  await expect(page.getByRole('heading', { name: `Run ${second}` })).toBeVisible();
+  await page.getByTestId('run-stop').click();
+  await expect(page.getByTestId('run-status')).toHaveText('Stopped', { timeout: 300_000 });
 });

@@ -7,9 +7,13 @@ import { basename, join } from 'node:path';
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
 import { loadCliModel, MODEL_OPTIONS } from '../../model/node-load';
+import { DEFAULT_CONFIG } from '../../rl/config-schema';
 import { OnlineTrainer } from '../../server/openai/online';
 import { DEFAULT_HTTP, startServe } from '../../server/openai/server';
 import { openTraceTrainer, withoutAdapter, type TraceTrainerSetup } from './train-traces';
+
+/** The run config's log.keep_checkpoints default, so served runs keep as many as trained ones. */
+const DEFAULT_KEEP = DEFAULT_CONFIG.log.keep_checkpoints;
 
 function positiveInt(name: string, v: number): number {
   if (!Number.isInteger(v) || v < 0) throw new Error(`--${name} must be a non-negative integer, got ${v}`);
@@ -38,6 +42,8 @@ Online training (the served LoRA adapter learns from rewarded rollouts while ser
   --online                train: every --online-batch rewarded rollouts, one update, then hot swap
   --online-batch N        rewarded rollouts per update (default 8; GRPO groups them by task id)
   --checkpoint-every N    write OUT/checkpoints/step-N/ every N updates (default 1; 0: none)
+  --keep-checkpoints N    keep the newest N checkpoint folders, older ones removed (default
+                          ${DEFAULT_KEEP}, as log.keep_checkpoints; 0: keep all)
   --adapter DIR           with --online: the adapter to continue (default a fresh LoRA, a no-op at first)
   train-traces flags      --trainer --steps --lr --rank --alpha --targets --seed --micro-batch --beta
                           --epsilon-low --epsilon-high --loss-type --scale-rewards --threshold --clip
@@ -64,7 +70,8 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
       setup = await openTraceTrainer(args, rt, model, loaded.config, log);
       trainer = new OnlineTrainer(rt, setup.trainer, setup.loss, {
         batch: positiveInt('online-batch', getNumber(args, 'online-batch', 8)), outDir: out, baseModelName: modelPath, modelCfg: loaded.config,
-        checkpointEvery: positiveInt('checkpoint-every', getNumber(args, 'checkpoint-every', 1)), train: setup.options,
+        checkpointEvery: positiveInt('checkpoint-every', getNumber(args, 'checkpoint-every', 1)),
+        keepCheckpoints: positiveInt('keep-checkpoints', getNumber(args, 'keep-checkpoints', DEFAULT_KEEP)), train: setup.options,
       }, log);
     }
     const s = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, {

@@ -20,7 +20,7 @@ import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
-import { prepareResume, savedSftData } from '../../run/resume';
+import { prepareResume, resumedKeepCheckpoints, savedSftData } from '../../run/resume';
 import { RunControl } from '../../train/run-control';
 import { fanOut } from '../../run/events';
 import { METRICS_FILE } from '../../run/layout';
@@ -137,7 +137,10 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
     log(r.cut ? `; cut ${r.cut} metrics.jsonl rows past it\n` : '\n');
   }
   const saved = savedSftData(state);
-  const rc = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
+  const built = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
+  // A resumed run keeps its own log.keep_checkpoints (config.yaml) unless --set gives one (`train` settles it before calling).
+  const keep = folder === 'resume' && !given ? await resumedKeepCheckpoints(storage, built.log.keep_checkpoints, args.all.set ?? []) : built.log.keep_checkpoints;
+  const rc: RunConfig = { ...built, log: { ...built.log, keep_checkpoints: keep } };
   const input = sftInputOf(rc);
   const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved.file ?? requireString(args, 'data') : rc.data.dataset!;
   const maxLength = state ? saved.maxLength ?? 512 : sftMaxLength(rc, cfg.maxPositions);

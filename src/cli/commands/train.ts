@@ -19,6 +19,8 @@ import { printRun } from '../../run/printer';
 import { planOfRun } from '../../run/run-plan';
 import { formatPlan } from '../../train/memory-plan';
 import { runSft } from './sft';
+import { resumedKeepCheckpoints } from '../../run/resume';
+import { NodeFsStorage } from '../../run/node-storage';
 
 /** The run config: --config F, or the default preset (configs/agent_grpo.yaml, paths from the repo root). */
 export function readConfig(args: Parameters<CliCommand['run']>[0], log: (s: string) => void = (s) => process.stderr.write(s)): RlConfig {
@@ -70,7 +72,7 @@ trainer: sft runs the SFT loop (\`npm run cli -- sft\`, src/run/sft-run.ts) on t
 mapped by src/run/trainer-settings.ts: data.dataset is the chat JSONL, rollout.batch_size the
 examples per update.`,
   async run(args) {
-    const cfg = readConfig(args);
+    let cfg = readConfig(args);
     const log = (s: string) => process.stderr.write(s);
     const preview = getNumber(args, 'preview-tasks');
     if (preview !== undefined) {
@@ -90,6 +92,8 @@ examples per update.`,
       return 0;
     }
     const { out, intent } = runFolderOf(args, cfg);
+    // A resumed run keeps its own log.keep_checkpoints (its config.yaml) unless --set gives one.
+    if (intent === 'resume') cfg = { ...cfg, log: { ...cfg.log, keep_checkpoints: await resumedKeepCheckpoints(new NodeFsStorage(out), cfg.log.keep_checkpoints, args.all.set ?? []) } };
     if (cfg.trainer === 'sft') {
       const flags: ParsedArgs['flags'] = { tune: String(getBool(args, 'tune', true)), ...(cfg.model.adapter !== null ? { adapter: cfg.model.adapter } : {}), ...(intent === 'resume' ? { resume: out } : intent === 'overwrite' ? { overwrite: true } : {}) };
       return runSft({ positionals: [], flags, all: {} }, { ...cfg, log: { ...cfg.log, out_dir: out } });

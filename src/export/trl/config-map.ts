@@ -88,6 +88,7 @@ export const FIELD_MAP: readonly FieldMap[] = [
   { ours: 'train.recompute', trl: 'gradient_checkpointing', trlValue: (c) => c.train.recompute, verl: `${AR}.model.enable_gradient_checkpointing`, verlValue: (c) => c.train.recompute },
   { ours: 'log.out_dir', trl: 'output_dir', trlValue: () => 'outputs/grpo', verl: 'trainer.default_local_dir', verlValue: () => 'outputs/verl' },
   { ours: 'log.checkpoint_every', trl: 'save_steps', trlValue: (c) => (c.log.checkpoint_every || c.train.steps) * c.grpo.num_iterations, verl: 'trainer.save_freq', verlValue: (c) => c.log.checkpoint_every || c.train.steps },
+  { ours: 'log.keep_checkpoints', trl: 'save_total_limit', trlValue: (c) => c.log.keep_checkpoints || null, verl: 'trainer.max_actor_ckpt_to_keep', verlValue: (c) => c.log.keep_checkpoints || null, note: 'the newest N checkpoints kept; 0 (keep all) is TRL\'s None / verl\'s null' },
   { ours: 'log.print_examples', trl: 'num_completions_to_print', trlValue: (c) => c.log.print_examples, verl: null },
   { ours: 'env.weights', trl: 'reward_weights', trlValue: (_c, m) => [...m.rewardWeights], verl: null, note: 'one TRL reward function per reward part, in reward_config.json order; verl gets the weighted total from verl_reward.py' },
   { ours: 'rollout.max_tokens', trl: null, verl: 'data.max_prompt_length', verlValue: (c) => Math.max(1, c.rollout.max_tokens - completionLength(c)), note: 'TRL has no whole-episode cap besides max_completion_length (vLLM: vllm_max_model_length)' },

@@ -3,7 +3,7 @@
 // sampled them, runs one trace-training update (trace-train.ts, the same code as train-traces) on
 // the LoRA adapter being served (the trainer's tensors ARE the served adapter, so the next request
 // reads the updated weights: the hot swap), writes metrics.jsonl, adapter/ and checkpoints/step-N/
-// into the run folder, then resumes. Tested by tests/unit/server/serve-online.test.ts.
+// (the newest keepCheckpoints kept, as every trainer) into the run folder, then resumes. Tested by tests/unit/server/serve-online.test.ts.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GpuRuntime } from '../../gpu/runtime';
@@ -13,6 +13,8 @@ import { modelShape, saveTrainState, TRAIN_STATE_VERSION } from '../../train/che
 import { exportPeftAdapter } from '../../train/peft-export';
 import type { Trainer } from '../../train/trainer';
 import { writeFilesAtomic } from '../../train/write-files';
+import { NodeFsStorage } from '../../run/node-storage';
+import { pruneCheckpoints } from '../../run/run-folder';
 import { episodesOfRollout, type TraceEpisode } from './trace-episodes';
 import { trainOnTraces, type TraceTrainOptions } from './trace-train';
 import type { CallRecord } from './traces';
@@ -27,6 +29,9 @@ export interface OnlineOptions {
   modelCfg: ModelConfig;
   /** Write a checkpoint every N updates (0: none; adapter/ is rewritten after every update). */
   checkpointEvery: number;
+  /** Keep the newest N checkpoints/step-M/ folders, older ones removed once a new one is complete
+   * (log.keep_checkpoints of the run config; 0: keep all). */
+  keepCheckpoints: number;
   train: TraceTrainOptions;
 }
 
@@ -161,5 +166,7 @@ export class OnlineTrainer {
       ...(lora ? { lora } : {}), model: modelShape(this.opts.modelCfg), params: st.params, adam: st.adam, ...(this.last ? { metrics: [this.last] } : {}),
     });
     await writeFilesAtomic(join(this.opts.outDir, 'checkpoints', `step-${t}`), files);
+    const gone = await pruneCheckpoints(new NodeFsStorage(this.opts.outDir), this.opts.keepCheckpoints, t);
+    if (gone.length) this.log(`online: removed ${gone.join(', ')} (keeping the newest ${this.opts.keepCheckpoints})`);
   }
 }

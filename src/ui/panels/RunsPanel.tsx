@@ -1,5 +1,6 @@
 // Runs panel: every run stored in this browser (survives reloads) with its state, steps, trainer
-// and model; Resume for a cut-off, cancelled or failed run (its progress shows in the table);
+// and model; Resume for a cut-off, cancelled or failed run (its progress shows in the table; after a
+// lost GPU device or a crashed engine worker, Restart engine or Resume itself starts a new one);
 // compare several runs on one metric; import a CLI run folder (folder, files or zip) and export
 // one as a zip. State in src/store/runs-slice.ts. Tested by tests/e2e/studio-runs.spec.ts.
 import { useEffect } from 'react';
@@ -7,6 +8,7 @@ import { useStudio } from '../../store/store';
 import { CompareChart } from '../runs/CompareChart';
 import { ImportRun } from '../runs/ImportRun';
 import { RunsTable } from '../runs/RunsTable';
+import { EngineRestart } from '../run/EngineRestart';
 
 export function RunsPanel() {
   const runs = useStudio((s) => s.storedRuns);
@@ -29,6 +31,7 @@ export function RunsPanel() {
         </span>
       </div>
       {error && <p className="error" role="alert" data-testid="runs-error">{error}</p>}
+      <EngineRestart />
       <div className="card wide">
         {loaded && !runs.length ? <p>No run is stored in this browser yet: start one in the Run panel, or import a folder the CLI wrote.</p> : <RunsTable runs={runs} />}
       </div>

@@ -1,8 +1,10 @@
 // The shown run's status line and its buttons: Pause / Resume / Stop / Checkpoint now (each sent to
 // the engine worker between steps; a pause holds after the current step), the last checkpoint, and
-// the run's error with what to do. Exercised by tests/e2e/studio-run.spec.ts.
+// the run's error with what to do (and Restart engine when the worker or its device is gone).
+// Exercised by tests/e2e/studio-run.spec.ts and studio-run-failure.spec.ts.
 import { useStudio } from '../../store/store';
 import { failureText, isLive, type RunView } from '../../store/run-view';
+import { EngineRestart } from './EngineRestart';
 
 function phaseText(v: RunView): string {
   switch (v.phase) {
@@ -39,6 +41,7 @@ export function RunControls({ run }: { run: RunView }) {
       </dl>
       {error && <p className="error" role="alert" data-testid="run-command-error">{error}</p>}
       {run.error && <p className="error" role="alert" data-testid="run-error">{failureText(run)}</p>}
+      <EngineRestart />
     </div>
   );
 }

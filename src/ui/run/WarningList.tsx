@@ -10,7 +10,8 @@ export function WarningList({ run }: { run: RunView }) {
       {run.warnings.length === 0
         ? <p className="small">None so far. A step that updates nothing says why here.</p>
         : (
-          <ul className="warning-list" data-testid="run-warnings">
+          // Scrolls when long: focusable so the keyboard can scroll it (axe scrollable-region-focusable).
+          <ul className="warning-list" data-testid="run-warnings" tabIndex={0} aria-label={`Warnings of run ${run.runId}`}>
             {run.warnings.map((w, i) => <li key={i}><strong>step {w.step}</strong>: {w.message}</li>)}
           </ul>
         )}

@@ -3,8 +3,10 @@
 // removeModel, scanRuns, exportRun for the Models and Export panels; listRuns, resumeRun, importRun,
 // deleteRun for stored runs), each a promise of the matching result; run events to listeners, a
 // chat's streamed pieces to its caller. When the worker dies or the GPU device is lost, pending
-// calls reject and every live run is reported failed with its last checkpoint named. No React here:
-// the studio's store wraps it. Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
+// calls reject, every live run is reported failed with its last checkpoint named and onDown
+// listeners hear why (the studio then offers Restart engine: a new client, worker and device;
+// `settled` lets the old worker finish writing its failed runs first). No React here: the
+// studio's store wraps it (src/store/engine.ts). Exercised by tests/e2e/run-worker.spec.ts (src/harness/run-worker.harness.ts).
 import type { RunCommand, RunEvent } from '../../run/events';
 import type { ChatEvent, EngineCall, EngineReply, EngineRequest, EngineRequestKind, EngineResults, RunStatus, StoredRun } from './protocol';
 
@@ -25,6 +27,12 @@ export class EngineClient {
   private readonly runs = new Map<string, { lastCheckpoint: string | null; live: boolean }>();
   /** Why the worker is gone (every later call rejects with it), null while it lives. */
   private dead: string | null = null;
+  /** Why the engine cannot train any more (its worker died or its GPU device was lost), null while it can. */
+  private downReason: string | null = null;
+  private readonly downListeners = new Set<(reason: string) => void>();
+  /** Runs failed by a device loss whose worker has not yet reported their own end (status.json written). */
+  private readonly ending = new Set<string>();
+  private endWaiters: (() => void)[] = [];
 
   constructor(private readonly worker: Worker) {
     worker.onmessage = (e: MessageEvent<EngineReply>) => this.receive(e.data);
@@ -33,7 +41,7 @@ export class EngineClient {
       // An uncaught error leaves the worker's state unknown; it would keep training behind a page
       // that reported its runs failed: end it, so the checkpoint named is the last one written.
       worker.terminate();
-      this.crash(`the engine worker crashed (${e.message || 'no message'}); reload the page to start a new one`);
+      this.crash(`the engine worker crashed (${e.message || 'no message'}); Restart engine (Run or Runs panel) starts a new one, or reload the page`);
     };
   }
 
@@ -45,6 +53,30 @@ export class EngineClient {
   onEvent(l: RunListener): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
+  }
+
+  /** Called once when the worker dies or its GPU device is lost (with the message the runs got). */
+  onDown(l: (reason: string) => void): () => void {
+    this.downListeners.add(l);
+    return () => this.downListeners.delete(l);
+  }
+
+  /** Why this engine can no longer train (null while it can): start a new client then. */
+  get down(): string | null {
+    return this.downReason;
+  }
+
+  /**
+   * Resolves once every run failed by a device loss has had its own end from the worker (its
+   * run folder's status.json is then written), or after `timeoutMs`: call before terminating a
+   * worker whose device was lost.
+   */
+  settled(timeoutMs: number): Promise<void> {
+    if (!this.ending.size || this.dead) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.endWaiters.push(() => { clearTimeout(timer); resolve(); });
+    });
   }
 
   loadModel(call: EngineCall<'load-model'>, onProgress?: Pending['onProgress']): Promise<EngineResults['load-model']> {
@@ -187,13 +219,20 @@ export class EngineClient {
       case 'event': {
         const r = this.runs.get(m.runId) ?? { lastCheckpoint: null, live: true };
         if (m.event.kind === 'checkpoint') r.lastCheckpoint = m.event.path;
-        if (m.event.kind === 'finished' || m.event.kind === 'failed' || m.event.kind === 'cancelled') r.live = false;
+        if (m.event.kind === 'finished' || m.event.kind === 'failed' || m.event.kind === 'cancelled') {
+          r.live = false;
+          this.ended(m.runId);
+        }
         this.runs.set(m.runId, r);
         this.emit(m.runId, m.event);
         return;
       }
       case 'fatal':
-        for (const s of m.runs) this.fail(s.runId, m.message, s.step, s.lastCheckpoint);
+        for (const s of m.runs) {
+          this.ending.add(s.runId);
+          this.fail(s.runId, m.message, s.step, s.lastCheckpoint);
+        }
+        this.goDown(m.message);
         return;
     }
   }
@@ -215,5 +254,19 @@ export class EngineClient {
     for (const p of this.pending.values()) p.reject(new Error(message));
     this.pending.clear();
     for (const [runId, r] of this.runs) if (r.live) this.fail(runId, message, -1, r.lastCheckpoint);
+    this.ending.clear();
+    for (const w of this.endWaiters.splice(0)) w();
+    this.goDown(message);
+  }
+
+  private ended(runId: string): void {
+    if (!this.ending.delete(runId) || this.ending.size) return;
+    for (const w of this.endWaiters.splice(0)) w();
+  }
+
+  private goDown(reason: string): void {
+    if (this.downReason !== null) return;
+    this.downReason = reason;
+    for (const l of this.downListeners) l(reason);
   }
 }

@@ -201,7 +201,7 @@ export class Engine {
         r.status.error = err.message;
         failed.push({ ...r.status });
       }
-      // err (GpuDeviceLostError) says to reload the page; the client adds each run's last checkpoint.
+      // err (GpuDeviceLostError) says to restart the engine; the client adds each run's last checkpoint.
       this.post({ kind: 'fatal', message: err.message, runs: failed });
     });
     this.rt = rt;

@@ -69,6 +69,24 @@ describe('run view reducer', () => {
     expect(failureText(crashed)).toBe('the engine worker crashed (boom); reload the page to start a new one; no checkpoint was written. It wrote no checkpoint: start it again from the Config panel.');
     expect(failureText(newRunView('r', null, 0))).toBeNull();
   });
+
+  it('a resume after a failure drops the rows past its checkpoint, so the steps that come again are not doubled', () => {
+    const row = (step: number): RunEvent => ({ kind: 'metrics', row: { step, loss: step / 10 } });
+    const first = applyRunEvents(newRunView('r', null, 0), [
+      { kind: 'started', runId: 'r', trainer: 'grpo', plan: null, totalSteps: 9, startStep: 0 }, row(1), row(2), row(3),
+      { kind: 'warning', step: 3, message: 'loss 0, no update' }, { kind: 'rollout', record: record(2, 0) }, { kind: 'rollout', record: record(3, 0) },
+      { kind: 'failed', step: 3, message: 'The GPU device was lost', lastCheckpoint: 'checkpoints/step-2' },
+    ], 0);
+    expect(first.rows.map((r) => r.step)).toEqual([1, 2, 3]);
+    const resumed = applyRunEvents(first, [{ kind: 'started', runId: 'r', trainer: 'grpo', plan: null, totalSteps: 9, startStep: 2 }, row(3), row(4)], 0);
+    expect(resumed.rows.map((r) => r.step)).toEqual([1, 2, 3, 4]);
+    expect(resumed.rowSeconds).toHaveLength(4);
+    expect(resumed.error).toBeNull();
+    expect(resumed.phase).toBe('running');
+    expect(resumed.warnings).toEqual([]);
+    expect(resumed.rollouts.map((r) => r.step)).toEqual([2]);
+    expect(resumed.rolloutCount).toBe(1);
+  });
 });
 
 describe('Start choices', () => {

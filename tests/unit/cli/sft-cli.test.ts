@@ -3,7 +3,7 @@
 // progress line per update with a falling loss, the skipped line reported, the memory plan
 // printed, metrics.jsonl with the vocabulary's names, checkpoints/step-N/ loadable by loadTrainState,
 // adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6 (keep 2:
-// the last two step folders stay).
+// the last two step folders stay, the setting taken from the run's config.yaml, not passed again).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +64,8 @@ describe('cli sft', () => {
     expect(g.err).toContain('adapter r=4');
     expect(g.out).toContain('a big red ball'); // the trained sentence
 
-    const res = cli('sft', '--model', MODEL, '--resume', out, '--steps', '6', '--set', 'log.keep_checkpoints=2');
+    // keep 2 is not passed again: the resumed run keeps its config.yaml's log.keep_checkpoints.
+    const res = cli('sft', '--model', MODEL, '--resume', out, '--steps', '6');
     expect(res.code).toBe(0);
     const l2 = losses(res.out);
     console.log(`resume: step 6 loss ${l2[0]?.toFixed(3)}`);

@@ -42,7 +42,7 @@ describe.skipIf(!existsSync(PYTHON))('export-trl bundle', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('math: rows, config mapping, adapter copy, python files compile and the reward file agrees with reward_config.json', async () => {
-    const out = await exportPreset('gsm8k_grpo', ['--adapter', ADAPTER, '--gpus', '4']);
+    const out = await exportPreset('gsm8k_grpo', ['--adapter', ADAPTER, '--gpus', '4', '--set', 'log.keep_checkpoints=2']);
     const cfg = parseConfig(readFileSync('configs/gsm8k_grpo.yaml', 'utf8'), 'gsm8k', { sets: ['data.max_tasks=40'] });
     const env = buildEnvironment(cfg, exportServices(null));
     const tasks = loadTasksFor(cfg, 'train', () => {}) as MathTask[];
@@ -56,11 +56,13 @@ describe.skipIf(!existsSync(PYTHON))('export-trl bundle', () => {
     expect((g.per_device_train_batch_size as number) * (g.gradient_accumulation_steps as number) * 4).toBe(cfg.rollout.batch_size * cfg.rollout.group_size);
     expect([g.loss_type, g.epsilon, g.epsilon_high, g.max_steps, g.mask_truncated_completions, g.max_tool_calling_iterations]).toEqual(['dapo', 0.2, 0.28, 200, true, 2]);
     expect(g.lr_scheduler_type).toBe('constant_with_warmup');
+    expect(g.save_total_limit).toBe(2); // log.keep_checkpoints
     for (const f of readdirSync(ADAPTER)) expect(readFileSync(join(out, 'adapter', f))).toEqual(readFileSync(join(ADAPTER, f)));
     const md = readFileSync(join(out, 'CONFIG_MAP.md'), 'utf8');
     expect(md).toContain('| `grpo.filter_zero_std` | — | — |');
     const readme = readFileSync(join(out, 'README.md'), 'utf8');
     expect(readme).toContain('accelerate launch --num_processes 4 train_grpo.py');
+    expect(readme).toContain('trainer.max_actor_ckpt_to_keep=2');
     expect(readme).toContain('Not a direct map for this environment: it uses tools (python)');
     // Everything Python: compiles; the reward file's parts are reward_config.json's; weights and settings load.
     execFileSync(PYTHON, ['-m', 'py_compile', ...readdirSync(out).filter((f) => f.endsWith('.py')), 'verl/to_parquet.py'], { cwd: out });

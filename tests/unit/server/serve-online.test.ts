@@ -2,10 +2,10 @@
 // startServe with an OnlineTrainer (GRPO, batch of 4 rewarded rollouts), driven by the official
 // `openai` client on 127.0.0.1: 2 tasks x 2 rollouts with a toy reward (the rollout's index in its
 // group, so every group has a spread), then the server's update. Checks /v1/train/status, the run
-// folder (metrics.jsonl, adapter/, checkpoints/step-1/) and the hot swap: the log-probs served
+// folder (metrics.jsonl, adapter/, checkpoints/step-1/, only the newest kept with keepCheckpoints 1) and the hot swap: the log-probs served
 // for a fixed completion after the update differ from the base's and equal a fresh forward with
 // the written adapter (maxdiff printed, <= 1e-5).
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'serve-online-'));
   const args = parseArgs(['--trainer', 'grpo', '--lr', '3e-2', '--rank', '4', '--alpha', '8', '--micro-batch', '4', '--steps', '1']);
   setup = await openTraceTrainer(args, rt, model, loaded.config, (l) => console.log(l));
-  online = new OnlineTrainer(rt, setup.trainer, setup.loss, { batch: 4, outDir: out, baseModelName: DIR, modelCfg: loaded.config, checkpointEvery: 1, train: setup.options }, (l) => console.log(l));
+  online = new OnlineTrainer(rt, setup.trainer, setup.loss, { batch: 4, outDir: out, baseModelName: DIR, modelCfg: loaded.config, checkpointEvery: 1, keepCheckpoints: 1, train: setup.options }, (l) => console.log(l));
   srv = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, { modelId: MODEL, host: '127.0.0.1', port: 0, outDir: out, maxBatch: 4, maxContext: 256, http: DEFAULT_HTTP, online });
   client = new OpenAI({ baseURL: `${srv.url}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
@@ -150,6 +150,9 @@ describe('serve --online: GRPO updates of the served adapter from rewarded rollo
     console.log(`gate: ${order.join(' -> ')}`);
     expect(order).toEqual(['lease released', `late served after ${s0.updates + 1} updates`]);
     expect((await status()).updates).toBe(s0.updates + 1);
+    // keepCheckpoints 1: the second update's checkpoint replaced the first one.
+    const t = (await status()).optimizer_steps;
+    expect(readdirSync(join(out, 'checkpoints'))).toEqual([`step-${t}`]);
   });
 
   it('reports 404 on /v1/train/status of a server that does not train', async () => {
