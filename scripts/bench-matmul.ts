@@ -1,7 +1,8 @@
-// `npx tsx scripts/bench-matmul.ts [--model qwen|stories] [--m 1,8,64] [--budget-ms 400]
+// `npx tsx scripts/bench-matmul.ts [--model qwen|stories|agent] [--m 1,8,64] [--budget-ms 400]
 // [--variants rb,rb8,...]`: GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at
-// Qwen2.5-0.5B projection shapes (C=896, q 896, kv 128, I=4864) or stories260K's (C=64, I=172,
-// V=512) for a few row counts M, printed as a table with the tuned choice of each (row bucket,
+// Qwen2.5-0.5B projection shapes (C=896, q 896, kv 128, I=4864), stories260K's (C=64, I=172,
+// V=512) or the default agent's (agent-tiny: C=64, I=192, V=1024; training M = 16 x 80 = 1280)
+// for a few row counts M, printed as a table with the tuned choice of each (row bucket,
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
 // on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
 import { getNodeGpu } from '../src/gpu/node-gpu';
@@ -19,7 +20,14 @@ const Ms = getString(args, 'm', '1,8,64').split(',').map(Number);
 const budget = getNumber(args, 'budget-ms', 400);
 const variants = getString(args, 'variants', LINEAR_VARIANTS.join(',')).split(',') as LinearVariant[];
 const model = getString(args, 'model', 'qwen');
-const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = model === 'stories' ? [
+const agentShapes = [
+  { name: 'qkv 128x64', N: 128, K: 64 },
+  { name: 'o 64x64', N: 64, K: 64 },
+  { name: 'gate|up+silu 2x192x64', N: 192, K: 64, swiglu: true },
+  { name: 'down 64x192', N: 64, K: 192 },
+  { name: 'lm_head 1024x64', N: 1024, K: 64 },
+];
+const shapes: { name: string; N: number; K: number; swiglu?: boolean }[] = model === 'agent' ? agentShapes : model === 'stories' ? [
   { name: 'qkv 128x64', N: 128, K: 64 },
   { name: 'gate|up 344x64', N: 344, K: 64 },
   { name: 'down 64x172', N: 64, K: 172 },

@@ -126,6 +126,17 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
     }
     return;
   }
+  // SwiGLU without bias or LoRA, 4 output columns in range: gate (lo) and up (hi) as vectors.
+  if (SWIGLU && (p.flags & 3u) == 0u && g * 4u + 4u <= p.N) {
+    let v = lo / (vec4<f32>(1.0) + exp(-lo)) * hi;
+    let i = r * p.N + g * 4u;
+    if ((p.flags & 4u) != 0u) {
+      Y[i] += v.x; Y[i + 1u] += v.y; Y[i + 2u] += v.z; Y[i + 3u] += v.w;
+    } else {
+      Y[i] = v.x; Y[i + 1u] = v.y; Y[i + 2u] = v.z; Y[i + 3u] = v.w;
+    }
+    return;
+  }
   if (SWIGLU) {
     store(r, g, 0u, 8u, lo.x, hi.x); store(r, g, 1u, 8u, lo.y, hi.y);
     store(r, g, 2u, 8u, lo.z, hi.z); store(r, g, 3u, 8u, lo.w, hi.w);

@@ -304,11 +304,31 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
-  for (var m = 0u; m < pw.M; m++) {
-    let xl = wX[m * pw.ld2 + pw.off2 + c4];
-    let xh = wX[m * pw.ld2 + pw.off2 + c4h];
-    let y = wD4[m * ld + e0];
-    let z = wD4[m * ld + e1];
+  // Indices advance by one row stride per m (no multiplies in the loop); two rows per iteration.
+  var xi = pw.off2 + c4;
+  let xd = c4h - c4;
+  var di = e0;
+  let dd = e1 - e0;
+  let M2 = pw.M & ~1u;
+  for (var m = 0u; m < M2; m += 2u) {
+    let xl = wX[xi]; let xh = wX[xi + xd];
+    let y = wD4[di]; let z = wD4[di + dd];
+    let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
+    let y2 = wD4[di + ld]; let z2 = wD4[di + ld + dd];
+    a0l += y.x * xl + y2.x * xl2; a0h += y.x * xh + y2.x * xh2;
+    a1l += y.y * xl + y2.y * xl2; a1h += y.y * xh + y2.y * xh2;
+    a2l += y.z * xl + y2.z * xl2; a2h += y.z * xh + y2.z * xh2;
+    a3l += y.w * xl + y2.w * xl2; a3h += y.w * xh + y2.w * xh2;
+    a4l += z.x * xl + z2.x * xl2; a4h += z.x * xh + z2.x * xh2;
+    a5l += z.y * xl + z2.y * xl2; a5h += z.y * xh + z2.y * xh2;
+    a6l += z.z * xl + z2.z * xl2; a6h += z.z * xh + z2.z * xh2;
+    a7l += z.w * xl + z2.w * xl2; a7h += z.w * xh + z2.w * xh2;
+    xi += 2u * pw.ld2;
+    di += 2u * ld;
+  }
+  if (M2 < pw.M) {
+    let xl = wX[xi]; let xh = wX[xi + xd];
+    let y = wD4[di]; let z = wD4[di + dd];
     a0l += y.x * xl; a0h += y.x * xh;
     a1l += y.y * xl; a1h += y.y * xh;
     a2l += y.z * xl; a2h += y.z * xh;

@@ -9,10 +9,10 @@ import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
 /** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv (M <= 8). */
-export type LinearVariant = 'rb' | 'rb8' | 'rb1' | 'tiled' | 'gemv';
-export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb1', 'tiled', 'gemv'];
+export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb1' | 'tiled' | 'gemv';
+export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb1', 'tiled', 'gemv'];
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['rb1', 'gemv', 'rb', 'rb8'];
-export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'tiled'];
+export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'tiled'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
 /** Rows from which the `large` variant is used (training passes, long prefills). */
@@ -41,6 +41,9 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
   // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
   rb8: { kind: 'rb8', TM: 8, TN: 8, WG_X: 4, WG_Y: 4 },
+  // The same tile in workgroups of 8 x 8 (64 x 64 outputs): a quarter of the workgroups, which
+  // SwiftShader runs one per CPU thread; faster there at K = 64 with many rows (training).
+  rb8w: { kind: 'rb8', TM: 8, TN: 8, WG_X: 8, WG_Y: 8 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },

@@ -102,6 +102,7 @@ describe('LinearBackward', () => {
   it('NF4 W, gate|up (swiglu spec) with two LoRA segments', () => runCase({ name: 'gate_up nf4', nf4: true, M: 70, K: 64, NW: 2 * 36, R: 8, starts: [36], bias: false, full: false, swiglu: true }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
+  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb two rows per step)', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true }));
   it('rejects wrong shapes with the op and the expected shape', async () => {
     const rt = await nodeRuntime();
     const W = rt.storage(8 * 16 * 4, 'W'), small = rt.storage(16, 'small');

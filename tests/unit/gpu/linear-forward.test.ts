@@ -107,6 +107,19 @@ describe('Linear', () => {
       lin.dispose();
       rt.release(ab, Bb, ...bufs);
     });
+
+    it(`${fmt}: SwiGLU without bias or LoRA (lin_rb8's vector epilogue; I=22 leaves a partial column group)`, async () => {
+      const rt = await nodeRuntime();
+      const M = 40, K = 64, I = 22;
+      const X = randomArray(M * K, 31), W = randomArray(2 * I * K, 32), Y0 = randomArray(M * I, 33);
+      const { w, eff, bufs } = await weightOf(rt, fmt, W, 2 * I, K);
+      const lin = await Linear.create(rt, { label: 'gate_up plain', K, N: I, weight: w, swiglu: true });
+      const ref = swiglu_forward(linear_forward(X, rows(eff, K, 0, I), null, M, K, I), linear_forward(X, rows(eff, K, I, 2 * I), null, M, K, I));
+      expect(report(`swiglu-fused ${fmt} plain M=${M}`, await allVariants(rt, lin, X, M, I, ref))).toBeLessThan(1e-4);
+      expect(report(`swiglu-fused ${fmt} plain Y += M=${M}`, await allVariants(rt, lin, X, M, I, add(Y0, ref), { accumulateOnto: Y0 }))).toBeLessThan(1e-4);
+      lin.dispose();
+      rt.release(...bufs);
+    });
   }
 
   it('f32: fused q|k|v with bias and three LoRA segments', async () => {

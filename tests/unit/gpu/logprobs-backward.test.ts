@@ -53,15 +53,16 @@ const cases = [
 ];
 
 describe('chunked logprobs backward', () => {
-  for (const { M, C, V, chunkRows, temperature, dent } of cases) {
-    it(`M=${M} C=${C} V=${V} chunkRows=${chunkRows} T=${temperature} dentropy=${dent}`, async () => {
+  // wg 4: the CPU-adapter default (one SIMD group per row); 64: the GPU default.
+  for (const { M, C, V, chunkRows, temperature, dent } of cases) for (const wg of [4, 64]) {
+    it(`M=${M} C=${C} V=${V} chunkRows=${chunkRows} T=${temperature} dentropy=${dent} wg=${wg}`, async () => {
       const rt = await nodeRuntime();
       const Vp = Math.ceil(V / 4) * 4;
       const H = randomArray(M * C, M + 1).map((x) => 3 * x), W = randomArray(V * C, V + 2);
       const targets = targetsFor(M, V, 9);
       const dlogp = randomArray(M, 31), dentropy = dent ? randomArray(M, 32).map((x) => 0.1 * x) : null;
       const mm = await Matmul.create(rt, { variant: 'rb' });
-      const bwd = await ChunkedLogprobsBackward.create(rt, { V, C, chunkRows });
+      const bwd = await ChunkedLogprobsBackward.create(rt, { V, C, chunkRows, wg });
       const hb = rt.upload(H, 'H'), wb = rt.upload(W, 'W'), wtb = rt.upload(transposedPadded(W, V, C, Vp), 'W^T padded');
       const tb = rt.upload(targets, 'targets'), gb = rt.upload(dlogp, 'dlogp');
       const eb = dentropy ? rt.upload(dentropy, 'dentropy') : null;
@@ -78,7 +79,7 @@ describe('chunked logprobs backward', () => {
       const ref = matmul_forward(dlogits, Wt, M, V, C);
       const d = maxAbsDiff(got, ref);
       const mag = Math.max(...ref.map(Math.abs));
-      console.log(`logprobs backward M=${M} C=${C} V=${V} chunk=${chunkRows} T=${temperature} dentropy=${dent} ` +
+      console.log(`logprobs backward M=${M} C=${C} V=${V} chunk=${chunkRows} T=${temperature} dentropy=${dent} wg=${wg} ` +
         `maxdiff dH=${d.toExponential(2)} (max |dH| ${mag.toFixed(3)}, scratch ${bwd.scratchBytes} bytes)`);
       expect(d).toBeLessThan(1e-5 * Math.max(1, mag));
       expect(maxAbsDiff(seen, H)).toBe(0);

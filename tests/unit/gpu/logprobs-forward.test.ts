@@ -23,14 +23,15 @@ const cases = [
 ];
 
 describe('chunked logprobs', () => {
-  for (const { M, C, V, chunkRows, temperature } of cases) {
-    it(`M=${M} C=${C} V=${V} chunkRows=${chunkRows} T=${temperature}`, async () => {
+  // wg 4: the CPU-adapter default (one SIMD group per row); 64: the GPU default.
+  for (const { M, C, V, chunkRows, temperature } of cases) for (const wg of [4, 64]) {
+    it(`M=${M} C=${C} V=${V} chunkRows=${chunkRows} T=${temperature} wg=${wg}`, async () => {
       const rt = await nodeRuntime();
       // Scaled so logits span several units, as real ones do.
       const H = randomArray(M * C, M + 1).map((x) => 3 * x), W = randomArray(V * C, V + 2);
       const targets = targetsFor(M, V, 9);
       const mm = await Matmul.create(rt, { variant: 'rb' });
-      const lp = await ChunkedLogprobs.create(rt, { V, C, chunkRows });
+      const lp = await ChunkedLogprobs.create(rt, { V, C, chunkRows, wg });
       const hb = rt.upload(H, 'H'), wb = rt.upload(W, 'W'), tb = rt.upload(targets, 'targets');
       const lpb = rt.storage(M * 4, 'logp'), eb = rt.storage(M * 4, 'entropy');
       lp.run(hb, tb, M, lpb, eb, f32LmHead(mm, wb, C, V), temperature);
@@ -38,7 +39,7 @@ describe('chunked logprobs', () => {
       const logits = matmul_forward(H, W, M, C, V).map((x) => x / temperature);
       const ref = logprobs_forward(logits, targets, M, V);
       const dl = maxAbsDiff(gotLp, ref.logprobs), de = maxAbsDiff(gotEnt, ref.entropy);
-      console.log(`logprobs M=${M} C=${C} V=${V} chunk=${chunkRows} T=${temperature} maxdiff logp=${dl.toExponential(2)} entropy=${de.toExponential(2)} (scratch ${lp.scratchBytes} bytes)`);
+      console.log(`logprobs M=${M} C=${C} V=${V} chunk=${chunkRows} T=${temperature} wg=${wg} maxdiff logp=${dl.toExponential(2)} entropy=${de.toExponential(2)} (scratch ${lp.scratchBytes} bytes)`);
       expect(dl).toBeLessThan(2e-4);
       expect(de).toBeLessThan(2e-4);
       // Only [chunkRows, V] logits (and [chunkRows, C] hidden rows) ever exist.
