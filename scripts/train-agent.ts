@@ -1,11 +1,14 @@
-// `npm run train-agent [-- --out DIR --steps N --seed S --publish [--evaluation F]]`: trains
-// the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
-// command, in process): writes the seeded initial model (scripts/agent-data/init-model.ts) with
-// the tokenizer of public/models/agent-tiny into DIR/init, then SFT on datasets/agent_sft.jsonl
-// with a checkpoint every 10 updates; rerunning resumes from the newest DIR/sft/checkpoints/step-N
-// (or an older run's DIR/sft/checkpoint). --publish copies
-// the trained weights into public/models/agent-tiny and writes its model card (README.md) from
-// the run's records (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
+// `npm run train-agent [-- --out DIR --seed S --drill-steps N --steps N --publish [--evaluation F]]`:
+// trains the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
+// command, in process), in the stages of AGENT_RECIPE: the seeded initial model
+// (scripts/agent-data/init-model.ts, with the tokenizer of public/models/agent-tiny) in DIR/init,
+// then (1) the copy drill (scripts/agent-data/copy-drill.ts: repeat random text, so the model
+// learns to copy from its context) in DIR/drill, then (2) SFT on the agent traces
+// (datasets/agent_sft.jsonl) with a share of drill lines mixed in, from the drill's weights, in
+// DIR/sft. Each stage checkpoints every `saveEvery` updates; rerunning resumes the unfinished
+// stage (sft --resume) and skips finished ones. --publish copies the last stage's weights into
+// public/models/agent-tiny and writes its model card (README.md) from the runs' records
+// (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
 // export again without training). Long-running: run it under nohup.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,15 +18,31 @@ import { writeSafetensors } from '../src/model/io/safetensors-write';
 import { loadTokenizer } from '../src/model/tokenizer';
 import { NodeDirSource } from '../src/model/io/node-source';
 import { parseModelConfig } from '../src/model/hf-config';
+import { mixSeed, mulberry32, permutation } from '../src/util/rng';
 import { AGENT_MODEL_DIR } from './agent-data/tokenizer-spec';
 import { agentModelConfig, countParams, initAgentWeights } from './agent-data/init-model';
-import { modelCard, type StepRecord } from './agent-data/model-card';
+import { copyDrill } from './agent-data/copy-drill';
+import { modelCard, type StageRecord, type StepRecord } from './agent-data/model-card';
+
+/** One stage of the curriculum: its updates, peak learning rate and data. */
+export interface AgentStage {
+  name: 'drill' | 'sft';
+  steps: number;
+  lr: number;
+  /** What the stage trains on (the card prints it). */
+  data: string;
+}
 
 /** The recipe; each value is the one the shipped model was trained with. */
 export const AGENT_RECIPE = {
-  seed: 0, steps: 400, batchSize: 8, lr: 2e-3, warmup: 10, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 10,
-  data: 'datasets/agent_sft.jsonl',
-} as const;
+  seed: 0, batchSize: 16, warmup: 20, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 25,
+  /** Copy-drill lines generated (seed drillSeed); the SFT stage mixes in drillShare x its trace count. */
+  drillExamples: 20000, drillSeed: 5, drillShare: 0.25,
+  stages: [
+    { name: 'drill', steps: 1600, lr: 2e-3, data: 'copy drill (repeat random numbers, names and words)' },
+    { name: 'sft', steps: 600, lr: 1e-3, data: 'datasets/agent_sft.jsonl + copy drill lines (a quarter as many)' },
+  ] as AgentStage[],
+};
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,45 +62,80 @@ async function writeInit(dir: string, seed: number): Promise<number> {
   return countParams(weights);
 }
 
+/** The stages' data files in DIR/data (seeded; rewritten only when absent). */
+function writeData(dir: string): { drill: string; sft: string } {
+  const r = AGENT_RECIPE;
+  mkdirSync(dir, { recursive: true });
+  const drill = join(dir, 'copy_drill.jsonl'), mix = join(dir, 'sft_mix.jsonl');
+  const rand = mulberry32(r.drillSeed);
+  const drillLines = Array.from({ length: r.drillExamples }, () => JSON.stringify(copyDrill(rand)));
+  if (!existsSync(drill)) writeFileSync(drill, drillLines.join('\n') + '\n');
+  if (!existsSync(mix)) {
+    const traces = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean);
+    const lines = [...traces, ...drillLines.slice(0, Math.round(traces.length * r.drillShare))];
+    writeFileSync(mix, permutation(lines.length, mulberry32(mixSeed(r.drillSeed, 1))).map((i) => lines[i]).join('\n') + '\n');
+  }
+  return { drill, sft: mix };
+}
+
+const updatesDone = (dir: string): number => existsSync(join(dir, 'metrics.jsonl')) ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0;
+
+/** Runs (or resumes) one stage; a stage whose export exists after all its updates is skipped. */
+async function runStage(stage: AgentStage, model: string, data: string, dir: string, seed: number): Promise<number> {
+  const r = AGENT_RECIPE;
+  if (existsSync(join(dir, 'model', 'config.json')) && updatesDone(dir) >= stage.steps) return 0;
+  const resume = existsSync(join(dir, 'checkpoints'));
+  const flags: Record<string, string | true> = resume
+    ? { resume: dir, out: dir, steps: String(stage.steps), model }
+    : {
+        model, data, out: dir, mode: 'full', quant: 'none', steps: String(stage.steps), 'batch-size': String(r.batchSize),
+        lr: String(stage.lr), warmup: String(r.warmup), schedule: r.schedule, 'weight-decay': String(r.weightDecay), clip: String(r.clip),
+        'max-length': String(r.maxLength), 'save-every': String(r.saveEvery), seed: String(seed), 'base-model': 'agent-tiny', tune: 'false',
+      };
+  process.stderr.write(`stage ${stage.name}: ${stage.steps} updates at lr ${stage.lr} on ${data} -> ${dir}${resume ? ' (resuming)' : ''}\n`);
+  const t0 = performance.now();
+  const code = await sft.run({ positionals: [], flags, all: {} });
+  if (code !== 0) throw new Error(`stage ${stage.name}: sft exited with ${code}`);
+  return (performance.now() - t0) / 1000;
+}
+
 async function main(): Promise<void> {
   const out = flag('out') ?? 'runs/agent-tiny';
   const r = AGENT_RECIPE;
   const seed = Number(flag('seed') ?? r.seed);
-  const steps = Number(flag('steps') ?? r.steps);
-  const sftDir = join(out, 'sft');
+  const stepsOf: Record<AgentStage['name'], string | undefined> = { drill: flag('drill-steps'), sft: flag('steps') };
+  const stages = r.stages.map((s) => ({ ...s, steps: Number(stepsOf[s.name] ?? s.steps) }));
   if (process.argv.includes('--card-only')) {
-    publish(out, sftDir, 0, flag('evaluation'));
+    publish(out, stages, 0, flag('evaluation'));
     process.exit(0);
   }
-  // Any checkpoint folder (the one layout's checkpoints/, or checkpoint/ of runs made before it): sft --resume picks the newest complete one.
-  const resume = existsSync(join(sftDir, 'checkpoints')) || existsSync(join(sftDir, 'checkpoint'));
-  if (!resume) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
-  const flags: Record<string, string | true> = resume
-    ? { resume: sftDir, out: sftDir, steps: String(steps), model: join(out, 'init') }
-    : {
-        model: join(out, 'init'), data: r.data, out: sftDir, mode: 'full', quant: 'none', steps: String(steps), 'batch-size': String(r.batchSize),
-        lr: String(r.lr), warmup: String(r.warmup), schedule: r.schedule, 'weight-decay': String(r.weightDecay), clip: String(r.clip),
-        'max-length': String(r.maxLength), 'save-every': String(r.saveEvery), seed: String(seed), 'base-model': 'agent-tiny',
-      };
-  const t0 = performance.now();
-  const code = await sft.run({ positionals: [], flags, all: {} });
-  if (code !== 0) throw new Error(`sft exited with ${code}`);
-  const wall = (performance.now() - t0) / 1000;
-  if (process.argv.includes('--publish')) publish(out, sftDir, wall, flag('evaluation'));
+  if (!existsSync(join(out, 'init', 'model.safetensors'))) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
+  const data = writeData(join(out, 'data'));
+  let model = join(out, 'init'), wall = 0;
+  for (const s of stages) {
+    wall += await runStage(s, model, s.name === 'drill' ? data.drill : data.sft, join(out, s.name), seed);
+    model = join(out, s.name, 'model');
+  }
+  if (process.argv.includes('--publish')) publish(out, stages, wall, flag('evaluation'));
   process.exit(0);
 }
 
-/** Copies the trained weights next to the tokenizer and writes the model card from the run's records. */
-function publish(out: string, sftDir: string, lastWall: number, evaluation?: string): void {
-  for (const f of ['config.json', 'model.safetensors']) copyFileSync(join(sftDir, 'model', f), join(AGENT_MODEL_DIR, f));
-  const metrics = readFileSync(join(sftDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StepRecord);
-  writeFileSync(join(out, 'summary.json'), JSON.stringify({ recipe: AGENT_RECIPE, lastInvocationSeconds: lastWall, steps: metrics.length, metrics }, null, 1) + '\n');
+/** Copies the last stage's weights next to the tokenizer and writes the model card from the runs' records. */
+function publish(out: string, stages: AgentStage[], lastWall: number, evaluation?: string): void {
+  const last = stages[stages.length - 1];
+  for (const f of ['config.json', 'model.safetensors']) copyFileSync(join(out, last.name, 'model', f), join(AGENT_MODEL_DIR, f));
+  const records: StageRecord[] = stages.map((s) => ({
+    ...s,
+    metrics: readFileSync(join(out, s.name, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StepRecord),
+  }));
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ recipe: AGENT_RECIPE, lastInvocationSeconds: lastWall, stages: records }, null, 1) + '\n');
   const cfg = parseModelConfig(JSON.parse(readFileSync(join(AGENT_MODEL_DIR, 'config.json'), 'utf8')));
   const params = countParams(initAgentWeights(cfg, 0));
   // The eval command's stdout: its last line is the JSON of the figures.
   const evalJson = evaluation ? (JSON.parse(readFileSync(evaluation, 'utf8').trim().split('\n').pop() ?? '{}') as Record<string, number | string>) : undefined;
-  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe: AGENT_RECIPE, metrics, evaluation: evalJson }));
-  process.stderr.write(`published ${AGENT_MODEL_DIR} (${metrics.length} updates, model card README.md)\n`);
+  const { stages: _s, ...recipe } = AGENT_RECIPE;
+  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe, stages: records, evaluation: evalJson }));
+  process.stderr.write(`published ${AGENT_MODEL_DIR} (${records.map((s) => `${s.name} ${s.metrics.length} updates`).join(', ')}; model card README.md)\n`);
 }
 
 await main();

@@ -1,7 +1,8 @@
 // The default agent's generated data (scripts/make-agent-data.ts): generators are pure functions
 // of the seed, the shipped splits load through the agent schema without a skipped line, and the
 // held-out split really is held out (places, people, operand range and one phrasing per family
-// never seen in training). Also the agent env's grading of hand-written answers.
+// never seen in training). Also the agent env's grading of hand-written answers, and the copy
+// drill (the curriculum's first stage): seeded, the assistant repeats the user text, SFT-loadable.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadTasks } from '../../../src/data/loader';
@@ -11,6 +12,10 @@ import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus
 import { mulberry32 } from '../../../src/util/rng';
 import { calculatorTask, lookupTask } from '../../../scripts/agent-data/tasks';
 import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
+import { COPY_SYSTEM, copyDrill } from '../../../scripts/agent-data/copy-drill';
+import { readSftJsonl } from '../../../src/train/data';
+import { loadTokenizer } from '../../../src/model/tokenizer';
+import { NodeDirSource } from '../../../src/model/io/node-source';
 
 function shipped(split: 'train' | 'eval'): AgentTask[] {
   const r = loadTasks('agent', readFileSync(`datasets/agent_${split}.jsonl`, 'utf8'), `agent_${split}.jsonl`);
@@ -83,5 +88,31 @@ describe('agent data', () => {
     expect(env.grade(calc, 'The answer is 74', ['search']).parts).toEqual({ correctness: 1, format: 0, tool_use: 0 });
     expect(env.grade(look, '<answer>maigas vanind.</answer>', ['search']).total).toBeCloseTo(1.2, 12);
     expect(env.grade(look, '<answer>Maigas</answer>', ['search']).parts.correctness).toBe(0);
+  });
+
+  it('the copy drill: seeded, the assistant repeats the user line (or wraps it in <answer>), loads as SFT data', async () => {
+    const lines = (seed: number) => { const rand = mulberry32(seed); return Array.from({ length: 300 }, () => copyDrill(rand)); };
+    const a = lines(5);
+    expect(lines(5)).toEqual(a);
+    expect(lines(6)).not.toEqual(a);
+    let wrapped = 0;
+    for (const { messages } of a) {
+      expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+      expect(messages[0].content).toBe(COPY_SYSTEM);
+      const text = messages[1].content, reply = messages[2].content;
+      const items = text.split(' ').length;
+      expect(items).toBeGreaterThanOrEqual(3);
+      expect(items).toBeLessThanOrEqual(14);
+      if (reply.startsWith('<answer>')) { wrapped++; expect(reply).toBe(`<answer> ${text}</answer>`); } else expect(reply).toBe(text);
+    }
+    expect(wrapped / a.length).toBeGreaterThan(0.2);
+    expect(wrapped / a.length).toBeLessThan(0.5);
+    const tok = await loadTokenizer(new NodeDirSource('public/models/agent-tiny'));
+    const ds = readSftJsonl(a.map((l) => JSON.stringify(l)).join('\n'), 'drill.jsonl', { tokenizer: tok, maxLength: 192 });
+    expect(ds.examples.length).toBe(a.length);
+    // Every trained token is the reply: the decoded trained span is the assistant text and its end.
+    const e = ds.examples[0];
+    const trained = e.ids.filter((_, i) => e.mask[i] === 1);
+    expect(tok.decode(trained)).toContain(a[0].messages[2].content);
   });
 });
