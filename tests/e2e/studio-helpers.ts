@@ -61,3 +61,12 @@ export async function watchLongTasks(page: Page): Promise<number> {
     return probe;
   });
 }
+
+/** A file of a run folder in the page's OPFS (runs/ID/path), read by the page directly (not through the worker under test). */
+export const readOpfs = (page: Page, runId: string, path: string): Promise<string> => page.evaluate(async ([id, p]) => {
+  let d = await (await navigator.storage.getDirectory()).getDirectoryHandle('runs');
+  d = await d.getDirectoryHandle(id);
+  const parts = p.split('/');
+  for (const x of parts.slice(0, -1)) d = await d.getDirectoryHandle(x);
+  return (await (await d.getFileHandle(parts.at(-1)!)).getFile()).text();
+}, [runId, path] as const);

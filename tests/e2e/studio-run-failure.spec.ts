@@ -11,7 +11,7 @@
 import { expect, test, type Page, type Worker } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { seriousViolations, shot } from './studio-helpers';
+import { readOpfs, seriousViolations, shot } from './studio-helpers';
 
 /** configs/stories_grpo.yaml made small (as studio-run.spec.ts), a checkpoint after every step. */
 function config(): string {
@@ -47,14 +47,6 @@ async function engineWorker(page: Page): Promise<Worker> {
   return page.workers().find((w) => /engine/.test(w.url()))!;
 }
 
-/** A run's file in the page's OPFS (runs/ID/path). */
-const readOpfs = (page: Page, runId: string, path: string) => page.evaluate(async ([id, p]) => {
-  let d = await (await navigator.storage.getDirectory()).getDirectoryHandle('runs');
-  d = await d.getDirectoryHandle(id);
-  const parts = p.split('/');
-  for (const x of parts.slice(0, -1)) d = await d.getDirectoryHandle(x);
-  return (await (await d.getFileHandle(parts.at(-1)!)).getFile()).text();
-}, [runId, path] as const);
 
 /** The newest step in a run's metrics.jsonl; 0 while the file is being replaced (the resume cuts it through a rename). */
 const newestStep = async (page: Page, runId: string): Promise<number> => {

@@ -15,7 +15,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { unzipSync, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
-import { clippedText, seriousViolations, shot } from './studio-helpers';
+import { clippedText, readOpfs, seriousViolations, shot } from './studio-helpers';
 
 const STEPS = 30;
 const TIMING = (k: string) => k === 'step_time' || k.startsWith('perf/') || k.startsWith('gpu/');
@@ -45,14 +45,6 @@ async function waitEvents(page: Page, what: string, pred: (evs: Ev[]) => boolean
   }
 }
 
-/** A file of an OPFS run folder, read by the page directly (not through the worker under test). */
-const readOpfs = (page: Page, runId: string, path: string) => page.evaluate(async ([id, p]) => {
-  let d = await (await navigator.storage.getDirectory()).getDirectoryHandle('runs');
-  d = await d.getDirectoryHandle(id);
-  const parts = p.split('/');
-  for (const x of parts.slice(0, -1)) d = await d.getDirectoryHandle(x);
-  return (await (await d.getFileHandle(parts.at(-1)!)).getFile()).text();
-}, [runId, path] as const);
 
 const rowsOf = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Row);
 const untimed = (r: Row) => Object.fromEntries(Object.entries(r).filter(([k]) => !TIMING(k)));
