@@ -58,7 +58,9 @@ beforeAll(async () => {
   const trainer = await Trainer.create(rt, model, { params: { mode: 'full' }, optimizer: { schedule: { kind: 'constant', lr: 1e-2, warmupSteps: 0 }, weightDecay: 0, maxGradNorm: 1 } });
   const t0 = performance.now();
   let loss = Infinity, steps = 0;
-  while (loss > 0.02 && steps < 150) {
+  // Mean loss over ~40 trained tokens: 0.02 can still leave one token (the EOS after the call) unlearnt
+  // enough for greedy decoding to miss it (it did after a log-prob kernel's reduction order changed).
+  while (loss > 0.005 && steps < 150) {
     loss = (await trainer.sftStep([{ ids, mask }])).loss;
     steps++;
   }
