@@ -67,6 +67,7 @@ function writeData(dir: string): { drill: string; sft: string } {
   const r = AGENT_RECIPE;
   mkdirSync(dir, { recursive: true });
   const drill = join(dir, 'copy_drill.jsonl'), mix = join(dir, 'sft_mix.jsonl');
+  if (existsSync(drill) && existsSync(mix)) return { drill, sft: mix };
   const rand = mulberry32(r.drillSeed);
   const drillLines = Array.from({ length: r.drillExamples }, () => JSON.stringify(copyDrill(rand)));
   if (!existsSync(drill)) writeFileSync(drill, drillLines.join('\n') + '\n');
@@ -78,12 +79,16 @@ function writeData(dir: string): { drill: string; sft: string } {
   return { drill, sft: mix };
 }
 
-const updatesDone = (dir: string): number => existsSync(join(dir, 'metrics.jsonl')) ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0;
+/** A stage run's metrics rows (none before its first update). */
+function metricsOf(dir: string): StepRecord[] {
+  const f = join(dir, 'metrics.jsonl');
+  return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StepRecord) : [];
+}
 
 /** Runs (or resumes) one stage; a stage whose export exists after all its updates is skipped. */
 async function runStage(stage: AgentStage, model: string, data: string, dir: string, seed: number): Promise<number> {
   const r = AGENT_RECIPE;
-  if (existsSync(join(dir, 'model', 'config.json')) && updatesDone(dir) >= stage.steps) return 0;
+  if (existsSync(join(dir, 'model', 'config.json')) && metricsOf(dir).length >= stage.steps) return 0;
   const resume = existsSync(join(dir, 'checkpoints'));
   const flags: Record<string, string | true> = resume
     ? { resume: dir, out: dir, steps: String(stage.steps), model }
@@ -126,7 +131,7 @@ function publish(out: string, stages: AgentStage[], lastWall: number, evaluation
   for (const f of ['config.json', 'model.safetensors']) copyFileSync(join(out, last.name, 'model', f), join(AGENT_MODEL_DIR, f));
   const records: StageRecord[] = stages.map((s) => ({
     ...s,
-    metrics: readFileSync(join(out, s.name, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StepRecord),
+    metrics: metricsOf(join(out, s.name)),
   }));
   writeFileSync(join(out, 'summary.json'), JSON.stringify({ recipe: AGENT_RECIPE, lastInvocationSeconds: lastWall, stages: records }, null, 1) + '\n');
   const cfg = parseModelConfig(JSON.parse(readFileSync(join(AGENT_MODEL_DIR, 'config.json'), 'utf8')));
