@@ -88,6 +88,18 @@ export function register(h: Harness): void {
     return client!.state(runId).then(() => 'resolved', (e: Error) => e.message);
   };
   h.engineList = async (runId: string) => client!.listRun(runId);
+  /** Lists the stored runs until `runId` is listed finished: how many listings, and the errors met. */
+  h.engineListUntilFinished = async (runId: string) => {
+    const errors: string[] = [];
+    for (let n = 1; ; n++) {
+      try {
+        if ((await client!.listRuns()).some((r) => r.runId === runId && r.state === 'finished')) return { listings: n, errors };
+      } catch (e) {
+        errors.push((e as Error).message);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   h.engineReadText = async (runId: string, path: string) => {
     const b = await client!.readRunFile(runId, path);
     return b ? new TextDecoder().decode(b) : null;

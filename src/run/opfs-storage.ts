@@ -58,12 +58,21 @@ export class OpfsStorage implements RunStorage {
   async read(path: string): Promise<Uint8Array | null> {
     const { parent, leaf } = await this.parentOf(path, false);
     if (!parent) return null;
-    try {
-      const f = await (await parent.getFileHandle(leaf)).getFile();
-      return new Uint8Array(await f.arrayBuffer());
-    } catch (e) {
-      if (notFound(e)) return null;
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      let f: File;
+      try {
+        f = await (await parent.getFileHandle(leaf)).getFile();
+      } catch (e) {
+        if (notFound(e)) return null;
+        throw e;
+      }
+      try {
+        return new Uint8Array(await f.arrayBuffer());
+      } catch (e) {
+        // A File snapshot goes stale when a writer (a live run appending metrics.jsonl) replaces the
+        // file before the read, and Chromium then reports NotFoundError: take a new snapshot.
+        if (!(e instanceof DOMException) || attempt === 5) throw e;
+      }
     }
   }
 

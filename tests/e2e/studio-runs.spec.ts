@@ -71,8 +71,11 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   const info = await call<{ modelId: string }>(page, 'engineLoad', '/models/stories260K');
   const t0 = Date.now();
   await call(page, 'engineStart', info.modelId, YAML, full, { text: DATA, name: 'data.jsonl' });
+  // Listing the stored runs while this one writes (and prunes) a checkpoint every step never fails.
+  const listed = await call<{ listings: number; errors: string[] }>(page, 'engineListUntilFinished', full);
   await waitEvents(page, `${full} finished`, (evs) => evs.some((e) => e.runId === full && e.event.kind === 'finished'));
-  console.log(`uninterrupted SFT run: ${STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`uninterrupted SFT run: ${STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${listed.listings} listings meanwhile, ${listed.errors.length} failed${listed.errors.length ? `: ${listed.errors[0]}` : ''}`);
+  expect(listed.errors).toEqual([]);
   await call(page, 'engineStart', info.modelId, YAML, cut, { text: DATA, name: 'data.jsonl' });
   const evs = await waitEvents(page, `${cut} step 4`, (x) => x.some((e) => e.runId === cut && e.event.kind === 'progress' && e.event.step! >= 4));
   const seen = Math.max(...evs.filter((e) => e.runId === cut && e.event.kind === 'progress').map((e) => e.event.step!));
@@ -97,6 +100,9 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   await expect(cutRow).toHaveAttribute('data-state', /live|finished/, { timeout: 300_000 });
   await shot(page, testInfo, 'resumed');
   await expect(cutRow).toHaveAttribute('data-state', 'finished', { timeout: 600_000 });
+  // A failed resume or listing shows its message in the row or above the table: name it if so.
+  const errors = await page.locator(`[data-testid="runs-error"], [data-testid="run-row-${cut}"] .error`).allInnerTexts();
+  expect(errors, 'errors shown in the Runs panel after the resume').toEqual([]);
   await expect(page.getByTestId('runs-status')).toContainText(`${cut}: resumed from checkpoint`);
   console.log(`resume from step ${cutAt} to ${STEPS} in ${((Date.now() - t1) / 1000).toFixed(1)} s (model load included)`);
   const a = rowsOf(await readOpfs(page, full, 'metrics.jsonl')), b = rowsOf(await readOpfs(page, cut, 'metrics.jsonl'));
