@@ -5,8 +5,7 @@
 // tokenized alone, never re-tokenizing the history. Without a template: the plain fallback,
 // tools listed in the system text. Tested by tests/unit/agents/agent-turns.test.ts (Qwen2.5, plain).
 import type { Tokenizer } from '../model/tokenizer';
-import { renderToolsBlock } from '../tools/qwen-tools';
-import type { JsonSchema } from '../tools/json-schema';
+import { withPlainToolsBlock } from './plain-chat';
 import { PLAIN_TEMPLATE, renderChat, type ChatMessage, type RenderOptions, type ToolSpec } from './chat-template';
 
 /** Stands in for an assistant's content to find what the template writes after it. */
@@ -127,10 +126,3 @@ export class TurnRenderer {
 }
 
 /** Plain fallback: the tools block goes into the system message's text. */
-function withPlainToolsBlock(messages: ChatMessage[], tools: ToolSpec[]): ChatMessage[] {
-  const block = renderToolsBlock(tools.map((t) => ({ ...t, function: { ...t.function, parameters: t.function.parameters as JsonSchema } }))).replace(/^\n+/, '');
-  const msgs = messages.slice();
-  if (msgs[0]?.role === 'system') msgs[0] = { ...msgs[0], content: `${msgs[0].content}\n\n${block}` };
-  else msgs.unshift({ role: 'system', content: block });
-  return msgs;
-}

@@ -121,7 +121,7 @@ export const FIELDS: Record<string, FieldDoc> = {
   'model.adapter': { kind: str(true), doc: 'Start the policy from this PEFT adapter folder (e.g. `sft`\'s OUT/adapter; `--adapter` overrides): its rank, alpha and targets are used, and the KL reference is the adapter as loaded (a frozen copy), not the bare base. LoRA mode only.' },
   'model.quant': { kind: oneOf('nf4', 'none'), doc: 'Base weights in 4-bit NF4 (LoRA only) or f32 (needed for lora.mode full).' },
   'model.quant_embeddings': { kind: bool, doc: 'Also quantize the embedding / LM head (big vocabularies).' },
-  'model.template': { kind: oneOf('auto', 'plain', 'plain_no_tools'), doc: 'Chat template: the tokenizer\'s (auto; plain when it has none), the plain `role: content` one with a `# Tools` system block, or plain_no_tools (no tool list: the prompts describe the tools, or the context is tiny).' },
+  'model.template': { kind: oneOf('auto', 'plain', 'plain_no_tools'), doc: 'Chat template of episodes and SFT lines: the tokenizer\'s (auto; plain when it has none), the plain `role: content` one with a `# Tools` system block (tool calls written as `<tool_call>` text), or plain_no_tools (no tool list: the prompts describe the tools, or the context is tiny).' },
   'data.env': { kind: oneOf('math', 'code_exec', 'search_qa', 'agent', 'story'), doc: 'Environment: math (GSM8K), code_exec (MBPP, Python tests), search_qa (SQuAD + search tool), agent (the default agent\'s calculator + lookup tasks, python and search tools), story (stories260K word/length reward).' },
   'data.max_length': { kind: int(0), doc: 'sft: longest example in tokens, longer ones are truncated (0: min(512, the model\'s context)).' },
   'data.shuffle': { kind: bool, doc: 'sft: reshuffle the examples every epoch.' },

@@ -7,8 +7,9 @@ import type { ModelConfig } from '../model/types';
 import { resumePoint } from './rl-run';
 import type { TrainerKind } from '../rl/config-schema';
 import type { TrainState } from '../train/checkpoint';
+import type { RunConfig } from './config';
 import { checkpointSlots, cutJsonl, recoverCheckpoint } from './run-folder';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { CONFIG_FILE, METRICS_FILE, ROLLOUTS_FILE } from './layout';
 import { readText, type RunStorage } from './storage';
 
@@ -57,4 +58,28 @@ export async function resumedKeepCheckpoints(s: RunStorage, current: number, set
   if (text === null) return current;
   const saved = (parse(text) as { log?: { keep_checkpoints?: unknown } } | null)?.log?.keep_checkpoints;
   return typeof saved === 'number' && Number.isInteger(saved) && saved >= 0 ? saved : current;
+}
+
+/**
+ * The config.yaml a resumed SFT run records: its own (a `sft --resume` need not repeat the run's
+ * flags, and the checkpoint's settings are what it trains with), with only what a resume may
+ * change set (train.steps, log.checkpoint_every, log.keep_checkpoints); comments kept. Null when
+ * the folder has no config.yaml or it does not parse (the caller writes the resolved one).
+ */
+export async function resumedConfigYaml(s: RunStorage, set: { steps: number; checkpointEvery: number; keepCheckpoints: number }): Promise<string | null> {
+  const text = await readText(s, CONFIG_FILE);
+  if (text === null) return null;
+  const doc = parseDocument(text);
+  if (doc.errors.length || typeof doc.toJS() !== 'object' || doc.toJS() === null) return null;
+  doc.setIn(['train', 'steps'], set.steps);
+  doc.setIn(['log', 'checkpoint_every'], set.checkpointEvery);
+  doc.setIn(['log', 'keep_checkpoints'], set.keepCheckpoints);
+  return doc.toString();
+}
+
+/** The model.template a resumed SFT run tokenizes its data with: its config.yaml's, else `current`. */
+export async function resumedTemplate(s: RunStorage, current: RunConfig['model']['template']): Promise<RunConfig['model']['template']> {
+  const text = await readText(s, CONFIG_FILE);
+  const saved = text === null ? undefined : (parse(text) as { model?: { template?: unknown } } | null)?.model?.template;
+  return saved === 'auto' || saved === 'plain' || saved === 'plain_no_tools' ? saved : current;
 }

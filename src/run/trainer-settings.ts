@@ -5,6 +5,7 @@
 import type { SftConfigInput } from './sft-run';
 import type { TrainerConfig } from '../train/trainer';
 import type { RunConfig } from './config';
+import { templateChoice } from '../agents/chat-template';
 
 /** lora.alpha, with 0 standing for 2 x rank. */
 export const loraAlphaOf = (c: RunConfig): number => c.lora.alpha || 2 * c.lora.rank;
@@ -18,6 +19,12 @@ export function sftInputOf(c: RunConfig): SftConfigInput {
     shuffle: c.data.shuffle, seed: c.train.seed, recompute: c.train.recompute, saveEvery: c.log.checkpoint_every,
     ...(c.data.max_length > 0 ? { maxLength: c.data.max_length } : {}),
   };
+}
+
+/** The SFT loader's template options of a config (model.template), as RL's agent loop reads them. */
+export function sftTemplateOf(c: RunConfig): { template?: string; listTools: boolean } {
+  const t = templateChoice(c.model.template);
+  return { ...(t.template === undefined ? {} : { template: t.template }), listTools: t.listTools };
 }
 
 /** The SFT loader's longest example: data.max_length, else min(512, the model's context) (the studio's run and preview). */

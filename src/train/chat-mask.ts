@@ -4,7 +4,8 @@
 // message contributes (its content, tool calls and end-of-turn token) and 0 on role headers,
 // system/user/tool messages and template separators. Used by src/train/data.ts; tested by
 // tests/unit/train/train-data.test.ts with the Qwen2.5 template and the plain fallback.
-import { renderChat, type ChatMessage, type ToolSpec } from '../agents/chat-template';
+import { PLAIN_TEMPLATE, renderChat, type ChatMessage, type ToolSpec } from '../agents/chat-template';
+import { withPlainToolsBlock, withToolCallText } from '../agents/plain-chat';
 import type { Tokenizer } from '../model/tokenizer';
 
 /** Token-level view: tokenMask[t] is 1 when token t was written by an assistant message. */
@@ -48,11 +49,14 @@ function spanEnd(text: string, eot: string[]): number {
  * Throws an Error saying what is wrong when the template does not render the conversation as a
  * growing prefix.
  */
-export function tokenizeChat(tok: Tokenizer, messages: ChatMessage[], opts: ChatTokenizeOptions = {}): ChatTokens {
+export function tokenizeChat(tok: Tokenizer, given: ChatMessage[], opts: ChatTokenizeOptions = {}): ChatTokens {
   const template = opts.template ?? tok.chatTemplate;
-  const plain = template === undefined;
+  const plain = template === undefined || template === PLAIN_TEMPLATE;
+  // The plain template renders content only: tool calls become their <tool_call> text and the
+  // tools a `# Tools` system block, as the agent loop's prompts and the model's own turns have them.
+  const messages = plain ? (opts.tools?.length ? withPlainToolsBlock(given, opts.tools) : given).map(withToolCallText) : given;
   const special = (id: number | undefined) => (id === undefined ? '' : tok.idToToken(id) ?? '');
-  const ro = { tools: opts.tools, bosToken: special(tok.bosTokenId), eosToken: special(tok.eosTokenIds[0]) };
+  const ro = { tools: plain ? undefined : opts.tools, bosToken: special(tok.bosTokenId), eosToken: special(tok.eosTokenIds[0]) };
   const render = (upTo: number, gen: boolean) => renderChat(template, messages.slice(0, upTo), { ...ro, addGenerationPrompt: gen });
   const full = render(messages.length, false);
   const eot = endOfTurnStrings(tok);

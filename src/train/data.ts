@@ -56,6 +56,8 @@ export interface SftDataOptions {
   maxLength: number;
   /** Chat template source; default the tokenizer's (plain fallback when it has none). */
   template?: string;
+  /** False: a line's "tools" are not rendered (model.template plain_no_tools). Default true. */
+  listTools?: boolean;
   /** Ids must be below this (default the tokenizer's vocabSize; pass the model's V). */
   vocabSize?: number;
 }
@@ -154,7 +156,8 @@ function exampleOf(j: Record<string, unknown>, opts: SftDataOptions): { format: 
     const messages = parseMessages(j.messages);
     let chat;
     try {
-      chat = tokenizeChat(opts.tokenizer, messages, { template: opts.template, tools: parseTools(j.tools) });
+      const tools = parseTools(j.tools);
+      chat = tokenizeChat(opts.tokenizer, messages, { template: opts.template, tools: opts.listTools === false ? undefined : tools });
     } catch (e) {
       if (e instanceof LineError) throw e;
       return fail('"messages"', `cannot be rendered: ${(e as Error).message}`);

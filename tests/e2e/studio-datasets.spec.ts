@@ -1,7 +1,8 @@
 // Browser tests of the Datasets panel: a dropped JSONL with 3 bad lines lists the 3 errors by line
 // and field (the CLI loader's messages) and previews the good lines; a shipped file is picked and
 // split; a large shipped file is read in the worker while the page's long tasks are recorded; the
-// token previews show an SFT file's trained (assistant) tokens apart from its context, the SFT
+// token previews show an SFT file's trained (assistant) tokens apart from its context (and its
+// tool-call turns their call's JSON), the SFT
 // loader's truncated / skipped counts, and an agent task's tool list in its prompt;
 // axe finds no serious/critical violations.
 import { expect, test, type Page } from '@playwright/test';
@@ -94,6 +95,10 @@ test('token previews: SFT lines trained on their assistant turns with the loader
   await openPanel(page, 'datasets');
   await dropFile(page, 'my_sft.jsonl', sftFile());
   await expect(page.getByTestId('dataset-schema')).toHaveAttribute('data-schema', 'sft');
+  // The assistant's tool-call turn (empty content) shows its call, not an empty box.
+  const call = page.getByTestId('task-preview').nth(0).getByTestId('tool-call-json').first();
+  await expect(call).toContainText('"name": "python"');
+  await expect(call).toContainText('print(');
   const first = page.getByTestId('task-preview').nth(0).getByTestId('preview-tokens');
   await expect(first).toHaveAttribute('data-trained', /^[1-9]\d*$/, { timeout: 60_000 });
   const trained = (await first.locator('.tok-policy').allTextContents()).join('');

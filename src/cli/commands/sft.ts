@@ -20,7 +20,7 @@ import type { TrainState } from '../../train/checkpoint';
 import { describeSftDataset, readSftJsonl } from '../../train/data';
 import { formatPlan } from '../../train/memory-plan';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
-import { prepareResume, resumedKeepCheckpoints, savedSftData } from '../../run/resume';
+import { prepareResume, resumedConfigYaml, resumedKeepCheckpoints, resumedTemplate, savedSftData } from '../../run/resume';
 import { RunControl } from '../../train/run-control';
 import { fanOut } from '../../run/events';
 import { METRICS_FILE } from '../../run/layout';
@@ -28,7 +28,7 @@ import { NodeFsStorage } from '../../run/node-storage';
 import { printRun } from '../../run/printer';
 import { recordRun } from '../../run/recorder';
 import { parseConfig, type RunConfig } from '../../run/config';
-import { sftFlagSets, sftInputOf, sftMaxLength } from '../../run/trainer-settings';
+import { sftFlagSets, sftInputOf, sftMaxLength, sftTemplateOf } from '../../run/trainer-settings';
 
 const USAGE = `Usage: npm run cli -- sft --model PATH --data F.jsonl --out DIR [options]
        npm run cli -- sft --config configs/sft.yaml [--set key=value] [options]
@@ -140,11 +140,13 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const built = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
   // A resumed run keeps its own log.keep_checkpoints (config.yaml) unless --set gives one (`train` settles it before calling).
   const keep = folder === 'resume' && !given ? await resumedKeepCheckpoints(storage, built.log.keep_checkpoints, args.all.set ?? []) : built.log.keep_checkpoints;
-  const rc: RunConfig = { ...built, log: { ...built.log, keep_checkpoints: keep } };
+  // ... and tokenizes its data with its own model.template.
+  const template = folder === 'resume' && !given ? await resumedTemplate(storage, built.model.template) : built.model.template;
+  const rc: RunConfig = { ...built, model: { ...built.model, template }, log: { ...built.log, keep_checkpoints: keep } };
   const input = sftInputOf(rc);
   const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved.file ?? requireString(args, 'data') : rc.data.dataset!;
   const maxLength = state ? saved.maxLength ?? 512 : sftMaxLength(rc, cfg.maxPositions);
-  const data = readSftJsonl(readFileSync(dataPath, 'utf8'), dataPath, { tokenizer: loaded.tokenizer, maxLength, vocabSize: cfg.vocabSize });
+  const data = readSftJsonl(readFileSync(dataPath, 'utf8'), dataPath, { tokenizer: loaded.tokenizer, maxLength, vocabSize: cfg.vocabSize, ...sftTemplateOf(rc) });
   log(`${describeSftDataset(data)}\n`);
   const ctx = { examples: data.examples.length, cfg };
   const overrides = given ? { steps: given.train.steps || undefined, saveEvery: given.log.checkpoint_every } : { steps: getNumber(args, 'steps'), saveEvery: getNumber(args, 'save-every') };
@@ -176,7 +178,8 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   const release = stopOnInterrupt(control, log);
   const print = printRun({ out: (l) => console.log(l), log: (l) => log(l + '\n'), where: (p) => storage.where(p) });
   let finished = false;
-  await run.run(fanOut(recordRun(storage, { configYaml: stringify(rc), status: true, keepCheckpoints: rc.log.keep_checkpoints }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
+  const configYaml = (state ? await resumedConfigYaml(storage, { steps: c.steps, checkpointEvery: c.saveEvery, keepCheckpoints: keep }) : null) ?? stringify(rc);
+  await run.run(fanOut(recordRun(storage, { configYaml, status: true, keepCheckpoints: rc.log.keep_checkpoints }), print, (e) => { finished ||= e.kind === 'finished'; }), c.steps, control);
   release();
   if (!finished) {
     log(`stopped at step ${run.step}; continue with --resume ${out}\n`);

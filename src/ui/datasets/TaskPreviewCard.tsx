@@ -5,6 +5,7 @@
 // Exercised by tests/e2e/studio-datasets.spec.ts and tests/e2e/studio-drop-flow.spec.ts.
 import type { TaskPreview } from './analyse';
 import type { TokenPreview } from '../../workers/engine/preview-tokens';
+import { MessageList } from '../common/MessageList';
 import '../run/run.css';
 
 export function TaskPreviewCard({ p, tokens, model }: { p: TaskPreview; tokens?: TokenPreview; model?: string }) {
@@ -13,11 +14,7 @@ export function TaskPreviewCard({ p, tokens, model }: { p: TaskPreview; tokens?:
     <article className="preview" data-testid="task-preview" aria-label={`Task ${p.taskId} (line ${p.line})`}>
       <h3>{p.taskId} <span className="small">line {p.line}</span></h3>
       {p.messages ? (
-        <ol className="messages">
-          {p.messages.map((m, i) => (
-            <li key={i}><span className={`role role-${m.role}`}>{m.role}</span><pre>{m.content}</pre></li>
-          ))}
-        </ol>
+        <MessageList messages={p.messages} />
       ) : (
         <dl>
           {Object.entries(p.fields).filter(([k]) => k !== 'metadata').map(([k, v]) => (

@@ -9,6 +9,7 @@ import { useStudio } from '../../store/store';
 import { tokenKey } from '../../store/run-slice';
 import { num } from './rollout-rows';
 import { tokenCells } from './token-spans';
+import { MessageList } from '../common/MessageList';
 
 function RewardBreakdown({ r }: { r: RolloutRecord }) {
   const parts = Object.entries(r.reward.parts), final = Object.entries(r.reward.final);
@@ -29,17 +30,7 @@ function RewardBreakdown({ r }: { r: RolloutRecord }) {
 
 function Messages({ r }: { r: RolloutRecord }) {
   if (!r.messages) return <pre className="episode-text">{r.text}</pre>;
-  return (
-    <ol className="messages turns" data-testid="episode-messages">
-      {r.messages.map((m, i) => (
-        <li key={i} className={`turn turn-${m.role}`}>
-          <span className={`role role-${m.role}`}>{m.role}{m.name ? ` (${m.name})` : ''}</span>
-          <pre>{m.content}</pre>
-          {m.tool_calls?.map((c, j) => <pre key={j} className="tool-json" data-testid="tool-call-json">{JSON.stringify(c, null, 2)}</pre>)}
-        </li>
-      ))}
-    </ol>
-  );
+  return <MessageList messages={r.messages} className="messages turns" testId="episode-messages" />;
 }
 
 function ToolCalls({ r }: { r: RolloutRecord }) {

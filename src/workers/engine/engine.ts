@@ -27,7 +27,7 @@ import { restoreTrainState } from '../../train/trainer-state';
 import { RunControl } from '../../train/run-control';
 import { readSftJsonl } from '../../train/data';
 import { planSftRun, resolveSftConfig, resumeConfig, SftRun } from '../../run/sft-run';
-import { sftInputOf, sftMaxLength } from '../../run/trainer-settings';
+import { sftInputOf, sftMaxLength, sftTemplateOf } from '../../run/trainer-settings';
 import { inspectModel } from './inspect';
 import { openModelSource } from './model-source';
 import type { DatasetSource, EngineReply, EngineRequest, EngineResults, ModelInfo, RunStatus } from './protocol';
@@ -270,7 +270,7 @@ export class Engine {
       const r = resume ? await prepareResume(storage, mc, 'sft', log) : null;
       const state = r?.state ?? null;
       const maxLength = state ? savedSftData(state).maxLength ?? 512 : sftMaxLength(cfg, mc.maxPositions);
-      const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize });
+      const data = readSftJsonl(text, datasetName(req.dataset), { tokenizer: m.loaded.tokenizer, maxLength, vocabSize: mc.vocabSize, ...sftTemplateOf(cfg) });
       const ctx = { examples: data.examples.length, cfg: mc };
       // As `train` with trainer: sft resumes: the checkpoint's config, with the YAML's steps and checkpoint interval.
       const config = state ? resumeConfig(state, { steps: cfg.train.steps || undefined, saveEvery: cfg.log.checkpoint_every }, ctx) : resolveSftConfig({ ...input, maxLength }, ctx);

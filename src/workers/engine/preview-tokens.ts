@@ -12,7 +12,7 @@ import { readJson } from '../../model/io/source';
 import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
 import { DEFAULT_CONFIG, parseConfig, type RlConfig } from '../../rl/config-validate';
 import { firstTurns, promptEnvironment, type ToolListing } from '../../rl/first-turn';
-import { sftMaxLength } from '../../run/trainer-settings';
+import { sftMaxLength, sftTemplateOf } from '../../run/trainer-settings';
 import { readSftJsonl, type SkippedLine } from '../../train/data';
 import { tokenPieces } from './decode';
 
@@ -75,7 +75,7 @@ export function previewWith(tok: Tokenizer, model: { maxPositions: number; vocab
     return { byLine, tools, sft: null, notes };
   }
   const maxLength = sftMaxLength(cfg, model.maxPositions);
-  const ds = readSftJsonl(data.text, data.fileName, { tokenizer: tok, maxLength, vocabSize: model.vocabSize });
+  const ds = readSftJsonl(data.text, data.fileName, { tokenizer: tok, maxLength, vocabSize: model.vocabSize, ...sftTemplateOf(cfg) });
   const show = new Set(data.lines);
   const byLine: Record<number, TokenPreview> = {};
   for (const ex of ds.examples) {

@@ -3,11 +3,13 @@
 // progress line per update with a falling loss, the skipped line reported, the memory plan
 // printed, metrics.jsonl with the vocabulary's names, checkpoints/step-N/ loadable by loadTrainState,
 // adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6 (keep 2:
-// the last two step folders stay, the setting taken from the run's config.yaml, not passed again).
+// the last two step folders stay, the setting taken from the run's config.yaml, not passed again),
+// after which config.yaml still holds the run's own settings with the new step count.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { isMetricName } from '../../../src/metrics/names';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -74,6 +76,9 @@ describe('cli sft', () => {
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(6);
     expect((await loadTrainState(new NodeDirSource(join(out, 'checkpoints', 'step-6')))).step).toBe(6);
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['step-5', 'step-6']);
+    // config.yaml still records the run's own settings (not the resume's defaults), with the new step count.
+    const saved = parse(readFileSync(join(out, 'config.yaml'), 'utf8')) as { optim: { lr: number; schedule: string }; lora: { rank: number }; train: { steps: number; seed: number }; data: { dataset: string } };
+    expect(saved).toMatchObject({ optim: { lr: 1e-2, schedule: 'constant' }, lora: { rank: 4 }, train: { steps: 6, seed: 1 }, data: { dataset: data } });
   }, 400_000);   // 60 s on a quiet machine, 134 s seen at a load average of 13
 });
 

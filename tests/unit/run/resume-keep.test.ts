@@ -5,11 +5,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../../src/rl/config-schema';
 import { NodeFsStorage } from '../../../src/run/node-storage';
-import { resumedKeepCheckpoints } from '../../../src/run/resume';
+import { resumedConfigYaml, resumedKeepCheckpoints } from '../../../src/run/resume';
 
 describe('a resumed run keeps its own log.keep_checkpoints', () => {
   it('takes config.yaml\'s value unless --set gives one', async () => {
@@ -24,5 +24,21 @@ describe('a resumed run keeps its own log.keep_checkpoints', () => {
     expect(await resumedKeepCheckpoints(s, 3, [])).toBe(0);   // keep all stays keep all
     writeFileSync(join(dir, 'config.yaml'), 'log:\n  keep_checkpoints: -1\n');
     expect(await resumedKeepCheckpoints(s, 3, [])).toBe(3);
+  });
+});
+
+describe('a resumed SFT run records its own config.yaml', () => {
+  it('keeps every setting and comment, changes only the steps and checkpoint settings', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resume-config-'));
+    const s = new NodeFsStorage(dir);
+    const set = { steps: 12, checkpointEvery: 4, keepCheckpoints: 2 };
+    expect(await resumedConfigYaml(s, set)).toBeNull();   // no config.yaml: the caller writes the resolved one
+    writeFileSync(join(dir, 'config.yaml'), '# my run\ntrainer: sft\noptim:\n  lr: 0.01 # high\ntrain:\n  steps: 5\n  seed: 7\n');
+    const text = (await resumedConfigYaml(s, set))!;
+    expect(text).toContain('# my run');
+    expect(text).toContain('# high');
+    expect(parse(text)).toEqual({ trainer: 'sft', optim: { lr: 0.01 }, train: { steps: 12, seed: 7 }, log: { checkpoint_every: 4, keep_checkpoints: 2 } });
+    writeFileSync(join(dir, 'config.yaml'), 'train: [unclosed\n');
+    expect(await resumedConfigYaml(s, set)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 // SFT data: Qwen2.5 chat rendering with assistant-only masks (a tool-call trace included), the
 // plain fallback on the stories260K tokenizer, text and pre-tokenized lines, per-line errors by
-// line number and field, truncation, the masked_ce mask convention, and seeded batching/resume.
+// line number and field, truncation, the masked_ce mask convention, seeded batching/resume, and
+// model.template (auto / plain / plain_no_tools) applied to SFT lines.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import { describeSftDataset, readSftJsonl } from '../../../src/train/data';
 import { SftBatcher, epochOrder } from '../../../src/train/batches';
 import { masked_ce } from '../../../src/reference/loss';
 import { sharedPath } from '../../fixtures/shared';
+import { DEFAULT_CONFIG } from '../../../src/rl/config-schema';
+import { sftTemplateOf } from '../../../src/run/trainer-settings';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
 const QWEN = sharedPath('models/qwen2.5-tokenizer');
@@ -143,5 +146,29 @@ describe('seeded shuffling and batching', () => {
 
     const d = new SftBatcher(10, { batchSize: 4, seed: 7, dropLast: true, shuffle: false });
     expect([d.next(), d.next(), d.next()].map((x) => x.indices)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 2, 3]]);
+  });
+});
+
+describe('SFT data follows model.template (sftTemplateOf), as the RL agent loop does', () => {
+  it('auto: the tokenizer\'s template with the tool list; plain: role: content with a # Tools block and the call as text; plain_no_tools: no tool list', async () => {
+    const tok = await loadTokenizer(new NodeDirSource('public/models/agent-tiny'));
+    const line = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n')[0] + '\n';
+    const text = (template: 'auto' | 'plain' | 'plain_no_tools') => {
+      const cfg = structuredClone(DEFAULT_CONFIG);
+      cfg.model.template = template;
+      const ds = readSftJsonl(line, 'agent_sft.jsonl', { tokenizer: tok, maxLength: 2048, ...sftTemplateOf(cfg) });
+      return tok.decode(ds.examples[0].ids);
+    };
+    const auto = text('auto'), plain = text('plain'), bare = text('plain_no_tools');
+    console.log(`model.template auto / plain / plain_no_tools: ${[auto, plain, bare].map((t) => tok.encode(t, { addSpecialTokens: false }).length).join(' / ')} tokens`);
+    expect(auto).toContain('<|im_start|>system');
+    expect(auto).toContain('python(code)');
+    expect(plain).not.toContain('<|im_start|>');
+    expect(plain).toContain('# Tools');
+    expect(plain).toContain('assistant:');
+    expect(bare).not.toContain('# Tools');
+    expect(bare).not.toContain('Search the fact corpus');
+    // The plain template renders content only: the tool call is written as the model writes one.
+    for (const t of [plain, bare]) expect(t).toContain('assistant: <tool_call>\n{"name": "python", "arguments": {"code": "print(52 * 40 + 52)"}}\n</tool_call>\ntool: 2132\nassistant: <answer> 2132</answer>');
   });
 });
