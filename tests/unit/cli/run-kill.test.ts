@@ -1,5 +1,5 @@
 // Kill test: `npm run cli -- sft` (stories260K, LoRA r=2, a checkpoint every update) killed with
-// SIGKILL at 8 seeded random moments (during start-up, right after an update, and inside
+// SIGKILL at 6 seeded random moments (during start-up, right after an update, and inside
 // checkpoint / adapter writes, which a test hook slows down), restarted with --resume each time,
 // must end with the same adapter files (byte for byte), the same last checkpoint tensors
 // (checkpoints/step-N, the last log.keep_checkpoints kept) and the same metrics.jsonl rows (every
@@ -14,7 +14,7 @@ import { mulberry32 } from '../../../src/util/rng';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
-const KILLS = 8;
+const KILLS = 6;
 const STEPS = 24;
 const SENTENCES = ['Lily saw a big red ball.', 'Tom flew his kite.', 'The cat sat on the mat.', 'Sue found a bird.'];
 /** Milliseconds the write hook pauses after each file of a checkpoint or export. */
