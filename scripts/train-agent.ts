@@ -1,11 +1,11 @@
-// `npm run train-agent [-- --out DIR --seed S --drill-steps N --steps N --publish [--evaluation F]]`:
+// `npm run train-agent [-- --out DIR --seed S --drill-steps N --steps N --anneal-steps N --publish [--evaluation F]]`:
 // trains the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
 // command, in process), in the stages of AGENT_RECIPE: the seeded initial model
 // (scripts/agent-data/init-model.ts, with the tokenizer of public/models/agent-tiny) in DIR/init,
 // then (1) the copy drill (scripts/agent-data/copy-drill.ts: repeat random text, so the model
 // learns to copy from its context) in DIR/drill, then (2) SFT on the agent traces
 // (datasets/agent_sft.jsonl) with a share of drill lines mixed in, from the drill's weights, in
-// DIR/sft. Each stage checkpoints every `saveEvery` updates; rerunning resumes the unfinished
+// DIR/sft, then (3) the same data with the lr decayed to 0 (cosine) in DIR/anneal. Each stage checkpoints every `saveEvery` updates; rerunning resumes the unfinished
 // stage (sft --resume) and skips finished ones. --publish copies the last stage's weights into
 // public/models/agent-tiny and writes its model card (README.md) from the runs' records
 // (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
@@ -26,11 +26,14 @@ import { modelCard, type StageRecord, type StepRecord } from './agent-data/model
 
 /** One stage of the curriculum: its updates, peak learning rate and data. */
 export interface AgentStage {
-  name: 'drill' | 'sft';
+  name: 'drill' | 'sft' | 'anneal';
   steps: number;
   lr: number;
   /** What the stage trains on (the card prints it). */
   data: string;
+  /** The stage's own schedule and warmup (default the recipe's). */
+  schedule?: 'constant' | 'cosine' | 'linear';
+  warmup?: number;
 }
 
 /** The recipe; each value is the one the shipped model was trained with. */
@@ -40,7 +43,9 @@ export const AGENT_RECIPE = {
   drillExamples: 20000, drillSeed: 5, drillShare: 0.25,
   stages: [
     { name: 'drill', steps: 1600, lr: 2e-3, data: 'copy drill (repeat random numbers, names and words)' },
-    { name: 'sft', steps: 600, lr: 1e-3, data: 'datasets/agent_sft.jsonl + copy drill lines (a quarter as many)' },
+    { name: 'sft', steps: 325, lr: 1e-3, data: 'datasets/agent_sft.jsonl + copy drill lines (a quarter as many)' },
+    // At a constant lr the loss plateaus (~0.4) while greedy turns stay unreliable: decay it on the same data.
+    { name: 'anneal', steps: 275, lr: 1e-3, schedule: 'cosine', warmup: 10, data: 'the sft stage\'s data, lr decayed to 0 (cosine)' },
   ] as AgentStage[],
 };
 
@@ -94,7 +99,7 @@ async function runStage(stage: AgentStage, model: string, data: string, dir: str
     ? { resume: dir, out: dir, steps: String(stage.steps), model }
     : {
         model, data, out: dir, mode: 'full', quant: 'none', steps: String(stage.steps), 'batch-size': String(r.batchSize),
-        lr: String(stage.lr), warmup: String(r.warmup), schedule: r.schedule, 'weight-decay': String(r.weightDecay), clip: String(r.clip),
+        lr: String(stage.lr), warmup: String(stage.warmup ?? r.warmup), schedule: stage.schedule ?? r.schedule, 'weight-decay': String(r.weightDecay), clip: String(r.clip),
         'max-length': String(r.maxLength), 'save-every': String(r.saveEvery), seed: String(seed), 'base-model': 'agent-tiny', tune: 'false',
       };
   process.stderr.write(`stage ${stage.name}: ${stage.steps} updates at lr ${stage.lr} on ${data} -> ${dir}${resume ? ' (resuming)' : ''}\n`);
@@ -108,7 +113,7 @@ async function main(): Promise<void> {
   const out = flag('out') ?? 'runs/agent-tiny';
   const r = AGENT_RECIPE;
   const seed = Number(flag('seed') ?? r.seed);
-  const stepsOf: Record<AgentStage['name'], string | undefined> = { drill: flag('drill-steps'), sft: flag('steps') };
+  const stepsOf: Record<AgentStage['name'], string | undefined> = { drill: flag('drill-steps'), sft: flag('steps'), anneal: flag('anneal-steps') };
   const stages = r.stages.map((s) => ({ ...s, steps: Number(stepsOf[s.name] ?? s.steps) }));
   if (process.argv.includes('--card-only')) {
     publish(out, stages, 0, flag('evaluation'));

@@ -18,6 +18,8 @@ export interface StageRecord {
   steps: number;
   lr: number;
   data: string;
+  /** The stage's own schedule, when it has one (else the recipe's). */
+  schedule?: string;
   metrics: StepRecord[];
 }
 
@@ -67,7 +69,7 @@ function stageText(st: StageRecord): string {
   for (let s = every; s <= ms.length; s += every) curve.push(`| ${s} | ${meanLoss(ms, s - every, s).toFixed(3)} | ${ms[s - 1].num_tokens} |`);
   return `### Stage ${st.name}: ${st.data}
 
-Planned ${st.steps} updates at peak lr ${st.lr}.${last.step < st.steps ? ` **Stopped after ${last.step} of them** (resume with \`npm run train-agent\`: it continues from the checkpoint).` : ''}
+Planned ${st.steps} updates at peak lr ${st.lr}${st.schedule ? ` (${st.schedule} schedule)` : ''}.${last.step < st.steps ? ` **Stopped after ${last.step} of them** (resume with \`npm run train-agent\`: it continues from the checkpoint).` : ''}
 
 | figure | value |
 | --- | --- |
@@ -134,9 +136,12 @@ operators, and the assistant repeating it (inside \`<answer>\` for a third of th
 ## Training
 
 Recipe (scripts/train-agent.ts, \`AGENT_RECIPE\`): ${Object.entries(c.recipe).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.
-Loss on assistant tokens only. Two stages: a from-scratch model of this size trained on the agent
+Loss on assistant tokens only. Three stages: a from-scratch model of this size trained on the agent
 traces alone never learned to copy a number from a tool response into its answer (answer digits
-stayed at uniform log-probability over 900 updates), so it first learns to copy on the drill.
+stayed at uniform log-probability over 900 updates), so it first learns to copy on the drill; then
+the traces (with drill lines mixed in) at a constant lr; then the same data with the lr decayed to
+0, since at a constant lr the mean loss plateaued while greedy turns still broke (looping JSON,
+miscopied numbers).
 
 ${c.stages.map(stageText).join('\n\n')}
 

@@ -23,18 +23,22 @@ export interface EvalResult {
   correct: number[];
   /** Every episode, task-major (task t's samples at t*k .. t*k + k - 1). */
   episodes: EpisodeResult[];
+  /** Each episode's reward, in the order of `episodes`. */
+  rewards: EpisodeReward[];
 }
 
 export async function evaluate(ctx: AnyRolloutContext, tasks: Task[], k: number, temperature: number, onProgress?: (done: number, total: number) => void): Promise<EvalResult> {
   const B = ctx.cfg.rollout.batch_size;
   const correct: number[] = [];
   const episodes: EpisodeResult[] = [];
+  const rewards: EpisodeReward[] = [];
   let reward = 0;
   for (let i = 0; i < tasks.length; i += B) {
     const chunk = tasks.slice(i, i + B);
     // temperature 0: greedy (the agent config accepts 0 for eval).
     const r = await collectRollouts(ctx, chunk, 1_000_000 + i, { G: k, temperature });
     episodes.push(...r.episodes);
+    rewards.push(...r.rewards);
     chunk.forEach((_, t) => {
       let c = 0;
       for (let s = 0; s < k; s++) {
@@ -61,5 +65,5 @@ export async function evaluate(ctx: AnyRolloutContext, tasks: Task[], k: number,
     if (typeof family === 'string') groups.set(family, [...(groups.get(family) ?? []), correct[i]]);
   });
   for (const [g, cs] of groups) metrics[groupAccuracyName(g)] = cs.reduce((a, c) => a + c, 0) / (cs.length * k);
-  return { metrics, correct, episodes };
+  return { metrics, correct, episodes, rewards };
 }

@@ -3,9 +3,12 @@
 // config's environment, separate from training, on our engine or onnxruntime-web
 // (src/cli/engine-option.ts). Prints the metrics as JSON on stdout. Tested by
 // tests/unit/rl/rl-grpo.test.ts, tests/unit/cli/eval-cli.test.ts and tests/unit/ort/ort-engine.test.ts.
+import { writeFileSync } from 'node:fs';
+import type { Task } from '../../data/schemas';
 import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
 import { evalTemperature, evaluatePolicy } from '../../rl/eval-run';
+import { isCorrect, type EvalResult } from '../../rl/eval';
 import { loadRunModel, loadTasksFor, startServices } from '../../run/rl-node-run';
 import { readConfig } from './train';
 import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
@@ -26,6 +29,8 @@ export const command: CliCommand = {
   --tasks N               tasks graded (default eval.num_tasks; 0 = all)
   --set key=value         overrides a config field (repeatable)
   --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
+  --episodes FILE         also write every episode as a JSON line (task, answer, correct, reward,
+                          turns, tool calls, the conversation) to FILE
   --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level
 ${ENGINE_OPTIONS}`,
   async run(args) {
@@ -47,6 +52,11 @@ ${ENGINE_OPTIONS}`,
     try {
       const r = await evaluatePolicy(cfg, e.engine, e.tokenizer, svc.services, tasks, k, (done, total) => log(`\reval ${done}/${total}`));
       log('\n');
+      const episodesFile = getString(args, 'episodes');
+      if (episodesFile) {
+        writeFileSync(episodesFile, episodeLines(tasks, k, r));
+        log(`episodes: ${r.episodes.length} written to ${episodesFile}\n`);
+      }
       process.stdout.write(JSON.stringify({ split, tasks: tasks.length, samples: k, temperature, ...r.metrics }) + '\n');
     } finally {
       await e.close();
@@ -63,4 +73,19 @@ export function evalHeader(args: Parameters<CliCommand['run']>[0], adapter: stri
   }
   if (!adapter) return 'base model, no adapter';
   return `adapter ${adapter} (${getString(args, 'adapter') !== undefined ? '--adapter' : 'model.adapter in the config'})`;
+}
+
+/** One JSON line per episode (task-major): what the task asked, what the model did, how it was graded. */
+export function episodeLines(tasks: readonly Task[], k: number, r: EvalResult): string {
+  return r.episodes.map((e, i) => {
+    const task = tasks[Math.floor(i / k)] as Task & { family?: unknown; answer?: unknown };
+    const reward = r.rewards[i];
+    return JSON.stringify({
+      task_id: task.task_id, ...(typeof task.family === 'string' ? { family: task.family } : {}), sample: i % k,
+      answer: task.answer ?? null, correct: isCorrect(reward), reward: reward.return, parts: reward.final.parts,
+      turns: e.turns, finish_reason: e.finishReason, final_text: e.finalText,
+      tool_calls: e.toolCalls.map((c) => ({ turn: c.turn, name: c.name, args: c.args, ok: c.ok, ...(c.error ? { error: c.error } : {}) })),
+      messages: e.messages,
+    }) + '\n';
+  }).join('');
 }

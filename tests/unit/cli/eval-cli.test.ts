@@ -1,10 +1,11 @@
 // The `eval` command's policy and load options, run as the CLI (tsx) on the shipped stories260K:
 // a config naming model.adapter is evaluated with that adapter (the stderr header and the model
 // line say so), --adapter overrides it, and --tune false skips kernel timing (the tuning file the
-// run points at, RL_STUDIO_TUNING_FILE, stays unwritten) while the default times and writes it.
+// run points at, RL_STUDIO_TUNING_FILE, stays unwritten) while the default times and writes it;
+// --episodes writes each episode (task, grade, conversation) as a JSON line.
 // Run: npx vitest run tests/unit/cli/eval-cli.test.ts
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -48,13 +49,21 @@ describe('cli eval', () => {
       + 'data: {env: story, story_words: [girl]}\nenv: {system_prompt: "Write a story about {word}."}\nlora: {mode: lora}\n');
 
     const untuned = join(dir, 'tuning-a.json');
-    const fromConfig = evalCli(untuned, '--config', config, '--tune', 'false');
+    const episodes = join(dir, 'episodes.jsonl');
+    const fromConfig = evalCli(untuned, '--config', config, '--tune', 'false', '--episodes', episodes);
     console.log(`eval (model.adapter, --tune false) stderr:\n${fromConfig.err}`);
     expect(fromConfig.code, fromConfig.err).toBe(0);
     expect(fromConfig.err).toContain('adapter r=4');
     expect(fromConfig.err).toContain(`eval: adapter ${a4} (model.adapter in the config)`);
     expect(JSON.parse(fromConfig.out.trim()).tasks).toBe(1);
     expect(existsSync(untuned)).toBe(false);   // no kernel was timed
+    // --episodes: one JSON line per episode, with the task, the grade and the conversation.
+    const lines = readFileSync(episodes, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ sample: 0, correct: expect.any(Boolean), reward: expect.any(Number), turns: 1 });
+    expect(typeof lines[0].task_id).toBe('string');
+    expect((lines[0].messages as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(fromConfig.err).toContain(`episodes: 1 written to ${episodes}`);
 
     const tuned = join(dir, 'tuning-b.json');
     const overridden = evalCli(tuned, '--config', config, '--adapter', a2);
