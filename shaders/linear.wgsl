@@ -180,10 +180,10 @@ fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y6 = X[x6 + k]; a6l += y6 * wl; a6h += y6 * wh;
     let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
   }
-  store8(row0, g, a0l, a0h);      store8(row0 + 1u, g, a1l, a1h);
-  store8(row0 + 2u, g, a2l, a2h); store8(row0 + 3u, g, a3l, a3h);
-  store8(row0 + 4u, g, a4l, a4h); store8(row0 + 5u, g, a5l, a5h);
-  store8(row0 + 6u, g, a6l, a6h); store8(row0 + 7u, g, a7l, a7h);
+  // One store8 in a loop, not eight inlined: the epilogue (bias, LoRA, SwiGLU) is large, and
+  // eight copies made SwiftShader take seconds to compile this pipeline.
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  for (var i = 0u; i < 8u; i++) { store8(row0 + i, g, acc[2u * i], acc[2u * i + 1u]); }
 }
 
 // ---- workgroup-tiled ----------------------------------------------------------------------
