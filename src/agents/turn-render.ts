@@ -125,4 +125,3 @@ export class TurnRenderer {
   }
 }
 
-/** Plain fallback: the tools block goes into the system message's text. */

@@ -71,7 +71,7 @@ export class OpfsStorage implements RunStorage {
       } catch (e) {
         // A File snapshot goes stale when a writer (a live run appending metrics.jsonl) replaces the
         // file before the read, and Chromium then reports NotFoundError: take a new snapshot.
-        if (!(e instanceof DOMException) || attempt === 5) throw e;
+        if (!notFound(e) || attempt === 5) throw e;
       }
     }
   }

@@ -9,7 +9,7 @@ import type { TrainerKind } from '../rl/config-schema';
 import type { TrainState } from '../train/checkpoint';
 import type { RunConfig } from './config';
 import { checkpointSlots, cutJsonl, recoverCheckpoint } from './run-folder';
-import { parse, parseDocument } from 'yaml';
+import { isMap, parseDocument, type Document } from 'yaml';
 import { CONFIG_FILE, METRICS_FILE, ROLLOUTS_FILE } from './layout';
 import { readText, type RunStorage } from './storage';
 
@@ -47,6 +47,19 @@ export function savedSftData(state: TrainState | null): { file?: string; maxLeng
 
 const KEEP_FIELD = 'log.keep_checkpoints';
 
+/** The run folder's config.yaml as a YAML document; null when it is missing or does not parse. */
+async function savedDocument(s: RunStorage): Promise<Document | null> {
+  const text = await readText(s, CONFIG_FILE);
+  if (text === null) return null;
+  const doc = parseDocument(text);
+  return doc.errors.length ? null : doc;
+}
+
+/** One field of the saved config.yaml (undefined when the file or the field is missing, or it does not parse). */
+async function savedField(s: RunStorage, path: string[]): Promise<unknown> {
+  return (await savedDocument(s))?.getIn(path);
+}
+
 /**
  * The keep-last-N a resumed run goes on with: the one its config.yaml saved (the run's own
  * setting), unless `--set log.keep_checkpoints=N` is among `sets` (then `current`, which already
@@ -54,9 +67,7 @@ const KEEP_FIELD = 'log.keep_checkpoints';
  */
 export async function resumedKeepCheckpoints(s: RunStorage, current: number, sets: readonly string[]): Promise<number> {
   if (sets.some((x) => x.trim().startsWith(`${KEEP_FIELD}=`))) return current;
-  const text = await readText(s, CONFIG_FILE);
-  if (text === null) return current;
-  const saved = (parse(text) as { log?: { keep_checkpoints?: unknown } } | null)?.log?.keep_checkpoints;
+  const saved = await savedField(s, ['log', 'keep_checkpoints']);
   return typeof saved === 'number' && Number.isInteger(saved) && saved >= 0 ? saved : current;
 }
 
@@ -67,10 +78,8 @@ export async function resumedKeepCheckpoints(s: RunStorage, current: number, set
  * the folder has no config.yaml or it does not parse (the caller writes the resolved one).
  */
 export async function resumedConfigYaml(s: RunStorage, set: { steps: number; checkpointEvery: number; keepCheckpoints: number }): Promise<string | null> {
-  const text = await readText(s, CONFIG_FILE);
-  if (text === null) return null;
-  const doc = parseDocument(text);
-  if (doc.errors.length || typeof doc.toJS() !== 'object' || doc.toJS() === null) return null;
+  const doc = await savedDocument(s);
+  if (!doc || !isMap(doc.contents)) return null;
   doc.setIn(['train', 'steps'], set.steps);
   doc.setIn(['log', 'checkpoint_every'], set.checkpointEvery);
   doc.setIn(['log', 'keep_checkpoints'], set.keepCheckpoints);
@@ -79,7 +88,6 @@ export async function resumedConfigYaml(s: RunStorage, set: { steps: number; che
 
 /** The model.template a resumed SFT run tokenizes its data with: its config.yaml's, else `current`. */
 export async function resumedTemplate(s: RunStorage, current: RunConfig['model']['template']): Promise<RunConfig['model']['template']> {
-  const text = await readText(s, CONFIG_FILE);
-  const saved = text === null ? undefined : (parse(text) as { model?: { template?: unknown } } | null)?.model?.template;
+  const saved = await savedField(s, ['model', 'template']);
   return saved === 'auto' || saved === 'plain' || saved === 'plain_no_tools' ? saved : current;
 }

@@ -9,6 +9,7 @@ import type { CliCommand } from '../../util/args';
 import { getBool, getNumber, getString } from '../../util/args';
 import { evalTemperature, evaluatePolicy } from '../../rl/eval-run';
 import { isCorrect, type EvalResult } from '../../rl/eval';
+import { rolloutRecord, toJsonl } from '../../rl/rollout-log';
 import { loadRunModel, loadTasksFor, startServices } from '../../run/rl-node-run';
 import { readConfig } from './train';
 import { ENGINE_OPTIONS, openCliEngine } from '../engine-option';
@@ -29,8 +30,8 @@ export const command: CliCommand = {
   --tasks N               tasks graded (default eval.num_tasks; 0 = all)
   --set key=value         overrides a config field (repeatable)
   --tune true|false       time kernel variants at load (default true; false: defaults, faster start)
-  --episodes FILE         also write every episode as a JSON line (task, answer, correct, reward,
-                          turns, tool calls, the conversation) to FILE
+  --episodes FILE         also write every episode as a JSON line to FILE: its rollouts.jsonl
+                          record (tokens, tool calls, reward, conversation) + answer, correct
   --allow-weak-sandbox    run model-written Python below the "sealed" sandbox level
 ${ENGINE_OPTIONS}`,
   async run(args) {
@@ -75,17 +76,13 @@ export function evalHeader(args: Parameters<CliCommand['run']>[0], adapter: stri
   return `adapter ${adapter} (${getString(args, 'adapter') !== undefined ? '--adapter' : 'model.adapter in the config'})`;
 }
 
-/** One JSON line per episode (task-major): what the task asked, what the model did, how it was graded. */
+/** One JSON line per episode (task-major): its rollouts.jsonl record (step 0, no advantage) with the task's family, answer and grade. */
 export function episodeLines(tasks: readonly Task[], k: number, r: EvalResult): string {
-  return r.episodes.map((e, i) => {
+  return toJsonl(r.episodes.map((e, i) => {
     const task = tasks[Math.floor(i / k)] as Task & { family?: unknown; answer?: unknown };
-    const reward = r.rewards[i];
-    return JSON.stringify({
-      task_id: task.task_id, ...(typeof task.family === 'string' ? { family: task.family } : {}), sample: i % k,
-      answer: task.answer ?? null, correct: isCorrect(reward), reward: reward.return, parts: reward.final.parts,
-      turns: e.turns, finish_reason: e.finishReason, final_text: e.finalText,
-      tool_calls: e.toolCalls.map((c) => ({ turn: c.turn, name: c.name, args: c.args, ok: c.ok, ...(c.error ? { error: c.error } : {}) })),
-      messages: e.messages,
-    }) + '\n';
-  }).join('');
+    return {
+      ...rolloutRecord(0, e, r.rewards[i], null, task.task_id),
+      ...(typeof task.family === 'string' ? { family: task.family } : {}), answer: task.answer ?? null, correct: isCorrect(r.rewards[i]),
+    };
+  }));
 }

@@ -138,10 +138,11 @@ export async function runSft(args: ParsedArgs, given: RunConfig | null): Promise
   }
   const saved = savedSftData(state);
   const built = state || first.data.dataset !== FROM_CHECKPOINT ? first : build(undefined);
-  // A resumed run keeps its own log.keep_checkpoints (config.yaml) unless --set gives one (`train` settles it before calling).
-  const keep = folder === 'resume' && !given ? await resumedKeepCheckpoints(storage, built.log.keep_checkpoints, args.all.set ?? []) : built.log.keep_checkpoints;
-  // ... and tokenizes its data with its own model.template.
-  const template = folder === 'resume' && !given ? await resumedTemplate(storage, built.model.template) : built.model.template;
+  // A resumed run keeps its own log.keep_checkpoints (config.yaml) unless --set gives one, and
+  // tokenizes its data with its own model.template (under `train`, the config given sets both).
+  const ownSettings = folder === 'resume' && !given;
+  const keep = ownSettings ? await resumedKeepCheckpoints(storage, built.log.keep_checkpoints, args.all.set ?? []) : built.log.keep_checkpoints;
+  const template = ownSettings ? await resumedTemplate(storage, built.model.template) : built.model.template;
   const rc: RunConfig = { ...built, model: { ...built.model, template }, log: { ...built.log, keep_checkpoints: keep } };
   const input = sftInputOf(rc);
   const dataPath = state ? (rc.data.dataset !== FROM_CHECKPOINT ? rc.data.dataset : null) ?? saved.file ?? requireString(args, 'data') : rc.data.dataset!;

@@ -120,15 +120,8 @@ export class Engine {
           const elsewhere = await runsTrainingElsewhere();
           return this.reply(req.id, 'list-runs', await Promise.all((await storedRunIds()).map(async (id) => {
             const live = this.runs.get(id);
-            // A run writing or pruning a checkpoint meanwhile can fail one read: read it again before reporting it.
-            for (let attempt = 1; ; attempt++) {
-              try {
-                return await summarize(id, live?.storage ?? await openStoredRun(id), live ? statusOf(live) : null, !live && elsewhere.has(id));
-              } catch (e) {
-                if (attempt === 3) throw new Error(`run ${id}: ${(e as Error).message}`);
-                await new Promise((r) => setTimeout(r, 100));
-              }
-            }
+            return summarize(id, live?.storage ?? await openStoredRun(id), live ? statusOf(live) : null, !live && elsewhere.has(id))
+              .catch((e: unknown) => { throw new Error(`run ${id}: ${(e as Error).message}`); });
           })));
         }
         case 'resume-run': return this.reply(req.id, 'resume-run', await this.startRun(await this.resumeRequest(req), true));

@@ -60,7 +60,7 @@ describe('cli eval', () => {
     // --episodes: one JSON line per episode, with the task, the grade and the conversation.
     const lines = readFileSync(episodes, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ sample: 0, correct: expect.any(Boolean), reward: expect.any(Number), turns: 1 });
+    expect(lines[0]).toMatchObject({ sample: 0, correct: expect.any(Boolean), reward: { total: expect.any(Number) }, num_turns: 1 });
     expect(typeof lines[0].task_id).toBe('string');
     expect((lines[0].messages as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(fromConfig.err).toContain(`episodes: 1 written to ${episodes}`);
