@@ -1,11 +1,12 @@
-// `npm run train-agent [-- --out DIR --seed S --drill-steps N --steps N --anneal-steps N --publish [--evaluation F]]`:
+// `npm run train-agent [-- --out DIR --seed S --drill-steps N --induct-steps N --steps N --publish [--evaluation F]]`:
 // trains the shipped default agent FROM SCRATCH with the engine's own full-mode SFT (the `sft` CLI
 // command, in process), in the stages of AGENT_RECIPE: the seeded initial model
 // (scripts/agent-data/init-model.ts, with the tokenizer of public/models/agent-tiny) in DIR/init,
-// then (1) the copy drill (scripts/agent-data/copy-drill.ts: repeat random text, so the model
-// learns to copy from its context) in DIR/drill, then (2) SFT on the agent traces
-// (datasets/agent_sft.jsonl) with a share of drill lines mixed in, from the drill's weights, in
-// DIR/sft, then (3) the same data with the lr decayed to 0 (cosine) in DIR/anneal. Each stage checkpoints every `saveEvery` updates; rerunning resumes the unfinished
+// then (1) the copy drill (scripts/agent-data/copy-drill.ts: repeat random text) in DIR/drill,
+// (2) the induction drill (copy a span from a random start, from the user text or a tool
+// response, so the model learns induction rather than copying by position) in DIR/induct,
+// (3) SFT on the agent traces (datasets/agent_sft.jsonl) mixed with induction and extraction
+// drill lines, from the previous stage's weights, with the lr decayed to 0 (cosine), in DIR/sft. Each stage checkpoints every `saveEvery` updates; rerunning resumes the unfinished
 // stage (sft --resume) and skips finished ones. --publish copies the last stage's weights into
 // public/models/agent-tiny and writes its model card (README.md) from the runs' records
 // (--evaluation F adds the figures of an `eval` stdout saved in F; --card-only publishes the last
@@ -21,12 +22,13 @@ import { parseModelConfig } from '../src/model/hf-config';
 import { mixSeed, mulberry32, permutation } from '../src/util/rng';
 import { AGENT_MODEL_DIR } from './agent-data/tokenizer-spec';
 import { agentModelConfig, countParams, initAgentWeights } from './agent-data/init-model';
-import { copyDrill } from './agent-data/copy-drill';
+import { copyDrill, extractDrill, inductionDrill } from './agent-data/copy-drill';
+import type { QwenTool } from '../src/tools/qwen-tools';
 import { modelCard, type StageRecord, type StepRecord } from './agent-data/model-card';
 
 /** One stage of the curriculum: its updates, peak learning rate and data. */
 export interface AgentStage {
-  name: 'drill' | 'sft' | 'anneal';
+  name: 'drill' | 'induct' | 'sft';
   steps: number;
   lr: number;
   /** What the stage trains on (the card prints it). */
@@ -34,18 +36,22 @@ export interface AgentStage {
   /** The stage's own schedule and warmup (default the recipe's). */
   schedule?: 'constant' | 'cosine' | 'linear';
   warmup?: number;
+  /** The stage's own longest row in tokens (default the recipe's). */
+  maxLength?: number;
 }
 
 /** The recipe; each value is the one the shipped model was trained with. */
 export const AGENT_RECIPE = {
   seed: 0, batchSize: 16, warmup: 20, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 25,
-  /** Copy-drill lines generated (seed drillSeed); the SFT stage mixes in drillShare x its trace count. */
-  drillExamples: 20000, drillSeed: 5, drillShare: 0.25,
+  /** Copy-drill lines generated (seed drillSeed). */
+  drillExamples: 20000, drillSeed: 5,
+  /** Induction-drill lines generated (seed inductionSeed); the SFT stage mixes sftInduction of them (from the second half) and sftExtract extraction lines (seed extractSeed) into the traces. */
+  inductionExamples: 20000, inductionSeed: 7, sftInduction: 1500, extractSeed: 9, sftExtract: 1500,
   stages: [
     { name: 'drill', steps: 1600, lr: 2e-3, data: 'copy drill (repeat random numbers, names and words)' },
-    { name: 'sft', steps: 325, lr: 1e-3, data: 'datasets/agent_sft.jsonl + copy drill lines (a quarter as many)' },
-    // At a constant lr the loss plateaus (~0.4) while greedy turns stay unreliable: decay it on the same data.
-    { name: 'anneal', steps: 275, lr: 1e-3, schedule: 'cosine', warmup: 10, data: 'the sft stage\'s data, lr decayed to 0 (cosine)' },
+    { name: 'induct', steps: 300, lr: 1e-3, warmup: 10, maxLength: 256, data: 'induction drill (repeat a span from a random start, of the user text or a tool response)' },
+    // At a constant lr the loss plateaus while greedy turns stay unreliable: decay it to 0 (cosine).
+    { name: 'sft', steps: 400, lr: 1e-3, schedule: 'cosine', warmup: 10, maxLength: 256, data: 'datasets/agent_sft.jsonl + 1500 induction and 1500 extraction drill lines' },
   ] as AgentStage[],
 };
 
@@ -67,21 +73,27 @@ async function writeInit(dir: string, seed: number): Promise<number> {
   return countParams(weights);
 }
 
-/** The stages' data files in DIR/data (seeded; rewritten only when absent). */
-function writeData(dir: string): { drill: string; sft: string } {
+/** The stages' data files in DIR/data (seeded; each rewritten only when absent). */
+function writeData(dir: string): Record<AgentStage['name'], string> {
   const r = AGENT_RECIPE;
   mkdirSync(dir, { recursive: true });
-  const drill = join(dir, 'copy_drill.jsonl'), mix = join(dir, 'sft_mix.jsonl');
-  if (existsSync(drill) && existsSync(mix)) return { drill, sft: mix };
-  const rand = mulberry32(r.drillSeed);
-  const drillLines = Array.from({ length: r.drillExamples }, () => JSON.stringify(copyDrill(rand)));
-  if (!existsSync(drill)) writeFileSync(drill, drillLines.join('\n') + '\n');
-  if (!existsSync(mix)) {
-    const traces = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean);
-    const lines = [...traces, ...drillLines.slice(0, Math.round(traces.length * r.drillShare))];
-    writeFileSync(mix, permutation(lines.length, mulberry32(mixSeed(r.drillSeed, 1))).map((i) => lines[i]).join('\n') + '\n');
-  }
-  return { drill, sft: mix };
+  const files = { drill: join(dir, 'copy_drill.jsonl'), induct: join(dir, 'induction_drill.jsonl'), sft: join(dir, 'sft_mix.jsonl') };
+  const traces = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean);
+  const tools = (JSON.parse(traces[0]) as { tools: QwenTool[] }).tools;
+  const lines = (seed: number, count: number, make: (rand: () => number) => object): string[] => {
+    const rand = mulberry32(seed);
+    return Array.from({ length: count }, () => JSON.stringify(make(rand)));
+  };
+  const write = (file: string, rows: () => string[]): void => { if (!existsSync(file)) writeFileSync(file, rows().join('\n') + '\n'); };
+  write(files.drill, () => lines(r.drillSeed, r.drillExamples, copyDrill));
+  const induction = lines(r.inductionSeed, r.inductionExamples, (rand) => inductionDrill(rand, tools));
+  write(files.induct, () => induction);
+  write(files.sft, () => {
+    // Lines the induct stage did not reach (it reads from the start), then fresh extraction lines.
+    const mix = [...traces, ...induction.slice(r.inductionExamples / 2, r.inductionExamples / 2 + r.sftInduction), ...lines(r.extractSeed, r.sftExtract, (rand) => extractDrill(rand, tools))];
+    return permutation(mix.length, mulberry32(mixSeed(r.drillSeed, 2))).map((i) => mix[i]);
+  });
+  return files;
 }
 
 /** A stage run's metrics rows (none before its first update). */
@@ -100,7 +112,7 @@ async function runStage(stage: AgentStage, model: string, data: string, dir: str
     : {
         model, data, out: dir, mode: 'full', quant: 'none', steps: String(stage.steps), 'batch-size': String(r.batchSize),
         lr: String(stage.lr), warmup: String(stage.warmup ?? r.warmup), schedule: stage.schedule ?? r.schedule, 'weight-decay': String(r.weightDecay), clip: String(r.clip),
-        'max-length': String(r.maxLength), 'save-every': String(r.saveEvery), seed: String(seed), 'base-model': 'agent-tiny', tune: 'false',
+        'max-length': String(stage.maxLength ?? r.maxLength), 'save-every': String(r.saveEvery), seed: String(seed), 'base-model': 'agent-tiny', tune: 'false',
       };
   process.stderr.write(`stage ${stage.name}: ${stage.steps} updates at lr ${stage.lr} on ${data} -> ${dir}${resume ? ' (resuming)' : ''}\n`);
   const t0 = performance.now();
@@ -113,7 +125,7 @@ async function main(): Promise<void> {
   const out = flag('out') ?? 'runs/agent-tiny';
   const r = AGENT_RECIPE;
   const seed = Number(flag('seed') ?? r.seed);
-  const stepsOf: Record<AgentStage['name'], string | undefined> = { drill: flag('drill-steps'), sft: flag('steps'), anneal: flag('anneal-steps') };
+  const stepsOf: Record<AgentStage['name'], string | undefined> = { drill: flag('drill-steps'), induct: flag('induct-steps'), sft: flag('steps') };
   const stages = r.stages.map((s) => ({ ...s, steps: Number(stepsOf[s.name] ?? s.steps) }));
   if (process.argv.includes('--card-only')) {
     publish(out, stages, 0, flag('evaluation'));
@@ -123,7 +135,7 @@ async function main(): Promise<void> {
   const data = writeData(join(out, 'data'));
   let model = join(out, 'init'), wall = 0;
   for (const s of stages) {
-    wall += await runStage(s, model, s.name === 'drill' ? data.drill : data.sft, join(out, s.name), seed);
+    wall += await runStage(s, model, data[s.name], join(out, s.name), seed);
     model = join(out, s.name, 'model');
   }
   if (process.argv.includes('--publish')) publish(out, stages, wall, flag('evaluation'));

@@ -19,6 +19,8 @@ import type { Environment, EpisodeState, RewardBreakdown, RewardWeights, TurnToo
 export interface AgentEnvConfig {
   /** Search results returned per call (1 keeps the context short for the tiny model). */
   k: number;
+  /** Each result's sentences sharing the most query words first (the asked fact leads the result). */
+  relevant_sentences_first: boolean;
   /** Replaces the built-in system prompt when set. */
   systemPrompt?: string;
   /** Weights of correctness, format, tool_use and the per-turn tool_errors. */
@@ -27,6 +29,7 @@ export interface AgentEnvConfig {
 
 export const defaultAgentEnvConfig: AgentEnvConfig = {
   k: 1,
+  relevant_sentences_first: true,
   weights: { correctness: 1, format: 0.1, tool_use: 0.1, tool_errors: -0.1 },
 };
 
@@ -62,7 +65,7 @@ export class AgentEnv implements Environment<AgentTask> {
     if (!opts.search) throw new Error('agent: a search backend is required; pass { search: new CorpusSearch(parseCorpusJsonl(datasets/agent_corpus.jsonl)) }');
     this.toolList = [
       pythonTool(opts.python, { description: AGENT_TOOL_DESCRIPTIONS.python }),
-      searchTool(opts.search, { k: this.config.k, description: AGENT_TOOL_DESCRIPTIONS.search }),
+      searchTool(opts.search, { k: this.config.k, description: AGENT_TOOL_DESCRIPTIONS.search, relevantSentencesFirst: this.config.relevant_sentences_first }),
     ];
   }
 

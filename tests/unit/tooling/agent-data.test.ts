@@ -1,8 +1,10 @@
 // The default agent's generated data (scripts/make-agent-data.ts): generators are pure functions
 // of the seed, the shipped splits load through the agent schema without a skipped line, and the
 // held-out split really is held out (places, people, operand range and one phrasing per family
-// never seen in training). Also the agent env's grading of hand-written answers, and the copy
-// drill (the curriculum's first stage): seeded, the assistant repeats the user text, SFT-loadable.
+// never seen in training). Also the agent env's grading of hand-written answers, and the drills of
+// the curriculum (copy, induction, extraction): seeded, the trained reply is what each promises
+// (a copy of the line, a span from a random start, the numbers in order and the printed value),
+// SFT-loadable.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadTasks } from '../../../src/data/loader';
@@ -12,7 +14,8 @@ import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus
 import { mulberry32 } from '../../../src/util/rng';
 import { calculatorTask, lookupTask } from '../../../scripts/agent-data/tasks';
 import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
-import { COPY_SYSTEM, copyDrill } from '../../../scripts/agent-data/copy-drill';
+import { COPY_SYSTEM, SPAN_SYSTEM, TOOL_SPAN_SYSTEM, copyDrill, extractDrill, inductionDrill } from '../../../scripts/agent-data/copy-drill';
+import type { QwenTool } from '../../../src/tools/qwen-tools';
 import { readSftJsonl } from '../../../src/train/data';
 import { loadTokenizer } from '../../../src/model/tokenizer';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -114,5 +117,64 @@ describe('agent data', () => {
     const e = ds.examples[0];
     const trained = e.ids.filter((_, i) => e.mask[i] === 1);
     expect(tok.decode(trained)).toContain(a[0].messages[2].content);
+  });
+
+  const agentTools = (JSON.parse(readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n')[0]) as { tools: QwenTool[] }).tools;
+
+  it('the induction drill: seeded; the reply (or the answer after a tool call) is a span of the source from a random start', async () => {
+    const lines = (seed: number) => { const rand = mulberry32(seed); return Array.from({ length: 400 }, () => inductionDrill(rand, agentTools)); };
+    const a = lines(7);
+    expect(lines(7)).toEqual(a);
+    expect(lines(8)).not.toEqual(a);
+    const starts = new Set<number>();
+    let toolEpisodes = 0;
+    const spanOf = (source: string, reply: string) => {
+      const inner = reply.startsWith('<answer> ') ? reply.slice(9, -9) : reply;
+      const at = ` ${source} `.indexOf(` ${inner} `);
+      expect(at, `${inner} in ${source}`).toBeGreaterThanOrEqual(0);
+      starts.add(source.slice(0, at).split(' ').filter(Boolean).length);
+    };
+    for (const { messages, tools } of a) {
+      if (messages[0].content === SPAN_SYSTEM) {
+        expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+        spanOf(messages[1].content, messages[2].content);
+        continue;
+      }
+      toolEpisodes++;
+      expect(messages[0].content).toBe(TOOL_SPAN_SYSTEM);
+      expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+      expect(tools).toBe(agentTools);
+      const call = messages[2].tool_calls?.[0].function;
+      const arg = call?.name === 'python' ? String(call.arguments.code).replace(/^print\((.*)\)$/s, '$1') : String(call?.arguments.query);
+      spanOf(messages[1].content, arg);
+      expect(messages[3].name).toBe(call?.name);
+      expect(messages[4].content.startsWith('<answer> ') && messages[4].content.endsWith('</answer>')).toBe(true);
+      spanOf(messages[3].content, messages[4].content);
+    }
+    expect(toolEpisodes / a.length).toBeGreaterThan(0.5);
+    expect(toolEpisodes / a.length).toBeLessThan(0.7);
+    // Spans start anywhere, not only at the first item (that would be copying by position).
+    expect(starts.size).toBeGreaterThan(10);
+    const tok = await loadTokenizer(new NodeDirSource('public/models/agent-tiny'));
+    const ds = readSftJsonl(a.map((l) => JSON.stringify(l)).join('\n'), 'induction.jsonl', { tokenizer: tok, maxLength: 256 });
+    expect(ds.examples.length).toBe(a.length);
+  });
+
+  it('the extraction drill: python on the numbers in order of appearance with the listed operators; the answer is the printed value', () => {
+    const rand = mulberry32(9);
+    const a = Array.from({ length: 300 }, () => extractDrill(rand, agentTools));
+    for (const { messages } of a) {
+      const user = messages[1].content.split(' ');
+      const nums = user.filter((x) => /^[0-9]+$/.test(x));
+      const ops = user.slice(-(nums.length - 1));
+      expect(nums.length === 2 || nums.length === 3).toBe(true);
+      expect(ops.every((o) => ['+', '-', '*'].includes(o))).toBe(true);
+      const code = String(messages[2].tool_calls?.[0].function.arguments.code);
+      expect(code).toBe(`print(${nums.map((n, i) => (i ? ` ${ops[i - 1]} ` : '') + n).join('')})`);
+      // Python and JavaScript agree on + - * of small integers, precedence included.
+      const value = String(new Function(`return ${code.slice(6, -1)};`)() as number);
+      expect(messages[3].content).toBe(value);
+      expect(messages[4].content).toBe(`<answer> ${value}</answer>`);
+    }
   });
 });

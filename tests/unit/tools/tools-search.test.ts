@@ -1,11 +1,13 @@
 // Offline corpus search: the BM25 tokenizer and ranking on a toy corpus, JSONL parsing errors,
 // the model-facing format, and recall@5 of the gold paragraph on a fixed sample of SQuAD dev
-// questions over the shipped corpus (datasets/squad_corpus*.jsonl).
+// questions over the shipped corpus (datasets/squad_corpus*.jsonl); the search tool's
+// relevant-sentences-first ordering.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, tokenize } from '../../../src/tools/search/bm25';
 import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus';
 import { formatResults } from '../../../src/tools/search/types';
+import { relevantSentencesFirst, searchTool } from '../../../src/tools/search-tool';
 
 describe('BM25', () => {
   it('tokenizes, drops stop words and stems plurals', () => {
@@ -52,5 +54,25 @@ describe('corpus search', () => {
     }
     console.log(`SQuAD dev corpus (${cs.docs.length} paragraphs), ${sample.length} questions: recall@1 ${(hit1 / sample.length).toFixed(3)}, recall@5 ${(hit5 / sample.length).toFixed(3)}`);
     expect(hit5 / sample.length).toBeGreaterThan(0.7);
+  });
+});
+
+describe('relevant sentences first', () => {
+  const doc = { title: 'Vebroth', url: 'corpus://vebroth', snippet: 'Vebroth is an island in the Bovour region. Its leader is Lilus Laibrai. It was founded in 1182. Its main export is paper.' };
+
+  it('moves the sentences sharing query words (stemmed, not the title) to the front, ties in order', () => {
+    expect(relevantSentencesFirst(doc, 'founding of Vebroth').snippet).toBe('It was founded in 1182. Vebroth is an island in the Bovour region. Its leader is Lilus Laibrai. Its main export is paper.');
+    expect(relevantSentencesFirst(doc, 'export of Vebroth').snippet.startsWith('Its main export is paper. Vebroth is')).toBe(true);
+    // Only the title matches: nothing moves; the words and sentences are the same whatever the order.
+    expect(relevantSentencesFirst(doc, 'Vebroth').snippet).toBe(doc.snippet);
+    const moved = relevantSentencesFirst(doc, 'leader of Vebroth').snippet;
+    expect(moved.split(' ').sort()).toEqual(doc.snippet.split(' ').sort());
+  });
+
+  it('is what the search tool returns when asked, and off by default', async () => {
+    const backend = { name: 'corpus', search: async () => [doc] };
+    const call = (relevant: boolean) => searchTool(backend, { k: 1, relevantSentencesFirst: relevant }).call({ query: 'leader of Vebroth' }, { episodeId: 'e1' });
+    expect((await call(true)).text).toBe('[Vebroth] Its leader is Lilus Laibrai. Vebroth is an island in the Bovour region. It was founded in 1182. Its main export is paper.');
+    expect((await call(false)).text).toBe(`[Vebroth] ${doc.snippet}`);
   });
 });
