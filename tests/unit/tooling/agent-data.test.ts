@@ -119,6 +119,8 @@ describe('agent data', () => {
     expect(tok.decode(trained)).toContain(a[0].messages[2].content);
   });
 
+  /** A tool call's argument (calls written by the drills carry an arguments object). */
+  const argOf = (args: string | Record<string, unknown> | undefined, key: string): string => (typeof args === 'object' ? String(args[key]) : '');
   const agentTools = (JSON.parse(readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n')[0]) as { tools: QwenTool[] }).tools;
 
   it('the induction drill: seeded; the reply (or the answer after a tool call) is a span of the source from a random start', async () => {
@@ -145,7 +147,7 @@ describe('agent data', () => {
       expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
       expect(tools).toBe(agentTools);
       const call = messages[2].tool_calls?.[0].function;
-      const arg = call?.name === 'python' ? String(call.arguments.code).replace(/^print\((.*)\)$/s, '$1') : String(call?.arguments.query);
+      const arg = call?.name === 'python' ? argOf(call.arguments, 'code').replace(/^print\((.*)\)$/s, '$1') : argOf(call?.arguments, 'query');
       spanOf(messages[1].content, arg);
       expect(messages[3].name).toBe(call?.name);
       expect(messages[4].content.startsWith('<answer> ') && messages[4].content.endsWith('</answer>')).toBe(true);
@@ -169,7 +171,7 @@ describe('agent data', () => {
       const ops = user.slice(-(nums.length - 1));
       expect(nums.length === 2 || nums.length === 3).toBe(true);
       expect(ops.every((o) => ['+', '-', '*'].includes(o))).toBe(true);
-      const code = String(messages[2].tool_calls?.[0].function.arguments.code);
+      const code = argOf(messages[2].tool_calls?.[0].function.arguments, 'code');
       expect(code).toBe(`print(${nums.map((n, i) => (i ? ` ${ops[i - 1]} ` : '') + n).join('')})`);
       // Python and JavaScript agree on + - * of small integers, precedence included.
       const value = String(new Function(`return ${code.slice(6, -1)};`)() as number);
