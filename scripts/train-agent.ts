@@ -40,7 +40,7 @@ export interface AgentStage {
   maxLength?: number;
 }
 
-/** The recipe; each value is the one the shipped model was trained with. */
+/** The recipe; each value is the one `npm run train-agent` trains with (the shipped weights are older until the next --publish: README "The default agent"). */
 export const AGENT_RECIPE = {
   seed: 0, batchSize: 16, warmup: 20, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 25,
   /** Copy-drill lines generated (seed drillSeed). */
@@ -86,10 +86,10 @@ function writeData(dir: string): Record<AgentStage['name'], string> {
   };
   const write = (file: string, rows: () => string[]): void => { if (!existsSync(file)) writeFileSync(file, rows().join('\n') + '\n'); };
   write(files.drill, () => lines(r.drillSeed, r.drillExamples, copyDrill));
-  const induction = lines(r.inductionSeed, r.inductionExamples, (rand) => inductionDrill(rand, tools));
-  write(files.induct, () => induction);
+  write(files.induct, () => lines(r.inductionSeed, r.inductionExamples, (rand) => inductionDrill(rand, tools)));
   write(files.sft, () => {
     // Lines the induct stage did not reach (it reads from the start), then fresh extraction lines.
+    const induction = readFileSync(files.induct, 'utf8').split('\n').filter(Boolean);
     const mix = [...traces, ...induction.slice(r.inductionExamples / 2, r.inductionExamples / 2 + r.sftInduction), ...lines(r.extractSeed, r.sftExtract, (rand) => extractDrill(rand, tools))];
     return permutation(mix.length, mulberry32(mixSeed(r.drillSeed, 2))).map((i) => mix[i]);
   });

@@ -137,11 +137,10 @@ operators, and the assistant repeating it (inside \`<answer>\` for a third of th
 
 Recipe (scripts/train-agent.ts, \`AGENT_RECIPE\`): ${Object.entries(c.recipe).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.
 Loss on assistant tokens only. Three stages: a from-scratch model of this size trained on the agent
-traces alone never learned to copy a number from a tool response into its answer (answer digits
-stayed at uniform log-probability over 900 updates), so it first learns to copy on the drill; then
-the traces (with drill lines mixed in) at a constant lr; then the same data with the lr decayed to
-0, since at a constant lr the mean loss plateaued while greedy turns still broke (looping JSON,
-miscopied numbers).
+traces alone never learned to copy a number from a tool response into its answer, and repeating
+whole messages (the copy drill) is learnt by position, which does not transfer; so after the copy
+drill it repeats spans that start at a random item (the induction drill), then learns the traces
+with induction and extraction drill lines mixed in, the lr decayed to 0 (cosine).
 
 ${c.stages.map(stageText).join('\n\n')}
 
