@@ -1,8 +1,9 @@
 // The two task families of the shipped agent, drawn from phrasing templates with seeded numbers
 // and names: calculator (multi-step arithmetic word problems; the reference Python expression is
 // kept in metadata.code) and lookup (questions on a place of the fictional corpus). Each family
-// has one template reserved for the held-out split, and held-out tasks use other numbers, people
-// and places than training. Used by scripts/make-agent-data.ts; tested by tests/unit/tooling/agent-data.test.ts.
+// has phrasings reserved for the held-out split (drawn there alongside the training ones), and
+// held-out tasks use other people and places than training and an operand never seen in training.
+// Used by scripts/make-agent-data.ts; tested by tests/unit/tooling/agent-data.test.ts.
 import type { AgentTask } from '../../src/data/schemas';
 import { factValue, intIn, pick, type Attribute, type Place, type Rand } from './world';
 
@@ -34,18 +35,25 @@ const CALC_HELD_OUT: CalcTemplate = {
 };
 
 const TRAIN_PEOPLE = ['Mia', 'Tom', 'Ana', 'Leo', 'Sara', 'Ben', 'Nina', 'Omar', 'Lily', 'Sam', 'Eva', 'Max', 'Zoe', 'Ivan', 'Rosa', 'Paul'];
-const EVAL_PEOPLE = ['Hugo', 'Greta', 'Yusuf', 'Olga'];
+export const HELD_OUT_PEOPLE: readonly string[] = ['Hugo', 'Greta', 'Yusuf', 'Olga'];
 const ITEMS = ['apples', 'pens', 'stamps', 'marbles', 'cards', 'eggs', 'shells', 'books', 'coins', 'beads'];
-/** Operand ranges: training uses 2-60, held-out 61-99. */
-const NUMBERS: Record<Split, [number, number]> = { train: [2, 60], eval: [61, 99] };
+/** Training operands are 2-60; every held-out task has one operand from 61-99 (never seen in training), at a random position. */
+const TRAIN_NUMBERS: [number, number] = [2, 60];
+const HELD_OUT_NUMBERS: [number, number] = [61, 99];
+
+function operands(rand: Rand, split: Split, n: number): number[] {
+  const x = Array.from({ length: n }, () => intIn(rand, ...TRAIN_NUMBERS));
+  if (split === 'eval') x[intIn(rand, 0, n - 1)] = intIn(rand, ...HELD_OUT_NUMBERS);
+  return x;
+}
 
 export function calculatorTask(rand: Rand, split: Split, index: number): AgentTask {
-  const t = split === 'eval' && rand() < 0.5 ? CALC_HELD_OUT : pick(rand, CALC_TEMPLATES);
-  const [lo, hi] = NUMBERS[split];
+  // Held-out tasks draw from the training phrasings and the held-out one alike.
+  const t = pick(rand, split === 'eval' ? [...CALC_TEMPLATES, CALC_HELD_OUT] : CALC_TEMPLATES);
   let x: number[];
-  do x = Array.from({ length: t.n }, () => intIn(rand, lo, hi));
+  do x = operands(rand, split, t.n);
   while (t.value(x) <= 0);
-  const person = pick(rand, split === 'eval' ? EVAL_PEOPLE : TRAIN_PEOPLE);
+  const person = pick(rand, split === 'eval' ? HELD_OUT_PEOPLE : TRAIN_PEOPLE);
   const code = t.code(x);
   const answer = String(t.value(x));
   return { task_id: `calc-${split}-${index}`, family: 'calculator', question: t.text(person, pick(rand, ITEMS), x), answer, metadata: { split, template: t.id, code: `print(${code})` } };
@@ -78,7 +86,7 @@ const LOOKUP_HELD_OUT: LookupTemplate[] = [
 ];
 
 export function lookupTask(rand: Rand, split: Split, index: number, places: readonly Place[]): AgentTask {
-  const t = split === 'eval' && rand() < 0.5 ? pick(rand, LOOKUP_HELD_OUT) : pick(rand, LOOKUP_TEMPLATES);
+  const t = pick(rand, split === 'eval' ? [...LOOKUP_TEMPLATES, ...LOOKUP_HELD_OUT] : LOOKUP_TEMPLATES);
   const pool = places.filter((p) => p.heldOut === (split === 'eval'));
   const place = pick(rand, pool);
   return {

@@ -25,7 +25,7 @@ export const SHIPPED_DATASETS: readonly ShippedDataset[] = [
   { file: 'squad_qa_train.jsonl', env: 'search_qa', split: 'train', source: 'SQuAD v1.1 (dev, 80% of articles)', license: 'CC-BY-SA-4.0' },
   { file: 'squad_qa_eval.jsonl', env: 'search_qa', split: 'eval', source: 'SQuAD v1.1 (dev, 20% of articles)', license: 'CC-BY-SA-4.0' },
   { file: 'agent_train.jsonl', env: 'agent', split: 'train', source: 'generated (scripts/make-agent-data.ts, seed 11)', license: 'MIT' },
-  { file: 'agent_eval.jsonl', env: 'agent', split: 'eval', source: 'generated, held out: other places, numbers, people and phrasings (seed 11)', license: 'MIT' },
+  { file: 'agent_eval.jsonl', env: 'agent', split: 'eval', source: 'generated, held out: other places and people, an operand never seen in training, and phrasings of their own among the training ones (seed 11)', license: 'MIT' },
 ];
 
 /** Settings of the SQuAD article split (changing them changes the shipped files). */

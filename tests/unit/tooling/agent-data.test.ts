@@ -1,7 +1,7 @@
 // The default agent's generated data (scripts/make-agent-data.ts): generators are pure functions
 // of the seed, the shipped splits load through the agent schema without a skipped line, and the
-// held-out split really is held out (places, people, operand range and one phrasing per family
-// never seen in training). Also the agent env's grading of hand-written answers, and the drills of
+// held-out split really is held out (places, people, an operand and phrasings never seen in
+// training). The augment stage's made-up people (never a held-out one). Also the agent env's grading of hand-written answers, and the drills of
 // the curriculum (copy, induction, extraction): seeded, the trained reply is what each promises
 // (a copy of the line, a span from a random start, the numbers in order and the printed value),
 // SFT-loadable.
@@ -12,10 +12,11 @@ import type { AgentTask } from '../../../src/data/schemas';
 import { AgentEnv } from '../../../src/envs/agent/env';
 import { CorpusSearch, parseCorpusJsonl } from '../../../src/tools/search/corpus';
 import { mulberry32 } from '../../../src/util/rng';
-import { calculatorTask, lookupTask } from '../../../scripts/agent-data/tasks';
+import { HELD_OUT_PEOPLE, calculatorTask, lookupTask } from '../../../scripts/agent-data/tasks';
 import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
 import { COPY_SYSTEM, SPAN_SYSTEM, TOOL_SPAN_SYSTEM, copyDrill, extractDrill, inductionDrill } from '../../../scripts/agent-data/copy-drill';
 import type { QwenTool } from '../../../src/tools/qwen-tools';
+import { madeUpPerson, traceTool, withMadeUpPerson, type AgentTrace } from '../../../scripts/agent-data/augment';
 import { readSftJsonl } from '../../../src/train/data';
 import { loadTokenizer } from '../../../src/model/tokenizer';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -52,7 +53,7 @@ describe('agent data', () => {
     expect(sft.length).toBe(train.length);
   });
 
-  it('holds out places, people, numbers and one phrasing per family', () => {
+  it('holds out places, people, an operand per calculator task and phrasings of each family', () => {
     const train = shipped('train'), heldOut = shipped('eval');
     const trainPlaces = new Set(train.filter((t) => t.family === 'lookup').map((t) => t.metadata.place));
     const evalPlaces = new Set(heldOut.filter((t) => t.family === 'lookup').map((t) => t.metadata.place));
@@ -60,13 +61,18 @@ describe('agent data', () => {
     const trainOps = train.filter((t) => t.family === 'calculator').flatMap(operands);
     const evalOps = heldOut.filter((t) => t.family === 'calculator').flatMap(operands);
     expect(Math.max(...trainOps)).toBeLessThanOrEqual(60);
-    expect(Math.min(...evalOps)).toBeGreaterThanOrEqual(61);
+    // Every held-out calculator task has exactly one operand never seen in training, at any position.
+    const unseenOps = heldOut.filter((t) => t.family === 'calculator').map((t) => operands(t).filter((x) => x > 60).length);
+    expect(new Set(unseenOps)).toEqual(new Set([1]));
+    expect(new Set(heldOut.filter((t) => t.family === 'calculator').map((t) => operands(t).findIndex((x) => x > 60))).size).toBe(3);
+    expect(Math.max(...evalOps)).toBeLessThanOrEqual(99);
     const trainTemplates = new Set(train.map((t) => t.metadata.template));
     const unseen = heldOut.filter((t) => !trainTemplates.has(t.metadata.template));
     const byFamily = (f: string) => unseen.filter((t) => t.family === f).length;
     console.log(`held-out tasks with a phrasing unseen in training: ${byFamily('calculator')} calculator, ${byFamily('lookup')} lookup`);
-    expect(byFamily('calculator')).toBeGreaterThan(50);
-    expect(byFamily('lookup')).toBeGreaterThan(50);
+    // Drawn like any training phrasing: 1 of 7 calculator templates, 2 of 12 lookup templates.
+    expect(byFamily('calculator')).toBeGreaterThan(15);
+    expect(byFamily('lookup')).toBeGreaterThan(15);
     const people = (ts: AgentTask[]) => new Set(ts.filter((t) => t.family === 'calculator').map((t) => t.question.split(' ')[0]));
     expect([...people(heldOut)].filter((p) => p !== 'A' && people(train).has(p))).toEqual([]);
   });
@@ -160,6 +166,33 @@ describe('agent data', () => {
     const tok = await loadTokenizer(new NodeDirSource('public/models/agent-tiny'));
     const ds = readSftJsonl(a.map((l) => JSON.stringify(l)).join('\n'), 'induction.jsonl', { tokenizer: tok, maxLength: 256 });
     expect(ds.examples.length).toBe(a.length);
+  });
+
+  it('the augment stage: a calculator trace gets a made-up person everywhere in its question, nothing else changes, never a held-out person', () => {
+    const traces = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean).slice(0, 200).map((l) => JSON.parse(l) as AgentTrace);
+    const calc = traces.filter((t) => traceTool(t) === 'python');
+    expect(calc.length).toBeGreaterThan(50);
+    expect(traces.filter((t) => traceTool(t) === 'search').length).toBe(traces.length - calc.length);
+    const rand = mulberry32(3);
+    const heldOutPeople = new Set(shipped('eval').filter((t) => t.family === 'calculator').map((t) => t.question.split(' ')[0]));
+    const names = new Set<string>();
+    for (const t of calc) {
+      const a = withMadeUpPerson(t, rand);
+      const [before, after] = [t, a].map((x) => x.messages[1].content);
+      const [person, name] = [before, after].map((q) => q.split(' ')[0]);
+      names.add(name);
+      expect(heldOutPeople.has(name)).toBe(false);
+      expect(after.split(name).length).toBe(before.split(person).length);
+      expect(after.includes(person)).toBe(false);
+      expect(after.replaceAll(name, person)).toBe(before);
+      expect(a.messages.filter((_, i) => i !== 1)).toEqual(t.messages.filter((_, i) => i !== 1));
+    }
+    expect(names.size).toBeGreaterThan(calc.length / 2);
+    // Every capital letter starts some made-up person (each letter token gets trained), and no draw is a held-out person.
+    const many = Array.from({ length: 20000 }, () => madeUpPerson(rand));
+    expect(new Set(many.map((n) => n[0])).size).toBe(26);
+    expect(many.filter((n) => HELD_OUT_PEOPLE.includes(n))).toEqual([]);
+    expect([...heldOutPeople].filter((p) => p !== 'A').sort()).toEqual([...HELD_OUT_PEOPLE].sort());
   });
 
   it('the extraction drill: python on the numbers in order of appearance with the listed operators; the answer is the printed value', () => {
