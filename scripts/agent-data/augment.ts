@@ -5,11 +5,15 @@
 // whose embedding training never set, and that alone derails the call. A calculator trace with its
 // person replaced by a made-up name (half from the place-name syllables, half random letters, so
 // every letter token is trained; never a held-out person) teaches that the name does not matter.
+// The reading drill: lookup traces about places made up for one example each (below).
 // Used by scripts/train-agent.ts; tested by tests/unit/tooling/agent-data.test.ts.
 import type { ChatMessage } from '../../src/agents/chat-template';
 import type { QwenTool } from '../../src/tools/qwen-tools';
-import { HELD_OUT_PEOPLE } from './tasks';
-import { intIn, madeUpName, type Rand } from './world';
+import { AGENT_SYSTEM_PROMPT } from '../../src/envs/agent/env';
+import { relevantSentencesFirst } from '../../src/tools/search-tool';
+import { formatResults } from '../../src/tools/search/types';
+import { HELD_OUT_PEOPLE, LOOKUP_TEMPLATES } from './tasks';
+import { EXPORTS, PLACE_KINDS, factValue, intIn, madeUpName, pick, placeDoc, type Place, type Rand } from './world';
 
 export interface AgentTrace {
   messages: ChatMessage[];
@@ -43,5 +47,47 @@ export function withMadeUpPerson(t: AgentTrace, rand: Rand): AgentTrace {
       const person = m.content.split(' ')[0];
       return { ...m, content: m.content.replace(new RegExp(`\\b${person}\\b`, 'g'), name) };
     }),
+  };
+}
+
+/** A place of its own for one reading example: made-up name, region, leader and river, a year, an export that half the time is a made-up word. */
+function freshPlace(rand: Rand): Place {
+  return {
+    name: madeUpName(rand, intIn(rand, 2, 3)),
+    kind: pick(rand, PLACE_KINDS),
+    region: madeUpName(rand, 2),
+    leader: `${madeUpName(rand, 2)} ${madeUpName(rand, 2)}`,
+    founded: intIn(rand, 1100, 1899),
+    export: rand() < 0.5 ? pick(rand, EXPORTS) : madeUpName(rand, intIn(rand, 1, 2)).toLowerCase(),
+    river: madeUpName(rand, 2),
+    heldOut: false,
+  };
+}
+
+/**
+ * One reading example: a lookup trace (a training phrasing) about a place made up for it alone,
+ * with the search result the tool would give for its document (sentences sharing the query's
+ * words first). The SFT model found the asked sentence but guessed the answer's first token from
+ * what answers usually are ("honey", a frequent region); a value seen nowhere else can only be
+ * read. A place whose name, region, leader or river is in `avoid` (the held-out places and
+ * answers) is redrawn.
+ */
+export function readingDrill(rand: Rand, tools: QwenTool[], avoid: ReadonlySet<string>): AgentTrace {
+  let place: Place;
+  do place = freshPlace(rand);
+  while ([place.name, place.region, place.leader, place.river].some((x) => avoid.has(x)));
+  const t = pick(rand, LOOKUP_TEMPLATES);
+  const doc = placeDoc(place);
+  const query = t.query(place.name);
+  const response = formatResults([relevantSentencesFirst({ title: doc.title, url: `corpus://${doc.id}`, snippet: doc.text }, query)]);
+  return {
+    messages: [
+      { role: 'system', content: AGENT_SYSTEM_PROMPT },
+      { role: 'user', content: t.text(place.name) },
+      { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: 'search', arguments: { query } } }] },
+      { role: 'tool', name: 'search', content: response },
+      { role: 'assistant', content: `<answer> ${factValue(place, t.attribute)}</answer>` },
+    ],
+    tools,
   };
 }

@@ -137,14 +137,16 @@ operators, and the assistant repeating it (inside \`<answer>\` for a third of th
 ## Training
 
 Recipe (scripts/train-agent.ts, \`AGENT_RECIPE\`): ${Object.entries(c.recipe).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.
-Loss on assistant tokens only. Four stages: a from-scratch model of this size trained on the agent
+Loss on assistant tokens only. Five stages: a from-scratch model of this size trained on the agent
 traces alone never learned to copy a number from a tool response into its answer, and repeating
 whole messages (the copy drill) is learnt by position, which does not transfer; so after the copy
 drill it repeats spans that start at a random item (the induction drill), then learns the traces
 with induction and extraction drill lines mixed in, the lr decayed to 0 (cosine). The SFT model
-failed on people it had not seen (letter tokens no training text contained), so the last stage
-(augment) trains again on the traces with made-up people in the calculator questions (random
-letters or place-name syllables; \`scripts/agent-data/augment.ts\`) and the lookup traces twice.
+failed on people it had not seen (letter tokens no training text contained), so the augment
+stage trains again on the traces with made-up people in the calculator questions (random letters
+or place-name syllables; \`scripts/agent-data/augment.ts\`) and the lookup traces twice; the read
+stage adds lookups on places made up for one line each (the reading drill), whose answers can
+only be read from the tool response.
 
 ${c.stages.map(stageText).join('\n\n')}
 

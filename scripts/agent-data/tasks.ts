@@ -59,7 +59,7 @@ export function calculatorTask(rand: Rand, split: Split, index: number): AgentTa
   return { task_id: `calc-${split}-${index}`, family: 'calculator', question: t.text(person, pick(rand, ITEMS), x), answer, metadata: { split, template: t.id, code: `print(${code})` } };
 }
 
-interface LookupTemplate {
+export interface LookupTemplate {
   id: string;
   attribute: Attribute;
   text: (place: string) => string;
@@ -67,7 +67,7 @@ interface LookupTemplate {
   query: (place: string) => string;
 }
 
-const LOOKUP_TEMPLATES: LookupTemplate[] = [
+export const LOOKUP_TEMPLATES: LookupTemplate[] = [
   { id: 'region_a', attribute: 'region', text: (x) => `In which region is ${x}?`, query: (x) => `region of ${x}` },
   { id: 'region_b', attribute: 'region', text: (x) => `What region is ${x} in?`, query: (x) => `region of ${x}` },
   { id: 'leader_a', attribute: 'leader', text: (x) => `Who leads ${x}?`, query: (x) => `leader of ${x}` },

@@ -16,7 +16,8 @@ import { HELD_OUT_PEOPLE, calculatorTask, lookupTask } from '../../../scripts/ag
 import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
 import { COPY_SYSTEM, SPAN_SYSTEM, TOOL_SPAN_SYSTEM, copyDrill, extractDrill, inductionDrill } from '../../../scripts/agent-data/copy-drill';
 import type { QwenTool } from '../../../src/tools/qwen-tools';
-import { madeUpPerson, traceTool, withMadeUpPerson, type AgentTrace } from '../../../scripts/agent-data/augment';
+import { madeUpPerson, readingDrill, traceTool, withMadeUpPerson, type AgentTrace } from '../../../scripts/agent-data/augment';
+import { searchTool } from '../../../src/tools/search-tool';
 import { readSftJsonl } from '../../../src/train/data';
 import { loadTokenizer } from '../../../src/model/tokenizer';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -193,6 +194,34 @@ describe('agent data', () => {
     expect(new Set(many.map((n) => n[0])).size).toBe(26);
     expect(many.filter((n) => HELD_OUT_PEOPLE.includes(n))).toEqual([]);
     expect([...heldOutPeople].filter((p) => p !== 'A').sort()).toEqual([...HELD_OUT_PEOPLE].sort());
+  });
+
+  it('the reading drill: a lookup on a place made up for the line, the tool response the real search tool gives for its document, the answer in it', async () => {
+    const heldOut = shipped('eval');
+    const avoid = new Set(heldOut.flatMap((t) => [t.answer, String(t.metadata.place ?? '')]));
+    const rand = mulberry32(4);
+    const a = Array.from({ length: 300 }, () => readingDrill(rand, agentTools, avoid));
+    expect(readingDrill(mulberry32(4), agentTools, avoid)).toEqual(a[0]);
+    const trainPlaces = new Set(shipped('train').map((t) => String(t.metadata.place ?? '')));
+    const values = new Set<string>();
+    for (const { messages } of a) {
+      const query = argOf(messages[2].tool_calls?.[0].function.arguments, 'query');
+      const answer = messages[4].content.replace(/^<answer> /, '').replace(/<\/answer>$/, '');
+      const place = /\[([^\]]+)\]/.exec(messages[3].content)?.[1] ?? '';
+      expect(avoid.has(place)).toBe(false);
+      if (/^[A-Z]/.test(answer)) expect(avoid.has(answer)).toBe(false);
+      expect(trainPlaces.has(place)).toBe(false);
+      values.add(answer);
+      // The response is byte for byte what the agent env's search tool returns over this place's document.
+      const search = searchTool(new CorpusSearch([{ id: place.toLowerCase(), title: place, text: messages[3].content.slice(place.length + 3) }]), { k: 1, relevantSentencesFirst: true });
+      const real = await search.call({ query }, { episodeId: 'x' } as Parameters<typeof search.call>[1]);
+      expect(real.text).toBe(messages[3].content);
+      expect(messages[3].content.split('. ')[0]).toContain(answer);
+    }
+    expect(values.size).toBeGreaterThan(200);
+    const ds = readSftJsonl(a.map((x) => JSON.stringify(x)).join('\n'), 'reading.jsonl', { tokenizer: await loadTokenizer(new NodeDirSource('public/models/agent-tiny')), maxLength: 256 });
+    expect(ds.examples.length).toBe(a.length);
+    expect(ds.truncated).toBe(0);
   });
 
   it('the extraction drill: python on the numbers in order of appearance with the listed operators; the answer is the printed value', () => {

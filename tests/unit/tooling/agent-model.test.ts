@@ -16,10 +16,10 @@ import { model_logprobs } from '../../../src/reference/model';
 import { agentModelConfig, countParams, initAgentWeights } from '../../../scripts/agent-data/init-model';
 import { AGENT_MODEL_DIR } from '../../../scripts/agent-data/tokenizer-spec';
 
-/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (update 80). */
+/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (recipe drill -> induct -> sft -> augment -> read; prompt tokens are not trained, hence the low values). */
 const PINNED_LOGPROBS: number[] = [
-  -2.9637, -3.54977, -9.6659, -7.16503, -7.03545, -9.21582, -2.15418, -2.46159, -10.16314, -7.22981, -7.27533, -7.16827,
-  -7.27455, -7.08471, -7.60484, -6.89715, -6.98233, -7.40813, -6.49703, -7.40671, -4.59193, -9.21609, -8.14197, -4.33616,
+  -5.75373, -7.68287, -9.14982, -15.35269, -16.36036, -0.64613, -6.77712, -7.3483, -11.78247, -11.91445, -15.12052, -11.67484,
+  -10.83625, -16.40463, -14.36622, -11.93678, -12.10694, -14.41405, -17.88528, -2.13807, -14.19118, -8.28857, -13.03809, -12.90781,
 ];
 const PIN_TOL = 2e-4;
 
