@@ -145,7 +145,11 @@ test('drop a model folder and a JSONL with 3 bad lines: errors by line and field
   expect(source.dataset?.text).toBe(DATA);
   expect(await runFile(page, runId, 'config.yaml')).toContain('models/my-agent');
   console.log(`${at()}: ${await page.getByTestId('run-status').textContent()}; source.json names ${source.dataset?.name}`);
-  await expect(page.getByTestId('run-warnings')).toHaveCount(0);
+  // The dropped model is the shipped agent, which calls its python tool, off in this config: a
+  // group's two episodes often score alike, and the panel says so. No other warning is expected.
+  const warnings = await page.getByTestId('run-warnings').locator('li').allTextContents();
+  console.log(`${warnings.length} warnings: ${warnings.map((w) => w.slice(0, 60)).join(' | ')}`);
+  expect(warnings.filter((w) => !w.includes('zero reward variance'))).toEqual([]);
   await shot(page, testInfo, '5-stopped');
   expect(errors).toEqual([]);
 });
