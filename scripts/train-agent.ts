@@ -45,7 +45,7 @@ export interface AgentStage {
   maxLength?: number;
 }
 
-/** The recipe; each value is the one `npm run train-agent` trains with (the shipped weights are older until the next --publish: README "The default agent"). */
+/** The recipe; each value is the one the shipped model was trained with. */
 export const AGENT_RECIPE = {
   seed: 0, batchSize: 16, warmup: 20, schedule: 'constant', weightDecay: 0.01, clip: 1, maxLength: 192, saveEvery: 25,
   /** Copy-drill lines generated (seed drillSeed). */
@@ -63,7 +63,7 @@ export const AGENT_RECIPE = {
     { name: 'sft', steps: 400, lr: 1e-3, schedule: 'cosine', warmup: 10, maxLength: 256, data: 'datasets/agent_sft.jsonl + 1500 induction and 1500 extraction drill lines' },
     // The SFT model fails on people it never saw (68 % -> 12 % on training tasks with the held-out names) and on the lookup traces' own phrasings.
     { name: 'augment', steps: 400, lr: 7e-4, schedule: 'cosine', warmup: 10, maxLength: 256, data: 'the traces with made-up people in the calculator questions, lookup traces twice, 1500 induction and 1500 extraction drill lines' },
-    // The augment model finds the asked sentence but guesses a lookup answer's first token (held-out lookup 6 %).
+    // The augment model finds the asked sentence but guesses a lookup answer's first token (held-out lookup 19 %).
     { name: 'read', steps: 300, lr: 5e-4, schedule: 'cosine', warmup: 10, maxLength: 256, data: '4000 reading-drill lines (lookups on places made up for one line each), the traces (other made-up people), 1000 induction and 1000 extraction drill lines' },
   ] as AgentStage[],
 };
@@ -91,42 +91,41 @@ function writeData(dir: string): Record<AgentStage['name'], string> {
   const r = AGENT_RECIPE;
   mkdirSync(dir, { recursive: true });
   const files = { drill: join(dir, 'copy_drill.jsonl'), induct: join(dir, 'induction_drill.jsonl'), sft: join(dir, 'sft_mix.jsonl'), augment: join(dir, 'augment_mix.jsonl'), read: join(dir, 'read_mix.jsonl') };
-  const traces = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean);
+  const readLines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const traces = readLines('datasets/agent_sft.jsonl');
   const tools = (JSON.parse(traces[0]) as { tools: QwenTool[] }).tools;
+  const parsed = traces.map((l) => JSON.parse(l) as AgentTrace);
+  const calcTraces = parsed.filter((t) => traceTool(t) === 'python');
+  const lookup = traces.filter((_, i) => traceTool(parsed[i]) === 'search');
   const lines = (seed: number, count: number, make: (rand: () => number) => object): string[] => {
     const rand = mulberry32(seed);
     return Array.from({ length: count }, () => JSON.stringify(make(rand)));
   };
   const write = (file: string, rows: () => string[]): void => { if (!existsSync(file)) writeFileSync(file, rows().join('\n') + '\n'); };
+  // Each later stage mixes in induction lines no earlier stage used: the induct stage reads from the start, the others from the second half on, in stage order.
+  const inductionSlice = (from: number, count: number): string[] => readLines(files.induct).slice(r.inductionExamples / 2 + from, r.inductionExamples / 2 + from + count);
   write(files.drill, () => lines(r.drillSeed, r.drillExamples, copyDrill));
   write(files.induct, () => lines(r.inductionSeed, r.inductionExamples, (rand) => inductionDrill(rand, tools)));
   write(files.sft, () => {
-    // Lines the induct stage did not reach (it reads from the start), then fresh extraction lines.
-    const induction = readFileSync(files.induct, 'utf8').split('\n').filter(Boolean);
-    const mix = [...traces, ...induction.slice(r.inductionExamples / 2, r.inductionExamples / 2 + r.sftInduction), ...lines(r.extractSeed, r.sftExtract, (rand) => extractDrill(rand, tools))];
+    const mix = [...traces, ...inductionSlice(0, r.sftInduction), ...lines(r.extractSeed, r.sftExtract, (rand) => extractDrill(rand, tools))];
     return permutation(mix.length, mulberry32(mixSeed(r.drillSeed, 2))).map((i) => mix[i]);
   });
   write(files.augment, () => {
     const rand = mulberry32(r.augmentSeed);
-    const parsed = traces.map((l) => JSON.parse(l) as AgentTrace);
-    const calc = parsed.filter((t) => traceTool(t) === 'python').map((t) => JSON.stringify(withMadeUpPerson(t, rand)));
-    const lookup = traces.filter((_, i) => traceTool(parsed[i]) === 'search');
-    const induction = readFileSync(files.induct, 'utf8').split('\n').filter(Boolean);
-    const from = r.inductionExamples / 2 + r.sftInduction;
-    const mix = [...calc, ...lookup, ...lookup, ...induction.slice(from, from + r.augmentInduction), ...lines(mixSeed(r.augmentSeed, 1), r.augmentExtract, (rand) => extractDrill(rand, tools))];
+    const calc = calcTraces.map((t) => JSON.stringify(withMadeUpPerson(t, rand)));
+    const mix = [...calc, ...lookup, ...lookup, ...inductionSlice(r.sftInduction, r.augmentInduction), ...lines(mixSeed(r.augmentSeed, 1), r.augmentExtract, (rand) => extractDrill(rand, tools))];
     return permutation(mix.length, rand).map((i) => mix[i]);
   });
   write(files.read, () => {
     const rand = mulberry32(r.readSeed);
-    const parsed = traces.map((l) => JSON.parse(l) as AgentTrace);
-    const calc = parsed.filter((t) => traceTool(t) === 'python').map((t) => JSON.stringify(withMadeUpPerson(t, rand)));
-    const lookup = traces.filter((_, i) => traceTool(parsed[i]) === 'search');
+    const calc = calcTraces.map((t) => JSON.stringify(withMadeUpPerson(t, rand)));
     // Reading lines never name a held-out place or use a held-out answer.
-    const heldOut = readFileSync('datasets/agent_eval.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { answer: string; metadata: { place?: string } });
+    const heldOut = readLines('datasets/agent_eval.jsonl').map((l) => JSON.parse(l) as { answer: string; metadata: { place?: string } });
     const avoid = new Set(heldOut.flatMap((t) => [t.answer, t.metadata.place ?? '']));
-    const induction = readFileSync(files.induct, 'utf8').split('\n').filter(Boolean);
-    const from = r.inductionExamples / 2 + r.sftInduction + r.augmentInduction;
-    const mix = [...lines(mixSeed(r.readSeed, 1), r.readExamples, (rand) => readingDrill(rand, tools, avoid)), ...calc, ...lookup, ...induction.slice(from, from + r.readInduction), ...lines(mixSeed(r.readSeed, 2), r.readExtract, (rand) => extractDrill(rand, tools))];
+    const mix = [
+      ...lines(mixSeed(r.readSeed, 1), r.readExamples, (rand) => readingDrill(rand, tools, avoid)), ...calc, ...lookup,
+      ...inductionSlice(r.sftInduction + r.augmentInduction, r.readInduction), ...lines(mixSeed(r.readSeed, 2), r.readExtract, (rand) => extractDrill(rand, tools)),
+    ];
     return permutation(mix.length, rand).map((i) => mix[i]);
   });
   return files;

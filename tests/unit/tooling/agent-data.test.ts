@@ -1,10 +1,10 @@
 // The default agent's generated data (scripts/make-agent-data.ts): generators are pure functions
 // of the seed, the shipped splits load through the agent schema without a skipped line, and the
 // held-out split really is held out (places, people, an operand and phrasings never seen in
-// training). The augment stage's made-up people (never a held-out one). Also the agent env's grading of hand-written answers, and the drills of
-// the curriculum (copy, induction, extraction): seeded, the trained reply is what each promises
-// (a copy of the line, a span from a random start, the numbers in order and the printed value),
-// SFT-loadable.
+// training). Also the agent env's grading of hand-written answers, and the drills and
+// augmentations of the curriculum (copy, induction, extraction, made-up people, reading): seeded,
+// the trained reply is what each promises (a copy of the line, a span from a random start, the
+// numbers in order and the printed value, the asked fact), SFT-loadable, never a held-out entity.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadTasks } from '../../../src/data/loader';
@@ -212,7 +212,7 @@ describe('agent data', () => {
       if (/^[A-Z]/.test(answer)) expect(avoid.has(answer)).toBe(false);
       expect(trainPlaces.has(place)).toBe(false);
       values.add(answer);
-      // The response is byte for byte what the agent env's search tool returns over this place's document.
+      // The response is byte for byte what the agent env's search tool returns over a document of its sentences (the ordering is the tool's).
       const search = searchTool(new CorpusSearch([{ id: place.toLowerCase(), title: place, text: messages[3].content.slice(place.length + 3) }]), { k: 1, relevantSentencesFirst: true });
       const real = await search.call({ query }, { episodeId: 'x' } as Parameters<typeof search.call>[1]);
       expect(real.text).toBe(messages[3].content);
