@@ -9,6 +9,7 @@
 //   npm run cli -- serve --model public/models/agent-tiny --max-context 512 [--online ...]
 //   npx tsx examples/openai-tool-agent.ts --model agent-tiny [--base-url http://127.0.0.1:8000/v1] \
 //       [--tasks datasets/agent_eval.jsonl] [--num-tasks 4] [--samples 4] [--max-turns 2] [--temperature 1]
+//       [--concurrency 1]   (rollouts at once; the server decodes concurrent requests together)
 //
 // Tested by tests/unit/server/serve-agent-example.test.ts (runAgent against serve on agent-tiny).
 import { readFileSync } from 'node:fs';
@@ -32,11 +33,14 @@ export interface AgentRunOptions {
   maxTokens: number;
   corpusFile: string;
   log: (line: string) => void;
+  /** Rollouts run at once (default 1: one after another). */
+  concurrency?: number;
 }
 
 export interface RolloutOutcome {
   rolloutId: string;
   taskId: string;
+  family: AgentTask['family'];
   reward: number;
   correct: boolean;
   turns: number;
@@ -94,8 +98,13 @@ export async function runAgent(o: AgentRunOptions): Promise<RolloutOutcome[]> {
   const outcomes: RolloutOutcome[] = [];
   try {
     await python.ready();
-    for (const task of o.tasks) {
-      for (let k = 0; k < o.samples; k++) {
+    // Every (task, sample) is one job; `concurrency` of them run at once (the server batches their requests).
+    const jobs = o.tasks.flatMap((task) => Array.from({ length: o.samples }, (_, k) => ({ task, k })));
+    const results: RolloutOutcome[] = new Array<RolloutOutcome>(jobs.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let j = next++; j < jobs.length; j = next++) {
+        const { task, k } = jobs[j];
         const rolloutId = `${task.task_id}-${Date.now().toString(36)}-${k}`;
         // The same agent code; only the headers tell the server which rollout and task a call belongs to.
         const client = new OpenAI({ baseURL: o.baseURL, apiKey, maxRetries: 0, defaultHeaders: { 'x-rollout-id': rolloutId, 'x-task-id': task.task_id } });
@@ -106,11 +115,12 @@ export async function runAgent(o: AgentRunOptions): Promise<RolloutOutcome[]> {
           method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ reward: graded.total }),
         });
         if (!post.ok) throw new Error(`posting the reward of ${rolloutId} failed: ${post.status} ${await post.text()}`);
-        const outcome: RolloutOutcome = { rolloutId, taskId: task.task_id, reward: graded.total, correct: graded.parts.correctness === 1, answer: res.answer, turns: res.turns, calls: res.calls, okCalls: res.okCalls };
-        outcomes.push(outcome);
+        results[j] = { rolloutId, taskId: task.task_id, family: task.family, reward: graded.total, correct: graded.parts.correctness === 1, answer: res.answer, turns: res.turns, calls: res.calls, okCalls: res.okCalls };
         o.log(`${rolloutId}: reward ${graded.total.toFixed(2)} (${Object.entries(graded.parts).map(([p, v]) => `${p} ${v}`).join(', ')}), ${res.turns} turns, calls [${res.calls.join(', ')}], answer ${JSON.stringify(res.answer.slice(0, 80))}`);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency ?? 1, jobs.length)) }, worker));
+    outcomes.push(...results);
   } finally {
     await python.close();
   }
@@ -131,10 +141,13 @@ async function main(): Promise<void> {
     baseURL: arg('base-url', 'http://127.0.0.1:8000/v1'), model: arg('model'), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
     tasks: numTasks > 0 ? tasks.slice(0, numTasks) : tasks, samples: Number(arg('samples', '4')), maxTurns: Number(arg('max-turns', '2')),
     temperature: Number(arg('temperature', '1')), maxTokens: Number(arg('max-tokens', '64')), corpusFile: arg('corpus', 'datasets/agent_corpus.jsonl'),
-    log: (l) => console.log(l),
+    concurrency: Number(arg('concurrency', '1')), log: (l) => console.log(l),
   });
-  const right = outcomes.filter((x) => x.correct).length, mean = outcomes.reduce((a, x) => a + x.reward, 0) / Math.max(1, outcomes.length);
-  console.log(`success ${right}/${outcomes.length}, mean reward ${mean.toFixed(3)}`);
+  const right = (xs: RolloutOutcome[]) => `${xs.filter((x) => x.correct).length}/${xs.length}`;
+  const mean = outcomes.reduce((a, x) => a + x.reward, 0) / Math.max(1, outcomes.length);
+  const calls = outcomes.reduce((a, x) => a + x.calls.length, 0) / Math.max(1, outcomes.length);
+  const families = [...new Set(outcomes.map((x) => x.family))].map((f) => `${f} ${right(outcomes.filter((x) => x.family === f))}`);
+  console.log(`success ${right(outcomes)} (${families.join(', ')}), mean reward ${mean.toFixed(3)}, tool calls per rollout ${calls.toFixed(2)}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

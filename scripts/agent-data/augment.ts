@@ -91,3 +91,21 @@ export function readingDrill(rand: Rand, tools: QwenTool[], avoid: ReadonlySet<s
     tools,
   };
 }
+
+/** The trace answered without a tool: the system prompt, the question and the final answer only. */
+export function withoutTool(t: AgentTrace): AgentTrace {
+  const m = t.messages;
+  return { ...t, messages: [m[0], m[1], m[m.length - 1]] };
+}
+
+/**
+ * The direct stage's data: the SFT traces (JSONL lines, in order) with each one, with probability
+ * `share`, rewritten to answer directly (`withoutTool`), as SFT data gathered from several
+ * sources mixes tool-using episodes with answers written from memory. The answers are right, but
+ * a 263K model cannot do three-operand arithmetic or recall an unseen place's facts in its head,
+ * so imitating them fails; a model trained on the mix calls a tool on about half the questions,
+ * and RL (the GRPO preset) teaches it that calling the tool pays.
+ */
+export function directMix(traces: readonly string[], rand: Rand, share: number): string[] {
+  return traces.map((l) => (rand() < share ? JSON.stringify(withoutTool(JSON.parse(l) as AgentTrace)) : l));
+}

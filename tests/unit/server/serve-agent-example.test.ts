@@ -1,7 +1,7 @@
 // The example agent (examples/openai-tool-agent.ts, the official `openai` client) completes full
 // rollouts against startServe on the shipped default agent (public/models/agent-tiny, its
-// tool-calling template, context 512): the first 2 held-out tasks of datasets/agent_eval.jsonl
-// (a calculator and a lookup task) x 2 samples, python run in the Pyodide sandbox process, search
+// tool-calling template, context 512): the first 4 held-out tasks of datasets/agent_eval.jsonl
+// (both families) x 2 samples, two rollouts at a time, python run in the Pyodide sandbox process, search
 // over the agent corpus, rewards graded as the agent env does and posted. Checks every reward
 // reached rewards.jsonl and every captured call's mask is 1 exactly on tokens this server sampled
 // (this call's completion and the earlier calls' completions of the rollout; 0 on tool output).
@@ -29,7 +29,7 @@ beforeAll(async () => {
   srv = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, { modelId: 'agent-tiny', host: '127.0.0.1', port: 0, outDir: out, maxBatch: 4, maxContext: 512, http: DEFAULT_HTTP });
   outcomes = await runAgent({
     baseURL: `${srv.url}/v1`, model: 'agent-tiny', tasks, samples: 2, maxTurns: 2, temperature: 0.5, maxTokens: 64,
-    corpusFile: 'datasets/agent_corpus.jsonl', log: (l) => console.log(l),
+    corpusFile: 'datasets/agent_corpus.jsonl', log: (l) => console.log(l), concurrency: 2,
   });
 }, 300_000);
 
@@ -45,7 +45,11 @@ describe('examples/openai-tool-agent.ts against serve on agent-tiny', () => {
     expect(outcomes).toHaveLength(8);
     expect(new Set(outcomes.map((o) => o.taskId))).toEqual(new Set(tasks.map((t) => t.task_id)));
     const rewards = readJsonl<RewardRecord>('rewards.jsonl');
-    expect(rewards.map((r) => [r.rollout_id, r.reward])).toEqual(outcomes.map((o) => [o.rolloutId, o.reward]));
+    // Two rollouts run at once, so rewards arrive in completion order.
+    const byId = (a: [string, number], b: [string, number]) => a[0].localeCompare(b[0]);
+    expect(rewards.map((r): [string, number] => [r.rollout_id, r.reward]).sort(byId)).toEqual(outcomes.map((o): [string, number] => [o.rolloutId, o.reward]).sort(byId));
+    expect(new Set(outcomes.map((o) => o.rolloutId)).size).toBe(8);
+    expect(outcomes.map((o) => o.family)).toEqual(tasks.flatMap((t) => [t.family, t.family]));
     const calls = outcomes.flatMap((o) => o.calls), ok = outcomes.flatMap((o) => o.okCalls);
     console.log(`rewards ${outcomes.map((o) => o.reward.toFixed(2)).join(' ')}; correct ${outcomes.filter((o) => o.correct).length}/8; tool calls [${calls.join(', ')}], ran without error [${ok.join(', ')}]`);
     for (const o of outcomes) expect(o.turns).toBeGreaterThanOrEqual(1);

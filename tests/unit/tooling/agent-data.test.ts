@@ -2,7 +2,8 @@
 // of the seed, the shipped splits load through the agent schema without a skipped line, and the
 // held-out split really is held out (places, people, an operand and phrasings never seen in
 // training). Also the agent env's grading of hand-written answers, and the drills and
-// augmentations of the curriculum (copy, induction, extraction, made-up people, reading): seeded,
+// augmentations of the curriculum (copy, induction, extraction, made-up people, reading, direct
+// answers): seeded,
 // the trained reply is what each promises (a copy of the line, a span from a random start, the
 // numbers in order and the printed value, the asked fact), SFT-loadable, never a held-out entity.
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { HELD_OUT_PEOPLE, calculatorTask, lookupTask } from '../../../scripts/ag
 import { makePlaces, placeDoc } from '../../../scripts/agent-data/world';
 import { COPY_SYSTEM, SPAN_SYSTEM, TOOL_SPAN_SYSTEM, copyDrill, extractDrill, inductionDrill } from '../../../scripts/agent-data/copy-drill';
 import type { QwenTool } from '../../../src/tools/qwen-tools';
-import { madeUpPerson, readingDrill, traceTool, withMadeUpPerson, type AgentTrace } from '../../../scripts/agent-data/augment';
+import { directMix, madeUpPerson, readingDrill, traceTool, withMadeUpPerson, type AgentTrace } from '../../../scripts/agent-data/augment';
 import { searchTool } from '../../../src/tools/search-tool';
 import { readSftJsonl } from '../../../src/train/data';
 import { loadTokenizer } from '../../../src/model/tokenizer';
@@ -194,6 +195,35 @@ describe('agent data', () => {
     expect(new Set(many.map((n) => n[0])).size).toBe(26);
     expect(many.filter((n) => HELD_OUT_PEOPLE.includes(n))).toEqual([]);
     expect([...heldOutPeople].filter((p) => p !== 'A').sort()).toEqual([...HELD_OUT_PEOPLE].sort());
+  });
+
+  it('the direct stage: about half the traces answer at once (no tool, the right answer), the rest unchanged byte for byte', async () => {
+    const lines = readFileSync('datasets/agent_sft.jsonl', 'utf8').split('\n').filter(Boolean);
+    const mix = directMix(lines, mulberry32(23), 0.5);
+    expect(directMix(lines, mulberry32(23), 0.5)).toEqual(mix);
+    expect(mix.length).toBe(lines.length);
+    const train = shipped('train');
+    let direct = 0;
+    const families = { calculator: 0, lookup: 0 };
+    for (const [i, line] of mix.entries()) {
+      if (line === lines[i]) continue;
+      direct++;
+      const [t, d] = [lines[i], line].map((l) => JSON.parse(l) as AgentTrace);
+      expect(d.tools).toEqual(t.tools);
+      expect(d.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+      expect(d.messages[2].tool_calls).toBeUndefined();
+      expect(d.messages.slice(0, 2)).toEqual(t.messages.slice(0, 2));
+      // Traces follow the train split's order: the direct answer is the task's right answer.
+      expect(d.messages[2].content).toBe(`<answer> ${train[i].answer}</answer>`);
+      expect(d.messages[1].content).toBe(train[i].question);
+      families[train[i].family]++;
+    }
+    expect(direct / mix.length).toBeGreaterThan(0.47);
+    expect(direct / mix.length).toBeLessThan(0.53);
+    expect(Math.min(families.calculator, families.lookup)).toBeGreaterThan(direct * 0.45);
+    const tok = await loadTokenizer(new NodeDirSource('public/models/agent-tiny'));
+    const ds = readSftJsonl(mix.slice(0, 200).join('\n'), 'direct_mix.jsonl', { tokenizer: tok, maxLength: 256 });
+    expect(ds.examples.length).toBe(200);
   });
 
   it('the reading drill: a lookup on a place made up for the line, the tool response the real search tool gives for its document, the answer in it', async () => {

@@ -16,10 +16,10 @@ import { model_logprobs } from '../../../src/reference/model';
 import { agentModelConfig, countParams, initAgentWeights } from '../../../scripts/agent-data/init-model';
 import { AGENT_MODEL_DIR } from '../../../scripts/agent-data/tokenizer-spec';
 
-/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (recipe drill -> induct -> sft -> augment -> read; prompt tokens are not trained, hence the low values). */
+/** log p of the last 24 tokens of the first SFT trace's prompt under the shipped weights (recipe drill -> induct -> sft -> augment -> read -> direct; prompt tokens are not trained, hence the low values). */
 const PINNED_LOGPROBS: number[] = [
-  -5.75373, -7.68287, -9.14982, -15.35269, -16.36036, -0.64613, -6.77712, -7.3483, -11.78247, -11.91445, -15.12052, -11.67484,
-  -10.83625, -16.40463, -14.36622, -11.93678, -12.10694, -14.41405, -17.88528, -2.13807, -14.19118, -8.28857, -13.03809, -12.90781,
+  -3.18328, -7.35789, -10.90596, -15.12252, -16.52571, -0.43742, -6.17207, -4.27231, -11.12672, -8.21243, -16.3462, -16.5411,
+  -11.08066, -14.71396, -13.6746, -16.95199, -13.57194, -15.78395, -16.12796, -1.04046, -16.55798, -10.12235, -16.19127, -16.06966,
 ];
 const PIN_TOL = 2e-4;
 
