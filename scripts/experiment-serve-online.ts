@@ -26,9 +26,10 @@ interface Served {
 
 /** Starts `npm run cli -- serve ...` on a port and waits until /health answers. */
 async function serve(port: number, extra: string[]): Promise<Served> {
-  const args = ['tsx', 'src/cli/main.ts', 'serve', '--model', MODEL, '--quant', 'none', '--max-context', '512', '--tune', 'false', '--port', String(port), '--rate-limit', '0', '--model-id', 'agent-tiny', ...extra];
-  process.stderr.write(`$ npx ${args.join(' ')}\n`);
-  const child = spawn('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const args = ['node_modules/tsx/dist/cli.mjs', 'src/cli/main.ts', 'serve', '--model', MODEL, '--quant', 'none', '--max-context', '512', '--tune', 'false', '--port', String(port), '--rate-limit', '0', '--model-id', 'agent-tiny', ...extra];
+  process.stderr.write(`$ node ${args.join(' ')}\n`);
+  // Node and tsx directly (npx does not pass SIGINT on to the server).
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode} before answering /health`);
@@ -45,7 +46,9 @@ async function serve(port: number, extra: string[]): Promise<Served> {
 async function stop(s: Served): Promise<void> {
   const exited = new Promise((r) => s.child.once('exit', r));
   s.child.kill('SIGINT');
+  const late = setTimeout(() => s.child.kill('SIGKILL'), 30_000);
   await exited;
+  clearTimeout(late);
 }
 
 const tasksOf = (file: string, n: number): AgentTask[] => {
