@@ -95,7 +95,6 @@ export async function runAgent(o: AgentRunOptions): Promise<RolloutOutcome[]> {
   const env = new AgentEnv({ python, search: new CorpusSearch(parseCorpusJsonl(readFileSync(o.corpusFile, 'utf8'), o.corpusFile)) });
   const tools = env.tools();
   const apiKey = o.apiKey ?? 'none';
-  const outcomes: RolloutOutcome[] = [];
   try {
     await python.ready();
     // Every (task, sample) is one job; `concurrency` of them run at once (the server batches their requests).
@@ -120,11 +119,27 @@ export async function runAgent(o: AgentRunOptions): Promise<RolloutOutcome[]> {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency ?? 1, jobs.length)) }, worker));
-    outcomes.push(...results);
+    return results;
   } finally {
     await python.close();
   }
-  return outcomes;
+}
+
+/** The tasks of a JSONL file, the first n of them (all when n <= 0). */
+export function readTasks(file: string, n: number): AgentTask[] {
+  const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AgentTask);
+  return n > 0 ? all.slice(0, n) : all;
+}
+
+/** Success overall and per family, mean reward and tool calls per rollout, as one line. */
+export function summarize(outcomes: readonly RolloutOutcome[]): string {
+  const right = (xs: readonly RolloutOutcome[]) => {
+    const ok = xs.filter((x) => x.correct).length;
+    return `${ok}/${xs.length} (${((100 * ok) / Math.max(1, xs.length)).toFixed(1)} %)`;
+  };
+  const per = (f: (x: RolloutOutcome) => number) => (outcomes.reduce((a, x) => a + f(x), 0) / Math.max(1, outcomes.length));
+  const families = [...new Set(outcomes.map((x) => x.family))].map((f) => `${f} ${right(outcomes.filter((x) => x.family === f))}`);
+  return `success ${right(outcomes)} (${families.join(', ')}), mean reward ${per((x) => x.reward).toFixed(3)}, tool calls per rollout ${per((x) => x.calls.length).toFixed(2)}`;
 }
 
 function arg(name: string, fallback?: string): string {
@@ -135,19 +150,13 @@ function arg(name: string, fallback?: string): string {
 }
 
 async function main(): Promise<void> {
-  const numTasks = Number(arg('num-tasks', '4'));
-  const tasks = readFileSync(arg('tasks', 'datasets/agent_eval.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AgentTask);
   const outcomes = await runAgent({
     baseURL: arg('base-url', 'http://127.0.0.1:8000/v1'), model: arg('model'), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
-    tasks: numTasks > 0 ? tasks.slice(0, numTasks) : tasks, samples: Number(arg('samples', '4')), maxTurns: Number(arg('max-turns', '2')),
+    tasks: readTasks(arg('tasks', 'datasets/agent_eval.jsonl'), Number(arg('num-tasks', '4'))), samples: Number(arg('samples', '4')), maxTurns: Number(arg('max-turns', '2')),
     temperature: Number(arg('temperature', '1')), maxTokens: Number(arg('max-tokens', '64')), corpusFile: arg('corpus', 'datasets/agent_corpus.jsonl'),
     concurrency: Number(arg('concurrency', '1')), log: (l) => console.log(l),
   });
-  const right = (xs: RolloutOutcome[]) => `${xs.filter((x) => x.correct).length}/${xs.length}`;
-  const mean = outcomes.reduce((a, x) => a + x.reward, 0) / Math.max(1, outcomes.length);
-  const calls = outcomes.reduce((a, x) => a + x.calls.length, 0) / Math.max(1, outcomes.length);
-  const families = [...new Set(outcomes.map((x) => x.family))].map((f) => `${f} ${right(outcomes.filter((x) => x.family === f))}`);
-  console.log(`success ${right(outcomes)} (${families.join(', ')}), mean reward ${mean.toFixed(3)}, tool calls per rollout ${calls.toFixed(2)}`);
+  console.log(summarize(outcomes));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

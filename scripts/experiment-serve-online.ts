@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent, type RolloutOutcome } from '../examples/openai-tool-agent';
+import { readTasks, runAgent, summarize } from '../examples/openai-tool-agent';
 import type { AgentTask } from '../src/data/schemas';
 import { getNumber, getString, parseArgs } from '../src/util/args';
 
@@ -51,17 +51,6 @@ async function stop(s: Served): Promise<void> {
   clearTimeout(late);
 }
 
-const tasksOf = (file: string, n: number): AgentTask[] => {
-  const all = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AgentTask);
-  return n > 0 ? all.slice(0, n) : all;
-};
-
-function summary(xs: RolloutOutcome[]): string {
-  const right = (ys: RolloutOutcome[]) => `${ys.filter((y) => y.correct).length}/${ys.length} (${((100 * ys.filter((y) => y.correct).length) / Math.max(1, ys.length)).toFixed(1)} %)`;
-  const calls = xs.reduce((a, x) => a + x.calls.length, 0) / Math.max(1, xs.length);
-  return `success ${right(xs)}; calculator ${right(xs.filter((x) => x.family === 'calculator'))}; lookup ${right(xs.filter((x) => x.family === 'lookup'))}; tool calls per rollout ${calls.toFixed(2)}`;
-}
-
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
   const out = getString(a, 'out', 'runs/serve-online');
@@ -71,19 +60,19 @@ async function main(): Promise<void> {
   const quiet = () => undefined;
   const agent = (url: string, tasks: AgentTask[], k: number, temperature: number) =>
     runAgent({ baseURL: `${url}/v1`, model: 'agent-tiny', tasks, samples: k, maxTurns: 2, temperature, maxTokens: 48, corpusFile: 'datasets/agent_corpus.jsonl', log: quiet, concurrency });
-  const heldOut = tasksOf('datasets/agent_eval.jsonl', evalTasks);
+  const heldOut = readTasks('datasets/agent_eval.jsonl', evalTasks);
   const t0 = performance.now();
   const secs = () => ((performance.now() - t0) / 1000).toFixed(0);
 
   let s = await serve(8601, ['--out', join(out, 'eval-before')]);
   const before = await agent(s.url, heldOut, 1, 0);
   await stop(s);
-  process.stderr.write(`[${secs()} s] before: ${summary(before)}\n`);
+  process.stderr.write(`[${secs()} s] before: ${summarize(before)}\n`);
 
   const online = join(out, 'online');
   s = await serve(8602, ['--out', online, '--online', '--online-batch', String(batch), '--lr', lr, '--rank', '8', '--alpha', '16', '--micro-batch', '32', '--seed', seed, '--checkpoint-every', '10']);
   const tStart = performance.now();
-  const train = await agent(s.url, tasksOf('datasets/agent_train.jsonl', trainTasks), samples, 1);
+  const train = await agent(s.url, readTasks('datasets/agent_train.jsonl', trainTasks), samples, 1);
   // The last update may still be running: wait until the server is idle.
   for (;;) {
     const st = (await (await fetch(`${s.url}/v1/train/status`)).json()) as { training: boolean; updates: number; rollouts_pending: number };
@@ -93,7 +82,7 @@ async function main(): Promise<void> {
   await stop(s);
   const trainSecs = (performance.now() - tStart) / 1000;
   const metrics = readFileSync(join(online, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, number>);
-  process.stderr.write(`[${secs()} s] online: ${train.length} rollouts, ${metrics.length} updates in ${trainSecs.toFixed(0)} s; ${summary(train)}\n`);
+  process.stderr.write(`[${secs()} s] online: ${train.length} rollouts, ${metrics.length} updates in ${trainSecs.toFixed(0)} s; ${summarize(train)}\n`);
 
   s = await serve(8603, ['--out', join(out, 'eval-after'), '--adapter', join(online, 'adapter')]);
   const after = await agent(s.url, heldOut, 1, 0);
@@ -103,10 +92,10 @@ async function main(): Promise<void> {
   const rewards = metrics.map((m) => m.reward);
   const quarter = Math.max(1, Math.floor(rewards.length / 4));
   console.log(`held-out (${heldOut.length} tasks, greedy, the example agent through serve):`);
-  console.log(`  before (base): ${summary(before)}`);
-  console.log(`  after ${metrics.length} online updates: ${summary(after)}`);
+  console.log(`  before (base): ${summarize(before)}`);
+  console.log(`  after ${metrics.length} online updates: ${summarize(after)}`);
   console.log(`online training: ${train.length} rollouts of ${trainTasks} training tasks x ${samples} at temperature 1, ${concurrency} at once; ${metrics.length} updates of ${batch} rollouts, lr ${lr}, seed ${seed}; ${trainSecs.toFixed(0)} s (${(trainSecs / Math.max(1, metrics.length)).toFixed(1)} s per update incl. rollouts)`);
-  console.log(`  mean update reward, first ${quarter} updates ${mean(rewards.slice(0, quarter)).toFixed(3)}, last ${quarter} ${mean(rewards.slice(-quarter)).toFixed(3)}; training rollouts ${summary(train)}`);
+  console.log(`  mean update reward, first ${quarter} updates ${mean(rewards.slice(0, quarter)).toFixed(3)}, last ${quarter} ${mean(rewards.slice(-quarter)).toFixed(3)}; training rollouts ${summarize(train)}`);
   console.log(`wall time ${secs()} s`);
 }
 

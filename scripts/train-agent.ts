@@ -177,10 +177,10 @@ async function main(): Promise<void> {
   const first = stages.findIndex((s) => s.name === startAt);
   if (first < 0) throw new Error(`--start-at ${startAt}: no such stage (the stages are ${stages.map((s) => s.name).join(', ')})`);
   if (process.argv.includes('--card-only')) {
-    publish(out, stages, 0, flag('evaluation'));
+    publish(out, stages, 0);
     process.exit(0);
   }
-  if (first === 0 && !existsSync(join(out, 'init', 'model.safetensors'))) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
+  if (first === 0 && !flag('from') && !existsSync(join(out, 'init', 'model.safetensors'))) process.stderr.write(`init: ${await writeInit(join(out, 'init'), seed)} parameters (seed ${seed}) in ${join(out, 'init')}\n`);
   const data = writeData(join(out, 'data'));
   let model = flag('from') ?? (first === 0 ? join(out, 'init') : join(out, stages[first - 1].name, 'model')), wall = 0;
   if (!existsSync(join(model, 'model.safetensors'))) throw new Error(`${model}/model.safetensors is missing: stage ${startAt} starts from it (pass --from DIR, e.g. --from ${AGENT_MODEL_DIR})`);
@@ -188,12 +188,12 @@ async function main(): Promise<void> {
     wall += await runStage(s, model, data[s.name], join(out, s.name), seed);
     model = join(out, s.name, 'model');
   }
-  if (process.argv.includes('--publish')) publish(out, stages, wall, flag('evaluation'));
+  if (process.argv.includes('--publish')) publish(out, stages, wall);
   process.exit(0);
 }
 
 /** Copies the last stage's weights next to the tokenizer and writes the model card from the runs' records. */
-function publish(out: string, stages: AgentStage[], lastWall: number, evaluation?: string): void {
+function publish(out: string, stages: AgentStage[], lastWall: number): void {
   const last = stages[stages.length - 1];
   for (const f of ['config.json', 'model.safetensors']) copyFileSync(join(out, last.name, 'model', f), join(AGENT_MODEL_DIR, f));
   const cardFile = join(AGENT_MODEL_DIR, 'README.md');
@@ -209,7 +209,7 @@ function publish(out: string, stages: AgentStage[], lastWall: number, evaluation
   // The eval command's stdout: its last line is the JSON of the figures.
   const evalJson = (file?: string) => (file ? (JSON.parse(readFileSync(file, 'utf8').trim().split('\n').pop() ?? '{}') as Record<string, number | string>) : undefined);
   const { stages: _s, ...recipe } = AGENT_RECIPE;
-  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe, stages: records, evaluation: evalJson(evaluation), rlEvaluation: evalJson(flag('rl-evaluation')) }));
+  writeFileSync(join(AGENT_MODEL_DIR, 'README.md'), modelCard({ cfg, params, recipe, stages: records, evaluation: evalJson(flag('evaluation')), rlEvaluation: evalJson(flag('rl-evaluation')) }));
   process.stderr.write(`published ${AGENT_MODEL_DIR} (${records.map((s) => `${s.name} ${s.metrics.length} updates`).join(', ')}; model card README.md)\n`);
 }
 
