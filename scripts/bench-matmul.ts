@@ -5,6 +5,9 @@
 // for a few row counts M, printed as a table with the tuned choice of each (row bucket,
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
 // on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
+// With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
+// (goal <= 1.5) next to its roofline floor on this adapter: max(bytes/bandwidth, flops/peak) at
+// each M, so an adapter with few flops per byte (a CPU) cannot reach 1.5 with f32 weights.
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
@@ -47,6 +50,7 @@ console.log(`${describeLimits(limits)}\ncells: GFLOPS / % of peak GFLOPS / % of 
 const quant = await Nf4Quantizer.create(rt);
 const header = ['format', 'shape', 'M', ...variants, 'tuned (class)', 'tuned/best'];
 const rows: string[][] = [];
+const ratios: string[][] = [];
 const maxM = Math.max(...Ms);
 for (const shape of shapes) {
   const NW = shape.swiglu ? 2 * shape.N : shape.N;
@@ -59,6 +63,8 @@ for (const shape of shapes) {
   for (const w of weights) {
     const lin = await Linear.create(rt, { label: 'bench', K: shape.K, N: shape.N, weight: w, swiglu: shape.swiglu });
     await tuneLinear(rt, lin); // remembered choice, or measured now (once per class)
+    const tunedMs = new Map<number, number>();
+    const bytes = NW * shape.K * (w.format === 'f32' ? 4 : 0.5 + 4 / 64);
     for (const M of Ms) {
       const row = [w.format, shape.name, String(M)];
       const speed = new Map<string, number>();
@@ -68,9 +74,10 @@ for (const shape of shapes) {
         lin.run(X, Y, M, { variant: v }); // SwiftShader compiles at the first dispatch: untimed
         await rt.sync();
         const ms = await timeRuns(rt, () => lin.run(X, Y, M, { variant: v }), budget);
+        if (v === lin.variantFor(M)) tunedMs.set(M, ms);
         const gflops = (2 * M * NW * shape.K) / (ms * 1e6);
         speed.set(v, gflops);
-        const gbs = (NW * shape.K * (w.format === 'f32' ? 4 : 0.5 + 4 / 64)) / (ms * 1e6);
+        const gbs = bytes / (ms * 1e6);
         row.push(`${gflops.toFixed(2)}/${((100 * gflops) / limits.peakGflops).toFixed(0)}%/${((100 * gbs) / limits.bandwidthGBs).toFixed(0)}%`);
       }
       const tuned = lin.variantFor(M);
@@ -79,6 +86,11 @@ for (const shape of shapes) {
       rows.push(row);
       console.log(row.join('\t'));
     }
+    const t1 = tunedMs.get(1), t8 = tunedMs.get(8);
+    if (t1 && t8) {
+      const floor = (M: number) => Math.max(bytes / (limits.bandwidthGBs * 1e6), (2 * M * NW * shape.K) / (limits.peakGflops * 1e6));
+      ratios.push([w.format, shape.name, `${lin.variantFor(1)}/${lin.variantFor(8)}`, t1.toFixed(2), t8.toFixed(2), (t8 / t1).toFixed(2), (floor(8) / floor(1)).toFixed(2)]);
+    }
     lin.dispose();
   }
   rt.release(Wb, X, Y, ...(q ? [q.codes, q.absmax] : []));
@@ -86,4 +98,10 @@ for (const shape of shapes) {
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\n${fmt(header)}\n${rows.map(fmt).join('\n')}`);
+if (ratios.length) {
+  const rh = ['format', 'shape', 'tuned M=1/M=8', 'ms M=1', 'ms M=8', 'M=8 / M=1', 'roofline floor'];
+  const rw = rh.map((h, i) => Math.max(h.length, ...ratios.map((r) => r[i].length)));
+  const f = (r: string[]) => r.map((c, i) => c.padEnd(rw[i])).join('  ');
+  console.log(`\n${f(rh)}\n${ratios.map(f).join('\n')}`);
+}
 process.exit(0);

@@ -7,7 +7,8 @@
 // src/gpu/kernels/linear.ts. Tested by tests/unit/gpu/linear-forward.test.ts.
 // Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
 // Entry points: lin_rb (register-blocked, no workgroup memory), lin_rb8 (its 8 x 8 tile in named
-// registers: CPU adapters), lin_tiled (workgroup-memory tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8).
+// registers: CPU adapters), lin_tiled (workgroup-memory tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8),
+// the dec variant (decode, M <= 8) is lin_rb8 compiled with MR = 1, 2, 4 or 8 rows.
 
 struct Params {
   M: u32,
@@ -37,6 +38,7 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
+override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
 
 // ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
 fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
@@ -112,6 +114,9 @@ fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
 // The same tile as lin_rb with TM = TN = 8, but the 64 sums live in 16 named vec4 registers
 // (row i: columns 0-3 in a{i}l, 4-7 in a{i}h) built as x . [w0 w1 w2 w3] (vector-matrix product):
 // SwiftShader spills dynamically indexed private arrays such as lin_rb's acc to memory.
+// MR (compile-time) rows per invocation: 8 for prefill; the dec variant (decode, M <= 8) compiles
+// 1, 2, 4 and 8, so each weight is read once per step for all rows and the rows an invocation
+// lacks cost nothing (their registers and loads are folded away).
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   if (r >= p.M) { return; }
   // Plain output (no bias, LoRA or SwiGLU) and all 8 columns in range: no per-element epilogue.
@@ -150,7 +155,7 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let row0 = gid.y * 8u;
+  let row0 = gid.y * MR;
   let g = gid.x;
   if (row0 >= p.M || out_col(g, 0u, 8u) >= p.N) { return; }
   let K4 = p.K / 4u;
@@ -172,18 +177,22 @@ fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
     let wl = mat4x4<f32>(W[r0 + k], W[r1 + k], W[r2 + k], W[r3 + k]);
     let wh = mat4x4<f32>(W[r4 + k], W[r5 + k], W[r6 + k], W[r7 + k]);
     let y0 = X[x0 + k]; a0l += y0 * wl; a0h += y0 * wh;
-    let y1 = X[x1 + k]; a1l += y1 * wl; a1h += y1 * wh;
-    let y2 = X[x2 + k]; a2l += y2 * wl; a2h += y2 * wh;
-    let y3 = X[x3 + k]; a3l += y3 * wl; a3h += y3 * wh;
-    let y4 = X[x4 + k]; a4l += y4 * wl; a4h += y4 * wh;
-    let y5 = X[x5 + k]; a5l += y5 * wl; a5h += y5 * wh;
-    let y6 = X[x6 + k]; a6l += y6 * wl; a6h += y6 * wh;
-    let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
+    if (MR > 1u) { let y1 = X[x1 + k]; a1l += y1 * wl; a1h += y1 * wh; }
+    if (MR > 2u) {
+      let y2 = X[x2 + k]; a2l += y2 * wl; a2h += y2 * wh;
+      let y3 = X[x3 + k]; a3l += y3 * wl; a3h += y3 * wh;
+    }
+    if (MR > 4u) {
+      let y4 = X[x4 + k]; a4l += y4 * wl; a4h += y4 * wh;
+      let y5 = X[x5 + k]; a5l += y5 * wl; a5h += y5 * wh;
+      let y6 = X[x6 + k]; a6l += y6 * wl; a6h += y6 * wh;
+      let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
+    }
   }
   // One store8 in a loop, not eight inlined: the epilogue (bias, LoRA, SwiGLU) is large, and
   // eight copies made SwiftShader take seconds to compile this pipeline.
   let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
-  for (var i = 0u; i < 8u; i++) { store8(row0 + i, g, acc[2u * i], acc[2u * i + 1u]); }
+  for (var i = 0u; i < MR; i++) { store8(row0 + i, g, acc[2u * i], acc[2u * i + 1u]); }
 }
 
 // ---- workgroup-tiled ----------------------------------------------------------------------

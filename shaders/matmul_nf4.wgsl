@@ -19,7 +19,9 @@
 //   nf4_rb     register-blocked TM x TN outputs per invocation, no workgroup memory (CPU adapters);
 //   nf4_tiled  X and dequantized W tiles staged through workgroup memory (real GPUs, large M);
 //   nf4_gemv   small M (decode, M <= 8): WG_X invocations split K per column, reduced in
-//              workgroup memory; WG_Y columns per workgroup.
+//              workgroup memory; WG_Y columns per workgroup;
+//   nf4_dec    decode (M <= 8): 8 columns x MR rows per invocation in named registers, each code
+//              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M).
 
 struct Params {
   M: u32,
@@ -50,6 +52,7 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
+override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4 or 8 (compile-time)
 
 const NF4 = array<f32, 16>(
   -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
@@ -209,6 +212,84 @@ fn nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     let r = rowBase + lid.y * TM + i;
     if (r >= p.M) { break; }
     for (var j = 0u; j < oc; j++) { store(r, g, j, TN, acc[i][j], acc[i][j + oc % TN]); }
+  }
+}
+
+// ---- decode: every code word unpacked once for all rows --------------------------------------
+// An invocation owns 8 virtual columns and MR rows (compile-time, so M = 1 does no work for rows
+// it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
+// 4 columns x 4 inputs, the rows' partial sums gathered unscaled, then scaled by the 8 absmax
+// values at once. Dequantising is the cost on CPU adapters; on a GPU this streams the codes.
+fn dec_row(i: u32, row0: u32, K4: u32) -> u32 { return min(row0 + i, p.M - 1u) * K4; }
+
+@compute @workgroup_size(WG_X, 1)
+fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * MR;
+  let g = gid.x;
+  if (row0 >= p.M || out_col(g, 0u, 8u) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let last = nw() - 1u;
+  let x0 = dec_row(0u, row0, K4); let x1 = dec_row(1u, row0, K4);
+  let x2 = dec_row(2u, row0, K4); let x3 = dec_row(3u, row0, K4);
+  let x4 = dec_row(4u, row0, K4); let x5 = dec_row(5u, row0, K4);
+  let x6 = dec_row(6u, row0, K4); let x7 = dec_row(7u, row0, K4);
+  let n0 = min(w_row(g, 0u, 8u), last); let n1 = min(w_row(g, 1u, 8u), last);
+  let n2 = min(w_row(g, 2u, 8u), last); let n3 = min(w_row(g, 3u, 8u), last);
+  let n4 = min(w_row(g, 4u, 8u), last); let n5 = min(w_row(g, 5u, 8u), last);
+  let n6 = min(w_row(g, 6u, 8u), last); let n7 = min(w_row(g, 7u, 8u), last);
+  var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
+  var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
+  var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
+  var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  for (var kb = 0u; kb < KB; kb++) {
+    var p0l = vec4<f32>(); var p0h = vec4<f32>(); var p1l = vec4<f32>(); var p1h = vec4<f32>();
+    var p2l = vec4<f32>(); var p2h = vec4<f32>(); var p3l = vec4<f32>(); var p3h = vec4<f32>();
+    var p4l = vec4<f32>(); var p4h = vec4<f32>(); var p5l = vec4<f32>(); var p5h = vec4<f32>();
+    var p6l = vec4<f32>(); var p6h = vec4<f32>(); var p7l = vec4<f32>(); var p7h = vec4<f32>();
+    for (var w = 0u; w < 8u; w++) {
+      let kw = kb * 8u + w;
+      let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
+      let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
+      // [inputs 8kw..8kw+3 | 8kw+4..8kw+7] x [columns 0-3 | 4-7]
+      let la = mat4x4<f32>(unpack_lo(q0), unpack_lo(q1), unpack_lo(q2), unpack_lo(q3));
+      let ha = mat4x4<f32>(unpack_hi(q0), unpack_hi(q1), unpack_hi(q2), unpack_hi(q3));
+      let lb = mat4x4<f32>(unpack_lo(q4), unpack_lo(q5), unpack_lo(q6), unpack_lo(q7));
+      let hb = mat4x4<f32>(unpack_hi(q4), unpack_hi(q5), unpack_hi(q6), unpack_hi(q7));
+      let k = 2u * kw;
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0l += u * la + v * ha; p0h += u * lb + v * hb; }
+      if (MR > 1u) { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1l += u * la + v * ha; p1h += u * lb + v * hb; }
+      if (MR > 2u) {
+        { let u = X[x2 + k]; let v = X[x2 + k + 1u]; p2l += u * la + v * ha; p2h += u * lb + v * hb; }
+        { let u = X[x3 + k]; let v = X[x3 + k + 1u]; p3l += u * la + v * ha; p3h += u * lb + v * hb; }
+      }
+      if (MR > 4u) {
+        { let u = X[x4 + k]; let v = X[x4 + k + 1u]; p4l += u * la + v * ha; p4h += u * lb + v * hb; }
+        { let u = X[x5 + k]; let v = X[x5 + k + 1u]; p5l += u * la + v * ha; p5h += u * lb + v * hb; }
+        { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6l += u * la + v * ha; p6h += u * lb + v * hb; }
+        { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7l += u * la + v * ha; p7h += u * lb + v * hb; }
+      }
+    }
+    let sl = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
+    let sh = vec4<f32>(absmax[n4 * KB + kb], absmax[n5 * KB + kb], absmax[n6 * KB + kb], absmax[n7 * KB + kb]);
+    a0l += p0l * sl; a0h += p0h * sh;
+    if (MR > 1u) { a1l += p1l * sl; a1h += p1h * sh; }
+    if (MR > 2u) { a2l += p2l * sl; a2h += p2h * sh; a3l += p3l * sl; a3h += p3h * sh; }
+    if (MR > 4u) {
+      a4l += p4l * sl; a4h += p4h * sh; a5l += p5l * sl; a5h += p5h * sh;
+      a6l += p6l * sl; a6h += p6h * sh; a7l += p7l * sl; a7h += p7h * sh;
+    }
+  }
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  let oc = out_cols(8u);
+  for (var i = 0u; i < MR; i++) {
+    let r = row0 + i;
+    if (r >= p.M) { break; }
+    let lo = acc[2u * i];
+    let hi = acc[2u * i + 1u];
+    let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+    for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j], v[(j + oc) % 8u]); }
   }
 }
 

@@ -1,7 +1,8 @@
 // Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode M <= 8,
 // prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
 // candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
-// browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>`.
+// browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>`:
+// the candidate list is part of the key, so a new variant is timed against the old winner.
 // Tested by tests/unit/gpu/linear-tune.test.ts; `bench matmul` compares choices with the best.
 import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
@@ -36,7 +37,7 @@ export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number
 
 /** The tuning family of a bucket for a weight format and shape. */
 export function tuningFamily(format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number): string {
-  return `linear:${format}:${bucket}:${shapeClass(K, NW)}`;
+  return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${CANDIDATES[bucket].join(',')}`;
 }
 
 const CANDIDATES: Record<MBucket, readonly LinearVariant[]> = { decode: DECODE_CANDIDATES, prefill: PREFILL_CANDIDATES, large: PREFILL_CANDIDATES };

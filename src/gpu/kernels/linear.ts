@@ -8,10 +8,10 @@ import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
-/** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv (M <= 8). */
-export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb1' | 'tiled' | 'gemv';
-export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb1', 'tiled', 'gemv'];
-export const DECODE_CANDIDATES: readonly LinearVariant[] = ['rb1', 'gemv', 'rb', 'rb8'];
+/** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv and dec (M <= 8). */
+export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb1' | 'tiled' | 'gemv' | 'dec';
+export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb1', 'tiled', 'gemv', 'dec'];
+export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
 export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'tiled'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
@@ -36,7 +36,7 @@ export function shapeClass(K: number, NW: number): string {
   return `k${sizeClass(K)}n${sizeClass(NW)}`;
 }
 
-interface VariantShape { kind: 'rb' | 'rb8' | 'tiled' | 'gemv'; TM: number; TN: number; WG_X: number; WG_Y: number }
+interface VariantShape { kind: 'rb' | 'rb8' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
   // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
@@ -47,7 +47,17 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
+  // 8 columns x MR rows per invocation, MR a compile-time 1, 2, 4 or 8 (decodeRows): each weight
+  // read (and NF4 word unpacked) once per step for every row. 16 invocations per workgroup keep
+  // both workgroups of a narrow projection (k/v: 128 columns) busy on a 2-core CPU adapter.
+  dec: { kind: 'dec', TM: 8, TN: 8, WG_X: 16, WG_Y: 1 },
 };
+
+/** Rows per invocation of the dec variant for M rows: 1, 2, 4 or 8 (M > 8 runs in blocks of 8). */
+export function decodeRows(M: number): number {
+  return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;
+}
+const DEC_ROWS = [1, 2, 4, 8] as const;
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
@@ -89,8 +99,15 @@ export interface LinearRunOptions {
 /** The variant per row bucket (see mBucket). */
 export type LinearVariantChoice = Record<MBucket, LinearVariant>;
 
+/** Pipeline map key of a variant at M rows (dec compiles one pipeline per row count). */
+function pipelineKey(variant: LinearVariant, M: number): string {
+  return SHAPES[variant].kind === 'dec' ? `${variant}:${decodeRows(M)}` : variant;
+}
+
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
-  return format === 'f32' ? { shader: 'linear', entry: `lin_${kind}` } : { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
+  // f32 decode is lin_rb8 with fewer rows (MR); NF4 has its own nf4_dec.
+  if (format === 'f32') return { shader: 'linear', entry: `lin_${kind === 'dec' ? 'rb8' : kind}` };
+  return { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
 /** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
@@ -133,11 +150,14 @@ export class Linear {
   async prepare(variant: LinearVariant): Promise<void> {
     const s = SHAPES[variant];
     const o = { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN };
-    if (!this.pipelines.has(`main:${variant}`)) {
-      this.pipelines.set(`main:${variant}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
-    }
-    if (this.spec.lora && !this.pipelines.has(`xa:${variant}`)) {
-      this.pipelines.set(`xa:${variant}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o, SWIGLU: 0 } }));
+    for (const mr of s.kind === 'dec' ? DEC_ROWS : [0]) {
+      const key = pipelineKey(variant, mr), rows: Record<string, number> = mr ? { MR: mr } : {};
+      if (!this.pipelines.has(`main:${key}`)) {
+        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o, ...rows, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+      }
+      if (this.spec.lora && !this.pipelines.has(`xa:${key}`)) {
+        this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o, ...rows, SWIGLU: 0 } }));
+      }
     }
   }
 
@@ -153,7 +173,7 @@ export class Linear {
     if (Y.size < M * N * 4) throw new ShapeError(op, `Y of [${M}, ${N}] f32 (${M * N * 4} bytes)`, `${Y.size} bytes (${Y.label})`);
     const variant = opts.variant ?? this.variantFor(M);
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
-    const pipeline = this.pipelines.get(`main:${variant}`);
+    const pipeline = this.pipelines.get(`main:${pipelineKey(variant, M)}`);
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not compiled; await linear.prepare('${variant}') first`);
     const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
     let xa = this.dummy;
@@ -194,7 +214,7 @@ export class Linear {
       }
       xa = this.xaScratch;
     }
-    const pipeline = this.pipelines.get(`xa:${variant}`);
+    const pipeline = this.pipelines.get(`xa:${pipelineKey(variant, M)}`);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
     this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(variant, M, SR, false));
@@ -204,6 +224,7 @@ export class Linear {
   private grid(variant: LinearVariant, M: number, N: number, swiglu: boolean): { x: number; y: number } {
     const s = SHAPES[variant];
     if (s.kind === 'gemv') return { x: Math.ceil(N / (swiglu ? s.WG_Y / 2 : s.WG_Y)), y: 1 };
+    if (s.kind === 'dec') return { x: Math.ceil(Math.ceil(N / (swiglu ? s.TN / 2 : s.TN)) / s.WG_X), y: Math.ceil(M / decodeRows(M)) };
     const groups = Math.ceil(N / (swiglu ? s.TN / 2 : s.TN));
     return { x: Math.ceil(groups / s.WG_X), y: Math.ceil(M / (s.TM * s.WG_Y)) };
   }
