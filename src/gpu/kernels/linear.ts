@@ -12,7 +12,7 @@ import type { Nf4Weight } from './nf4';
 export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb1' | 'tiled' | 'gemv' | 'dec';
 export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb1', 'tiled', 'gemv', 'dec'];
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
-export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'tiled'];
+export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'tiled', 'dec'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
 /** Rows from which the `large` variant is used (training passes, long prefills). */
