@@ -1,6 +1,6 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N]`: inference figures of the GPU engine: prefill tokens/s,
-// decode tokens/s at batch 1 and 8, dispatches per decoded token (and per layer), GPU bytes
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8]`: inference figures of the GPU engine: prefill tokens/s,
+// decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 step time ratio, dispatches per decoded token (and per layer), GPU bytes
 // (weights, KV cache, peak). Default: stories260K, then a Qwen2.5-0.5B-shaped model with random
 // weights and fewer layers (the full-depth weight bytes are extrapolated per layer).
 import { getNodeGpu } from '../src/gpu/node-gpu';
@@ -34,7 +34,8 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const perLayer = model.weights.layers.length ? (weights - nonLayerBytes(model)) / cfg.numLayers : 0;
   console.log(`weights on GPU: ${formatBytes(weights)}${fullLayers !== cfg.numLayers ? `; at ${fullLayers} layers: ${formatBytes(weights + perLayer * (fullLayers - cfg.numLayers))} (${formatBytes(perLayer)} per layer)` : ''}`);
   const params = { temperature: 0, topK: 0, topP: 1, seed: 1, step: 0 };
-  for (const B of [1, 8]) {
+  const stepMs = new Map<number, number>();
+  for (const B of getString(args, 'batches', '1,8').split(',').map(Number)) {
     rt.pool.resetPeak();
     const session = new DecodeSession(rt, model, B, P + N + 1);
     let t = performance.now();
@@ -45,12 +46,15 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     for (let i = 0; i < N; i++) r = await session.step(Array.from(r.ids, (id) => [id]), { ...params, step: i + 1 });
     const decodeS = (performance.now() - t) / 1000;
     const perStep = (rt.dispatchCount - d0) / N;
+    stepMs.set(B, (decodeS / N) * 1000);
     console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
       `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
       `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers; ` +
       `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}`);
     session.free();
   }
+  const s1 = stepMs.get(1), s8 = stepMs.get(8);
+  if (s1 && s8) console.log(`decode step batch 8 / batch 1: ${(s8 / s1).toFixed(2)} (goal <= 1.5; readback sleeps ${rt.hostWait ? `${rt.hostWait.sleptMs.toFixed(0)} ms in all` : 'off'})`);
   model.dispose();
   rt.destroy();
 }

@@ -8,6 +8,7 @@ import { PipelineCache, type KernelSpec } from './pipelines';
 import { GpuDeviceLostError, GpuError } from './errors';
 import type { DispatchProfiler } from './profiler';
 import type { PhaseTimer } from './phase-timer';
+import { HostWait, hostSpinsOnMap } from './host-wait';
 
 
 export type ErrorListener = (err: GpuError) => void;
@@ -31,6 +32,12 @@ export class GpuRuntime {
   profiler: DispatchProfiler | null = null;
   /** When set, phase() marks are stamped (GPU time per step phase; see phase-timer.ts). */
   phases: PhaseTimer | null = null;
+  /** Node only: sleeps through most of a readback's expected wait instead of spinning (host-wait.ts). */
+  hostWait: HostWait | null = hostSpinsOnMap() ? new HostWait() : null;
+  /** Workgroups dispatched since creation (with dispatchCount: the kind of a readback for hostWait). */
+  private workgroupCount = 0;
+  /** dispatchCount and workgroupCount at the previous readback. */
+  private atRead = [0, 0];
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private frameUniforms: GPUBuffer[] = [];
@@ -155,6 +162,7 @@ export class GpuRuntime {
     pass.dispatchWorkgroups(wg.x, y, z);
     if (stamps) this.endPass();
     this.dispatchCount++;
+    this.workgroupCount += wg.x * y * z;
   }
 
   /** Records a buffer copy in the current step. */
@@ -193,7 +201,7 @@ export class GpuRuntime {
     all.forEach((p, i) => { this.copy(p.buf, p.offset ?? 0, staging, o, sizes[i]); o += sizes[i]; });
     this.submit();
     try {
-      await staging.mapAsync(GPUMapModeConst().READ, 0, total);
+      await this.mapForRead(staging, total);
       this.checkAlive();
       const bytes = staging.getMappedRange(0, total).slice(0);
       const out: ArrayBuffer[] = [];
@@ -237,7 +245,7 @@ export class GpuRuntime {
     this.copy(buf, offset, staging, 0, size);
     this.submit();
     try {
-      await staging.mapAsync(GPUMapModeConst().READ, 0, size);
+      await this.mapForRead(staging, size);
       this.checkAlive();
       return staging.getMappedRange(0, size).slice(0, bytes);
     } finally {
@@ -260,6 +268,14 @@ export class GpuRuntime {
     this.destroying = true;
     this.pool.trim();
     this.device.destroy();
+  }
+
+  /** Maps a staging buffer for reading once the submitted work is done (see hostWait). */
+  private mapForRead(staging: GPUBuffer, size: number): Promise<void> {
+    const kind = `${this.dispatchCount - this.atRead[0]}:${this.workgroupCount - this.atRead[1]}`;
+    this.atRead = [this.dispatchCount, this.workgroupCount];
+    const map = () => staging.mapAsync(GPUMapModeConst().READ, 0, size);
+    return this.hostWait ? this.hostWait.around(kind, map) : map();
   }
 
   private getEncoder(): GPUCommandEncoder {
