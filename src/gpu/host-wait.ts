@@ -6,12 +6,13 @@
 // Worse, the spin slows the work itself far more than one core's worth (decode at batch 32: 15 ms
 // of work took 40 ms when the spin began after 10 ms). HostWait sleeps (a timer, no spinning)
 // for about as long as the same kind of readback's work took before, then maps. "The same kind" =
-// the same dispatches and workgroups since the previous readback (a decode step at the same
-// batch, a training pass of the same shape: the same work recorded again).
+// the same dispatches since the previous readback and about the same workgroups (a decode step at
+// the same batch, a training pass of about the same rows: the same work recorded again).
 // Browsers do not spin the page's thread for mapAsync, so GpuRuntime only uses this in Node.
 // Tested by tests/unit/gpu/host-wait.test.ts.
 
-/** A first sleep, from a first wait spent spinning (which runs about twice as long as the work). */
+/** A first sleep, from the shorter of the first two waits spent spinning (a spinning wait runs
+ * about twice as long as the work; the very first may include compiling pipelines). */
 const FIRST_FRACTION = 0.6;
 /** After a sleep the work outlasted: sleep this much longer next time. */
 const GROW = 1.2;
@@ -29,7 +30,9 @@ const MIN_SLEEP_MS = 2;
 const MAX_KINDS = 512;
 
 interface KindState {
-  /** The next sleep, ms. */
+  /** The shortest wait seen while not sleeping yet (the first two readbacks of a kind spin). */
+  spun: number;
+  /** The next sleep, ms (0 until two waits were seen). */
   sleep: number;
   /** The longest recent sleep the work outlasted (decaying), ms. */
   short: number;
@@ -56,30 +59,40 @@ export class HostWait {
       await this.sleep(ms);
       this.sleptMs += ms;
     }
+    const t1 = performance.now();
     const out = await map();
-    this.record(kind, ms, performance.now() - t0);
+    const t2 = performance.now();
+    this.record(kind, ms, t2 - t0, t2 - t1);
     return out;
   }
 
   /**
-   * Learns from a readback of `kind` that slept `slept` ms and was mapped `waited` ms after it
-   * began. Sleeping a little too long costs that little; too short costs far more (the spin slows
-   * the rest of the work), so the sleep sits just above the longest one known to be too short.
+   * Learns from a readback of `kind` that slept `slept` ms, was mapped `waited` ms after it began
+   * and `afterSleep` ms after the sleep ended (a timer that fires late is not the work running
+   * long). Sleeping a little too long costs that little; too short costs far more (the spin slows
+   * the rest of the work), so the sleep sits just above the longest one known to be too short,
+   * and never above this readback's whole wait (it cannot run away).
    */
-  record(kind: string, slept: number, waited: number): void {
+  record(kind: string, slept: number, waited: number, afterSleep = waited): void {
     const st = this.kinds.get(kind);
     if (!st) {
       if (this.kinds.size >= MAX_KINDS) this.kinds.delete(this.kinds.keys().next().value as string);
-      this.kinds.set(kind, { sleep: FIRST_FRACTION * waited, short: 0 });
+      this.kinds.set(kind, { spun: waited, sleep: 0, short: 0 });
+      return;
+    }
+    if (slept === 0 && st.sleep === 0) {
+      st.spun = Math.min(st.spun, waited);
+      st.sleep = FIRST_FRACTION * st.spun;
       return;
     }
     st.short *= SHORT_DECAY;
-    if (slept > 0 && waited - slept <= DONE_SLACK_MS) {
+    if (slept > 0 && afterSleep <= DONE_SLACK_MS) {
       st.sleep = Math.max(st.short * ABOVE_SHORT, st.sleep * SHRINK);
     } else {
       st.short = Math.max(st.short, slept);
       st.sleep = Math.max(st.sleep, MIN_SLEEP_MS) * GROW;
     }
+    st.sleep = Math.min(st.sleep, waited);
   }
 }
 

@@ -272,7 +272,9 @@ export class GpuRuntime {
 
   /** Maps a staging buffer for reading once the submitted work is done (see hostWait). */
   private mapForRead(staging: GPUBuffer, size: number): Promise<void> {
-    const kind = `${this.dispatchCount - this.atRead[0]}:${this.workgroupCount - this.atRead[1]}`;
+    // Workgroups in buckets of about 19 % (4 per doubling): a training pass a few rows longer is
+    // the same kind; a prefill and a decode step (the same dispatches) are not.
+    const kind = `${this.dispatchCount - this.atRead[0]}:${Math.round(4 * Math.log2(1 + this.workgroupCount - this.atRead[1]))}`;
     this.atRead = [this.dispatchCount, this.workgroupCount];
     const map = () => staging.mapAsync(GPUMapModeConst().READ, 0, size);
     return this.hostWait ? this.hostWait.around(kind, map) : map();
