@@ -8,7 +8,7 @@ import { PipelineCache, type KernelSpec } from './pipelines';
 import { GpuDeviceLostError, GpuError } from './errors';
 import type { DispatchProfiler } from './profiler';
 import type { PhaseTimer } from './phase-timer';
-import { HostWait, hostSpinsOnMap } from './host-wait';
+import { gpuWait } from './node-wait';
 
 
 export type ErrorListener = (err: GpuError) => void;
@@ -32,12 +32,6 @@ export class GpuRuntime {
   profiler: DispatchProfiler | null = null;
   /** When set, phase() marks are stamped (GPU time per step phase; see phase-timer.ts). */
   phases: PhaseTimer | null = null;
-  /** Node only: sleeps through most of a readback's expected wait instead of spinning (host-wait.ts). */
-  hostWait: HostWait | null = hostSpinsOnMap() ? new HostWait() : null;
-  /** Workgroups dispatched since creation (with dispatchCount: the kind of a readback for hostWait). */
-  private workgroupCount = 0;
-  /** dispatchCount and workgroupCount at the previous readback. */
-  private atRead = [0, 0];
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
   private frameUniforms: GPUBuffer[] = [];
@@ -162,7 +156,6 @@ export class GpuRuntime {
     pass.dispatchWorkgroups(wg.x, y, z);
     if (stamps) this.endPass();
     this.dispatchCount++;
-    this.workgroupCount += wg.x * y * z;
   }
 
   /** Records a buffer copy in the current step. */
@@ -232,7 +225,7 @@ export class GpuRuntime {
   /** Submits and waits until the GPU has finished everything submitted so far. */
   async sync(): Promise<void> {
     this.submit();
-    await this.device.queue.onSubmittedWorkDone();
+    await gpuWait(() => this.device.queue.onSubmittedWorkDone());
     this.checkAlive();
   }
 
@@ -270,14 +263,9 @@ export class GpuRuntime {
     this.device.destroy();
   }
 
-  /** Maps a staging buffer for reading once the submitted work is done (see hostWait). */
+  /** Maps a staging buffer for reading once the submitted work is done (Node: see node-wait.ts). */
   private mapForRead(staging: GPUBuffer, size: number): Promise<void> {
-    // Workgroups in buckets of about 19 % (4 per doubling): a training pass a few rows longer is
-    // the same kind; a prefill and a decode step (the same dispatches) are not.
-    const kind = `${this.dispatchCount - this.atRead[0]}:${Math.round(4 * Math.log2(1 + this.workgroupCount - this.atRead[1]))}`;
-    this.atRead = [this.dispatchCount, this.workgroupCount];
-    const map = () => staging.mapAsync(GPUMapModeConst().READ, 0, size);
-    return this.hostWait ? this.hostWait.around(kind, map) : map();
+    return gpuWait(() => staging.mapAsync(GPUMapModeConst().READ, 0, size));
   }
 
   private getEncoder(): GPUCommandEncoder {
