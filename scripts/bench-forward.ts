@@ -1,8 +1,9 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8]`: inference figures of the GPU engine: prefill tokens/s,
-// decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 step time ratio, dispatches per decoded token (and per layer), GPU bytes
-// (weights, KV cache, peak). Default: stories260K, then a Qwen2.5-0.5B-shaped model with random
-// weights and fewer layers (the full-depth weight bytes are extrapolated per layer).
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8]`: inference figures of the GPU engine:
+// prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
+// step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
+// Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
+// (the full-depth weight bytes are extrapolated per layer).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { formatBytes } from '../src/gpu/errors';

@@ -6,8 +6,9 @@
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
 // on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
 // With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
-// (goal <= 1.5) next to its roofline floor on this adapter: max(bytes/bandwidth, flops/peak) at
-// each M, so an adapter with few flops per byte (a CPU) cannot reach 1.5 with f32 weights.
+// (goal <= 1.5) next to the ratio of the two roofline floors on this adapter (floor at M rows =
+// max(bytes/bandwidth, flops/peak)): an adapter with few flops per byte (a CPU) cannot reach 1.5
+// with f32 weights.
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
@@ -99,7 +100,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\n${fmt(header)}\n${rows.map(fmt).join('\n')}`);
 if (ratios.length) {
-  const rh = ['format', 'shape', 'tuned M=1/M=8', 'ms M=1', 'ms M=8', 'M=8 / M=1', 'roofline floor'];
+  const rh = ['format', 'shape', 'tuned M=1/M=8', 'ms M=1', 'ms M=8', 'M=8 / M=1', 'floor ratio'];
   const rw = rh.map((h, i) => Math.max(h.length, ...ratios.map((r) => r[i].length)));
   const f = (r: string[]) => r.map((c, i) => c.padEnd(rw[i])).join('  ');
   console.log(`\n${f(rh)}\n${ratios.map(f).join('\n')}`);

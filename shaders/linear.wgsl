@@ -8,7 +8,8 @@
 // Write contract: Y is overwritten (=), or accumulated (+=) when flags bit 2 is set.
 // Entry points: lin_rb (register-blocked, no workgroup memory), lin_rb8 (its 8 x 8 tile in named
 // registers: CPU adapters), lin_tiled (workgroup-memory tiles), lin_gemv (small M: K split across WG_X invocations per column, M <= 8),
-// the dec variant (decode, M <= 8) is lin_rb8 compiled with MR = 1, 2, 4 or 8 rows.
+// the dec variant (M <= 8 rows in one block; also a prefill candidate, blocks of 8) is lin_rb8
+// compiled with MR = 1, 2, 4 or 8 rows.
 
 struct Params {
   M: u32,

@@ -24,9 +24,11 @@ export function hostSpinsOnWait(): boolean {
   return typeof g.process?.versions?.node === 'string' && typeof g.setImmediate === 'function' && !('document' in globalThis);
 }
 
+const spins = hostSpinsOnWait();
+
 /** Runs `wait` (a mapAsync or onSubmittedWorkDone) with dawn.node's polling throttled to 1 ms. */
 export async function gpuWait<T>(wait: () => Promise<T>): Promise<T> {
-  if (!hostSpinsOnWait()) return wait();
+  if (!spins) return wait();
   if (depth++ === 0) {
     saved = g.setImmediate ?? null;
     g.setImmediate = throttled;

@@ -3,6 +3,7 @@
 // stamped; collect() reads the stamps back and sums nanoseconds per pipeline key. Only for
 // benchmarks (scripts/bench-train.ts --profile): one pass per dispatch costs a little time.
 // Exercised by tests/unit/gpu/gpu-profiler.test.ts.
+import { gpuWait } from './node-wait';
 
 export interface KernelTime {
   /** Pipeline key (shaders/<file>:<entry>:<overrides>) or the dispatch's own label. */
@@ -44,7 +45,7 @@ export class DispatchProfiler {
     enc.copyBufferToBuffer(this.resolve, 0, staging, 0, 16 * n);
     this.device.queue.submit([enc.finish()]);
     const mode = (globalThis as unknown as { GPUMapMode: GPUMapMode }).GPUMapMode;
-    await staging.mapAsync(mode.READ);
+    await gpuWait(() => staging.mapAsync(mode.READ));
     const stamps = new BigUint64Array(staging.getMappedRange().slice(0));
     staging.unmap();
     staging.destroy();
