@@ -1,7 +1,8 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
 //  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
-// per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS).
+// per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS); the
+// forward in its training form (given the slot table, as TrainStep runs it).
 // Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -39,10 +40,10 @@ for (const variant of variants) {
   const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
   const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M });
   // one untimed run each first: SwiftShader compiles a pipeline at its first dispatch
-  fwd.run(Q, rows, cache, 0, O, M, LSE);
+  fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
   bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
   await rt.sync();
-  const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE), budget);
+  const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
   const b = await timeRuns(rt, () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV }), budget);
   const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
   console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}; backward ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);

@@ -17,6 +17,8 @@
 //   attn_thread_hs8[_lse], attn_thread_hs16[_lse]  attn_thread for HS = 8 / 16 with named
 //                registers instead of arrays (the launcher picks them for those head sizes; the
 //                backward has _hs8 / _hs16 twins of its _thread entries).
+//   attn_train_hs8_lse  the _lse form for packed training rows given as the slot table (binding
+//                1), four query positions per invocation (HS = 8, thread variant).
 // Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
 // The backward (attn_bwd_*) follows the forward in this file, with its own header.
 
@@ -146,40 +148,113 @@ fn attend_thread_hs8(pp: Params, idx: u32) -> f32 {
   let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
   let base = cache_base(pp, seq, h / (pp.NH / pp.KVH));
   let qo = idx * 2u;
-  let q0 = Q[qo] * pp.scale;
-  let q1 = Q[qo + 1u] * pp.scale;
-  var a0 = vec4<f32>(0.0);
-  var a1 = vec4<f32>(0.0);
-  var mx = NEG_BIG;
-  var l = 0.0;
+  let qa = Q[qo] * pp.scale;
+  let qb = Q[qo + 1u] * pp.scale;
+  var st = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
   var j = 0u;
-  for (; j + 3u <= last; j += 4u) {
-    let k0 = base + j * 2u;
-    let s4 = vec4<f32>(dot(q0, Kc[k0]) + dot(q1, Kc[k0 + 1u]), dot(q0, Kc[k0 + 2u]) + dot(q1, Kc[k0 + 3u]),
-                       dot(q0, Kc[k0 + 4u]) + dot(q1, Kc[k0 + 5u]), dot(q0, Kc[k0 + 6u]) + dot(q1, Kc[k0 + 7u]));
-    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
-    let a = exp(mx - mnew);
-    let e = exp(s4 - vec4<f32>(mnew));
-    l = l * a + (e.x + e.y) + (e.z + e.w);
-    a0 = a0 * a + e.x * Vc[k0] + e.y * Vc[k0 + 2u] + e.z * Vc[k0 + 4u] + e.w * Vc[k0 + 6u];
-    a1 = a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k0 + 3u] + e.z * Vc[k0 + 5u] + e.w * Vc[k0 + 7u];
-    mx = mnew;
+  for (; j + 3u <= last; j += 4u) { st = soft8_block(st, qa, qb, base + j * 2u); }
+  for (; j <= last; j++) { st = soft8_key(st, qa, qb, base + j * 2u); }
+  let inv = 1.0 / st.l;
+  O[qo] = st.a * inv;
+  O[qo + 1u] = st.b * inv;
+  return st.m + log(st.l);
+}
+
+// Online-softmax state of one HS = 8 query: running max, sum, and output (two vec4s).
+struct Soft8 { m: f32, l: f32, a: vec4<f32>, b: vec4<f32> }
+
+// One key at cache vec4 offset ko.
+fn soft8_key(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
+  let s = dot(qa, Kc[ko]) + dot(qb, Kc[ko + 1u]);
+  let mnew = max(st.m, s);
+  let c = exp(st.m - mnew);
+  let e = exp(s - mnew);
+  return Soft8(mnew, st.l * c + e, st.a * c + e * Vc[ko], st.b * c + e * Vc[ko + 1u]);
+}
+
+// Four consecutive keys from cache vec4 offset ko, one rescale for the four.
+fn soft8_block(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
+  let s4 = vec4<f32>(dot(qa, Kc[ko]) + dot(qb, Kc[ko + 1u]), dot(qa, Kc[ko + 2u]) + dot(qb, Kc[ko + 3u]),
+                     dot(qa, Kc[ko + 4u]) + dot(qb, Kc[ko + 5u]), dot(qa, Kc[ko + 6u]) + dot(qb, Kc[ko + 7u]));
+  let mnew = max(st.m, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+  let c = exp(st.m - mnew);
+  let e = exp(s4 - vec4<f32>(mnew));
+  return Soft8(mnew, st.l * c + (e.x + e.y) + (e.z + e.w),
+               st.a * c + e.x * Vc[ko] + e.y * Vc[ko + 2u] + e.z * Vc[ko + 4u] + e.w * Vc[ko + 6u],
+               st.b * c + e.x * Vc[ko + 1u] + e.y * Vc[ko + 3u] + e.z * Vc[ko + 5u] + e.w * Vc[ko + 7u]);
+}
+
+// The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training HS = 8
+// kernels (grid B * NH * ceil(Tmax / 4), slot table seqs at binding 1): ok when i0 is inside the
+// slot; rows[q] = the (row, head) index of position i0 + q, past the length the last one's.
+struct QueryQuad { ok: bool, i0: u32, len: u32, base: u32, rows: vec4<u32> }
+
+fn query_quad(pp: Params, idx: u32) -> QueryQuad {
+  let quads = (pp.Tmax + 3u) / 4u;
+  let line = idx / quads;             // seq * NH + h
+  let h = line % pp.NH;
+  let seq = min(line / pp.NH, pp.B - 1u);
+  let first = seqs[2u * seq];
+  let len = min(seqs[2u * seq + 1u], pp.Tmax);
+  let i0 = (idx % quads) * 4u;
+  let pos = min(vec4<u32>(i0, i0 + 1u, i0 + 2u, i0 + 3u), vec4<u32>(max(len, 1u) - 1u));
+  let ok = idx < pp.B * pp.NH * quads && i0 < len;
+  return QueryQuad(ok, i0, len, cache_base(pp, seq, h / (pp.NH / pp.KVH)), (vec4<u32>(first) + pos) * pp.NH + h);
+}
+
+// ---- training rows, HS = 8: four query positions per invocation -----------------------------
+// The lse forward for packed training rows (the slot table seqs [B, 2] (first row, length) at
+// binding 1 instead of rows: contiguous rows, positions 0..T-1, as the backward needs): one
+// invocation per (slot, head, four adjacent positions i0 = 4t .. 4t + 3). The key blocks below
+// i0 are shared by the four queries (their loads hit cache lines the first query brought in);
+// at the diagonal each query takes the steps attend_thread_hs8 takes (the block i0..i0+3 for
+// the fourth, single keys for the others), so O and LSE equal the row-table form bit for bit.
+// Positions past the slot's length repeat its last row and are not stored.
+// Grid: B * NH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_train_hs8_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let i0 = qq.i0;
+  let r = qq.rows;
+  let q0a = Q[r.x * 2u] * pl.scale;
+  let q0b = Q[r.x * 2u + 1u] * pl.scale;
+  let q1a = Q[r.y * 2u] * pl.scale;
+  let q1b = Q[r.y * 2u + 1u] * pl.scale;
+  let q2a = Q[r.z * 2u] * pl.scale;
+  let q2b = Q[r.z * 2u + 1u] * pl.scale;
+  let q3a = Q[r.w * 2u] * pl.scale;
+  let q3b = Q[r.w * 2u + 1u] * pl.scale;
+  var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
+  var s1 = s0;
+  var s2 = s0;
+  var s3 = s0;
+  for (var j = 0u; j < i0; j += 4u) {
+    let ko = qq.base + j * 2u;
+    s0 = soft8_block(s0, q0a, q0b, ko);
+    s1 = soft8_block(s1, q1a, q1b, ko);
+    s2 = soft8_block(s2, q2a, q2b, ko);
+    s3 = soft8_block(s3, q3a, q3b, ko);
   }
-  for (; j <= last; j++) {
-    let ko = base + j * 2u;
-    let s = dot(q0, Kc[ko]) + dot(q1, Kc[ko + 1u]);
-    let mnew = max(mx, s);
-    let a = exp(mx - mnew);
-    let e = exp(s - mnew);
-    l = l * a + e;
-    a0 = a0 * a + e * Vc[ko];
-    a1 = a1 * a + e * Vc[ko + 1u];
-    mx = mnew;
-  }
-  let inv = 1.0 / l;
-  O[qo] = a0 * inv;
-  O[qo + 1u] = a1 * inv;
-  return mx + log(l);
+  // The diagonal: keys i0 .. i0 + q for query q (keys past the length only feed positions past
+  // it, whose results are not stored; robust access keeps such reads in bounds).
+  let d = qq.base + i0 * 2u;
+  s0 = soft8_key(s0, q0a, q0b, d);
+  s1 = soft8_key(soft8_key(s1, q1a, q1b, d), q1a, q1b, d + 2u);
+  s2 = soft8_key(soft8_key(soft8_key(s2, q2a, q2b, d), q2a, q2b, d + 2u), q2a, q2b, d + 4u);
+  s3 = soft8_block(s3, q3a, q3b, d);
+  store_train_hs8(r.x, s0);
+  if (i0 + 1u < qq.len) { store_train_hs8(r.y, s1); }
+  if (i0 + 2u < qq.len) { store_train_hs8(r.z, s2); }
+  if (i0 + 3u < qq.len) { store_train_hs8(r.w, s3); }
+}
+
+// O and LSE of (row, head) index r from its final state, as attend_thread_hs8 writes them.
+fn store_train_hs8(r: u32, st: Soft8) {
+  let inv = 1.0 / st.l;
+  O[r * 2u] = st.a * inv;
+  O[r * 2u + 1u] = st.b * inv;
+  LSE[r] = st.m + log(st.l);
 }
 
 // ---- one invocation per (row, head), HS = 16 in named registers ------------------------------
@@ -477,57 +552,137 @@ fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 }
 
 // ---- HS = 8 in named registers (see attn_thread_hs8): dQ and dK/dV ---------------------------
+// dQ for HS = 8, four adjacent query positions (i0 = 4t .. 4t + 3) of one (slot, head) per
+// invocation, from the slot table like the dK/dV kernels (training rows: contiguous, positions
+// 0..T-1): each key's K and V are loaded once for the four queries; query i0 + q reaches key j
+// when j <= i0 + q. Positions past the slot's length repeat its last row and are not stored.
+// Binds seqs (not rows) at 1. Grid: B * NH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dq_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= pq.M * pq.NH) { return; }
-  let m = idx / pq.NH;
-  let h = idx % pq.NH;
-  let seq = min(rows[2u * m], pq.B - 1u);
-  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
-  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
-  let st = ST[idx];
-  let qo = idx * 2u;
-  let q0 = Q[qo] * pq.scale;
-  let q1 = Q[qo + 1u] * pq.scale;
-  let g0 = dO[qo];
-  let g1 = dO[qo + 1u];
-  var a0 = vec4<f32>(0.0);
-  var a1 = vec4<f32>(0.0);
+  let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let i0 = qq.i0;
+  let r = qq.rows;
+  let s0 = ST[r.x];
+  let s1 = ST[r.y];
+  let s2 = ST[r.z];
+  let s3 = ST[r.w];
+  let q0a = Q[r.x * 2u] * pq.scale;
+  let q0b = Q[r.x * 2u + 1u] * pq.scale;
+  let q1a = Q[r.y * 2u] * pq.scale;
+  let q1b = Q[r.y * 2u + 1u] * pq.scale;
+  let q2a = Q[r.z * 2u] * pq.scale;
+  let q2b = Q[r.z * 2u + 1u] * pq.scale;
+  let q3a = Q[r.w * 2u] * pq.scale;
+  let q3b = Q[r.w * 2u + 1u] * pq.scale;
+  let g0a = dO[r.x * 2u];
+  let g0b = dO[r.x * 2u + 1u];
+  let g1a = dO[r.y * 2u];
+  let g1b = dO[r.y * 2u + 1u];
+  let g2a = dO[r.z * 2u];
+  let g2b = dO[r.z * 2u + 1u];
+  let g3a = dO[r.w * 2u];
+  let g3b = dO[r.w * 2u + 1u];
+  var a0a = vec4<f32>(0.0);
+  var a0b = vec4<f32>(0.0);
+  var a1a = vec4<f32>(0.0);
+  var a1b = vec4<f32>(0.0);
+  var a2a = vec4<f32>(0.0);
+  var a2b = vec4<f32>(0.0);
+  var a3a = vec4<f32>(0.0);
+  var a3b = vec4<f32>(0.0);
+  let last = min(i0 + 3u, qq.len - 1u);
   for (var j = 0u; j <= last; j++) {
-    let ko = base + j * 2u;
+    let ko = qq.base + j * 2u;
     let k0 = Kc[ko];
     let k1 = Kc[ko + 1u];
-    let s = dot(q0, k0) + dot(q1, k1);
-    let dp = dot(g0, Vc[ko]) + dot(g1, Vc[ko + 1u]);
-    let ds = exp(s - st.x) * (dp - st.y);
-    a0 += ds * k0;
-    a1 += ds * k1;
+    let v0 = Vc[ko];
+    let v1 = Vc[ko + 1u];
+    let d0 = select(0.0, exp(dot(q0a, k0) + dot(q0b, k1) - s0.x) * (dot(g0a, v0) + dot(g0b, v1) - s0.y), j <= i0);
+    let d1 = select(0.0, exp(dot(q1a, k0) + dot(q1b, k1) - s1.x) * (dot(g1a, v0) + dot(g1b, v1) - s1.y), j <= i0 + 1u);
+    let d2 = select(0.0, exp(dot(q2a, k0) + dot(q2b, k1) - s2.x) * (dot(g2a, v0) + dot(g2b, v1) - s2.y), j <= i0 + 2u);
+    let d3 = exp(dot(q3a, k0) + dot(q3b, k1) - s3.x) * (dot(g3a, v0) + dot(g3b, v1) - s3.y);
+    a0a += d0 * k0;
+    a0b += d0 * k1;
+    a1a += d1 * k0;
+    a1b += d1 * k1;
+    a2a += d2 * k0;
+    a2b += d2 * k1;
+    a3a += d3 * k0;
+    a3b += d3 * k1;
   }
-  dQ[qo] = a0 * pq.scale;
-  dQ[qo + 1u] = a1 * pq.scale;
+  if (i0 + 0u < qq.len) {
+    dQ[r.x * 2u] = a0a * pq.scale;
+    dQ[r.x * 2u + 1u] = a0b * pq.scale;
+  }
+  if (i0 + 1u < qq.len) {
+    dQ[r.y * 2u] = a1a * pq.scale;
+    dQ[r.y * 2u + 1u] = a1b * pq.scale;
+  }
+  if (i0 + 2u < qq.len) {
+    dQ[r.z * 2u] = a2a * pq.scale;
+    dQ[r.z * 2u + 1u] = a2b * pq.scale;
+  }
+  if (i0 + 3u < qq.len) {
+    dQ[r.w * 2u] = a3a * pq.scale;
+    dQ[r.w * 2u + 1u] = a3b * pq.scale;
+  }
 }
 
+// dK/dV for HS = 8, four adjacent key positions (j0 = 4t .. 4t + 3) per invocation, named
+// registers (SwiftShader spills indexed private arrays): each query row's Q, dO and stats are
+// loaded once for the four keys. Row i reaches key j0 + q when i >= j0 + q (causal); keys past
+// Tmax repeat the last one and are not stored. Grid: B * KVH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= pk.B * pk.KVH * pk.Tmax) { return; }
-  let j = idx % pk.Tmax;
-  let kh = (idx / pk.Tmax) % pk.KVH;
-  let seq = idx / (pk.Tmax * pk.KVH);
+  let quads = (pk.Tmax + 3u) / 4u;
+  if (idx >= pk.B * pk.KVH * quads) { return; }
+  let j0 = (idx % quads) * 4u;
+  let line = idx / quads;             // seq * KVH + kh
+  let kh = line % pk.KVH;
+  let seq = line / pk.KVH;
   let G = pk.NH / pk.KVH;
   let first = seqs[2u * seq];
   let len = min(seqs[2u * seq + 1u], pk.Tmax);
-  let ko = idx * 2u;
-  let k0 = Kc[ko] * pk.scale;
-  let k1 = Kc[ko + 1u] * pk.scale;
-  let v0 = Vc[ko];
-  let v1 = Vc[ko + 1u];
-  var dk0 = vec4<f32>(0.0);
-  var dk1 = vec4<f32>(0.0);
-  var dv0 = vec4<f32>(0.0);
-  var dv1 = vec4<f32>(0.0);
-  for (var i = j; i < len; i++) {
+  let lastKey = line * pk.Tmax + pk.Tmax - 1u;
+  let o0 = (line * pk.Tmax + j0) * 2u;
+  let o1 = min(line * pk.Tmax + j0 + 1u, lastKey) * 2u;
+  let o2 = min(line * pk.Tmax + j0 + 2u, lastKey) * 2u;
+  let o3 = min(line * pk.Tmax + j0 + 3u, lastKey) * 2u;
+  let k0a = Kc[o0] * pk.scale;
+  let k0b = Kc[o0 + 1u] * pk.scale;
+  let k1a = Kc[o1] * pk.scale;
+  let k1b = Kc[o1 + 1u] * pk.scale;
+  let k2a = Kc[o2] * pk.scale;
+  let k2b = Kc[o2 + 1u] * pk.scale;
+  let k3a = Kc[o3] * pk.scale;
+  let k3b = Kc[o3 + 1u] * pk.scale;
+  let v0a = Vc[o0];
+  let v0b = Vc[o0 + 1u];
+  let v1a = Vc[o1];
+  let v1b = Vc[o1 + 1u];
+  let v2a = Vc[o2];
+  let v2b = Vc[o2 + 1u];
+  let v3a = Vc[o3];
+  let v3b = Vc[o3 + 1u];
+  var dk0a = vec4<f32>(0.0);
+  var dk0b = vec4<f32>(0.0);
+  var dv0a = vec4<f32>(0.0);
+  var dv0b = vec4<f32>(0.0);
+  var dk1a = vec4<f32>(0.0);
+  var dk1b = vec4<f32>(0.0);
+  var dv1a = vec4<f32>(0.0);
+  var dv1b = vec4<f32>(0.0);
+  var dk2a = vec4<f32>(0.0);
+  var dk2b = vec4<f32>(0.0);
+  var dv2a = vec4<f32>(0.0);
+  var dv2b = vec4<f32>(0.0);
+  var dk3a = vec4<f32>(0.0);
+  var dk3b = vec4<f32>(0.0);
+  var dv3a = vec4<f32>(0.0);
+  var dv3b = vec4<f32>(0.0);
+  for (var i = j0; i < len; i++) {
     for (var hg = 0u; hg < G; hg++) {
       let qi = (first + i) * pk.NH + kh * G + hg;
       let qo = qi * 2u;
@@ -536,18 +691,44 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
       let g0 = dO[qo];
       let g1 = dO[qo + 1u];
       let st = ST[qi];
-      let pr = exp(dot(x0, k0) + dot(x1, k1) - st.x);
-      let ds = pr * (dot(g0, v0) + dot(g1, v1) - st.y);
-      dk0 += ds * x0;
-      dk1 += ds * x1;
-      dv0 += pr * g0;
-      dv1 += pr * g1;
+      let p0 = exp(dot(x0, k0a) + dot(x1, k0b) - st.x);
+      let d0 = p0 * (dot(g0, v0a) + dot(g1, v0b) - st.y);
+      let p1 = select(0.0, exp(dot(x0, k1a) + dot(x1, k1b) - st.x), i >= j0 + 1u);
+      let d1 = p1 * (dot(g0, v1a) + dot(g1, v1b) - st.y);
+      let p2 = select(0.0, exp(dot(x0, k2a) + dot(x1, k2b) - st.x), i >= j0 + 2u);
+      let d2 = p2 * (dot(g0, v2a) + dot(g1, v2b) - st.y);
+      let p3 = select(0.0, exp(dot(x0, k3a) + dot(x1, k3b) - st.x), i >= j0 + 3u);
+      let d3 = p3 * (dot(g0, v3a) + dot(g1, v3b) - st.y);
+      dk0a += d0 * x0;
+      dk0b += d0 * x1;
+      dv0a += p0 * g0;
+      dv0b += p0 * g1;
+      dk1a += d1 * x0;
+      dk1b += d1 * x1;
+      dv1a += p1 * g0;
+      dv1b += p1 * g1;
+      dk2a += d2 * x0;
+      dk2b += d2 * x1;
+      dv2a += p2 * g0;
+      dv2b += p2 * g1;
+      dk3a += d3 * x0;
+      dk3b += d3 * x1;
+      dv3a += p3 * g0;
+      dv3b += p3 * g1;
     }
   }
-  dKc[ko] = dk0 * pk.scale;
-  dKc[ko + 1u] = dk1 * pk.scale;
-  dVc[ko] = dv0;
-  dVc[ko + 1u] = dv1;
+  store_dkv8(o0, dk0a, dk0b, dv0a, dv0b);
+  if (j0 + 1u < pk.Tmax) { store_dkv8(o1, dk1a, dk1b, dv1a, dv1b); }
+  if (j0 + 2u < pk.Tmax) { store_dkv8(o2, dk2a, dk2b, dv2a, dv2b); }
+  if (j0 + 3u < pk.Tmax) { store_dkv8(o3, dk3a, dk3b, dv3a, dv3b); }
+}
+
+// One key's dK (scaled) and dV at cache vec4 offset o, HS = 8.
+fn store_dkv8(o: u32, dka: vec4<f32>, dkb: vec4<f32>, dva: vec4<f32>, dvb: vec4<f32>) {
+  dKc[o] = dka * pk.scale;
+  dKc[o + 1u] = dkb * pk.scale;
+  dVc[o] = dva;
+  dVc[o + 1u] = dvb;
 }
 
 // ---- HS = 16 in named registers (see attn_thread_hs16): dQ and dK/dV --------------------------

@@ -128,7 +128,8 @@ interface Pass {
   targets: GPUBuffer;
   logp: GPUBuffer;
   entropy: GPUBuffer;
-  rowsHost: Uint32Array;
+  /** The slot table [B, 2] (first row, length) of the packed rows (sequenceTable). */
+  seqs: GPUBuffer;
   temperature: number;
   owned: GPUBuffer[];
   plans: EmbeddingGradPlan[];
@@ -311,9 +312,8 @@ export class TrainStep {
       rt.phase('backward');
       const kvBytes = p.cache.layerBytes;
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
-      const seqTable = rt.upload(sequenceTable(p.rowsHost, p.B), 'train sequence table');
-      p.owned.push(dK, dV, seqTable);
-      this.backward(p, a, dl, de, { dK, dV, seqs: seqTable }, !early, logitsKept, batch.hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, p.M, first) : null);
+      p.owned.push(dK, dV);
+      this.backward(p, a, dl, de, { dK, dV }, !early, logitsKept, batch.hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, p.M, first) : null);
       rt.phase(null);
       return result ?? (await this.readResult(p));
     } finally {
@@ -336,11 +336,11 @@ export class TrainStep {
     for (const s of seqs) for (let t = 0; t < s.length; t++, r++) targets[r] = t + 1 < s.length ? s[t + 1] : 0;
     const owned = [
       rt.upload(Uint32Array.from(ids), 'train ids'), rt.upload(step.rows, 'train row table'), rt.upload(targets, 'train targets'),
-      rt.storage(M * 4, 'train logp'), rt.storage(M * 4, 'train entropy'),
+      rt.storage(M * 4, 'train logp'), rt.storage(M * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length), 'train sequence table'),
     ];
-    const [idsBuf, table, tBuf, logp, entropy] = owned;
+    const [idsBuf, table, tBuf, logp, entropy, seqTable] = owned;
     const recompute = this.recompute;
-    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, rowsHost: step.rows, temperature, owned, plans: [] };
+    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, owned, plans: [] };
   }
 
   /**
@@ -374,7 +374,7 @@ export class TrainStep {
     k.norm.run(xIn, w.inputNorm, la.h, M);
     f.qkv.run(la.h, a.qkv, M, { xa: la.xa.qkv });
     k.rope.run(a.qkv, p.table, la.q, p.cache, cl, M);
-    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse);
+    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs);
     this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
     f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
     k.norm.run(la.xMid, w.postAttnNorm, la.h2, M);
@@ -391,7 +391,7 @@ export class TrainStep {
    * also the forward's log-probs/entropies, from the same LM-head chunks. `logitsKept`: the pass
    * is one chunk whose logits (and hChunk) forwardLogprobs left in place: not recomputed.
    */
-  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer; seqs: GPUBuffer }, logprobs: boolean,
+  private backward(p: Pass, a: TrainActs, dlogp: GPUBuffer, dentropy: GPUBuffer | null, kv: { dK: GPUBuffer; dV: GPUBuffer }, logprobs: boolean,
     logitsKept = false, addHidden: ((dN: GPUBuffer) => void) | null = null): void {
     const cfg = this.model.cfg, w = this.model.weights, k = this.k, rt = this.rt;
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
@@ -429,7 +429,7 @@ export class TrainStep {
       k.normB.run(a.dN, la.xMid, lw.postAttnNorm, a.dRes, M, { accumulate: true, dw: fg?.postAttnNorm });
       // attention block: xMid = xIn + o(attn(rope(q(h)), rope(k(h)), v(h))), h = rmsnorm(xIn)
       b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
-      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: kv.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV });
+      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV });
       k.ropeB.run(a.dQ, p.table, kv.dK, kv.dV, p.cache.cfg, a.dQKV, M);
       b.qkv.run(a.dQKV, la.h, M, { dX: a.dN, lora: lg('qkv'), full: fg ? { dW: fg.qkv, dbias: fg.qkvBias } : null, xa: la.xa.qkv });
       k.normB.run(a.dN, a.resid[l], lw.inputNorm, a.dRes, M, { accumulate: true, dw: fg?.inputNorm });

@@ -56,6 +56,8 @@ export class Attention {
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pipeline: GPUComputePipeline,
+    /** attn_train_hs8_lse (thread, lse, HS = 8): packed training rows by the slot table. */
+    private readonly trainPipeline: GPUComputePipeline | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 
@@ -68,15 +70,22 @@ export class Attention {
       throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
     }
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
-    const pipeline = await rt.kernel({ shader: 'attention', entry, overrides: { WG: wg, HS } });
-    return new Attention(rt, pipeline, o);
+    const overrides = { WG: wg, HS };
+    const train = o.variant === 'thread' && o.lse && HS === 8;
+    const [pipeline, trainPipeline] = await Promise.all([
+      rt.kernel({ shader: 'attention', entry, overrides }),
+      train ? rt.kernel({ shader: 'attention', entry: 'attn_train_hs8_lse', overrides }) : null,
+    ]);
+    return new Attention(rt, pipeline, trainPipeline, o);
   }
 
   /**
    * Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`; with the
-   * `lse` option also LSE [M, NH] (required then, refused otherwise).
+   * `lse` option also LSE [M, NH] (required then, refused otherwise). `seqs`: for packed
+   * training rows (every slot's rows contiguous, positions 0..T-1), their slot table [B, 2]
+   * (`sequenceTable`); the HS = 8 thread form then takes four positions per invocation.
    */
-  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer): void {
+  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer): void {
     const { NH, KVH, HS, wg, variant, lse } = this.opts;
     const c = cache.cfg;
     if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
@@ -87,22 +96,24 @@ export class Attention {
     if (O.size < bytes) throw new ShapeError('attention', `O of [${M}, ${NH * HS}] f32 (${bytes} bytes)`, `${O.size} bytes (${O.label})`);
     if (lse && (!LSE || LSE.size < M * NH * 4)) throw new ShapeError('attention', `LSE of [${M}, ${NH}] f32 (${M * NH * 4} bytes)`, LSE ? `${LSE.size} bytes (${LSE.label})` : 'none');
     if (!lse && LSE) throw new ShapeError('attention', 'no LSE buffer (create with lse: true to write one)', `${LSE.label}`);
+    if (seqs && seqs.size < c.B * 8) throw new ShapeError('attention', `seqs of [${c.B}, 2] u32 (${c.B * 8} bytes)`, `${seqs.size} bytes (${seqs.label})`);
     if (M === 0) return;
     this.u32.set([M, NH, KVH, HS, c.Tmax, c.B]);
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
+    const train = seqs && this.trainPipeline ? this.trainPipeline : null;
     let wgs: { x: number; y: number };
     if (variant === 'wg') {
       if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
       wgs = { x: NH, y: M };
     } else {
-      const groups = Math.ceil((M * NH) / wg);
+      const groups = Math.ceil((train ? c.B * NH * Math.ceil(c.Tmax / 4) : M * NH) / wg);
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }
-    const bufs = [Q, rows, cache.k[layer], cache.v[layer], O];
+    const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);
-    this.rt.dispatch(this.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
+    this.rt.dispatch(train ?? this.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

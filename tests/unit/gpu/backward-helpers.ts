@@ -108,8 +108,11 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
   return { QKV: randomArray(M * F, seed).map((x) => 2 * x), dO: randomArray(M * c.NH * c.HS, seed + 1) };
 }
 
-/** The GPU chain; dK/dV start as garbage to check they are fully overwritten. */
-export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array): Promise<AttnGrads> {
+/**
+ * The GPU chain; dK/dV start as garbage to check they are fully overwritten. `packed`: the
+ * forward also gets the slot table (the training form, attn_train_hs8_lse at HS = 8).
+ */
+export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false): Promise<AttnGrads> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -125,7 +128,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const dOb = rt.upload(dO, 'dO'), dQ = rt.storage(act, 'dQ'), dQKV = rt.storage(M * F * 4, 'dQKV');
   const dK = rt.upload(randomArray(cache.layerBytes / 4, 77), 'dK'), dV = rt.upload(randomArray(cache.layerBytes / 4, 78), 'dV');
   rope.run(qkvb, rows, Q, cache, 0, M);
-  attn.run(Q, rows, cache, 0, O, M, LSE);
+  attn.run(Q, rows, cache, 0, O, M, LSE, packed ? seqs : undefined);
   bwd.run({ Q, O, dO: dOb, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
   ropeB.run(dQ, rows, dK, dV, cache.cfg, dQKV, M);
   const n = cache.layerBytes / 4;
