@@ -122,14 +122,7 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   if (r >= p.M) { return; }
   // Plain output (no bias, LoRA or SwiGLU) and all 8 columns in range: no per-element epilogue.
   if (!SWIGLU && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N) {
-    let i = r * p.N + g * 8u;
-    if ((p.flags & 4u) != 0u) {
-      Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
-      Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
-    } else {
-      Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
-      Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
-    }
+    put8(r * p.N + g * 8u, lo, hi);
     return;
   }
   // SwiGLU without bias or LoRA, 4 output columns in range: gate (lo) and up (hi) as vectors.
@@ -192,8 +185,32 @@ fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
   // One store8 in a loop, not eight inlined: the epilogue (bias, LoRA, SwiGLU) is large, and
   // eight copies made SwiftShader take seconds to compile this pipeline.
+  // Plain output (no bias, LoRA or SwiGLU; = or +=), all 8 columns and MR rows in range: stored
+  // directly, not through the array and loop below (that costs as much as the loop at K = 64).
+  if (!SWIGLU && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N && row0 + MR <= p.M) {
+    let i0 = row0 * p.N + g * 8u;
+    put8(i0, a0l, a0h);
+    if (MR > 1u) { put8(i0 + p.N, a1l, a1h); }
+    if (MR > 2u) { put8(i0 + 2u * p.N, a2l, a2h); put8(i0 + 3u * p.N, a3l, a3h); }
+    if (MR > 4u) {
+      put8(i0 + 4u * p.N, a4l, a4h); put8(i0 + 5u * p.N, a5l, a5h);
+      put8(i0 + 6u * p.N, a6l, a6h); put8(i0 + 7u * p.N, a7l, a7h);
+    }
+    return;
+  }
   let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
   for (var i = 0u; i < MR; i++) { store8(row0 + i, g, acc[2u * i], acc[2u * i + 1u]); }
+}
+
+// Eight consecutive outputs from Y[i] (=, or += with flags bit 2), no epilogue.
+fn put8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  if ((p.flags & 4u) != 0u) {
+    Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
+    Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
+  } else {
+    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
+    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
+  }
 }
 
 // ---- workgroup-tiled ----------------------------------------------------------------------

@@ -115,6 +115,17 @@ fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
   if ((p.flags & 4u) != 0u) { Y[idx] += v; } else { Y[idx] = v; }
 }
 
+// Eight consecutive outputs from Y[i] (=, or += with flags bit 2), no epilogue.
+fn put8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  if ((p.flags & 4u) != 0u) {
+    Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
+    Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
+  } else {
+    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
+    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
+  }
+}
+
 // ---- register-blocked ---------------------------------------------------------------------
 @compute @workgroup_size(WG_X, WG_Y)
 fn nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -280,6 +291,19 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>) {
       a4l += p4l * sl; a4h += p4h * sh; a5l += p5l * sl; a5h += p5h * sh;
       a6l += p6l * sl; a6h += p6h * sh; a7l += p7l * sl; a7h += p7h * sh;
     }
+  }
+  // Plain output (no bias, LoRA or SwiGLU; = or +=), all 8 columns and MR rows in range: stored
+  // directly, without the per-element epilogue (which costs as much as the loop at K = 64).
+  if (!SWIGLU && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N && row0 + MR <= p.M) {
+    let i0 = row0 * p.N + g * 8u;
+    put8(i0, a0l, a0h);
+    if (MR > 1u) { put8(i0 + p.N, a1l, a1h); }
+    if (MR > 2u) { put8(i0 + 2u * p.N, a2l, a2h); put8(i0 + 3u * p.N, a3l, a3h); }
+    if (MR > 4u) {
+      put8(i0 + 4u * p.N, a4l, a4h); put8(i0 + 5u * p.N, a5l, a5h);
+      put8(i0 + 6u * p.N, a6l, a6h); put8(i0 + 7u * p.N, a7l, a7h);
+    }
+    return;
   }
   let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
   let oc = out_cols(8u);
