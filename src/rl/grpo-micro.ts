@@ -113,14 +113,37 @@ export class GrpoStepSums {
 }
 
 /**
+ * Old / reference log-probs of a step's sequences left on the GPU by log-prob passes
+ * (Trainer.logprobsOnGpu: each sequence's T rows packed in order), read by the loss in place of
+ * SeqRows.old / ref.
+ */
+export interface ResidentLogprobs {
+  old: GPUBuffer | null;
+  ref: GPUBuffer | null;
+  /** First packed row of each of the step's sequences. */
+  rowStart: number[];
+  /** Index among the step's sequences of the micro-batch's first one. */
+  firstSeq: number;
+}
+
+/** ResidentLogprobs.rowStart of `seqs`. */
+export function rowStarts(seqs: number[][]): number[] {
+  const starts: number[] = [];
+  let r = 0;
+  for (const s of seqs) { starts.push(r); r += s.length; }
+  return starts;
+}
+
+/**
  * GPU-resident upstream gradients of a micro-batch whose sequences are `rows` (in the order passed
  * to accumulate): per pass it uploads the pass's loss rows (mask, old / ref log-probs, (advantage,
  * weight)) laid out as the pass's token rows (each sequence's last row masked) and records
  * GrpoLoss on the forward's log-probs, writing dlogp / dentropy straight into the buffers the
- * backward reads, and its metric sums into `sums`. No readback; `norm` is the whole batch's.
+ * backward reads, and its metric sums into `sums`. Old / ref log-probs in `resident` are copied
+ * on the GPU instead of uploaded. No readback; `norm` is the whole batch's.
  */
 export function grpoGpuUpstream(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[], cfg: GrpoLossConfig, norm: LossNormaliser,
-  sums: GrpoStepSums): GpuUpstream {
+  sums: GrpoStepSums, resident: ResidentLogprobs | null = null): GpuUpstream {
   return {
     kind: 'gpu',
     record(p: UpstreamPass) {
@@ -139,14 +162,21 @@ export function grpoGpuUpstream(rt: GpuRuntime, loss: GrpoLoss, rows: SeqRows[],
       });
       if (o !== M) throw new Error(`grpo micro-batch: the pass has ${M} rows but its sequences ${o}`);
       const hasOld = seqs.every((r) => r.old), hasRef = seqs.every((r) => r.ref);
-      if (cfg.beta > 0 && !hasRef) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
+      if (cfg.beta > 0 && !hasRef && !resident?.ref) throw new Error('grpo micro-batch: beta > 0 but the reference log-probs are missing');
       const coef = grpoTokenCoefficients(mask, offsets, seqs.map((r) => r.advantage), cfg, norm);
       seqs.forEach((r, s) => r.rowAdvantages?.forEach((A, t) => { coef[2 * (offsets[s] + t)] = A; }));   // PPO: per-row GAE
       const up = (a: Float32Array, label: string) => { const b = rt.upload(a, label); p.own(b); return b; };
+      const start = resident ? resident.rowStart[resident.firstSeq + p.first] : 0;
+      const fromGpu = (src: GPUBuffer, label: string) => {
+        const b = rt.storage(M * 4, label);
+        p.own(b);
+        rt.copy(src, start * 4, b, 0, M * 4);
+        return b;
+      };
       const inp = {
         logp: p.logp,
-        oldLogp: hasOld ? up(old, 'grpo old logp') : null,
-        refLogp: hasRef ? up(ref, 'grpo ref logp') : null,
+        oldLogp: resident?.old ? fromGpu(resident.old, 'grpo old logp') : hasOld ? up(old, 'grpo old logp') : null,
+        refLogp: resident?.ref ? fromGpu(resident.ref, 'grpo ref logp') : hasRef ? up(ref, 'grpo ref logp') : null,
         entropy: p.entropy,
         mask: up(mask, 'grpo mask'),
         coef: up(coef, 'grpo coef'),

@@ -10,7 +10,7 @@ import type { Task } from '../data/schemas';
 import { GRPO_METRICS_BYTES, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
 import type { RlConfig } from './config-validate';
-import { episodeRows, grpoGpuUpstream, GrpoStepSums, type SeqRows } from './grpo-micro';
+import { episodeRows, grpoGpuUpstream, GrpoStepSums, rowStarts, type ResidentLogprobs, type SeqRows } from './grpo-micro';
 import { gpuPhaseMetrics, rolloutSplit, stepCost, stepPhaseTimer, stepStart } from './step-phases';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 import type { ReferencePolicy } from './reference-policy';
@@ -25,8 +25,19 @@ export interface GrpoContext extends RolloutContext {
 /** Reference log-probs for beta > 0; full mode without a frozen copy would compare the policy with itself. */
 export async function referenceLogprobs(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<Float32Array[]> {
   if (ctx.reference) return ctx.reference.logprobs(seqs, temperature);
-  if (ctx.trainer.trainable.mode === 'full') throw new Error('grpo.beta > 0 in full mode needs a frozen reference copy of the weights (GrpoContext.reference = frozenReference(...)); openRun builds one');
+  checkReference(ctx);
   return (await ctx.trainer.logprobs(seqs, false, temperature)).logprobs;
+}
+
+/** referenceLogprobs left on the GPU (Trainer.logprobsOnGpu's layout; the caller releases it). */
+export async function referenceLogprobsOnGpu(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<GPUBuffer> {
+  if (ctx.reference) return ctx.reference.logprobsOnGpu(seqs, temperature);
+  checkReference(ctx);
+  return ctx.trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs');
+}
+
+function checkReference(ctx: GrpoContext): void {
+  if (ctx.trainer.trainable.mode === 'full') throw new Error('grpo.beta > 0 in full mode needs a frozen reference copy of the weights (GrpoContext.reference = frozenReference(...)); openRun builds one');
 }
 
 export interface StepOutput {
@@ -79,12 +90,16 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   let trainMs = 0, trainRows = 0, updated = false;
   if (!note) {
     const t1 = performance.now(), readback0 = rt.readbackCount;
-    if (recomputeOld) {
-      const old = await trainer.logprobs(seqs, true, temperature);
-      old.logprobs.forEach((lp, s) => { rows[s].old = lp.map((v, t) => (rows[s].mask[t] ? v : 0)); });
-    }
-    if (lcfg.beta > 0) {
-      (await referenceLogprobs(ctx, seqs, temperature)).forEach((lp, s) => { rows[s].ref = lp; });
+    // Old (mu > 1, truncated sampler) and reference (beta > 0) log-probs stay on the GPU: the
+    // loss copies each pass's rows from them (no readback, no upload).
+    const resident: ResidentLogprobs = { old: null, ref: null, rowStart: rowStarts(seqs), firstSeq: 0 };
+    const releaseResident = () => rt.release(...[resident.old, resident.ref].filter((b): b is GPUBuffer => b !== null));
+    try {
+      if (recomputeOld) resident.old = await trainer.logprobsOnGpu(seqs, true, temperature, 'grpo old log-probs (step)');
+      if (lcfg.beta > 0) resident.ref = await referenceLogprobsOnGpu(ctx, seqs, temperature);
+    } catch (e) {
+      releaseResident();
+      throw e;
     }
     const norm = { tokens, sequences: rows.length };
     // GPU-resident loss: per pass GrpoLoss writes dlogp/dentropy into the backward's buffers and
@@ -102,7 +117,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
       for (let it = 0; it < mu; it++) {
         for (let i = 0; i < rows.length; i += mb) {
           const mbRows = rows.slice(i, i + mb);
-          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, ctx.loss, mbRows, lcfg, norm, stepSums), temperature });
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, ctx.loss, mbRows, lcfg, norm, stepSums, { ...resident, firstSeq: i }), temperature });
           trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
         }
         rt.phase('optimizer');
@@ -122,6 +137,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
       rt.phases = null;
       stepSums.release();
       rt.release(norms);
+      releaseResident();
     }
     trainMs = performance.now() - t1;
     trainReadbacks = rt.readbackCount - readback0;

@@ -16,6 +16,8 @@ export interface ReferencePolicy {
   readonly bytes: number;
   /** [S] log-probs [T-1] of each sequence under the reference policy. */
   logprobs(seqs: number[][], temperature: number): Promise<Float32Array[]>;
+  /** The same left on the GPU in Trainer.logprobsOnGpu's layout (the caller releases it). */
+  logprobsOnGpu(seqs: number[][], temperature: number): Promise<GPUBuffer>;
   dispose(): void;
 }
 
@@ -25,6 +27,7 @@ export function baseReference(trainer: Trainer): ReferencePolicy {
   return {
     kind: 'base', bytes: 0,
     async logprobs(seqs, temperature) { return (await trainer.logprobs(seqs, false, temperature)).logprobs; },
+    logprobsOnGpu: (seqs, temperature) => trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs'),
     dispose() {},
   };
 }
@@ -57,18 +60,20 @@ export function frozenReference(rt: GpuRuntime, trainer: Trainer): ReferencePoli
     });
     rt.submit();
   };
+  const swapped = async <T>(run: () => Promise<T>): Promise<T> => {
+    const scratch = rt.storage(largest, 'reference swap scratch');
+    swap(scratch);
+    try {
+      return await run();
+    } finally {
+      swap(scratch);
+      rt.release(scratch);
+    }
+  };
   return {
     kind: 'frozen', bytes,
-    async logprobs(seqs, temperature) {
-      const scratch = rt.storage(largest, 'reference swap scratch');
-      swap(scratch);
-      try {
-        return (await trainer.logprobs(seqs, true, temperature)).logprobs;
-      } finally {
-        swap(scratch);
-        rt.release(scratch);
-      }
-    },
+    logprobs: (seqs, temperature) => swapped(async () => (await trainer.logprobs(seqs, true, temperature)).logprobs),
+    logprobsOnGpu: (seqs, temperature) => swapped(() => trainer.logprobsOnGpu(seqs, true, temperature, 'reference log-probs')),
     dispose() { rt.release(...frozen); },
   };
 }

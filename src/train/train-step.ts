@@ -102,6 +102,17 @@ export interface TrainBatch {
   temperature?: number;
   /** A head on the final hidden state (HiddenHook), e.g. PPO's value head. */
   hidden?: HiddenHook;
+  /**
+   * A log-prob pass (dlogp null) that stays on the GPU: each pass's log-probs [M] are copied
+   * into this f32 buffer at the pass's first row (every sequence's T_b rows packed in order,
+   * `packedRows`), nothing is read back and the result's arrays are empty.
+   */
+  logprobsTo?: GPUBuffer;
+}
+
+/** Rows of `seqs` packed one after another (T_b rows each): the layout of TrainBatch.logprobsTo. */
+export function packedRows(seqs: number[][]): number {
+  return seqs.reduce((n, s) => n + s.length, 0);
 }
 
 export interface StepResult {
@@ -141,7 +152,7 @@ export class TrainStep {
   private acts: TrainActs | null = null;
 
   private constructor(
-    private readonly rt: GpuRuntime,
+    readonly rt: GpuRuntime,
     readonly model: GpuModel,
     readonly trainable: Trainable,
     readonly maxRows: number,
@@ -224,6 +235,11 @@ export class TrainStep {
       if (s.length > this.maxRows) throw new Error(`TrainStep: sequence ${i} has ${s.length} tokens; the most one pass holds is maxRows = ${this.maxRows}`);
       if (s.length > this.model.cfg.maxPositions) throw new Error(`TrainStep: sequence ${i} has ${s.length} tokens, more than max_position_embeddings (${this.model.cfg.maxPositions})`);
     }
+    if (batch.logprobsTo) {
+      if (train) throw new Error('TrainStep: logprobsTo is for a log-prob pass (dlogp null)');
+      const bytes = packedRows(seqs) * 4;
+      if (batch.logprobsTo.size < bytes) throw new Error(`TrainStep: logprobsTo holds ${batch.logprobsTo.size} bytes (${batch.logprobsTo.label}); the batch's ${bytes / 4} rows need ${bytes}`);
+    }
     if (Array.isArray(batch.dlogp)) this.checkRows('dlogp', batch.dlogp, seqs);
     if (batch.dentropy) this.checkRows('dentropy', batch.dentropy, seqs);
     const loraOn = adapter && this.trainable.mode === 'lora';
@@ -232,11 +248,12 @@ export class TrainStep {
       op.bwd[g].loraEnabled = op.fwd[g].loraEnabled;
     }
     const out: StepResult = { logprobs: [], entropy: [] };
-    let start = 0;
+    let start = 0, row0 = 0;
     while (start < seqs.length) {
       let end = start, rows = 0;
       while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
-      const r = await this.pass(seqs.slice(start, end), start, batch, train);
+      const r = await this.pass(seqs.slice(start, end), start, batch, train, row0);
+      row0 += rows;
       out.logprobs.push(...r.logprobs);
       out.entropy.push(...r.entropy);
       start = end;
@@ -262,7 +279,7 @@ export class TrainStep {
     this.acts = null;
   }
 
-  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean): Promise<StepResult> {
+  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number): Promise<StepResult> {
     const rt = this.rt;
     const p = this.begin(seqs, batch.temperature ?? 1);
     const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
@@ -280,7 +297,11 @@ export class TrainStep {
       if (early) {
         this.forwardLogprobs(p, a);
         if (gpuUp) result = { logprobs: [], entropy: [] };
-        else {
+        else if (batch.logprobsTo) {
+          rt.copy(p.logp, 0, batch.logprobsTo, row0 * 4, p.M * 4);
+          rt.phase(null);
+          result = { logprobs: [], entropy: [] };
+        } else {
           rt.phase(null);
           result = await this.readResult(p);
         }

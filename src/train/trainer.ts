@@ -10,7 +10,7 @@ import { countTokens, masked_ce } from '../reference/loss';
 import { GpuLoraParams, type GroupSlot } from './lora-params';
 import { loraFromParams, loraParams } from './checkpoint';
 import { GpuFullParams } from './full-params';
-import { TrainStep, type StepResult, type Trainable, type TrainBatch } from './train-step';
+import { packedRows, TrainStep, type StepResult, type Trainable, type TrainBatch } from './train-step';
 import { TrainOptimizer, type OptimizerConfig, type UpdateStats } from './optimizer';
 import { ValueHeadParams } from './value-head-params';
 import type { LrSchedule } from '../reference/adamw';
@@ -75,6 +75,22 @@ export class Trainer {
   /** Log-probs and entropies only (no gradient); adapter false = the reference policy. */
   logprobs(seqs: number[][], adapter = true, temperature = 1): Promise<StepResult> {
     return this.step.run({ seqs, dlogp: null, adapter, temperature });
+  }
+
+  /**
+   * The log-probs of `seqs` left on the GPU: a new f32 buffer of packedRows(seqs) rows (each
+   * sequence's T_b rows in order, row t scoring token t+1; the last row of each is padding).
+   * Nothing is read back; the caller releases the buffer.
+   */
+  async logprobsOnGpu(seqs: number[][], adapter = true, temperature = 1, label = 'log-probs'): Promise<GPUBuffer> {
+    const buf = this.step.rt.storage(Math.max(1, packedRows(seqs)) * 4, label);
+    try {
+      await this.step.run({ seqs, dlogp: null, adapter, temperature, logprobsTo: buf });
+      return buf;
+    } catch (e) {
+      this.step.rt.release(buf);
+      throw e;
+    }
   }
 
   /**

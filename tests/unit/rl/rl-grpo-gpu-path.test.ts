@@ -19,7 +19,7 @@ import { GRPO_METRICS_BYTES, GrpoLoss } from '../../../src/gpu/kernels/grpo';
 import { PhaseTimer } from '../../../src/gpu/phase-timer';
 import { Trainer } from '../../../src/train/trainer';
 import { addSums, batchNormaliser, grpo_loss, resolveGrpoLoss, zeroSums, type GrpoSums } from '../../../src/reference/grpo_loss';
-import { grpoGpuUpstream, GrpoStepSums, type SeqRows } from '../../../src/rl/grpo-micro';
+import { grpoGpuUpstream, GrpoStepSums, rowStarts, type SeqRows } from '../../../src/rl/grpo-micro';
 import { gpuPhaseMetrics, rolloutSplit } from '../../../src/rl/step-phases';
 
 const DIR = join(__dirname, '../../fixtures/goldens');
@@ -137,5 +137,48 @@ describe('GRPO update: GPU-resident loss vs the CPU twin', () => {
     expect(cpuSums.clipRegion).toBeGreaterThan(0);  // the data exercises clipping
     for (const k of ['perf/forward_time', 'perf/loss_time', 'perf/backward_time', 'perf/optimizer_time']) expect(phases[k]).toBeGreaterThan(0);
     for (const t of [gpuT, cpuT]) { await t.dispose(); t.model.dispose(); }
+  }, 120_000);
+
+  it('old / reference log-probs left on the GPU: the log-prob pass fills the packed rows across passes, and the loss reads them as if uploaded', async () => {
+    const lcfg = resolveGrpoLoss({ aggregation: 'token-mean', beta: 0.04, klEstimator: 'k3', entropyCoef: 0, maxCompletionLength: 16 });
+    const t = await newTrainer();   // maxRows 16: the 33 rows of SEQS take three passes
+    const host = await t.logprobs(SEQS);
+    const buf = await t.logprobsOnGpu(SEQS);
+    const packed = await rt.readF32(buf, SEQS.reduce((n, q) => n + q.length, 0));
+    const starts = rowStarts(SEQS);
+    let d = 0;
+    host.logprobs.forEach((lp, b) => lp.forEach((v, r) => { d = Math.max(d, Math.abs(packed[starts[b] + r] - v)); }));
+    // The reference: the policy's own log-probs shifted, so the KL term is not 0.
+    const ref = packed.map((v) => v - 0.25);
+    const refBuf = rt.upload(ref, 'test ref');
+    const rows: SeqRows[] = SEQS.map((q, b) => ({
+      mask: Float32Array.from({ length: q.length - 1 }, (_, r) => (r > 0 ? 1 : 0)),
+      old: host.logprobs[b].map((v) => v + 0.1), ref: Float32Array.from({ length: q.length - 1 }, (_, r) => ref[starts[b] + r]), advantage: b - 2,
+    }));
+    const oldBuf = rt.upload(packed.map((v) => v + 0.1), 'test old');
+    const norm = batchNormaliser(rows.flatMap((r) => Array.from(r.mask)), rowStarts(rows.map((r) => Array.from(r.mask))).concat(rows.reduce((n, r) => n + r.mask.length, 0)));
+    const run = async (resident: boolean) => {
+      const sums = new GrpoStepSums(rt);
+      for (let i = 0; i < SEQS.length; i += MB) {
+        const mbRows = rows.slice(i, i + MB).map((r) => (resident ? { ...r, old: null, ref: null } : r));
+        await t.accumulate({ seqs: SEQS.slice(i, i + MB), dlogp: grpoGpuUpstream(rt, loss, mbRows, lcfg, norm, sums, resident ? { old: oldBuf, ref: refBuf, rowStart: starts, firstSeq: i } : null) });
+      }
+      const got = sums.parse((await rt.readParts([{ buf: sums.buf, bytes: GRPO_METRICS_BYTES }])).parts[0]);
+      sums.release();
+      const grads = await gradsOf(t);
+      t.optimizer.zeroGrads();
+      return { got, grads };
+    };
+    const up = await run(false), res = await run(true);
+    let gd = 0;
+    up.grads.forEach((v, i) => { gd = Math.max(gd, Math.abs(v - res.grads[i])); });
+    console.log(`log-probs on the GPU vs read back: maxdiff ${d.toExponential(2)}; resident vs uploaded old/ref: grad maxdiff ${gd.toExponential(2)}, loss ${res.got.loss} vs ${up.got.loss}, kl ${res.got.kl} vs ${up.got.kl}`);
+    expect(d).toBe(0);
+    expect(up.got.kl).toBeGreaterThan(0);
+    expect(res.got).toEqual(up.got);
+    expect(gd).toBe(0);
+    rt.release(buf, refBuf, oldBuf);
+    await t.dispose();
+    t.model.dispose();
   }, 120_000);
 });

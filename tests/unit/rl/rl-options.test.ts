@@ -83,12 +83,16 @@ describe.skipIf(!existsSync(MODEL))('RL options in real runs', () => {
   it('mu = 2: old log-probs recomputed once and reused; iteration 2 ratio != 1', async () => {
     const trainer = run.ctx.trainer;
     const passes: { train: boolean; logprobs: Float32Array[] }[] = [];
+    let probeReadbacks = 0;
     const origRun = trainer.step.run.bind(trainer.step);
     trainer.step.run = async (b: TrainBatch) => {
       const train = b.dlogp !== null && b.dlogp !== undefined;
-      // A training pass keeps its log-probs on the GPU (the GRPO loss reads them there): the probe
-      // scores the same sequences with the same policy in a log-prob pass just before it.
-      const seen = train ? (await origRun({ seqs: b.seqs, dlogp: null, adapter: b.adapter, temperature: b.temperature })).logprobs : null;
+      // Training passes and the old / reference passes keep their log-probs on the GPU (the GRPO
+      // loss reads them there): the probe scores the same sequences with the same policy in a
+      // read-back log-prob pass just before.
+      const r0 = run.ctx.rt.readbackCount;
+      const seen = train || b.logprobsTo ? (await origRun({ seqs: b.seqs, dlogp: null, adapter: b.adapter, temperature: b.temperature })).logprobs : null;
+      probeReadbacks += run.ctx.rt.readbackCount - r0;
       const res = await origRun(b);
       passes.push({ train, logprobs: seen ?? res.logprobs });
       return res;
@@ -119,6 +123,8 @@ describe.skipIf(!existsSync(MODEL))('RL options in real runs', () => {
     console.log(`mu = 2: max |log ratio| iteration 1 ${d1.toExponential(2)}, iteration 2 ${d2.toExponential(2)}; clip_ratio/region_mean ${step.metrics['clip_ratio/region_mean'].toFixed(4)} `
       + `(CPU recount: ${region} of ${tokens} tokens in iteration 2, advantages ${JSON.stringify(step.advantages.map((a) => a === null ? null : Number(a.toFixed(4))))})`);
     expect(step.updated).toBe(true);
+    // One readback in the update besides the probe's: the old and reference log-probs never came to the host.
+    expect(step.metrics['perf/train_readbacks'] - probeReadbacks).toBe(1);
     expect(d1).toBeLessThan(1e-6);
     expect(d2).toBeGreaterThan(1e-3);
     expect(step.metrics['clip_ratio/region_mean']).toBeCloseTo(region / tokens / 2, 6);   // averaged over the 2 iterations
