@@ -122,9 +122,11 @@ describe('Linear', () => {
     });
   }
 
-  it('f32: fused q|k|v with bias and three LoRA segments', async () => {
+  // M = 17: whole 8 x 8 tiles take lin_rb8's in-register bias + LoRA; NQ = 12 puts segment starts
+  // inside a tile (those tiles take the per-element epilogue).
+  for (const [M, NQ] of [[5, 16], [17, 16], [17, 12]]) it(`f32: fused q|k|v with bias and three LoRA segments (M=${M}, segments at ${NQ}, ${NQ + 8})`, async () => {
     const rt = await nodeRuntime();
-    const M = 5, K = 32, NQ = 16, NKV = 8, N = NQ + 2 * NKV, R = 3, scale = 1.5;
+    const K = 32, NKV = 8, N = NQ + 2 * NKV, R = 3, scale = 1.5;
     const X = randomArray(M * K, 21), W = randomArray(N * K, 22), b = randomArray(N, 23);
     const A = randomArray(3 * R * K, 24), B = randomArray(N * R, 25);
     const wb = rt.upload(W, 'W'), bb = rt.upload(b, 'b'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
