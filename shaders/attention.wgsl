@@ -202,6 +202,14 @@ fn query_quad(pp: Params, idx: u32) -> QueryQuad {
   return QueryQuad(ok, i0, len, cache_base(pp, seq, h / (pp.NH / pp.KVH)), (vec4<u32>(first) + pos) * pp.NH + h);
 }
 
+// The four scaled queries (two vec4s each, HS = 8) of a quad's (row, head) indices r.
+struct Quad8 { a0: vec4<f32>, b0: vec4<f32>, a1: vec4<f32>, b1: vec4<f32>, a2: vec4<f32>, b2: vec4<f32>, a3: vec4<f32>, b3: vec4<f32> }
+
+fn quad_queries(r: vec4<u32>, scale: f32) -> Quad8 {
+  return Quad8(Q[r.x * 2u] * scale, Q[r.x * 2u + 1u] * scale, Q[r.y * 2u] * scale, Q[r.y * 2u + 1u] * scale,
+               Q[r.z * 2u] * scale, Q[r.z * 2u + 1u] * scale, Q[r.w * 2u] * scale, Q[r.w * 2u + 1u] * scale);
+}
+
 // ---- training rows, HS = 8: four query positions per invocation -----------------------------
 // The lse forward for packed training rows (the slot table seqs [B, 2] (first row, length) at
 // binding 1 instead of rows: contiguous rows, positions 0..T-1, as the backward needs): one
@@ -217,32 +225,25 @@ fn attn_train_hs8_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
   if (!qq.ok) { return; }
   let i0 = qq.i0;
   let r = qq.rows;
-  let q0a = Q[r.x * 2u] * pl.scale;
-  let q0b = Q[r.x * 2u + 1u] * pl.scale;
-  let q1a = Q[r.y * 2u] * pl.scale;
-  let q1b = Q[r.y * 2u + 1u] * pl.scale;
-  let q2a = Q[r.z * 2u] * pl.scale;
-  let q2b = Q[r.z * 2u + 1u] * pl.scale;
-  let q3a = Q[r.w * 2u] * pl.scale;
-  let q3b = Q[r.w * 2u + 1u] * pl.scale;
+  let qs = quad_queries(r, pl.scale);
   var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
   var s1 = s0;
   var s2 = s0;
   var s3 = s0;
   for (var j = 0u; j < i0; j += 4u) {
     let ko = qq.base + j * 2u;
-    s0 = soft8_block(s0, q0a, q0b, ko);
-    s1 = soft8_block(s1, q1a, q1b, ko);
-    s2 = soft8_block(s2, q2a, q2b, ko);
-    s3 = soft8_block(s3, q3a, q3b, ko);
+    s0 = soft8_block(s0, qs.a0, qs.b0, ko);
+    s1 = soft8_block(s1, qs.a1, qs.b1, ko);
+    s2 = soft8_block(s2, qs.a2, qs.b2, ko);
+    s3 = soft8_block(s3, qs.a3, qs.b3, ko);
   }
   // The diagonal: keys i0 .. i0 + q for query q (keys past the length only feed positions past
   // it, whose results are not stored; robust access keeps such reads in bounds).
   let d = qq.base + i0 * 2u;
-  s0 = soft8_key(s0, q0a, q0b, d);
-  s1 = soft8_key(soft8_key(s1, q1a, q1b, d), q1a, q1b, d + 2u);
-  s2 = soft8_key(soft8_key(soft8_key(s2, q2a, q2b, d), q2a, q2b, d + 2u), q2a, q2b, d + 4u);
-  s3 = soft8_block(s3, q3a, q3b, d);
+  s0 = soft8_key(s0, qs.a0, qs.b0, d);
+  s1 = soft8_key(soft8_key(s1, qs.a1, qs.b1, d), qs.a1, qs.b1, d + 2u);
+  s2 = soft8_key(soft8_key(soft8_key(s2, qs.a2, qs.b2, d), qs.a2, qs.b2, d + 2u), qs.a2, qs.b2, d + 4u);
+  s3 = soft8_block(s3, qs.a3, qs.b3, d);
   store_train_hs8(r.x, s0);
   if (i0 + 1u < qq.len) { store_train_hs8(r.y, s1); }
   if (i0 + 2u < qq.len) { store_train_hs8(r.z, s2); }
@@ -567,14 +568,7 @@ fn attn_bwd_dq_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builti
   let s1 = ST[r.y];
   let s2 = ST[r.z];
   let s3 = ST[r.w];
-  let q0a = Q[r.x * 2u] * pq.scale;
-  let q0b = Q[r.x * 2u + 1u] * pq.scale;
-  let q1a = Q[r.y * 2u] * pq.scale;
-  let q1b = Q[r.y * 2u + 1u] * pq.scale;
-  let q2a = Q[r.z * 2u] * pq.scale;
-  let q2b = Q[r.z * 2u + 1u] * pq.scale;
-  let q3a = Q[r.w * 2u] * pq.scale;
-  let q3b = Q[r.w * 2u + 1u] * pq.scale;
+  let qs = quad_queries(r, pq.scale);
   let g0a = dO[r.x * 2u];
   let g0b = dO[r.x * 2u + 1u];
   let g1a = dO[r.y * 2u];
@@ -598,10 +592,10 @@ fn attn_bwd_dq_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builti
     let k1 = Kc[ko + 1u];
     let v0 = Vc[ko];
     let v1 = Vc[ko + 1u];
-    let d0 = select(0.0, exp(dot(q0a, k0) + dot(q0b, k1) - s0.x) * (dot(g0a, v0) + dot(g0b, v1) - s0.y), j <= i0);
-    let d1 = select(0.0, exp(dot(q1a, k0) + dot(q1b, k1) - s1.x) * (dot(g1a, v0) + dot(g1b, v1) - s1.y), j <= i0 + 1u);
-    let d2 = select(0.0, exp(dot(q2a, k0) + dot(q2b, k1) - s2.x) * (dot(g2a, v0) + dot(g2b, v1) - s2.y), j <= i0 + 2u);
-    let d3 = exp(dot(q3a, k0) + dot(q3b, k1) - s3.x) * (dot(g3a, v0) + dot(g3b, v1) - s3.y);
+    let d0 = select(0.0, exp(dot(qs.a0, k0) + dot(qs.b0, k1) - s0.x) * (dot(g0a, v0) + dot(g0b, v1) - s0.y), j <= i0);
+    let d1 = select(0.0, exp(dot(qs.a1, k0) + dot(qs.b1, k1) - s1.x) * (dot(g1a, v0) + dot(g1b, v1) - s1.y), j <= i0 + 1u);
+    let d2 = select(0.0, exp(dot(qs.a2, k0) + dot(qs.b2, k1) - s2.x) * (dot(g2a, v0) + dot(g2b, v1) - s2.y), j <= i0 + 2u);
+    let d3 = exp(dot(qs.a3, k0) + dot(qs.b3, k1) - s3.x) * (dot(g3a, v0) + dot(g3b, v1) - s3.y);
     a0a += d0 * k0;
     a0b += d0 * k1;
     a1a += d1 * k0;

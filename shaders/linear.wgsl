@@ -82,6 +82,9 @@ fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
   if ((p.flags & 4u) != 0u) { Y[idx] += v; } else { Y[idx] = v; }
 }
 
+// store_tile8 and put8: storing a whole 8 x 8 register tile (shared with the other 8 x 8 kernel file).
+// #include linear_tile
+
 // ---- register-blocked ---------------------------------------------------------------------
 @compute @workgroup_size(WG_X, WG_Y)
 fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -183,80 +186,12 @@ fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
       let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
     }
   }
+  // Whole tiles in one go (linear_tile.wgsl); the rest through the per-element epilogue.
+  if (store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h))) { return; }
   // One store8 in a loop, not eight inlined: the epilogue (bias, LoRA, SwiGLU) is large, and
   // eight copies made SwiftShader take seconds to compile this pipeline.
-  // A whole tile (all 8 columns and MR rows in range, no SwiGLU) whose 8 columns share one LoRA
-  // segment: bias and LoRA (scale (XA B^T)) added in registers, then stored directly, not through
-  // the per-element epilogue below (at K = 64 that cost as much as the main loop). The same block
-  // as in matmul_nf4.wgsl nf4_dec (WGSL has no include; keep the two in step).
-  let n = g * 8u;
-  let seg = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
-  let oneSeg = seg == select(0u, 1u, n + 7u >= p.seg1) + select(0u, 1u, n + 7u >= p.seg2);
-  if (!SWIGLU && n + 8u <= p.N && row0 + MR <= p.M && ((p.flags & 2u) == 0u || oneSeg)) {
-    if ((p.flags & 1u) != 0u) {
-      let bl = vec4<f32>(bias[n], bias[n + 1u], bias[n + 2u], bias[n + 3u]);
-      let bh = vec4<f32>(bias[n + 4u], bias[n + 5u], bias[n + 6u], bias[n + 7u]);
-      a0l += bl; a0h += bh;
-      if (MR > 1u) { a1l += bl; a1h += bh; }
-      if (MR > 2u) { a2l += bl; a2h += bh; a3l += bl; a3h += bh; }
-      if (MR > 4u) { a4l += bl; a4h += bh; a5l += bl; a5h += bh; a6l += bl; a6h += bh; a7l += bl; a7h += bh; }
-    }
-    if ((p.flags & 2u) != 0u) {
-      // d = XA B^T summed over q in order, then scale d added: the rounding of epi() exactly, so a
-      // row's output does not depend on whether its tile took this path.
-      let xa = row0 * p.xaStride + seg * p.R;
-      let R = p.R;
-      var d0l = vec4<f32>(); var d0h = vec4<f32>(); var d1l = vec4<f32>(); var d1h = vec4<f32>();
-      var d2l = vec4<f32>(); var d2h = vec4<f32>(); var d3l = vec4<f32>(); var d3h = vec4<f32>();
-      var d4l = vec4<f32>(); var d4h = vec4<f32>(); var d5l = vec4<f32>(); var d5h = vec4<f32>();
-      var d6l = vec4<f32>(); var d6h = vec4<f32>(); var d7l = vec4<f32>(); var d7h = vec4<f32>();
-      for (var q = 0u; q < R; q++) {
-        let ll = vec4<f32>(LB[n * R + q], LB[(n + 1u) * R + q], LB[(n + 2u) * R + q], LB[(n + 3u) * R + q]);
-        let lh = vec4<f32>(LB[(n + 4u) * R + q], LB[(n + 5u) * R + q], LB[(n + 6u) * R + q], LB[(n + 7u) * R + q]);
-        { let x = XA[xa + q]; d0l += x * ll; d0h += x * lh; }
-        if (MR > 1u) { let x = XA[xa + p.xaStride + q]; d1l += x * ll; d1h += x * lh; }
-        if (MR > 2u) {
-          { let x = XA[xa + 2u * p.xaStride + q]; d2l += x * ll; d2h += x * lh; }
-          { let x = XA[xa + 3u * p.xaStride + q]; d3l += x * ll; d3h += x * lh; }
-        }
-        if (MR > 4u) {
-          { let x = XA[xa + 4u * p.xaStride + q]; d4l += x * ll; d4h += x * lh; }
-          { let x = XA[xa + 5u * p.xaStride + q]; d5l += x * ll; d5h += x * lh; }
-          { let x = XA[xa + 6u * p.xaStride + q]; d6l += x * ll; d6h += x * lh; }
-          { let x = XA[xa + 7u * p.xaStride + q]; d7l += x * ll; d7h += x * lh; }
-        }
-      }
-      a0l += p.scale * d0l; a0h += p.scale * d0h;
-      if (MR > 1u) { a1l += p.scale * d1l; a1h += p.scale * d1h; }
-      if (MR > 2u) { a2l += p.scale * d2l; a2h += p.scale * d2h; a3l += p.scale * d3l; a3h += p.scale * d3h; }
-      if (MR > 4u) {
-        a4l += p.scale * d4l; a4h += p.scale * d4h; a5l += p.scale * d5l; a5h += p.scale * d5h;
-        a6l += p.scale * d6l; a6h += p.scale * d6h; a7l += p.scale * d7l; a7h += p.scale * d7h;
-      }
-    }
-    let i0 = row0 * p.N + n;
-    put8(i0, a0l, a0h);
-    if (MR > 1u) { put8(i0 + p.N, a1l, a1h); }
-    if (MR > 2u) { put8(i0 + 2u * p.N, a2l, a2h); put8(i0 + 3u * p.N, a3l, a3h); }
-    if (MR > 4u) {
-      put8(i0 + 4u * p.N, a4l, a4h); put8(i0 + 5u * p.N, a5l, a5h);
-      put8(i0 + 6u * p.N, a6l, a6h); put8(i0 + 7u * p.N, a7l, a7h);
-    }
-    return;
-  }
   let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
   for (var i = 0u; i < MR; i++) { store8(row0 + i, g, acc[2u * i], acc[2u * i + 1u]); }
-}
-
-// Eight consecutive outputs from Y[i] (=, or += with flags bit 2), no epilogue.
-fn put8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
-  if ((p.flags & 4u) != 0u) {
-    Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
-    Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
-  } else {
-    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
-    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
-  }
 }
 
 // ---- workgroup-tiled ----------------------------------------------------------------------
