@@ -1,10 +1,11 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8]`: inference figures of the GPU engine:
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--profile]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
 // (the full-depth weight bytes are extrapolated per layer).
 import { getNodeGpu } from '../src/gpu/node-gpu';
+import { DispatchProfiler } from '../src/gpu/profiler';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { formatBytes } from '../src/gpu/errors';
 import { GpuModel } from '../src/model/gpu/model';
@@ -19,6 +20,7 @@ import { parseQuant } from '../src/model/node-load';
 import { sharedDir } from './shared-dir';
 
 const args = parseArgs(process.argv.slice(2));
+const profile = getBool(args, 'profile', false);
 const { gpu } = await getNodeGpu();
 
 async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullLayers: number): Promise<void> {
@@ -43,9 +45,11 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     let r = await session.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
     const prefillS = (performance.now() - t) / 1000;
     const d0 = rt.dispatchCount;
+    if (profile) rt.profiler = new DispatchProfiler(rt.device);
     t = performance.now();
     for (let i = 0; i < N; i++) r = await session.step(Array.from(r.ids, (id) => [id]), { ...params, step: i + 1 });
     const decodeS = (performance.now() - t) / 1000;
+    if (rt.profiler) await printProfile(rt, `batch ${B}, ${N} decode steps`);
     const perStep = (rt.dispatchCount - d0) / N;
     stepMs.set(B, (decodeS / N) * 1000);
     console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
@@ -58,6 +62,16 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   if (s1 && s8) console.log(`decode step batch 8 / batch 1: ${(s8 / s1).toFixed(2)} (goal <= 1.5)`);
   model.dispose();
   rt.destroy();
+}
+
+async function printProfile(rt: GpuRuntime, what: string): Promise<void> {
+  const p = rt.profiler!;
+  await p.collect();
+  const rows = p.report(), total = rows.reduce((n, r) => n + r.ms, 0);
+  console.log(`GPU time per kernel, ${what}: ${total.toFixed(0)} ms in all`);
+  for (const r of rows.slice(0, 12)) console.log(`  ${r.ms.toFixed(1).padStart(9)} ms ${(100 * r.ms / total).toFixed(1).padStart(5)}%  ${String(r.calls).padStart(5)} calls  ${r.kernel}`);
+  p.destroy();
+  rt.profiler = null;
 }
 
 /** Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling. */

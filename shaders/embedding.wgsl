@@ -19,12 +19,8 @@ struct Params {
 
 override WG: u32 = 64;
 
-const NF4 = array<f32, 16>(
-  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
-  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
-  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
-  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
-var<private> lut: array<f32, 16> = NF4;
+// NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
+// #include nf4_codes
 
 // ---- f32 table ------------------------------------------------------------------------------
 @group(0) @binding(0) var<storage, read> ids: array<u32>;            // [N]
@@ -58,7 +54,7 @@ fn embed_nf4(@builtin(global_invocation_id) gid: vec3<u32>) {
   let id = ids_q[n];
   let e = min(id, pq.V - 1u) * pq.C + c4 * 4u;   // flat element index, a multiple of 4
   let q = codes[e / 8u] >> (4u * (e % 8u));
-  let v = vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]) * absmax[e / 64u];
+  let v = unpack_lo(q) * absmax[e / 64u];
   out_q[n * C4 + c4] = select(vec4<f32>(0.0), v, id < pq.V);
 }
 

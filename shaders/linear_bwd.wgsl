@@ -45,19 +45,9 @@ struct Params {
 override WG_X: u32 = 4;
 override WG_Y: u32 = 4;
 
-const NF4 = array<f32, 16>(
-  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
-  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
-  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
-  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
-var<private> lut: array<f32, 16> = NF4;
+// NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
+// #include nf4_codes
 
-fn unpack_lo(q: u32) -> vec4<f32> {
-  return vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]);
-}
-fn unpack_hi(q: u32) -> vec4<f32> {
-  return vec4<f32>(lut[(q >> 16u) & 15u], lut[(q >> 20u) & 15u], lut[(q >> 24u) & 15u], lut[q >> 28u]);
-}
 
 // Tiles of the *_tiled entry points: 64 rows x 16 (dx: 16 n per step; dw: 16 m per step).
 const TT: u32 = 16u;          // contraction step
@@ -182,7 +172,8 @@ fn put_dxq(r: u32, c4: u32, v: vec4<f32>) {
 
 // D read as vec4 along N (N a multiple of 4, else the launcher uses dx_nf4_tiled).
 @compute @workgroup_size(WG_X, WG_Y)
-fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X * WG_Y);
   let row0 = gid.y * 8u;
   let kw = gid.x;          // u32 word of the row = columns 8 kw .. 8 kw + 7
   let K8 = pq.K / 8u;
@@ -205,10 +196,10 @@ fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     let q1 = qW[(n + 1u) * K8 + kw]; let s1 = qAbsmax[(n + 1u) * KB + blk];
     let q2 = qW[(n + 2u) * K8 + kw]; let s2 = qAbsmax[(n + 2u) * KB + blk];
     let q3 = qW[(n + 3u) * K8 + kw]; let s3 = qAbsmax[(n + 3u) * KB + blk];
-    let l0 = unpack_lo(q0) * s0; let h0 = unpack_hi(q0) * s0;
-    let l1 = unpack_lo(q1) * s1; let h1 = unpack_hi(q1) * s1;
-    let l2 = unpack_lo(q2) * s2; let h2 = unpack_hi(q2) * s2;
-    let l3 = unpack_lo(q3) * s3; let h3 = unpack_hi(q3) * s3;
+    let l0 = pairs_lo(q0) * s0; let h0 = pairs_hi(q0) * s0;
+    let l1 = pairs_lo(q1) * s1; let h1 = pairs_hi(q1) * s1;
+    let l2 = pairs_lo(q2) * s2; let h2 = pairs_hi(q2) * s2;
+    let l3 = pairs_lo(q3) * s3; let h3 = pairs_hi(q3) * s3;
     let y0 = qD4[d0 + n4]; a0l += comb(y0, l0, l1, l2, l3); a0h += comb(y0, h0, h1, h2, h3);
     let y1 = qD4[d1 + n4]; a1l += comb(y1, l0, l1, l2, l3); a1h += comb(y1, h0, h1, h2, h3);
     let y2 = qD4[d2 + n4]; a2l += comb(y2, l0, l1, l2, l3); a2h += comb(y2, h0, h1, h2, h3);

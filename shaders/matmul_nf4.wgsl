@@ -54,12 +54,8 @@ override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at
 override SWIGLU: bool = false;
 override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4 or 8 (compile-time)
 
-const NF4 = array<f32, 16>(
-  -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
-  -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
-  0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
-  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
-var<private> lut: array<f32, 16> = NF4;
+// NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
+// #include nf4_codes
 
 // ---- shared helpers ---------------------------------------------------------------------
 fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
@@ -80,12 +76,6 @@ fn out_col(g: u32, j: u32, width: u32) -> u32 {
 
 fn nw() -> u32 { return select(p.N, 2u * p.N, SWIGLU); }
 
-fn unpack_lo(q: u32) -> vec4<f32> {
-  return vec4<f32>(lut[q & 15u], lut[(q >> 4u) & 15u], lut[(q >> 8u) & 15u], lut[(q >> 12u) & 15u]);
-}
-fn unpack_hi(q: u32) -> vec4<f32> {
-  return vec4<f32>(lut[(q >> 16u) & 15u], lut[(q >> 20u) & 15u], lut[(q >> 24u) & 15u], lut[q >> 28u]);
-}
 
 // Base value plus bias and LoRA for W row n.
 fn epi(r: u32, n: u32, base: f32) -> f32 {
@@ -221,12 +211,14 @@ fn nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 // ---- decode: every code word unpacked once for all rows --------------------------------------
 // An invocation owns 8 virtual columns and MR rows (compile-time, so M = 1 does no work for rows
 // it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
-// 4 columns x 4 inputs, the rows' partial sums gathered unscaled, then scaled by the 8 absmax
-// values at once. Dequantising is the cost on CPU adapters; on a GPU this streams the codes.
+// 4 columns x 4 inputs (through the workgroup's code-pair table), the rows' partial sums
+// gathered unscaled, then scaled by the 8 absmax values at once. Dequantising is the cost on CPU
+// adapters; on a GPU this streams the codes.
 fn dec_row(i: u32, row0: u32, K4: u32) -> u32 { return min(row0 + i, p.M - 1u) * K4; }
 
 @compute @workgroup_size(WG_X, 1)
-fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X);
   let row0 = gid.y * MR;
   let g = gid.x;
   if (row0 >= p.M || out_col(g, 0u, 8u) >= p.N) { return; }
@@ -256,10 +248,10 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>) {
       let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
       let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
       // [inputs 8kw..8kw+3 | 8kw+4..8kw+7] x [columns 0-3 | 4-7]
-      let la = mat4x4<f32>(unpack_lo(q0), unpack_lo(q1), unpack_lo(q2), unpack_lo(q3));
-      let ha = mat4x4<f32>(unpack_hi(q0), unpack_hi(q1), unpack_hi(q2), unpack_hi(q3));
-      let lb = mat4x4<f32>(unpack_lo(q4), unpack_lo(q5), unpack_lo(q6), unpack_lo(q7));
-      let hb = mat4x4<f32>(unpack_hi(q4), unpack_hi(q5), unpack_hi(q6), unpack_hi(q7));
+      let la = mat4x4<f32>(pairs_lo(q0), pairs_lo(q1), pairs_lo(q2), pairs_lo(q3));
+      let ha = mat4x4<f32>(pairs_hi(q0), pairs_hi(q1), pairs_hi(q2), pairs_hi(q3));
+      let lb = mat4x4<f32>(pairs_lo(q4), pairs_lo(q5), pairs_lo(q6), pairs_lo(q7));
+      let hb = mat4x4<f32>(pairs_hi(q4), pairs_hi(q5), pairs_hi(q6), pairs_hi(q7));
       let k = 2u * kw;
       { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0l += u * la + v * ha; p0h += u * lb + v * hb; }
       if (MR > 1u) { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1l += u * la + v * ha; p1h += u * lb + v * hb; }

@@ -7,7 +7,7 @@ const sources = new Map<string, Promise<string>>();
 /**
  * The text of shaders/<name>.wgsl (cached per process), with each line `// #include <other>`
  * replaced by the text of shaders/<other>.wgsl (itself expanded): WGSL has no include, and two
- * kernel files share code this way (linear_tile.wgsl).
+ * kernel files share code this way (linear_tile.wgsl, nf4_codes.wgsl).
  */
 export function loadShaderSource(name: string): Promise<string> {
   return load(name, []);
