@@ -184,8 +184,8 @@ fn soft8_block(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
                st.b * c + e.x * Vc[ko + 1u] + e.y * Vc[ko + 3u] + e.z * Vc[ko + 5u] + e.w * Vc[ko + 7u]);
 }
 
-// The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training HS = 8
-// kernels (grid B * NH * ceil(Tmax / 4), slot table seqs at binding 1): ok when i0 is inside the
+// The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training kernels (HS = 8
+// and 16; grid B * NH * ceil(Tmax / 4), slot table seqs at binding 1): ok when i0 is inside the
 // slot; rows[q] = the (row, head) index of position i0 + q, past the length the last one's.
 struct QueryQuad { ok: bool, i0: u32, len: u32, base: u32, rows: vec4<u32> }
 
@@ -281,52 +281,98 @@ fn attend_thread_hs16(pp: Params, idx: u32) -> f32 {
   let seq = min(rows[2u * m], pp.B - 1u);
   let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
   let base = cache_base(pp, seq, h / (pp.NH / pp.KVH));
-  let qo = idx * 4u;
-  let q0 = Q[qo] * pp.scale;
-  let q1 = Q[qo + 1u] * pp.scale;
-  let q2 = Q[qo + 2u] * pp.scale;
-  let q3 = Q[qo + 3u] * pp.scale;
-  var a0 = vec4<f32>(0.0);
-  var a1 = vec4<f32>(0.0);
-  var a2 = vec4<f32>(0.0);
-  var a3 = vec4<f32>(0.0);
-  var mx = NEG_BIG;
-  var l = 0.0;
+  let q = query16(idx, pp.scale);
+  var st = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
   var j = 0u;
-  for (; j + 1u <= last; j += 2u) {
-    let k0 = base + j * 4u;
-    let k1 = k0 + 4u;
-    let s2 = vec2<f32>((dot(q0, Kc[k0]) + dot(q1, Kc[k0 + 1u])) + (dot(q2, Kc[k0 + 2u]) + dot(q3, Kc[k0 + 3u])),
-                       (dot(q0, Kc[k1]) + dot(q1, Kc[k1 + 1u])) + (dot(q2, Kc[k1 + 2u]) + dot(q3, Kc[k1 + 3u])));
-    let mnew = max(mx, max(s2.x, s2.y));
-    let a = exp(mx - mnew);
-    let e = exp(s2 - vec2<f32>(mnew));
-    l = l * a + (e.x + e.y);
-    a0 = a0 * a + e.x * Vc[k0] + e.y * Vc[k1];
-    a1 = a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k1 + 1u];
-    a2 = a2 * a + e.x * Vc[k0 + 2u] + e.y * Vc[k1 + 2u];
-    a3 = a3 * a + e.x * Vc[k0 + 3u] + e.y * Vc[k1 + 3u];
-    mx = mnew;
+  for (; j + 1u <= last; j += 2u) { st = soft16_pair(st, q, base + j * 4u); }
+  for (; j <= last; j++) { st = soft16_key(st, q, base + j * 4u); }
+  let qo = idx * 4u;
+  let inv = 1.0 / st.l;
+  O[qo] = st.a0 * inv;
+  O[qo + 1u] = st.a1 * inv;
+  O[qo + 2u] = st.a2 * inv;
+  O[qo + 3u] = st.a3 * inv;
+  return st.m + log(st.l);
+}
+
+// An HS = 16 query (four vec4s) and the online-softmax state of one: running max, sum, output.
+struct Q16 { x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32> }
+struct Soft16 { m: f32, l: f32, a0: vec4<f32>, a1: vec4<f32>, a2: vec4<f32>, a3: vec4<f32> }
+
+// The scaled query of (row, head) index r.
+fn query16(r: u32, scale: f32) -> Q16 {
+  return Q16(Q[r * 4u] * scale, Q[r * 4u + 1u] * scale, Q[r * 4u + 2u] * scale, Q[r * 4u + 3u] * scale);
+}
+
+fn score16(q: Q16, ko: u32) -> f32 {
+  return (dot(q.x0, Kc[ko]) + dot(q.x1, Kc[ko + 1u])) + (dot(q.x2, Kc[ko + 2u]) + dot(q.x3, Kc[ko + 3u]));
+}
+
+// Two consecutive keys from cache vec4 offset k0, one rescale for both.
+fn soft16_pair(st: Soft16, q: Q16, k0: u32) -> Soft16 {
+  let k1 = k0 + 4u;
+  let s2 = vec2<f32>(score16(q, k0), score16(q, k1));
+  let mnew = max(st.m, max(s2.x, s2.y));
+  let a = exp(st.m - mnew);
+  let e = exp(s2 - vec2<f32>(mnew));
+  return Soft16(mnew, st.l * a + (e.x + e.y),
+                st.a0 * a + e.x * Vc[k0] + e.y * Vc[k1], st.a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k1 + 1u],
+                st.a2 * a + e.x * Vc[k0 + 2u] + e.y * Vc[k1 + 2u], st.a3 * a + e.x * Vc[k0 + 3u] + e.y * Vc[k1 + 3u]);
+}
+
+// One key at cache vec4 offset ko.
+fn soft16_key(st: Soft16, q: Q16, ko: u32) -> Soft16 {
+  let s = score16(q, ko);
+  let mnew = max(st.m, s);
+  let a = exp(st.m - mnew);
+  let e = exp(s - mnew);
+  return Soft16(mnew, st.l * a + e, st.a0 * a + e * Vc[ko], st.a1 * a + e * Vc[ko + 1u],
+                st.a2 * a + e * Vc[ko + 2u], st.a3 * a + e * Vc[ko + 3u]);
+}
+
+// ---- training rows, HS = 16: four query positions per invocation ----------------------------
+// attn_train_hs8_lse's scheme for 16-wide heads (the shipped agent-tiny): four adjacent positions
+// i0 = 4t .. 4t + 3 per invocation share the key pairs below i0 (SwiftShader spills part of the
+// four states to the stack, which still beats loading every key four times; two positions per
+// invocation measured 25 % slower). At the diagonal each query takes attend_thread_hs16's steps
+// (pairs from i0, then a single key for an even position), so O and LSE equal the row-table
+// form bit for bit. Grid: B * NH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_train_hs16_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let i0 = qq.i0;
+  let r = qq.rows;
+  let qa = query16(r.x, pl.scale);
+  let qb = query16(r.y, pl.scale);
+  let qc = query16(r.z, pl.scale);
+  let qd = query16(r.w, pl.scale);
+  var sa = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  var sb = sa;
+  var sc = sa;
+  var sd = sa;
+  for (var j = 0u; j < i0; j += 2u) {
+    let ko = qq.base + j * 4u;
+    sa = soft16_pair(sa, qa, ko);
+    sb = soft16_pair(sb, qb, ko);
+    sc = soft16_pair(sc, qc, ko);
+    sd = soft16_pair(sd, qd, ko);
   }
-  for (; j <= last; j++) {
-    let ko = base + j * 4u;
-    let s = (dot(q0, Kc[ko]) + dot(q1, Kc[ko + 1u])) + (dot(q2, Kc[ko + 2u]) + dot(q3, Kc[ko + 3u]));
-    let mnew = max(mx, s);
-    let a = exp(mx - mnew);
-    let e = exp(s - mnew);
-    l = l * a + e;
-    a0 = a0 * a + e * Vc[ko];
-    a1 = a1 * a + e * Vc[ko + 1u];
-    a2 = a2 * a + e * Vc[ko + 2u];
-    a3 = a3 * a + e * Vc[ko + 3u];
-    mx = mnew;
-  }
-  let inv = 1.0 / l;
-  O[qo] = a0 * inv;
-  O[qo + 1u] = a1 * inv;
-  O[qo + 2u] = a2 * inv;
-  O[qo + 3u] = a3 * inv;
-  return mx + log(l);
+  let d = qq.base + i0 * 4u;
+  store_train_hs16(r.x, soft16_key(sa, qa, d));
+  if (i0 + 1u < qq.len) { store_train_hs16(r.y, soft16_pair(sb, qb, d)); }
+  if (i0 + 2u < qq.len) { store_train_hs16(r.z, soft16_key(soft16_pair(sc, qc, d), qc, d + 8u)); }
+  if (i0 + 3u < qq.len) { store_train_hs16(r.w, soft16_pair(soft16_pair(sd, qd, d), qd, d + 8u)); }
+}
+
+// O and LSE of (row, head) index r from its final state, as attend_thread_hs16 writes them.
+fn store_train_hs16(r: u32, st: Soft16) {
+  let inv = 1.0 / st.l;
+  O[r * 4u] = st.a0 * inv;
+  O[r * 4u + 1u] = st.a1 * inv;
+  O[r * 4u + 2u] = st.a2 * inv;
+  O[r * 4u + 3u] = st.a3 * inv;
+  LSE[r] = st.m + log(st.l);
 }
 
 // ---- one workgroup per (row, head) --------------------------------------------------------
@@ -726,153 +772,145 @@ fn store_dkv8(o: u32, dka: vec4<f32>, dkb: vec4<f32>, dva: vec4<f32>, dvb: vec4<
 }
 
 // ---- HS = 16 in named registers (see attn_thread_hs16): dQ and dK/dV --------------------------
+// dQ for HS = 16, four adjacent query positions (i0 = 4t .. 4t + 3) of one (slot, head) per
+// invocation from the slot table (as attn_bwd_dq_thread_hs8): each key's K and V are loaded once
+// for the four queries; query i0 + q reaches key j when j <= i0 + q. Binds seqs (not rows) at 1.
+// Grid: B * NH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dq_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= pq.M * pq.NH) { return; }
-  let m = idx / pq.NH;
-  let h = idx % pq.NH;
-  let seq = min(rows[2u * m], pq.B - 1u);
-  let last = min(rows[2u * m + 1u], pq.Tmax - 1u);
-  let base = cache_base(pq, seq, h / (pq.NH / pq.KVH));
-  let st = ST[idx];
-  let qo = idx * 4u;
-  let q0 = Q[qo] * pq.scale;
-  let q1 = Q[qo + 1u] * pq.scale;
-  let q2 = Q[qo + 2u] * pq.scale;
-  let q3 = Q[qo + 3u] * pq.scale;
-  let g0 = dO[qo];
-  let g1 = dO[qo + 1u];
-  let g2 = dO[qo + 2u];
-  let g3 = dO[qo + 3u];
-  var a0 = vec4<f32>(0.0);
-  var a1 = vec4<f32>(0.0);
-  var a2 = vec4<f32>(0.0);
-  var a3 = vec4<f32>(0.0);
+  let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let i0 = qq.i0;
+  let r = qq.rows;
+  let sa = ST[r.x];
+  let sb = ST[r.y];
+  let sc = ST[r.z];
+  let sd = ST[r.w];
+  let qa = query16(r.x, pq.scale);
+  let qb = query16(r.y, pq.scale);
+  let qc = query16(r.z, pq.scale);
+  let qd = query16(r.w, pq.scale);
+  let ga = grad16(r.x);
+  let gb = grad16(r.y);
+  let gc = grad16(r.z);
+  let gd = grad16(r.w);
+  let zero = vec4<f32>(0.0);
+  var aa = Q16(zero, zero, zero, zero);
+  var ab = aa;
+  var ac = aa;
+  var ad = aa;
+  let last = min(i0 + 3u, qq.len - 1u);
   for (var j = 0u; j <= last; j++) {
-    let ko = base + j * 4u;
-    let k0 = Kc[ko];
-    let k1 = Kc[ko + 1u];
-    let k2 = Kc[ko + 2u];
-    let k3 = Kc[ko + 3u];
-    let s = (dot(q0, k0) + dot(q1, k1)) + (dot(q2, k2) + dot(q3, k3));
-    let dp = (dot(g0, Vc[ko]) + dot(g1, Vc[ko + 1u])) + (dot(g2, Vc[ko + 2u]) + dot(g3, Vc[ko + 3u]));
-    let ds = exp(s - st.x) * (dp - st.y);
-    a0 += ds * k0;
-    a1 += ds * k1;
-    a2 += ds * k2;
-    a3 += ds * k3;
+    let ko = qq.base + j * 4u;
+    let k = Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]);
+    let v = Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]);
+    aa = dq16_step(aa, qa, ga, sa, k, v, j <= i0);
+    ab = dq16_step(ab, qb, gb, sb, k, v, j <= i0 + 1u);
+    ac = dq16_step(ac, qc, gc, sc, k, v, j <= i0 + 2u);
+    ad = dq16_step(ad, qd, gd, sd, k, v, true);
   }
-  dQ[qo] = a0 * pq.scale;
-  dQ[qo + 1u] = a1 * pq.scale;
-  dQ[qo + 2u] = a2 * pq.scale;
-  dQ[qo + 3u] = a3 * pq.scale;
+  store_dq16(r.x, aa);
+  if (i0 + 1u < qq.len) { store_dq16(r.y, ab); }
+  if (i0 + 2u < qq.len) { store_dq16(r.z, ac); }
+  if (i0 + 3u < qq.len) { store_dq16(r.w, ad); }
 }
 
-// dK/dV for HS = 16, two adjacent key positions (j0 = 2t, j1 = 2t + 1) per invocation: each
-// query row's Q, dO and stats are loaded once for both keys (half the loads per flop). Row j0
-// reaches only key j0 (causal); rows past it reach both. Grid: B * KVH * ceil(Tmax / 2).
+// dO of (row, head) index r, HS = 16.
+fn grad16(r: u32) -> Q16 { return Q16(dO[r * 4u], dO[r * 4u + 1u], dO[r * 4u + 2u], dO[r * 4u + 3u]); }
+
+fn dot16(a: Q16, b: Q16) -> f32 { return (dot(a.x0, b.x0) + dot(a.x1, b.x1)) + (dot(a.x2, b.x2) + dot(a.x3, b.x3)); }
+
+// One key's term of a query's dQ sum: acc + dS k with dS = P (dO . v - D), P = exp(s - LSE);
+// st = (LSE, D); nothing where the query does not reach the key (on = false).
+fn dq16_step(acc: Q16, q: Q16, g: Q16, st: vec2<f32>, k: Q16, v: Q16, on: bool) -> Q16 {
+  let ds = select(0.0, exp(dot16(q, k) - st.x) * (dot16(g, v) - st.y), on);
+  return Q16(acc.x0 + ds * k.x0, acc.x1 + ds * k.x1, acc.x2 + ds * k.x2, acc.x3 + ds * k.x3);
+}
+
+fn store_dq16(r: u32, a: Q16) {
+  dQ[r * 4u] = a.x0 * pq.scale;
+  dQ[r * 4u + 1u] = a.x1 * pq.scale;
+  dQ[r * 4u + 2u] = a.x2 * pq.scale;
+  dQ[r * 4u + 3u] = a.x3 * pq.scale;
+}
+
+// dK/dV for HS = 16, four adjacent key positions (j0 = 4t .. 4t + 3) per invocation (as
+// attn_bwd_dkv_thread_hs8): each query row's Q, dO and stats are loaded once for the four keys.
+// Row i reaches key j0 + q when i >= j0 + q (causal); keys past Tmax repeat the last one and are
+// not stored. Grid: B * KVH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let idx = gid.x + gid.y * nwg.x * WG;
-  let half = (pk.Tmax + 1u) / 2u;
-  if (idx >= pk.B * pk.KVH * half) { return; }
-  let j0 = (idx % half) * 2u;
-  let line = idx / half;              // seq * KVH + kh
+  let quads = (pk.Tmax + 3u) / 4u;
+  if (idx >= pk.B * pk.KVH * quads) { return; }
+  let j0 = (idx % quads) * 4u;
+  let line = idx / quads;             // seq * KVH + kh
   let kh = line % pk.KVH;
   let seq = line / pk.KVH;
   let G = pk.NH / pk.KVH;
   let first = seqs[2u * seq];
   let len = min(seqs[2u * seq + 1u], pk.Tmax);
-  let two = j0 + 1u < pk.Tmax;        // key j1 exists in the cache
-  let ko0 = (line * pk.Tmax + j0) * 4u;
-  let ko1 = select(ko0, ko0 + 4u, two);
-  let k0 = Kc[ko0] * pk.scale;
-  let k1 = Kc[ko0 + 1u] * pk.scale;
-  let k2 = Kc[ko0 + 2u] * pk.scale;
-  let k3 = Kc[ko0 + 3u] * pk.scale;
-  let l0 = Kc[ko1] * pk.scale;
-  let l1 = Kc[ko1 + 1u] * pk.scale;
-  let l2 = Kc[ko1 + 2u] * pk.scale;
-  let l3 = Kc[ko1 + 3u] * pk.scale;
-  let v0 = Vc[ko0];
-  let v1 = Vc[ko0 + 1u];
-  let v2 = Vc[ko0 + 2u];
-  let v3 = Vc[ko0 + 3u];
-  let w0 = Vc[ko1];
-  let w1 = Vc[ko1 + 1u];
-  let w2 = Vc[ko1 + 2u];
-  let w3 = Vc[ko1 + 3u];
-  var dk0 = vec4<f32>(0.0);
-  var dk1 = vec4<f32>(0.0);
-  var dk2 = vec4<f32>(0.0);
-  var dk3 = vec4<f32>(0.0);
-  var dv0 = vec4<f32>(0.0);
-  var dv1 = vec4<f32>(0.0);
-  var dv2 = vec4<f32>(0.0);
-  var dv3 = vec4<f32>(0.0);
-  var el0 = vec4<f32>(0.0);
-  var el1 = vec4<f32>(0.0);
-  var el2 = vec4<f32>(0.0);
-  var el3 = vec4<f32>(0.0);
-  var ew0 = vec4<f32>(0.0);
-  var ew1 = vec4<f32>(0.0);
-  var ew2 = vec4<f32>(0.0);
-  var ew3 = vec4<f32>(0.0);
+  let lastKey = line * pk.Tmax + pk.Tmax - 1u;
+  let o0 = (line * pk.Tmax + j0) * 4u;
+  let o1 = min(line * pk.Tmax + j0 + 1u, lastKey) * 4u;
+  let o2 = min(line * pk.Tmax + j0 + 2u, lastKey) * 4u;
+  let o3 = min(line * pk.Tmax + j0 + 3u, lastKey) * 4u;
+  let k0 = key16(o0, pk.scale);
+  let k1 = key16(o1, pk.scale);
+  let k2 = key16(o2, pk.scale);
+  let k3 = key16(o3, pk.scale);
+  let v0 = Q16(Vc[o0], Vc[o0 + 1u], Vc[o0 + 2u], Vc[o0 + 3u]);
+  let v1 = Q16(Vc[o1], Vc[o1 + 1u], Vc[o1 + 2u], Vc[o1 + 3u]);
+  let v2 = Q16(Vc[o2], Vc[o2 + 1u], Vc[o2 + 2u], Vc[o2 + 3u]);
+  let v3 = Q16(Vc[o3], Vc[o3 + 1u], Vc[o3 + 2u], Vc[o3 + 3u]);
+  let zero = Q16(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  var a0 = Dkv16(zero, zero);
+  var a1 = a0;
+  var a2 = a0;
+  var a3 = a0;
   for (var i = j0; i < len; i++) {
-    let both = i > j0;                // row i also reaches key j1 = j0 + 1 (then j1 < len <= Tmax)
     for (var hg = 0u; hg < G; hg++) {
       let qi = (first + i) * pk.NH + kh * G + hg;
-      let qo = qi * 4u;
-      let x0 = Q[qo];
-      let x1 = Q[qo + 1u];
-      let x2 = Q[qo + 2u];
-      let x3 = Q[qo + 3u];
-      let g0 = dO[qo];
-      let g1 = dO[qo + 1u];
-      let g2 = dO[qo + 2u];
-      let g3 = dO[qo + 3u];
+      let x = Q16(Q[qi * 4u], Q[qi * 4u + 1u], Q[qi * 4u + 2u], Q[qi * 4u + 3u]);
+      let g = grad16(qi);
       let st = ST[qi];
-      let pa = exp((dot(x0, k0) + dot(x1, k1)) + (dot(x2, k2) + dot(x3, k3)) - st.x);
-      let da = pa * ((dot(g0, v0) + dot(g1, v1)) + (dot(g2, v2) + dot(g3, v3)) - st.y);
-      let pb = select(0.0, exp((dot(x0, l0) + dot(x1, l1)) + (dot(x2, l2) + dot(x3, l3)) - st.x), both);
-      let db = pb * ((dot(g0, w0) + dot(g1, w1)) + (dot(g2, w2) + dot(g3, w3)) - st.y);
-      dk0 += da * x0;
-      dk1 += da * x1;
-      dk2 += da * x2;
-      dk3 += da * x3;
-      dv0 += pa * g0;
-      dv1 += pa * g1;
-      dv2 += pa * g2;
-      dv3 += pa * g3;
-      el0 += db * x0;
-      el1 += db * x1;
-      el2 += db * x2;
-      el3 += db * x3;
-      ew0 += pb * g0;
-      ew1 += pb * g1;
-      ew2 += pb * g2;
-      ew3 += pb * g3;
+      a0 = dkv16_step(a0, x, g, st, k0, v0, true);
+      a1 = dkv16_step(a1, x, g, st, k1, v1, i >= j0 + 1u);
+      a2 = dkv16_step(a2, x, g, st, k2, v2, i >= j0 + 2u);
+      a3 = dkv16_step(a3, x, g, st, k3, v3, i >= j0 + 3u);
     }
   }
-  dKc[ko0] = dk0 * pk.scale;
-  dKc[ko0 + 1u] = dk1 * pk.scale;
-  dKc[ko0 + 2u] = dk2 * pk.scale;
-  dKc[ko0 + 3u] = dk3 * pk.scale;
-  dVc[ko0] = dv0;
-  dVc[ko0 + 1u] = dv1;
-  dVc[ko0 + 2u] = dv2;
-  dVc[ko0 + 3u] = dv3;
-  if (two) {
-    dKc[ko1] = el0 * pk.scale;
-    dKc[ko1 + 1u] = el1 * pk.scale;
-    dKc[ko1 + 2u] = el2 * pk.scale;
-    dKc[ko1 + 3u] = el3 * pk.scale;
-    dVc[ko1] = ew0;
-    dVc[ko1 + 1u] = ew1;
-    dVc[ko1 + 2u] = ew2;
-    dVc[ko1 + 3u] = ew3;
-  }
+  store_dkv16(o0, a0);
+  if (j0 + 1u < pk.Tmax) { store_dkv16(o1, a1); }
+  if (j0 + 2u < pk.Tmax) { store_dkv16(o2, a2); }
+  if (j0 + 3u < pk.Tmax) { store_dkv16(o3, a3); }
+}
+
+// A key's dK (unscaled) and dV sums, HS = 16.
+struct Dkv16 { dk: Q16, dv: Q16 }
+
+// The scaled key at cache vec4 offset o.
+fn key16(o: u32, scale: f32) -> Q16 { return Q16(Kc[o] * scale, Kc[o + 1u] * scale, Kc[o + 2u] * scale, Kc[o + 3u] * scale); }
+
+// One query row's term of a key's sums: P = exp(x . k - LSE), dS = P (dO . v - D); dK += dS x,
+// dV += P dO; st = (LSE, D); nothing where the row does not reach the key (on = false).
+fn dkv16_step(a: Dkv16, x: Q16, g: Q16, st: vec2<f32>, k: Q16, v: Q16, on: bool) -> Dkv16 {
+  let p = select(0.0, exp(dot16(x, k) - st.x), on);
+  let d = p * (dot16(g, v) - st.y);
+  return Dkv16(Q16(a.dk.x0 + d * x.x0, a.dk.x1 + d * x.x1, a.dk.x2 + d * x.x2, a.dk.x3 + d * x.x3),
+               Q16(a.dv.x0 + p * g.x0, a.dv.x1 + p * g.x1, a.dv.x2 + p * g.x2, a.dv.x3 + p * g.x3));
+}
+
+// One key's dK (scaled) and dV at cache vec4 offset o, HS = 16.
+fn store_dkv16(o: u32, a: Dkv16) {
+  dKc[o] = a.dk.x0 * pk.scale;
+  dKc[o + 1u] = a.dk.x1 * pk.scale;
+  dKc[o + 2u] = a.dk.x2 * pk.scale;
+  dKc[o + 3u] = a.dk.x3 * pk.scale;
+  dVc[o] = a.dv.x0;
+  dVc[o + 1u] = a.dv.x1;
+  dVc[o + 2u] = a.dv.x2;
+  dVc[o + 3u] = a.dv.x3;
 }
 
 // ---- workgroup variants -------------------------------------------------------------------

@@ -45,6 +45,13 @@ export function threadEntry(base: string, HS: number): string {
   return REGISTER_HEAD_SIZES.includes(HS) ? `${base}_hs${HS}` : base;
 }
 
+/**
+ * Query positions per invocation of the packed-training forms at the register head sizes
+ * (attn_train_hs{HS}_lse and attn_bwd_dq_thread_hs{HS}, which read the slot table), and key
+ * positions per invocation of attn_bwd_dkv_thread_hs{HS}.
+ */
+export const TRAIN_POSITIONS_PER_INVOCATION = 4;
+
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
 export const ATTENTION_MAX_HS = 128;
 
@@ -56,7 +63,7 @@ export class Attention {
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pipeline: GPUComputePipeline,
-    /** attn_train_hs8_lse (thread, lse, HS = 8): packed training rows by the slot table. */
+    /** attn_train_hs{8,16}_lse (thread, lse): packed training rows by the slot table. */
     private readonly trainPipeline: GPUComputePipeline | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
@@ -71,10 +78,10 @@ export class Attention {
     }
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
     const overrides = { WG: wg, HS };
-    const train = o.variant === 'thread' && o.lse && HS === 8;
+    const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
     const [pipeline, trainPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides }),
-      train ? rt.kernel({ shader: 'attention', entry: 'attn_train_hs8_lse', overrides }) : null,
+      train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides }) : null,
     ]);
     return new Attention(rt, pipeline, trainPipeline, o);
   }
@@ -83,7 +90,7 @@ export class Attention {
    * Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`; with the
    * `lse` option also LSE [M, NH] (required then, refused otherwise). `seqs`: for packed
    * training rows (every slot's rows contiguous, positions 0..T-1), their slot table [B, 2]
-   * (`sequenceTable`); the HS = 8 thread form then takes four positions per invocation.
+   * (`sequenceTable`); the HS = 8 and 16 thread forms then take four positions per invocation.
    */
   run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer): void {
     const { NH, KVH, HS, wg, variant, lse } = this.opts;
@@ -108,7 +115,7 @@ export class Attention {
       if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
       wgs = { x: NH, y: M };
     } else {
-      const groups = Math.ceil((train ? c.B * NH * Math.ceil(c.Tmax / 4) : M * NH) / wg);
+      const groups = Math.ceil((train ? c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) : M * NH) / wg);
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }

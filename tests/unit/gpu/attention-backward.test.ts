@@ -48,6 +48,19 @@ describe('attention backward', () => {
     }
   }
 
+  // Training (slot-table) and row-table forwards take the same online-softmax steps per query, so
+  // a model's log-probs do not depend on which pass computed them.
+  it('thread: the slot-table forward (HS = 8 and 16: several queries per invocation) equals the row-table one bit for bit', async () => {
+    const rt = await nodeRuntime();
+    for (const c of cases.filter((k) => k.HS === 8 || k.HS === 16)) {
+      const { QKV, dO } = caseInputs(c, 11 + c.HS);
+      const packed = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const byRows = await gpuGrads(rt, c, 'thread', QKV, dO, false);
+      expect(maxAbsDiff(packed.O, byRows.O), c.name).toBe(0);
+      expect(maxAbsDiff(packed.LSE, byRows.LSE), c.name).toBe(0);
+    }
+  });
+
   it('sequenceTable: first row and length per slot; rejects non-training row tables', () => {
     const rows = Uint32Array.from([0, 0, 0, 1, 2, 0, 2, 1, 2, 2]);
     expect(Array.from(sequenceTable(rows, 3))).toEqual([0, 2, 0, 0, 2, 3]);
