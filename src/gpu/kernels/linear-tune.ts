@@ -1,5 +1,5 @@
-// Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode M <= 8,
-// prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
+// Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode1 M = 1,
+// decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
 // candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
 // browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>`:
 // the candidate list is part of the key, so a new variant is timed against the old winner.
@@ -13,7 +13,7 @@ import {
 } from './linear';
 
 export interface TuneOptions {
-  /** Rows for the decode, prefill and large timings (defaults 1, 64, 256). */
+  /** Rows for the decode8, prefill and large timings (defaults 8, 64, 256; decode1 is timed at 1). */
   decodeM?: number;
   prefillM?: number;
   largeM?: number;
@@ -40,7 +40,7 @@ export function tuningFamily(format: 'f32' | 'nf4', bucket: MBucket, K: number, 
   return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${CANDIDATES[bucket].join(',')}`;
 }
 
-const CANDIDATES: Record<MBucket, readonly LinearVariant[]> = { decode: DECODE_CANDIDATES, prefill: PREFILL_CANDIDATES, large: PREFILL_CANDIDATES };
+const CANDIDATES: Record<MBucket, readonly LinearVariant[]> = { decode1: DECODE_CANDIDATES, decode8: DECODE_CANDIDATES, prefill: PREFILL_CANDIDATES, large: PREFILL_CANDIDATES };
 
 /**
  * Sets lin.variants to the remembered or measured fastest variant of each row bucket for this
@@ -51,7 +51,8 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
   const budget = opts.budgetMs ?? 150;
   const { K, N } = lin.spec;
   const rowsOf: Record<MBucket, number> = {
-    decode: Math.min(opts.decodeM ?? 1, DECODE_MAX_M),
+    decode1: 1,
+    decode8: Math.min(Math.max(opts.decodeM ?? DECODE_MAX_M, 2), DECODE_MAX_M),
     prefill: Math.min(Math.max(opts.prefillM ?? 64, DECODE_MAX_M + 1), LARGE_MIN_M - 1),
     large: Math.max(opts.largeM ?? LARGE_MIN_M, LARGE_MIN_M),
   };
@@ -61,19 +62,14 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
   try {
     const choice = { ...lin.variants };
     for (const bucket of M_BUCKETS) {
-      // Decode is timed at both ends of its bucket (1 and 8 rows), the others at one size.
-      const Ms = bucket === 'decode' ? [...new Set([rowsOf.decode, DECODE_MAX_M])] : [rowsOf[bucket]];
+      const M = rowsOf[bucket];
       choice[bucket] = await pickFastest(rt.report, tuningFamily(lin.format, bucket, K, lin.NW), CANDIDATES[bucket], async (v) => {
         await lin.prepare(v);
-        let total = 0;
-        for (const M of Ms) {
-          const run = () => lin.run(X, Y, M, { variant: v });
-          run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
-          await rt.sync();
-          // The best of two timings: one noisy burst on a shared machine must not decide for good.
-          total += Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
-        }
-        return total;
+        const run = () => lin.run(X, Y, M, { variant: v });
+        run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
+        await rt.sync();
+        // The best of two timings: one noisy burst on a shared machine must not decide for good.
+        return Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
       });
       await lin.prepare(choice[bucket]);
     }

@@ -18,12 +18,16 @@ export const DECODE_MAX_M = 8;
 /** Rows from which the `large` variant is used (training passes, long prefills). */
 export const LARGE_MIN_M = 256;
 
-/** Row-count buckets with a variant each: M <= 8, 8 < M < 256, M >= 256. */
-export type MBucket = 'decode' | 'prefill' | 'large';
-export const M_BUCKETS: readonly MBucket[] = ['decode', 'prefill', 'large'];
+/**
+ * Row-count buckets with a variant each: M = 1 (one sequence decoding), 1 < M <= 8 (batched
+ * decode), 8 < M < 256, M >= 256. One row and eight want different kernels on some shapes (a
+ * CPU adapter at a narrow k/v projection: dec at one row, rb8 at eight), hence two decode buckets.
+ */
+export type MBucket = 'decode1' | 'decode8' | 'prefill' | 'large';
+export const M_BUCKETS: readonly MBucket[] = ['decode1', 'decode8', 'prefill', 'large'];
 
 export function mBucket(M: number): MBucket {
-  return M <= DECODE_MAX_M ? 'decode' : M < LARGE_MIN_M ? 'prefill' : 'large';
+  return M <= 1 ? 'decode1' : M <= DECODE_MAX_M ? 'decode8' : M < LARGE_MIN_M ? 'prefill' : 'large';
 }
 
 /** Size class of in or out features: s <= 256 < m <= 2048 < l. */
@@ -113,7 +117,7 @@ function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: str
 /** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
 export function defaultVariants(rt: GpuRuntime): LinearVariantChoice {
   const cpu = isCpuAdapter(rt.report);
-  return cpu ? { decode: 'rb1', prefill: 'rb8', large: 'rb8' } : { decode: 'gemv', prefill: 'tiled', large: 'tiled' };
+  return cpu ? { decode1: 'rb1', decode8: 'rb1', prefill: 'rb8', large: 'rb8' } : { decode1: 'gemv', decode8: 'gemv', prefill: 'tiled', large: 'tiled' };
 }
 
 export class Linear {

@@ -14,7 +14,7 @@ import { randomArray } from '../../../src/gpu/selftest';
 
 describe('linear tuning', () => {
   it('buckets rows and classes shapes', () => {
-    expect([1, 8, 9, 255, 256, 4096].map(mBucket)).toEqual(['decode', 'decode', 'prefill', 'prefill', 'large', 'large']);
+    expect([1, 2, 8, 9, 255, 256, 4096].map(mBucket)).toEqual(['decode1', 'decode8', 'decode8', 'prefill', 'prefill', 'large', 'large']);
     expect(shapeClass(64, 344)).toBe('ksnm');
     expect(shapeClass(64, 192)).toBe('ksns');
     expect(shapeClass(896, 9728)).toBe('kmnl');
@@ -32,10 +32,12 @@ describe('linear tuning', () => {
     const lin = await Linear.create(rt, { label: 'tune', K, N, weight: { format: 'f32', W: wb } });
     const choice = await tuneLinear(rt, lin, { prefillM: 16, largeM: 256, budgetMs: 20 });
     console.log(`tuned f32 ${shapeClass(K, N)} variants on ${rt.report.architecture}: ${JSON.stringify(choice)}`);
-    expect(DECODE_CANDIDATES).toContain(choice.decode);
+    expect(DECODE_CANDIDATES).toContain(choice.decode1);
+    expect(DECODE_CANDIDATES).toContain(choice.decode8);
     expect(PREFILL_CANDIDATES).toContain(choice.prefill);
     expect(PREFILL_CANDIDATES).toContain(choice.large);
-    expect(getTuning(rt.report, tuningFamily('f32', 'decode', K, N))).toBe(choice.decode);
+    expect(getTuning(rt.report, tuningFamily('f32', 'decode1', K, N))).toBe(choice.decode1);
+    expect(getTuning(rt.report, tuningFamily('f32', 'decode8', K, N))).toBe(choice.decode8);
     expect(rememberedVariants(rt, 'f32', K, N)).toEqual(choice);
     expect(isTuned(rt, 'f32', K, N)).toBe(true);
     expect(isTuned(rt, 'f32', 896, 896)).toBe(false); // another class is measured on its own
@@ -45,7 +47,13 @@ describe('linear tuning', () => {
     expect((await tuneLinear(rt, lin, { budgetMs: 20 })).large).toBe('tiled');
     expect(rememberedVariants(rt, 'f32', 896, 896).large).not.toBe(undefined);
 
-    for (const m of [M, 300]) {
+    // One row and eight rows follow their own bucket's choice.
+    setTuning(rt.report, tuningFamily('f32', 'decode1', K, N), 'gemv');
+    setTuning(rt.report, tuningFamily('f32', 'decode8', K, N), 'dec');
+    await tuneLinear(rt, lin, { budgetMs: 20 });
+    expect([lin.variantFor(1), lin.variantFor(2), lin.variantFor(8)]).toEqual(['gemv', 'dec', 'dec']);
+
+    for (const m of [1, 5, M, 300]) {
       const X = randomArray(m * K, 52);
       const xb = rt.upload(X, 'X'), yb = rt.storage(m * N * 4, 'Y');
       lin.run(xb, yb, m);
