@@ -6,34 +6,45 @@ import type { Harness } from './types';
 
 export function register(h: Harness): void {
   /**
-   * `appends` lines appended to one file while it is read in a loop, both through a raw File
-   * snapshot (getFile, a pause, then the read) and through OpfsStorage.read: how many reads of each
-   * failed or found no file, and the first raw failure.
+   * `appends` lines appended to one file (and a second file replaced whole each time, as a live run
+   * rewrites status.json) while both are read in a loop, through a raw File snapshot (getFile, a
+   * pause, then the read) and through OpfsStorage.read: how many reads of each failed or found no
+   * file, and the first failure of each.
    */
   h.opfsReadWhileAppending = async (appends: number) => {
     const folder = `harness-opfs-${Date.now()}`;
     const s = await OpfsStorage.open(folder);
     await s.append('m.jsonl', '{"step":0}\n');
+    await s.writeFile('status.json', '{"step":0}');
     const fh = await (await (await navigator.storage.getDirectory()).getDirectoryHandle(folder)).getFileHandle('m.jsonl');
     let done = false;
     const writer = (async () => {
-      for (let i = 1; i <= appends; i++) await s.append('m.jsonl', `{"step":${i}}\n`);
+      for (let i = 1; i <= appends; i++) {
+        await s.append('m.jsonl', `{"step":${i}}\n`);
+        await s.writeFile('status.json', `{"step":${i}}`);
+      }
       done = true;
     })();
     const raw = { reads: 0, failed: 0, first: '' }, storage = { reads: 0, failed: 0, missing: 0, first: '' };
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(folder);
+    const kinds: Record<string, number> = {};
     while (!done) {
-      raw.reads++;
-      try {
-        const f = await fh.getFile();
-        await new Promise((r) => setTimeout(r, 1));
-        await f.arrayBuffer();
-      } catch (e) {
-        raw.failed++;
-        raw.first ||= `${(e as Error).name}: ${(e as Error).message}`;
+      for (const h of [fh, await dir.getFileHandle('status.json')]) {
+        raw.reads++;
+        try {
+          const f = await h.getFile();
+          await new Promise((r) => setTimeout(r, 1));
+          await f.arrayBuffer();
+        } catch (e) {
+          raw.failed++;
+          raw.first ||= `${(e as Error).name}: ${(e as Error).message}`;
+          kinds[`${h.name} ${(e as Error).name}`] = (kinds[`${h.name} ${(e as Error).name}`] ?? 0) + 1;
+        }
       }
-      storage.reads++;
+      storage.reads += 2;
       try {
         if ((await s.read('m.jsonl')) === null) storage.missing++;
+        if ((await s.read('status.json')) === null) storage.missing++;
       } catch (e) {
         storage.failed++;
         storage.first ||= `${(e as Error).name}: ${(e as Error).message}`;
@@ -42,6 +53,6 @@ export function register(h: Harness): void {
     await writer;
     const lines = new TextDecoder().decode((await s.read('m.jsonl'))!).trim().split('\n').length;
     await (await navigator.storage.getDirectory()).removeEntry(folder, { recursive: true });
-    return { raw, storage, lines };
+    return { raw: { ...raw, kinds: JSON.stringify(kinds) }, storage, lines };
   };
 }

@@ -12,6 +12,8 @@ import { joinPath, OLD_SUFFIX, splitPath, TMP_SUFFIX, type RunStorage } from './
 type Movable = FileSystemHandle & { move?: (parent: FileSystemDirectoryHandle, name: string) => Promise<void> };
 
 const notFound = (e: unknown) => e instanceof DOMException && (e.name === 'NotFoundError' || e.name === 'TypeMismatchError');
+/** How Chromium fails the read of a File snapshot whose file changed after getFile(). */
+const stale = (e: unknown) => e instanceof DOMException && (e.name === 'NotFoundError' || e.name === 'NotReadableError');
 
 export class OpfsStorage implements RunStorage {
   private constructor(private readonly root: FileSystemDirectoryHandle, readonly name: string) {}
@@ -69,9 +71,11 @@ export class OpfsStorage implements RunStorage {
       try {
         return new Uint8Array(await f.arrayBuffer());
       } catch (e) {
-        // A File snapshot goes stale when a writer (a live run appending metrics.jsonl) replaces the
-        // file before the read, and Chromium then reports NotFoundError: take a new snapshot.
-        if (!notFound(e) || attempt === 5) throw e;
+        // A File snapshot goes stale when a writer (a live run appending metrics.jsonl, replacing
+        // status.json) changes the file before the read; Chromium then reports NotFoundError or
+        // NotReadableError: take a new snapshot after a short pause.
+        if (!stale(e) || attempt === 8) throw e;
+        await new Promise((r) => setTimeout(r, 5 * attempt));
       }
     }
   }
