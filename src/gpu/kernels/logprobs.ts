@@ -6,7 +6,7 @@
 import type { GpuRuntime } from '../runtime';
 import type { Matmul } from './matmul';
 import { ShapeError } from '../errors';
-import { isCpuAdapter } from '../device';
+import { rowWorkgroupSize } from '../device';
 
 /** Records logits [rows, V] = LM head of X [rows, C]; both buffers start at row 0. */
 export type LogitsFn = (X: GPUBuffer, rows: number, logits: GPUBuffer) => void;
@@ -27,13 +27,9 @@ export interface ChunkedLogprobsOptions {
   wg?: number;
 }
 
-/**
- * Invocations per row's workgroup before any override: 4 on CPU adapters (one SIMD group; a
- * workgroup runs on one CPU thread, so wider ones only add barrier rounds: at V=1024 WG 4 is
- * 3-4x faster than 64 on SwiftShader, equal at V=151936), 64 on GPUs (lanes share the row).
- */
+/** Invocations per row's workgroup before any override (rowWorkgroupSize). */
 export function defaultLogprobsWorkgroup(rt: GpuRuntime): number {
-  return isCpuAdapter(rt.report) ? 4 : 64;
+  return rowWorkgroupSize(rt.report);
 }
 
 export class ChunkedLogprobs {

@@ -3,6 +3,7 @@
 // readback. CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { rowWorkgroupSize } from '../device';
 import type { SamplingParams } from '../../reference/sampling';
 
 export type { SamplingParams } from '../../reference/sampling';
@@ -10,7 +11,7 @@ export type { SamplingParams } from '../../reference/sampling';
 export interface SamplerOptions {
   /** V */
   V: number;
-  /** Invocations per workgroup, a power of two (default 64: barriers dominate on SwiftShader). */
+  /** Invocations per workgroup, a power of two (default rowWorkgroupSize: 4 on CPU adapters, 64 on GPUs). */
   wg?: number;
 }
 
@@ -37,7 +38,7 @@ export class Sampler {
   ) {}
 
   static async create(rt: GpuRuntime, opts: SamplerOptions): Promise<Sampler> {
-    const o: Required<SamplerOptions> = { wg: 64, ...opts };
+    const o: Required<SamplerOptions> = { wg: rowWorkgroupSize(rt.report), ...opts };
     if (!Number.isInteger(o.V) || o.V <= 0) throw new ShapeError('sample', 'V a positive integer', `V=${o.V}`);
     if ((o.wg & (o.wg - 1)) !== 0 || o.wg <= 0) throw new ShapeError('sample', 'a power-of-two workgroup size', `wg=${o.wg}`);
     const pipeline = await rt.kernel({ shader: 'sampling', entry: 'sample_rows', overrides: { WG: o.wg } });

@@ -10,8 +10,8 @@ import { randomArray } from '../../../src/gpu/selftest';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { ShapeError } from '../../../src/gpu/errors';
 
-async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams) {
-  const s = await Sampler.create(rt, { V });
+async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams, wg?: number) {
+  const s = await Sampler.create(rt, { V, ...(wg ? { wg } : {}) });
   const lb = rt.upload(logits, 'logits'), ob = rt.storage(samplerOutBytes(B), 'samples');
   s.run(lb, B, ob, params);
   const got = await s.read(ob, B);
@@ -61,8 +61,12 @@ describe('GPU sampling', () => {
         const params = { ...base, ...extra, step };
         const got = await gpuSample(rt, logits, B, V, params);
         const again = await gpuSample(rt, logits, B, V, params);
+        // The CPU-adapter default (4 invocations per row) and the GPU one (64) draw the same tokens.
+        const wide = await gpuSample(rt, logits, B, V, params, 64);
         const ref = sample_forward(logits, B, V, params);
         expect(Array.from(again.ids)).toEqual(Array.from(got.ids));
+        expect(Array.from(wide.ids)).toEqual(Array.from(got.ids));
+        worst = Math.max(worst, maxAbsDiff(wide.logprobs, ref.logprobs));
         for (let r = 0; r < B; r++) if (got.ids[r] !== ref.ids[r]) mismatches++;
         worst = Math.max(worst, maxAbsDiff(got.logprobs, ref.logprobs));
         if (prev) for (let r = 0; r < B; r++) if (prev[r] !== got.ids[r]) changed++;
