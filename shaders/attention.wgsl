@@ -295,7 +295,8 @@ fn attend_thread_hs16(pp: Params, idx: u32) -> f32 {
   return st.m + log(st.l);
 }
 
-// An HS = 16 query (four vec4s) and the online-softmax state of one: running max, sum, output.
+// An HS = 16 row (query, key, value, gradient or a sum of them) in four vec4s, and the online-
+// softmax state of one query: running max, sum and output.
 struct Q16 { x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32> }
 struct Soft16 { m: f32, l: f32, a0: vec4<f32>, a1: vec4<f32>, a2: vec4<f32>, a3: vec4<f32> }
 
