@@ -494,7 +494,7 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(2) var<storage, read> sLSE: array<f32>;            // [M, NH]
 @group(0) @binding(3) var<storage, read_write> sST: array<vec2<f32>>; // [M, NH] (LSE, D)
 @group(0) @binding(4) var<uniform> ps: Params;
-// attn_bwd_dq_* (also Q at 0, rows at 1, Kc at 2, Vc at 3)
+// attn_bwd_dq_* (also Q at 0, rows at 1 (the _hs8 / _hs16 forms: seqs), Kc at 2, Vc at 3)
 @group(0) @binding(4) var<storage, read> dO: array<vec4<f32>>;        // [M, NH * HS/4]
 @group(0) @binding(5) var<storage, read> ST: array<vec2<f32>>;        // [M, NH] (LSE, D)
 @group(0) @binding(6) var<storage, read_write> dQ: array<vec4<f32>>;  // [M, NH, HS/4]

@@ -16,7 +16,8 @@ export function register(h: Harness): void {
     const s = await OpfsStorage.open(folder);
     await s.append('m.jsonl', '{"step":0}\n');
     await s.writeFile('status.json', '{"step":0}');
-    const fh = await (await (await navigator.storage.getDirectory()).getDirectoryHandle(folder)).getFileHandle('m.jsonl');
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(folder);
+    const handles = [await dir.getFileHandle('m.jsonl'), await dir.getFileHandle('status.json')];
     let done = false;
     const writer = (async () => {
       for (let i = 1; i <= appends; i++) {
@@ -26,10 +27,9 @@ export function register(h: Harness): void {
       done = true;
     })();
     const raw = { reads: 0, failed: 0, first: '' }, storage = { reads: 0, failed: 0, missing: 0, first: '' };
-    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(folder);
     const kinds: Record<string, number> = {};
     while (!done) {
-      for (const h of [fh, await dir.getFileHandle('status.json')]) {
+      for (const h of handles) {
         raw.reads++;
         try {
           const f = await h.getFile();
@@ -38,7 +38,8 @@ export function register(h: Harness): void {
         } catch (e) {
           raw.failed++;
           raw.first ||= `${(e as Error).name}: ${(e as Error).message}`;
-          kinds[`${h.name} ${(e as Error).name}`] = (kinds[`${h.name} ${(e as Error).name}`] ?? 0) + 1;
+          const kind = `${h.name} ${(e as Error).name}`;
+          kinds[kind] = (kinds[kind] ?? 0) + 1;
         }
       }
       storage.reads += 2;

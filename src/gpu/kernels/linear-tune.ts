@@ -1,6 +1,6 @@
 // Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode1 M = 1,
-// decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features: small, medium, large) by timing the
-// candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
+// decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features: small, medium,
+// large) by timing the candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
 // browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>`:
 // the candidate list is part of the key, so a new variant is timed against the old winner.
 // Tested by tests/unit/gpu/linear-tune.test.ts; `bench matmul` compares choices with the best.

@@ -4,7 +4,8 @@
 // callback that records dH (+ dW_lm in full mode), so at most [chunkRows, V] logits exist.
 // CPU twin: src/reference/logprobs.ts (logprobs_backward). Tested by logprobs-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
-import { defaultLogprobsWorkgroup, type LogitsFn } from './logprobs';
+import { rowWorkgroupSize } from '../device';
+import type { LogitsFn } from './logprobs';
 import { ShapeError } from '../errors';
 
 /**
@@ -22,7 +23,7 @@ export interface ChunkedLogprobsBackwardOptions {
   C: number;
   /** Rows per chunk: the logits scratch is [chunkRows, V] (default 16). */
   chunkRows?: number;
-  /** Invocations per workgroup, a power of two (default: defaultLogprobsWorkgroup). */
+  /** Invocations per workgroup, a power of two (default: rowWorkgroupSize, src/gpu/device.ts). */
   wg?: number;
 }
 
@@ -44,7 +45,7 @@ export class ChunkedLogprobsBackward {
   }
 
   static async create(rt: GpuRuntime, opts: ChunkedLogprobsBackwardOptions): Promise<ChunkedLogprobsBackward> {
-    const o: Required<ChunkedLogprobsBackwardOptions> = { chunkRows: 16, wg: defaultLogprobsWorkgroup(rt), ...opts };
+    const o: Required<ChunkedLogprobsBackwardOptions> = { chunkRows: 16, wg: rowWorkgroupSize(rt.report), ...opts };
     for (const k of ['V', 'C', 'chunkRows', 'wg'] as const) {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ShapeError('logprobs_backward', `${k} a positive integer`, `${k}=${o[k]}`);
     }

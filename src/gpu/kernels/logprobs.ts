@@ -23,13 +23,8 @@ export interface ChunkedLogprobsOptions {
   C: number;
   /** Rows per chunk: the logits scratch is [chunkRows, V] (default 16). */
   chunkRows?: number;
-  /** Invocations per workgroup, a power of two (default: defaultLogprobsWorkgroup). */
+  /** Invocations per workgroup, a power of two (default: rowWorkgroupSize, src/gpu/device.ts). */
   wg?: number;
-}
-
-/** Invocations per row's workgroup before any override (rowWorkgroupSize). */
-export function defaultLogprobsWorkgroup(rt: GpuRuntime): number {
-  return rowWorkgroupSize(rt.report);
 }
 
 export class ChunkedLogprobs {
@@ -51,7 +46,7 @@ export class ChunkedLogprobs {
   }
 
   static async create(rt: GpuRuntime, opts: ChunkedLogprobsOptions): Promise<ChunkedLogprobs> {
-    const o: Required<ChunkedLogprobsOptions> = { chunkRows: 16, wg: defaultLogprobsWorkgroup(rt), ...opts };
+    const o: Required<ChunkedLogprobsOptions> = { chunkRows: 16, wg: rowWorkgroupSize(rt.report), ...opts };
     for (const k of ['V', 'C', 'chunkRows', 'wg'] as const) {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ShapeError('logprobs', `${k} a positive integer`, `${k}=${o[k]}`);
     }
