@@ -1,14 +1,14 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
 //  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
-// per variant, as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS); the
+// per variant (the thread variant at PS_HEAD_SIZES both with P/dS kept and recomputed), as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS); the
 // forward in its training form (given the slot table, as TrainStep runs it).
 // Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
 import { Attention, ATTENTION_VARIANTS, type AttentionVariant } from '../src/gpu/kernels/attention';
-import { AttentionBackward, sequenceTable } from '../src/gpu/kernels/attention-backward';
+import { AttentionBackward, PS_HEAD_SIZES, sequenceTable } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
@@ -36,26 +36,33 @@ const dK = rt.storage(cache.layerBytes, 'dK'), dV = rt.storage(cache.layerBytes,
 const rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
 const pairs = B * NH * T * (T + 1) / 2;
 console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
+const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
 for (const variant of variants) {
   const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
-  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M });
-  // one untimed run each first: SwiftShader compiles a pipeline at its first dispatch
+  // one untimed run first: SwiftShader compiles a pipeline at its first dispatch
   fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
-  bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
   await rt.sync();
   const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
-  const b = await timeRuns(rt, () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV }), budget);
-  const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
-  console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}; backward ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
-  if (rt.hasFeature('timestamp-query')) {
-    rt.profiler = new DispatchProfiler(rt.device);
-    bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+  console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
+  const forms = variant === 'thread' && PS_HEAD_SIZES.includes(HS) ? [undefined, 0] : [undefined];
+  for (const psBudgetBytes of forms) {
+    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...(psBudgetBytes === undefined ? {} : { psBudgetBytes }) });
+    const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+    run();
     await rt.sync();
-    await rt.profiler.collect();
-    console.log(`        backward kernels: ${rt.profiler.report().map((k) => `${k.kernel.split(':')[1]} ${k.ms.toFixed(1)} ms`).join(', ')}`);
-    rt.profiler.destroy();
-    rt.profiler = null;
+    const b = await timeRuns(rt, run, budget);
+    const form = bwd.keptScores ? 'P/dS kept' : 'scores recomputed';
+    console.log(`${variant.padEnd(7)} backward (${form}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
+    if (rt.hasFeature('timestamp-query')) {
+      rt.profiler = new DispatchProfiler(rt.device);
+      run();
+      await rt.sync();
+      await rt.profiler.collect();
+      console.log(`        backward kernels: ${rt.profiler.report().map((k) => `${k.kernel.split(':')[1]} ${k.ms.toFixed(1)} ms`).join(', ')}`);
+      rt.profiler.destroy();
+      rt.profiler = null;
+    }
+    bwd.destroy();
   }
-  bwd.destroy();
 }
 process.exit(0);

@@ -186,21 +186,33 @@ fn soft8_block(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
 
 // The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training kernels (HS = 8
 // and 16; grid B * NH * ceil(Tmax / 4), slot table seqs at binding 1): ok when i0 is inside the
-// slot; rows[q] = the (row, head) index of position i0 + q, past the length the last one's.
-struct QueryQuad { ok: bool, i0: u32, len: u32, base: u32, rows: vec4<u32> }
+// slot; rows[q] = the (row, head) index of position i0 + q, past the length the last one's;
+// cell = (slot * NH + head) * ceil(Tmax / 4) + i0 / 4 (the PS layout). Adjacent invocations take
+// the same positions of different (slot, head) lines, and so loops of the same length: a CPU
+// adapter runs them as the lanes of one SIMD group, which waits for its longest lane (the
+// line-major order had lanes of 4 to 16 more keys than their neighbours; 10-20 % slower). The
+// four-key dK/dV kernels order their invocations the same way.
+struct QueryQuad { ok: bool, i0: u32, len: u32, base: u32, rows: vec4<u32>, cell: u32, live: vec4<bool> }
 
 fn query_quad(pp: Params, idx: u32) -> QueryQuad {
   let quads = (pp.Tmax + 3u) / 4u;
-  let line = idx / quads;             // seq * NH + h
+  let lines = pp.B * pp.NH;
+  let line = idx % lines;             // seq * NH + h
+  let t = idx / lines;
   let h = line % pp.NH;
-  let seq = min(line / pp.NH, pp.B - 1u);
+  let seq = line / pp.NH;
   let first = seqs[2u * seq];
   let len = min(seqs[2u * seq + 1u], pp.Tmax);
-  let i0 = (idx % quads) * 4u;
+  let i0 = t * 4u;
   let pos = min(vec4<u32>(i0, i0 + 1u, i0 + 2u, i0 + 3u), vec4<u32>(max(len, 1u) - 1u));
-  let ok = idx < pp.B * pp.NH * quads && i0 < len;
-  return QueryQuad(ok, i0, len, cache_base(pp, seq, h / (pp.NH / pp.KVH)), (vec4<u32>(first) + pos) * pp.NH + h);
+  let ok = t < quads && i0 < len;
+  let live = vec4<u32>(i0) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(len);
+  return QueryQuad(ok, i0, len, cache_base(pp, seq, h / (pp.NH / pp.KVH)), (vec4<u32>(first) + pos) * pp.NH + h, line * quads + t, live);
 }
+
+// The last key the quad's queries reach, and which of them reach key j (live ones only).
+fn quad_last(qq: QueryQuad) -> u32 { return min(qq.i0 + 3u, qq.len - 1u); }
+fn quad_reach(qq: QueryQuad, j: u32) -> vec4<bool> { return (vec4<u32>(j) <= vec4<u32>(qq.i0) + vec4<u32>(0u, 1u, 2u, 3u)) & qq.live; }
 
 // The four scaled queries (two vec4s each, HS = 8) of a quad's (row, head) indices r.
 struct Quad8 { a0: vec4<f32>, b0: vec4<f32>, a1: vec4<f32>, b1: vec4<f32>, a2: vec4<f32>, b2: vec4<f32>, a3: vec4<f32>, b3: vec4<f32> }
@@ -480,12 +492,15 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 //   attn_bwd_dq_*    per query (row, head), a loop over its keys j <= pos;
 //   attn_bwd_dkv_*   per key (slot, kv head, position j < Tmax), a loop over the query rows of
 //                    the same sequence with position >= j and the NH/KVH heads of the group.
+// At HS = 8 and 16 (thread variant) the dQ kernel can also keep each pair's P and dS in a
+// scratch PS (attn_bwd_dq_thread_hs*_ps) for attn_bwd_dkv_ps_hs*, which then sums dK and dV
+// from it instead of recomputing the scores (the launcher picks this when PS fits its budget).
 // Variants as in the forward: _thread (one invocation per item, registers only: CPU adapters)
 // and _wg (one workgroup per item, the loop split across it with workgroup-memory sums: GPUs).
 // CPU twin: src/reference/attention.ts (attention_backward, per sequence).
 // Launcher: src/gpu/kernels/attention-backward.ts. Test: tests/unit/gpu/attention-backward.test.ts.
 // Write contract: ST, dQ overwritten (=) for all M rows; dKc/dVc overwritten (=) everywhere:
-// positions >= T_s (and unused slots) get 0.
+// positions >= T_s (and unused slots) get 0; PS written where attn_bwd_dkv_ps_* reads it.
 // Bindings alias the forward's across entry points (inputs, outputs, then the uniforms).
 
 // attn_bwd_stats
@@ -504,6 +519,16 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(6) var<storage, read_write> dKc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 @group(0) @binding(7) var<storage, read_write> dVc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 @group(0) @binding(8) var<uniform> pk: Params;
+// The _ps forms (HS = 8 / 16, thread variant), which keep each (query, key) pair's P and dS:
+//   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8;
+//   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6.
+// PS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4: for (slot, head, query quad u, key j) the P and dS
+// of the quad's four queries (0 where a query does not reach the key or is past the length).
+@group(0) @binding(7) var<storage, read_write> PSw: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> PSr: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> gO: array<vec4<f32>>;        // dO [M, NH * HS/4]
+@group(0) @binding(4) var<storage, read_write> dKo: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
+@group(0) @binding(5) var<storage, read_write> dVo: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 
 @compute @workgroup_size(WG)
 fn attn_bwd_stats(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -609,66 +634,71 @@ fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 fn attn_bwd_dq_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);
   if (!qq.ok) { return; }
-  let i0 = qq.i0;
-  let r = qq.rows;
-  let s0 = ST[r.x];
-  let s1 = ST[r.y];
-  let s2 = ST[r.z];
-  let s3 = ST[r.w];
-  let qs = quad_queries(r, pq.scale);
-  let g0a = dO[r.x * 2u];
-  let g0b = dO[r.x * 2u + 1u];
-  let g1a = dO[r.y * 2u];
-  let g1b = dO[r.y * 2u + 1u];
-  let g2a = dO[r.z * 2u];
-  let g2b = dO[r.z * 2u + 1u];
-  let g3a = dO[r.w * 2u];
-  let g3b = dO[r.w * 2u + 1u];
-  var a0a = vec4<f32>(0.0);
-  var a0b = vec4<f32>(0.0);
-  var a1a = vec4<f32>(0.0);
-  var a1b = vec4<f32>(0.0);
-  var a2a = vec4<f32>(0.0);
-  var a2b = vec4<f32>(0.0);
-  var a3a = vec4<f32>(0.0);
-  var a3b = vec4<f32>(0.0);
-  let last = min(i0 + 3u, qq.len - 1u);
-  for (var j = 0u; j <= last; j++) {
-    let ko = qq.base + j * 2u;
-    let k0 = Kc[ko];
-    let k1 = Kc[ko + 1u];
-    let v0 = Vc[ko];
-    let v1 = Vc[ko + 1u];
-    let d0 = select(0.0, exp(dot(qs.a0, k0) + dot(qs.b0, k1) - s0.x) * (dot(g0a, v0) + dot(g0b, v1) - s0.y), j <= i0);
-    let d1 = select(0.0, exp(dot(qs.a1, k0) + dot(qs.b1, k1) - s1.x) * (dot(g1a, v0) + dot(g1b, v1) - s1.y), j <= i0 + 1u);
-    let d2 = select(0.0, exp(dot(qs.a2, k0) + dot(qs.b2, k1) - s2.x) * (dot(g2a, v0) + dot(g2b, v1) - s2.y), j <= i0 + 2u);
-    let d3 = exp(dot(qs.a3, k0) + dot(qs.b3, k1) - s3.x) * (dot(g3a, v0) + dot(g3b, v1) - s3.y);
-    a0a += d0 * k0;
-    a0b += d0 * k1;
-    a1a += d1 * k0;
-    a1b += d1 * k1;
-    a2a += d2 * k0;
-    a2b += d2 * k1;
-    a3a += d3 * k0;
-    a3b += d3 * k1;
+  let x = dq_in8(qq.rows, pq.scale);
+  var acc = dq_zero8();
+  for (var j = 0u; j <= quad_last(qq); j++) { acc = dq8_key(acc, x, key8(qq.base + j * 2u), quad_reach(qq, j)); }
+  store_dq8(qq.rows, qq.live, acc, pq.scale);
+}
+
+// dO of a quad's four (row, head) indices r, HS = 8 (two vec4s each).
+fn quad_grads8(r: vec4<u32>) -> Quad8 {
+  return Quad8(dO[r.x * 2u], dO[r.x * 2u + 1u], dO[r.y * 2u], dO[r.y * 2u + 1u],
+               dO[r.z * 2u], dO[r.z * 2u + 1u], dO[r.w * 2u], dO[r.w * 2u + 1u]);
+}
+
+// A query's running dQ sum (two vec4s) with its last key's P and dS, HS = 8.
+struct Dq8 { a: vec4<f32>, b: vec4<f32>, p: f32, ds: f32 }
+
+// One key's term of a query's dQ sum (as dq16_step): q = (qa, qb) scaled, g = (ga, gb) its dO,
+// st = (LSE, D), k = the key (ka, kb) and value (va, vb); P = dS = 0 when on = false.
+fn dq8_step(acc: Dq8, qa: vec4<f32>, qb: vec4<f32>, ga: vec4<f32>, gb: vec4<f32>, st: vec2<f32>, k: Dkv8, on: bool) -> Dq8 {
+  let p = select(0.0, exp(dot(qa, k.ka) + dot(qb, k.kb) - st.x), on);
+  let ds = p * (dot(ga, k.va) + dot(gb, k.vb) - st.y);
+  return Dq8(acc.a + ds * k.ka, acc.b + ds * k.kb, p, ds);
+}
+
+// A quad's four scaled queries, their dO rows and stats (LSE, D), HS = 8; and its four dQ sums.
+struct DqIn8 { q: Quad8, g: Quad8, s0: vec2<f32>, s1: vec2<f32>, s2: vec2<f32>, s3: vec2<f32> }
+struct DqQuad8 { a0: Dq8, a1: Dq8, a2: Dq8, a3: Dq8 }
+
+fn dq_in8(r: vec4<u32>, scale: f32) -> DqIn8 { return DqIn8(quad_queries(r, scale), quad_grads8(r), ST[r.x], ST[r.y], ST[r.z], ST[r.w]); }
+
+fn dq_zero8() -> DqQuad8 {
+  let z = Dq8(vec4<f32>(0.0), vec4<f32>(0.0), 0.0, 0.0);
+  return DqQuad8(z, z, z, z);
+}
+
+// Key k's terms of the four sums; on = which queries reach it.
+fn dq8_key(a: DqQuad8, x: DqIn8, k: Dkv8, on: vec4<bool>) -> DqQuad8 {
+  return DqQuad8(dq8_step(a.a0, x.q.a0, x.q.b0, x.g.a0, x.g.b0, x.s0, k, on.x), dq8_step(a.a1, x.q.a1, x.q.b1, x.g.a1, x.g.b1, x.s1, k, on.y),
+                 dq8_step(a.a2, x.q.a2, x.q.b2, x.g.a2, x.g.b2, x.s2, k, on.z), dq8_step(a.a3, x.q.a3, x.q.b3, x.g.a3, x.g.b3, x.s3, k, on.w));
+}
+
+// Key and value at cache vec4 offset ko, HS = 8.
+fn key8(ko: u32) -> Dkv8 { return Dkv8(Kc[ko], Kc[ko + 1u], Vc[ko], Vc[ko + 1u]); }
+
+// The dQ rows of a quad's (row, head) indices r where live, times scale.
+fn store_dq8(r: vec4<u32>, live: vec4<bool>, a: DqQuad8, scale: f32) {
+  if (live.x) {
+    dQ[r.x * 2u] = a.a0.a * scale;
+    dQ[r.x * 2u + 1u] = a.a0.b * scale;
   }
-  if (i0 + 0u < qq.len) {
-    dQ[r.x * 2u] = a0a * pq.scale;
-    dQ[r.x * 2u + 1u] = a0b * pq.scale;
+  if (live.y) {
+    dQ[r.y * 2u] = a.a1.a * scale;
+    dQ[r.y * 2u + 1u] = a.a1.b * scale;
   }
-  if (i0 + 1u < qq.len) {
-    dQ[r.y * 2u] = a1a * pq.scale;
-    dQ[r.y * 2u + 1u] = a1b * pq.scale;
+  if (live.z) {
+    dQ[r.z * 2u] = a.a2.a * scale;
+    dQ[r.z * 2u + 1u] = a.a2.b * scale;
   }
-  if (i0 + 2u < qq.len) {
-    dQ[r.z * 2u] = a2a * pq.scale;
-    dQ[r.z * 2u + 1u] = a2b * pq.scale;
-  }
-  if (i0 + 3u < qq.len) {
-    dQ[r.w * 2u] = a3a * pq.scale;
-    dQ[r.w * 2u + 1u] = a3b * pq.scale;
+  if (live.w) {
+    dQ[r.w * 2u] = a.a3.a * scale;
+    dQ[r.w * 2u + 1u] = a.a3.b * scale;
   }
 }
+
+// Two vec4s each of an HS = 8 key's (or its gradient's) K and V part.
+struct Dkv8 { ka: vec4<f32>, kb: vec4<f32>, va: vec4<f32>, vb: vec4<f32> }
 
 // dK/dV for HS = 8, four adjacent key positions (j0 = 4t .. 4t + 3) per invocation, named
 // registers (SwiftShader spills indexed private arrays): each query row's Q, dO and stats are
@@ -679,8 +709,8 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
   let idx = gid.x + gid.y * nwg.x * WG;
   let quads = (pk.Tmax + 3u) / 4u;
   if (idx >= pk.B * pk.KVH * quads) { return; }
-  let j0 = (idx % quads) * 4u;
-  let line = idx / quads;             // seq * KVH + kh
+  let j0 = (idx / (pk.B * pk.KVH)) * 4u;
+  let line = idx % (pk.B * pk.KVH);   // seq * KVH + kh
   let kh = line % pk.KVH;
   let seq = line / pk.KVH;
   let G = pk.NH / pk.KVH;
@@ -781,39 +811,10 @@ fn store_dkv8(o: u32, dka: vec4<f32>, dkb: vec4<f32>, dva: vec4<f32>, dvb: vec4<
 fn attn_bwd_dq_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);
   if (!qq.ok) { return; }
-  let i0 = qq.i0;
-  let r = qq.rows;
-  let sa = ST[r.x];
-  let sb = ST[r.y];
-  let sc = ST[r.z];
-  let sd = ST[r.w];
-  let qa = query16(r.x, pq.scale);
-  let qb = query16(r.y, pq.scale);
-  let qc = query16(r.z, pq.scale);
-  let qd = query16(r.w, pq.scale);
-  let ga = grad16(r.x);
-  let gb = grad16(r.y);
-  let gc = grad16(r.z);
-  let gd = grad16(r.w);
-  let zero = vec4<f32>(0.0);
-  var aa = Q16(zero, zero, zero, zero);
-  var ab = aa;
-  var ac = aa;
-  var ad = aa;
-  let last = min(i0 + 3u, qq.len - 1u);
-  for (var j = 0u; j <= last; j++) {
-    let ko = qq.base + j * 4u;
-    let k = Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]);
-    let v = Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]);
-    aa = dq16_step(aa, qa, ga, sa, k, v, j <= i0);
-    ab = dq16_step(ab, qb, gb, sb, k, v, j <= i0 + 1u);
-    ac = dq16_step(ac, qc, gc, sc, k, v, j <= i0 + 2u);
-    ad = dq16_step(ad, qd, gd, sd, k, v, true);
-  }
-  store_dq16(r.x, aa);
-  if (i0 + 1u < qq.len) { store_dq16(r.y, ab); }
-  if (i0 + 2u < qq.len) { store_dq16(r.z, ac); }
-  if (i0 + 3u < qq.len) { store_dq16(r.w, ad); }
+  let x = dq_in16(qq.rows, pq.scale);
+  var acc = dq_zero16();
+  for (var j = 0u; j <= quad_last(qq); j++) { acc = dq16_key(acc, x, qq.base + j * 4u, quad_reach(qq, j)); }
+  store_dq16(qq.rows, qq.live, acc, pq.scale);
 }
 
 // dO of (row, head) index r, HS = 16.
@@ -822,17 +823,51 @@ fn grad16(r: u32) -> Q16 { return Q16(dO[r * 4u], dO[r * 4u + 1u], dO[r * 4u + 2
 fn dot16(a: Q16, b: Q16) -> f32 { return (dot(a.x0, b.x0) + dot(a.x1, b.x1)) + (dot(a.x2, b.x2) + dot(a.x3, b.x3)); }
 
 // One key's term of a query's dQ sum: acc + dS k with dS = P (dO . v - D), P = exp(s - LSE);
-// st = (LSE, D); nothing where the query does not reach the key (on = false).
-fn dq16_step(acc: Q16, q: Q16, g: Q16, st: vec2<f32>, k: Q16, v: Q16, on: bool) -> Q16 {
-  let ds = select(0.0, exp(dot16(q, k) - st.x) * (dot16(g, v) - st.y), on);
-  return Q16(acc.x0 + ds * k.x0, acc.x1 + ds * k.x1, acc.x2 + ds * k.x2, acc.x3 + ds * k.x3);
+// st = (LSE, D); P = dS = 0 where the query does not reach the key (on = false).
+struct Dq16 { acc: Q16, p: f32, ds: f32 }
+
+fn dq16_step(a: Dq16, q: Q16, g: Q16, st: vec2<f32>, k: Q16, v: Q16, on: bool) -> Dq16 {
+  let p = select(0.0, exp(dot16(q, k) - st.x), on);
+  let ds = p * (dot16(g, v) - st.y);
+  return Dq16(Q16(a.acc.x0 + ds * k.x0, a.acc.x1 + ds * k.x1, a.acc.x2 + ds * k.x2, a.acc.x3 + ds * k.x3), p, ds);
 }
 
-fn store_dq16(r: u32, a: Q16) {
-  dQ[r * 4u] = a.x0 * pq.scale;
-  dQ[r * 4u + 1u] = a.x1 * pq.scale;
-  dQ[r * 4u + 2u] = a.x2 * pq.scale;
-  dQ[r * 4u + 3u] = a.x3 * pq.scale;
+// A quad's four scaled queries, their dO rows and stats (LSE, D), HS = 16; and its four dQ sums.
+struct DqIn16 { qa: Q16, qb: Q16, qc: Q16, qd: Q16, ga: Q16, gb: Q16, gc: Q16, gd: Q16, st: mat4x2<f32> }
+struct DqQuad16 { a: Dq16, b: Dq16, c: Dq16, d: Dq16 }
+
+fn dq_in16(r: vec4<u32>, scale: f32) -> DqIn16 {
+  return DqIn16(query16(r.x, scale), query16(r.y, scale), query16(r.z, scale), query16(r.w, scale),
+                grad16(r.x), grad16(r.y), grad16(r.z), grad16(r.w), mat4x2<f32>(ST[r.x], ST[r.y], ST[r.z], ST[r.w]));
+}
+
+fn dq_zero16() -> DqQuad16 {
+  let z = vec4<f32>(0.0);
+  let d = Dq16(Q16(z, z, z, z), 0.0, 0.0);
+  return DqQuad16(d, d, d, d);
+}
+
+// The key at cache vec4 offset ko's terms of the four sums; on = which queries reach it.
+fn dq16_key(a: DqQuad16, x: DqIn16, ko: u32, on: vec4<bool>) -> DqQuad16 {
+  let k = Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]);
+  let v = Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]);
+  return DqQuad16(dq16_step(a.a, x.qa, x.ga, x.st[0], k, v, on.x), dq16_step(a.b, x.qb, x.gb, x.st[1], k, v, on.y),
+                  dq16_step(a.c, x.qc, x.gc, x.st[2], k, v, on.z), dq16_step(a.d, x.qd, x.gd, x.st[3], k, v, on.w));
+}
+
+// The dQ rows of a quad's (row, head) indices r where live, times scale.
+fn store_dq16(r: vec4<u32>, live: vec4<bool>, a: DqQuad16, scale: f32) {
+  if (live.x) { store_dq16_row(r.x, a.a.acc, scale); }
+  if (live.y) { store_dq16_row(r.y, a.b.acc, scale); }
+  if (live.z) { store_dq16_row(r.z, a.c.acc, scale); }
+  if (live.w) { store_dq16_row(r.w, a.d.acc, scale); }
+}
+
+fn store_dq16_row(r: u32, a: Q16, scale: f32) {
+  dQ[r * 4u] = a.x0 * scale;
+  dQ[r * 4u + 1u] = a.x1 * scale;
+  dQ[r * 4u + 2u] = a.x2 * scale;
+  dQ[r * 4u + 3u] = a.x3 * scale;
 }
 
 // dK/dV for HS = 16, four adjacent key positions (j0 = 4t .. 4t + 3) per invocation (as
@@ -844,8 +879,8 @@ fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @buil
   let idx = gid.x + gid.y * nwg.x * WG;
   let quads = (pk.Tmax + 3u) / 4u;
   if (idx >= pk.B * pk.KVH * quads) { return; }
-  let j0 = (idx % quads) * 4u;
-  let line = idx / quads;             // seq * KVH + kh
+  let j0 = (idx / (pk.B * pk.KVH)) * 4u;
+  let line = idx % (pk.B * pk.KVH);   // seq * KVH + kh
   let kh = line % pk.KVH;
   let seq = line / pk.KVH;
   let G = pk.NH / pk.KVH;
@@ -912,6 +947,186 @@ fn store_dkv16(o: u32, a: Dkv16) {
   dVc[o + 1u] = a.dv.x1;
   dVc[o + 2u] = a.dv.x2;
   dVc[o + 3u] = a.dv.x3;
+}
+
+// ---- HS = 8, P and dS kept (as the HS = 16 pair below) ---------------------------------------
+// attn_bwd_dq_thread_hs8 that also stores each key's P and dS of its four queries in PS.
+// Grid: B * NH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs8_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qq = query_quad(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let x = dq_in8(qq.rows, pk.scale);
+  var acc = dq_zero8();
+  let line = qq.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(qq); j++) {
+    acc = dq8_key(acc, x, key8(qq.base + j * 2u), quad_reach(qq, j));
+    PSw[line + j * 2u] = vec4<f32>(acc.a0.p, acc.a1.p, acc.a2.p, acc.a3.p);
+    PSw[line + j * 2u + 1u] = vec4<f32>(acc.a0.ds, acc.a1.ds, acc.a2.ds, acc.a3.ds);
+  }
+  zero_ps_tail(qq, line);
+  store_dq8(qq.rows, qq.live, acc, pk.scale);
+}
+
+// Zeros in PS for the keys past the slot's length up to the quad's last position (the loop
+// stops at the length; attn_bwd_dkv_ps_* reads them).
+fn zero_ps_tail(qq: QueryQuad, line: u32) {
+  for (var j = quad_last(qq) + 1u; j <= min(qq.i0 + 3u, pk.Tmax - 1u); j++) {
+    PSw[line + j * 2u] = vec4<f32>(0.0);
+    PSw[line + j * 2u + 1u] = vec4<f32>(0.0);
+  }
+}
+
+// dK/dV for HS = 8 from PS (as attn_bwd_dkv_ps_hs16). Grid: B * KVH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let z = vec4<f32>(0.0);
+  var a0 = Dkv8(z, z, z, z);
+  var a1 = a0;
+  var a2 = a0;
+  var a3 = a0;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u);
+      let x = quad_queries(r, 1.0);
+      let g = Quad8(gO[r.x * 2u], gO[r.x * 2u + 1u], gO[r.y * 2u], gO[r.y * 2u + 1u],
+                    gO[r.z * 2u], gO[r.z * 2u + 1u], gO[r.w * 2u], gO[r.w * 2u + 1u]);
+      a0 = dkv8_ps_step(a0, PSr[pb + kq.ps.x], PSr[pb + kq.ps.x + 1u], x, g);
+      a1 = dkv8_ps_step(a1, PSr[pb + kq.ps.y], PSr[pb + kq.ps.y + 1u], x, g);
+      a2 = dkv8_ps_step(a2, PSr[pb + kq.ps.z], PSr[pb + kq.ps.z + 1u], x, g);
+      a3 = dkv8_ps_step(a3, PSr[pb + kq.ps.w], PSr[pb + kq.ps.w + 1u], x, g);
+    }
+  }
+  let o = (kq.line * pl.Tmax + kq.j0) * 2u;
+  store_dkv8_ps(o, a0);
+  if (kq.j0 + 1u < pl.Tmax) { store_dkv8_ps(o + 2u, a1); }
+  if (kq.j0 + 2u < pl.Tmax) { store_dkv8_ps(o + 4u, a2); }
+  if (kq.j0 + 3u < pl.Tmax) { store_dkv8_ps(o + 6u, a3); }
+}
+
+// The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the _ps dK/dV kernels,
+// in query_quad's order (t-major): line = slot * KVH + kv head, its query heads h0 .. h0 + G - 1,
+// the slot's first row and length, and the four keys' offsets in a PS cell (past Tmax the last).
+struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, ps: vec4<u32> }
+
+fn key_quad(pp: Params, idx: u32) -> KeyQuad {
+  let lines = pp.B * pp.KVH;
+  let j0 = (idx / lines) * 4u;
+  let line = idx % lines;
+  let seq = line / pp.KVH;
+  let G = pp.NH / pp.KVH;
+  let ps = min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u)) * 2u;
+  return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), ps);
+}
+
+// The PS cell (vec4 offset) of head h's query quad u, and the quad's (row, head) indices
+// (positions past the length: the last row's, whose P and dS are 0).
+fn ps_cell(pp: Params, kq: KeyQuad, h: u32, u: u32) -> u32 { return ((kq.seq * pp.NH + h) * ((pp.Tmax + 3u) / 4u) + u) * pp.Tmax * 2u; }
+
+fn quad_rows(pp: Params, kq: KeyQuad, h: u32, u: u32) -> vec4<u32> {
+  let pos = min(vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(kq.len - 1u));
+  return (vec4<u32>(kq.first) + pos) * pp.NH + h;
+}
+
+// Four queries' terms of one key's sums, HS = 8: dK += sum dS_q x_q, dV += sum P_q g_q.
+fn dkv8_ps_step(a: Dkv8, p: vec4<f32>, d: vec4<f32>, x: Quad8, g: Quad8) -> Dkv8 {
+  return Dkv8(a.ka + d.x * x.a0 + d.y * x.a1 + d.z * x.a2 + d.w * x.a3,
+              a.kb + d.x * x.b0 + d.y * x.b1 + d.z * x.b2 + d.w * x.b3,
+              a.va + p.x * g.a0 + p.y * g.a1 + p.z * g.a2 + p.w * g.a3,
+              a.vb + p.x * g.b0 + p.y * g.b1 + p.z * g.b2 + p.w * g.b3);
+}
+
+fn store_dkv8_ps(o: u32, a: Dkv8) {
+  dKo[o] = a.ka * pl.scale;
+  dKo[o + 1u] = a.kb * pl.scale;
+  dVo[o] = a.va;
+  dVo[o + 1u] = a.vb;
+}
+
+// ---- HS = 16, P and dS kept: dQ writes them, dK/dV reads them -------------------------------
+// attn_bwd_dq_thread_hs16 that also stores, per key j, the P and dS of its four queries in PS
+// (one vec4 each; zeros for the keys i0 + 3 >= j >= len the loop does not reach), so that
+// attn_bwd_dkv_ps_hs16 sums dK = dS^T Q and dV = P^T dO without recomputing the scores: the
+// backward then does 10 HS multiply-adds per pair instead of 14. Grid: B * NH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qq = query_quad(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let x = dq_in16(qq.rows, pk.scale);
+  var acc = dq_zero16();
+  let line = qq.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(qq); j++) {
+    acc = dq16_key(acc, x, qq.base + j * 4u, quad_reach(qq, j));
+    PSw[line + j * 2u] = vec4<f32>(acc.a.p, acc.b.p, acc.c.p, acc.d.p);
+    PSw[line + j * 2u + 1u] = vec4<f32>(acc.a.ds, acc.b.ds, acc.c.ds, acc.d.ds);
+  }
+  zero_ps_tail(qq, line);
+  store_dq16(qq.rows, qq.live, acc, pk.scale);
+}
+
+// dK/dV for HS = 16 from PS, four adjacent keys (j0 = 4t .. 4t + 3) of one (slot, kv head) per
+// invocation: for each head of the group and query quad u >= t, the four keys' P and dS vec4s
+// and the quad's Q and dO rows; dK_j = scale sum dS q, dV_j = sum P dO. Keys past Tmax repeat the
+// last one and are not stored; keys past the length sum zeros. Grid: B * KVH * ceil(Tmax / 4).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let z = vec4<f32>(0.0);
+  var a0 = Dkv16(Q16(z, z, z, z), Q16(z, z, z, z));
+  var a1 = a0;
+  var a2 = a0;
+  var a3 = a0;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u);
+      let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
+      let g = Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w));
+      a0 = dkv16_ps_step(a0, PSr[pb + kq.ps.x], PSr[pb + kq.ps.x + 1u], x, g);
+      a1 = dkv16_ps_step(a1, PSr[pb + kq.ps.y], PSr[pb + kq.ps.y + 1u], x, g);
+      a2 = dkv16_ps_step(a2, PSr[pb + kq.ps.z], PSr[pb + kq.ps.z + 1u], x, g);
+      a3 = dkv16_ps_step(a3, PSr[pb + kq.ps.w], PSr[pb + kq.ps.w + 1u], x, g);
+    }
+  }
+  let o = (kq.line * pl.Tmax + kq.j0) * 4u;
+  store_dkv16_ps(o, a0);
+  if (kq.j0 + 1u < pl.Tmax) { store_dkv16_ps(o + 4u, a1); }
+  if (kq.j0 + 2u < pl.Tmax) { store_dkv16_ps(o + 8u, a2); }
+  if (kq.j0 + 3u < pl.Tmax) { store_dkv16_ps(o + 12u, a3); }
+}
+
+// Four HS = 16 rows (a query quad's Q or dO).
+struct Quad16 { a: Q16, b: Q16, c: Q16, d: Q16 }
+
+// Q of (row, head) index r, unscaled; dO read through the _ps binding.
+fn row16(r: u32) -> Q16 { return Q16(Q[r * 4u], Q[r * 4u + 1u], Q[r * 4u + 2u], Q[r * 4u + 3u]); }
+fn grad16o(r: u32) -> Q16 { return Q16(gO[r * 4u], gO[r * 4u + 1u], gO[r * 4u + 2u], gO[r * 4u + 3u]); }
+
+// Four queries' terms of one key's sums: dK += sum dS_q x_q, dV += sum P_q g_q.
+fn dkv16_ps_step(a: Dkv16, p: vec4<f32>, d: vec4<f32>, x: Quad16, g: Quad16) -> Dkv16 {
+  return Dkv16(Q16(a.dk.x0 + d.x * x.a.x0 + d.y * x.b.x0 + d.z * x.c.x0 + d.w * x.d.x0,
+                   a.dk.x1 + d.x * x.a.x1 + d.y * x.b.x1 + d.z * x.c.x1 + d.w * x.d.x1,
+                   a.dk.x2 + d.x * x.a.x2 + d.y * x.b.x2 + d.z * x.c.x2 + d.w * x.d.x2,
+                   a.dk.x3 + d.x * x.a.x3 + d.y * x.b.x3 + d.z * x.c.x3 + d.w * x.d.x3),
+               Q16(a.dv.x0 + p.x * g.a.x0 + p.y * g.b.x0 + p.z * g.c.x0 + p.w * g.d.x0,
+                   a.dv.x1 + p.x * g.a.x1 + p.y * g.b.x1 + p.z * g.c.x1 + p.w * g.d.x1,
+                   a.dv.x2 + p.x * g.a.x2 + p.y * g.b.x2 + p.z * g.c.x2 + p.w * g.d.x2,
+                   a.dv.x3 + p.x * g.a.x3 + p.y * g.b.x3 + p.z * g.c.x3 + p.w * g.d.x3));
+}
+
+fn store_dkv16_ps(o: u32, a: Dkv16) {
+  dKo[o] = a.dk.x0 * pl.scale;
+  dKo[o + 1u] = a.dk.x1 * pl.scale;
+  dKo[o + 2u] = a.dk.x2 * pl.scale;
+  dKo[o + 3u] = a.dk.x3 * pl.scale;
+  dVo[o] = a.dv.x0;
+  dVo[o + 1u] = a.dv.x1;
+  dVo[o + 2u] = a.dv.x2;
+  dVo[o + 3u] = a.dv.x3;
 }
 
 // ---- workgroup variants -------------------------------------------------------------------

@@ -34,6 +34,7 @@ export class GpuRuntime {
   phases: PhaseTimer | null = null;
   private encoder: GPUCommandEncoder | null = null;
   private pass: GPUComputePassEncoder | null = null;
+  /** Uniform buffers of this step's dispatches and buffers retired during it: back to the pool at submit. */
   private frameUniforms: GPUBuffer[] = [];
   private readonly listeners = new Set<ErrorListener>();
   /** Set by destroy(): the device's 'destroyed' loss that follows is expected. */
@@ -127,6 +128,11 @@ export class GpuRuntime {
 
   release(...bufs: GPUBuffer[]): void {
     for (const b of bufs) this.pool.release(b);
+  }
+
+  /** Returns buffers to the pool once the step being recorded is submitted (dispatches already recorded may still read them). */
+  releaseAfterSubmit(...bufs: GPUBuffer[]): void {
+    this.frameUniforms.push(...bufs);
   }
 
   /**

@@ -7,6 +7,8 @@
 // Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
+import { attentionScoreBytes } from '../gpu/kernels/attention-backward';
+import type { AttentionVariant } from '../gpu/kernels/attention';
 import type { QuantMode } from '../model/gpu/upload';
 import { LINEAR_GROUPS, groupShape, groupTargeted, type GroupShape, type LinearGroup } from '../model/gpu/lora-upload';
 import { STEP_ACTS, stepActRows, stepActWidths } from '../model/gpu/step-acts';
@@ -284,6 +286,12 @@ export interface TrainingPlanOptions {
    * itself (its swap scratch, the largest tensor, and its log-prob pass's buffers).
    */
   frozenReference?: boolean;
+  /**
+   * The attention variant the adapter runs (defaultAttentionVariant; default 'thread', the CPU
+   * adapters' choice): 'thread' at HS 8 / 16 keeps P and dS between the backward's kernels.
+   * Planning 'thread' where 'wg' runs is high by that row, never low.
+   */
+  attention?: AttentionVariant;
 }
 
 const TROW = {
@@ -299,6 +307,7 @@ const TROW = {
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
+  scores: 'attention backward P and dS [n, NH, T/4, T, 2] vec4 (thread variant, HS 8 / 16; grown to the largest pass)',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   valueHead: 'PPO value head w [C] + b [1] and their gradients',
   frozenRef: 'KL reference: frozen copy of the trainable tensors (full mode with beta > 0, or model.adapter)',
@@ -422,6 +431,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   // State the step keeps between passes.
   let acts: { rows: number; kept: number; bufs: SimBuffer[] } | null = null;
   let rstd: SimBuffer | null = null;
+  let scores: SimBuffer | null = null;
   const scratch: Record<Group, BwdScratch>[] = Array.from({ length: d.L }, () => ({
     qkv: { dyb: null, xa: null }, o: { dyb: null, xa: null }, gateUp: { dyb: null, xa: null }, down: { dyb: null, xa: null },
   }));
@@ -506,6 +516,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const pass = (lens: number[]) => {
     const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
+    const retired: SimBuffer[] = [];
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));
@@ -537,6 +548,12 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       linearBwd(l, 'gateUp', M, true);
       normBwd(M);
       linearBwd(l, 'o', M, true);
+      // AttentionBackward.scoreScratch: grown at the pass's first layer, the old one retired at submit.
+      const psBytes = attentionScoreBytes(o.attention ?? 'thread', d.HS, d.NH, n, Math.max(...lens));
+      if (psBytes > 0 && !(scores && scores.size >= psBytes)) {
+        if (scores) retired.push(scores);
+        scores = sim.acquire(psBytes, 'storage', TROW.scores);
+      }
       for (let i = 0; i < 4; i++) frame.dispatch(32); // attention (3) + RoPE backward
       linearBwd(l, 'qkv', M, true);
       normBwd(M);
@@ -552,6 +569,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const staging = sim.acquire(M * 4, 'readback', ROW.staging);
     if (!busiest || sim.allocated - sim.freeBytes > busiest.inUse) busiest = { rows: sim.rowsNow(), allocated: sim.allocated, inUse: sim.allocated - sim.freeBytes };
     frame.submit();
+    sim.release(...retired);
     sim.release(staging);
     sim.release(sim.acquire(M * 4, 'readback', ROW.staging));
     if (csr) sim.release(csr);

@@ -1,11 +1,13 @@
 // Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
 // gradients dK/dV of packed training sequences, deterministic, three dispatches (stats, dQ,
-// dK/dV). Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// dK/dV). At the head sizes of PS_HEAD_SIZES (thread variant) the dQ kernel keeps every pair's
+// P and dS in a scratch buffer the dK/dV kernel reads, unless that scratch would pass
+// psBudgetBytes. Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
-import { ShapeError } from '../errors';
+import { GpuOutOfMemoryError, ShapeError } from '../errors';
 import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, TRAIN_POSITIONS_PER_INVOCATION, threadEntry, type AttentionVariant } from './attention';
 
 export interface AttentionBackwardOptions {
@@ -18,6 +20,29 @@ export interface AttentionBackwardOptions {
   maxRows: number;
   /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
   wg?: number;
+  /**
+   * Most bytes of the P/dS scratch [B, NH, ceil(Tmax/4), Tmax, 2] vec4 (default PS_BUDGET_BYTES,
+   * capped by the device's largest storage binding); a call whose batch needs more recomputes
+   * the scores in the dK/dV kernel instead. 0 always recomputes.
+   */
+  psBudgetBytes?: number;
+}
+
+/** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
+export const PS_HEAD_SIZES = [8, 16];
+
+/** Default most bytes of the P/dS scratch (AttentionBackwardOptions.psBudgetBytes): the storage binding size every WebGPU device allows. */
+export const PS_BUDGET_BYTES = 128 * 2 ** 20;
+
+/**
+ * Bytes of the P/dS scratch a backward over B slots of Tmax positions keeps (the memory plan's
+ * row; AttentionBackward grows its buffer to it): 0 where the kernels recompute the scores
+ * (variant 'wg', other head sizes, or over `budget`).
+ */
+export function attentionScoreBytes(variant: AttentionVariant, HS: number, NH: number, B: number, Tmax: number, budget = PS_BUDGET_BYTES): number {
+  if (variant !== 'thread' || !PS_HEAD_SIZES.includes(HS) || budget <= 0) return 0;
+  const bytes = B * NH * Math.ceil(Tmax / TRAIN_POSITIONS_PER_INVOCATION) * Tmax * 32;
+  return bytes <= budget ? bytes : 0;
 }
 
 /** The tensors of one attention backward (all f32 unless said; cache layout [B, KVH, Tmax, HS]). */
@@ -77,19 +102,24 @@ export class AttentionBackward {
   private readonly u32 = new Uint32Array(this.uniforms);
   private readonly f32 = new Float32Array(this.uniforms);
   private readonly stats: GPUBuffer;
+  /** The P/dS scratch, grown to the largest call so far (null: none yet). */
+  private ps: GPUBuffer | null = null;
+  /** Whether the last run() kept P and dS (for tests and the bench). */
+  keptScores = false;
 
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pStats: GPUComputePipeline,
     private readonly pDq: GPUComputePipeline,
     private readonly pDkv: GPUComputePipeline,
+    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -103,7 +133,12 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dq_thread', HS) : 'attn_bwd_dq_wg', overrides }),
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
-    return new AttentionBackward(rt, pStats, pDq, pDkv, o);
+    const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
+    const psKernels = withPs ? {
+      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps`, overrides }),
+      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps_hs${HS}`, overrides }),
+    } : null;
+    return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, o);
   }
 
   /** Records dQ = dL/dQ and dK, dV = dL/d(cache K, V of `layer`), all overwritten. */
@@ -131,6 +166,16 @@ export class AttentionBackward {
     const u = new Uint8Array(this.uniforms);
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
+    const ps = M > 0 ? this.scoreScratch(c.B, c.Tmax) : null;
+    this.keptScores = ps !== null;
+    if (ps && this.psKernels) {
+      // attn_bwd_dq_thread_hs*_ps / attn_bwd_dkv_ps_hs*: four positions per invocation, P and dS kept in ps.
+      const quads = Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION);
+      this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
+      this.rt.dispatch(this.psKernels.dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * quads, wg, max));
+      this.rt.dispatch(this.psKernels.dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * quads, wg, max));
+      return;
+    }
     if (M > 0) {
       this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
       if (variant === 'wg') {
@@ -151,8 +196,33 @@ export class AttentionBackward {
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
   }
 
+  /**
+   * The P/dS scratch for a batch of B slots of Tmax positions, grown when needed (the old one is
+   * retired after the step's submit); null when this instance has no _ps kernels or the scratch
+   * would pass the budget or the device's limits (the recomputing kernels run instead).
+   */
+  private scoreScratch(B: number, Tmax: number): GPUBuffer | null {
+    if (!this.psKernels) return null;
+    const { variant, HS, NH, psBudgetBytes } = this.opts;
+    const bytes = attentionScoreBytes(variant, HS, NH, B, Tmax, Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize));
+    if (bytes === 0) return null;
+    if (this.ps && this.ps.size >= bytes) return this.ps;
+    let next: GPUBuffer;
+    try {
+      next = this.rt.storage(bytes, `attention backward P/dS [${B}, ${this.opts.NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`);
+    } catch (e) {
+      if (e instanceof GpuOutOfMemoryError) return null;
+      throw e;
+    }
+    if (this.ps) this.rt.releaseAfterSubmit(this.ps);
+    this.ps = next;
+    return next;
+  }
+
   destroy(): void {
     this.rt.release(this.stats);
+    if (this.ps) this.rt.release(this.ps);
+    this.ps = null;
   }
 }
 

@@ -41,6 +41,7 @@ import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
 import { scoreText } from './score';
 import { planRequest } from './plan';
+import { defaultAttentionVariant } from '../../gpu/kernels/attention';
 import { planOfRun } from '../../run/run-plan';
 import { previewTokens } from './preview-tokens';
 import { stepTimeRequest } from './step-time';
@@ -102,7 +103,10 @@ export class Engine {
           const bytes = await (await this.storageOf(req.runId)).read(req.path);
           return this.reply(req.id, 'read-run-file', bytes, bytes ? [bytes.buffer as ArrayBuffer] : []);
         }
-        case 'plan-run': return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, (await this.runtime()).report.limits));
+        case 'plan-run': {
+          const rt = await this.runtime();
+          return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, rt.report.limits, defaultAttentionVariant(rt)));
+        }
         case 'preview-tokens': return this.reply(req.id, 'preview-tokens', await previewTokens(await openModelSource(req.source), req.configYaml, req.data));
         case 'time-step': return this.reply(req.id, 'time-step', await stepTimeRequest(this.policies, this.serial, req,
           (done, total, stage) => this.post({ kind: 'progress', id: req.id, done, total, stage })));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, PS_HEAD_SIZES, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { ShapeError } from '../../../src/gpu/errors';
@@ -58,6 +58,27 @@ describe('attention backward', () => {
       const byRows = await gpuGrads(rt, c, 'thread', QKV, dO, false);
       expect(maxAbsDiff(packed.O, byRows.O), c.name).toBe(0);
       expect(maxAbsDiff(packed.LSE, byRows.LSE), c.name).toBe(0);
+    }
+  });
+
+  // HS = 8 and 16 keep each pair's P and dS between the dQ and dK/dV kernels (PS_HEAD_SIZES) unless
+  // the scratch would pass the budget: both forms against the reference, and the same dQ bit for bit.
+  it('thread HS = 8 and 16: P/dS kept and recomputed (budget 0 or too small) both match the reference', async () => {
+    const rt = await nodeRuntime();
+    for (const c of cases.filter((k) => PS_HEAD_SIZES.includes(k.HS))) {
+      const { QKV, dO } = caseInputs(c, 11 + c.HS);
+      const ref = referenceGrads(c, QKV, dO);
+      const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, 0);
+      const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, 1024);
+      expect([kept.keptScores, none.keptScores, small.keptScores], c.name).toEqual([true, false, false]);
+      for (const [name, g] of [['kept', kept], ['recomputed', none]] as const) {
+        const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
+        console.log(`attention backward HS=${c.HS} ${name} ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
+        for (const x of d) expect(x, `${name} ${c.name}`).toBeLessThan(2e-5);
+      }
+      expect(maxAbsDiff(kept.dQ, none.dQ), c.name).toBe(0);
+      expect(maxAbsDiff(small.dK, none.dK), c.name).toBe(0);
     }
   });
 

@@ -112,7 +112,9 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * The GPU chain; dK/dV start as garbage to check they are fully overwritten. `packed`: the
  * forward also gets the slot table (the training form, attn_train_hs8_lse at HS = 8).
  */
-export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false): Promise<AttnGrads> {
+/** `psBudgetBytes` goes to AttentionBackward (0: the recomputing dK/dV kernels); `keptScores` in the result says which ran. */
+export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
+  psBudgetBytes?: number): Promise<AttnGrads & { keptScores: boolean }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -121,7 +123,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
   const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
-  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M });
+  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...(psBudgetBytes === undefined ? {} : { psBudgetBytes }) });
   const act = M * NH * HS * 4;
   const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
   const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
@@ -132,7 +134,8 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   bwd.run({ Q, O, dO: dOb, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
   ropeB.run(dQ, rows, dK, dV, cache.cfg, dQKV, M);
   const n = cache.layerBytes / 4;
-  const out: AttnGrads = {
+  const out = {
+    keptScores: bwd.keptScores,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
     dK: await rt.readF32(dK, n), dV: await rt.readF32(dV, n), dQKV: await rt.readF32(dQKV, M * F),
   };

@@ -104,7 +104,9 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
         setTuningStore({ getItem: pick, setItem: () => undefined });
         // Attention variants do not depend on the weight format: f32 alone covers them.
         for (const o of name.startsWith('attention') ? [f32] : [f32, nf4]) {
-          const plan = planTraining(cfg, o), peak = await measure(o);
+          // The plan follows the attention variant the adapter runs ('thread' unless told).
+          const attention = ATTENTION_VARIANTS.find((v) => name === `attention ${v}`);
+          const plan = planTraining(cfg, { ...o, attention }), peak = await measure(o);
           console.log(`${name}, ${o.quant} recompute ${o.recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B`);
           expect(peak, name).toBe(plan.total);
         }
