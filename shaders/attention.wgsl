@@ -706,37 +706,25 @@ struct Dkv8 { ka: vec4<f32>, kb: vec4<f32>, va: vec4<f32>, vb: vec4<f32> }
 // Tmax repeat the last one and are not stored. Grid: B * KVH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let idx = gid.x + gid.y * nwg.x * WG;
-  let quads = (pk.Tmax + 3u) / 4u;
-  if (idx >= pk.B * pk.KVH * quads) { return; }
-  let j0 = (idx / (pk.B * pk.KVH)) * 4u;
-  let line = idx % (pk.B * pk.KVH);   // seq * KVH + kh
-  let kh = line % pk.KVH;
-  let seq = line / pk.KVH;
-  let G = pk.NH / pk.KVH;
-  let first = seqs[2u * seq];
-  let len = min(seqs[2u * seq + 1u], pk.Tmax);
-  let lastKey = line * pk.Tmax + pk.Tmax - 1u;
-  let o0 = (line * pk.Tmax + j0) * 2u;
-  let o1 = min(line * pk.Tmax + j0 + 1u, lastKey) * 2u;
-  let o2 = min(line * pk.Tmax + j0 + 2u, lastKey) * 2u;
-  let o3 = min(line * pk.Tmax + j0 + 3u, lastKey) * 2u;
-  let k0a = Kc[o0] * pk.scale;
-  let k0b = Kc[o0 + 1u] * pk.scale;
-  let k1a = Kc[o1] * pk.scale;
-  let k1b = Kc[o1 + 1u] * pk.scale;
-  let k2a = Kc[o2] * pk.scale;
-  let k2b = Kc[o2 + 1u] * pk.scale;
-  let k3a = Kc[o3] * pk.scale;
-  let k3b = Kc[o3 + 1u] * pk.scale;
-  let v0a = Vc[o0];
-  let v0b = Vc[o0 + 1u];
-  let v1a = Vc[o1];
-  let v1b = Vc[o1 + 1u];
-  let v2a = Vc[o2];
-  let v2b = Vc[o2 + 1u];
-  let v3a = Vc[o3];
-  let v3b = Vc[o3 + 1u];
+  let kq = key_quad(pk, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let o = (vec4<u32>(kq.line * pk.Tmax) + kq.pos) * 2u;
+  let k0a = Kc[o.x] * pk.scale;
+  let k0b = Kc[o.x + 1u] * pk.scale;
+  let k1a = Kc[o.y] * pk.scale;
+  let k1b = Kc[o.y + 1u] * pk.scale;
+  let k2a = Kc[o.z] * pk.scale;
+  let k2b = Kc[o.z + 1u] * pk.scale;
+  let k3a = Kc[o.w] * pk.scale;
+  let k3b = Kc[o.w + 1u] * pk.scale;
+  let v0a = Vc[o.x];
+  let v0b = Vc[o.x + 1u];
+  let v1a = Vc[o.y];
+  let v1b = Vc[o.y + 1u];
+  let v2a = Vc[o.z];
+  let v2b = Vc[o.z + 1u];
+  let v3a = Vc[o.w];
+  let v3b = Vc[o.w + 1u];
   var dk0a = vec4<f32>(0.0);
   var dk0b = vec4<f32>(0.0);
   var dv0a = vec4<f32>(0.0);
@@ -753,9 +741,9 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
   var dk3b = vec4<f32>(0.0);
   var dv3a = vec4<f32>(0.0);
   var dv3b = vec4<f32>(0.0);
-  for (var i = j0; i < len; i++) {
-    for (var hg = 0u; hg < G; hg++) {
-      let qi = (first + i) * pk.NH + kh * G + hg;
+  for (var i = kq.j0; i < kq.len; i++) {
+    for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+      let qi = (kq.first + i) * pk.NH + h;
       let qo = qi * 2u;
       let x0 = Q[qo];
       let x1 = Q[qo + 1u];
@@ -764,11 +752,11 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
       let st = ST[qi];
       let p0 = exp(dot(x0, k0a) + dot(x1, k0b) - st.x);
       let d0 = p0 * (dot(g0, v0a) + dot(g1, v0b) - st.y);
-      let p1 = select(0.0, exp(dot(x0, k1a) + dot(x1, k1b) - st.x), i >= j0 + 1u);
+      let p1 = select(0.0, exp(dot(x0, k1a) + dot(x1, k1b) - st.x), i >= kq.j0 + 1u);
       let d1 = p1 * (dot(g0, v1a) + dot(g1, v1b) - st.y);
-      let p2 = select(0.0, exp(dot(x0, k2a) + dot(x1, k2b) - st.x), i >= j0 + 2u);
+      let p2 = select(0.0, exp(dot(x0, k2a) + dot(x1, k2b) - st.x), i >= kq.j0 + 2u);
       let d2 = p2 * (dot(g0, v2a) + dot(g1, v2b) - st.y);
-      let p3 = select(0.0, exp(dot(x0, k3a) + dot(x1, k3b) - st.x), i >= j0 + 3u);
+      let p3 = select(0.0, exp(dot(x0, k3a) + dot(x1, k3b) - st.x), i >= kq.j0 + 3u);
       let d3 = p3 * (dot(g0, v3a) + dot(g1, v3b) - st.y);
       dk0a += d0 * x0;
       dk0b += d0 * x1;
@@ -788,10 +776,10 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
       dv3b += p3 * g1;
     }
   }
-  store_dkv8(o0, dk0a, dk0b, dv0a, dv0b);
-  if (j0 + 1u < pk.Tmax) { store_dkv8(o1, dk1a, dk1b, dv1a, dv1b); }
-  if (j0 + 2u < pk.Tmax) { store_dkv8(o2, dk2a, dk2b, dv2a, dv2b); }
-  if (j0 + 3u < pk.Tmax) { store_dkv8(o3, dk3a, dk3b, dv3a, dv3b); }
+  store_dkv8(o.x, dk0a, dk0b, dv0a, dv0b);
+  if (kq.j0 + 1u < pk.Tmax) { store_dkv8(o.y, dk1a, dk1b, dv1a, dv1b); }
+  if (kq.j0 + 2u < pk.Tmax) { store_dkv8(o.z, dk2a, dk2b, dv2a, dv2b); }
+  if (kq.j0 + 3u < pk.Tmax) { store_dkv8(o.w, dk3a, dk3b, dv3a, dv3b); }
 }
 
 // One key's dK (scaled) and dV at cache vec4 offset o, HS = 8.
@@ -876,50 +864,38 @@ fn store_dq16_row(r: u32, a: Q16, scale: f32) {
 // not stored. Grid: B * KVH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let idx = gid.x + gid.y * nwg.x * WG;
-  let quads = (pk.Tmax + 3u) / 4u;
-  if (idx >= pk.B * pk.KVH * quads) { return; }
-  let j0 = (idx / (pk.B * pk.KVH)) * 4u;
-  let line = idx % (pk.B * pk.KVH);   // seq * KVH + kh
-  let kh = line % pk.KVH;
-  let seq = line / pk.KVH;
-  let G = pk.NH / pk.KVH;
-  let first = seqs[2u * seq];
-  let len = min(seqs[2u * seq + 1u], pk.Tmax);
-  let lastKey = line * pk.Tmax + pk.Tmax - 1u;
-  let o0 = (line * pk.Tmax + j0) * 4u;
-  let o1 = min(line * pk.Tmax + j0 + 1u, lastKey) * 4u;
-  let o2 = min(line * pk.Tmax + j0 + 2u, lastKey) * 4u;
-  let o3 = min(line * pk.Tmax + j0 + 3u, lastKey) * 4u;
-  let k0 = key16(o0, pk.scale);
-  let k1 = key16(o1, pk.scale);
-  let k2 = key16(o2, pk.scale);
-  let k3 = key16(o3, pk.scale);
-  let v0 = Q16(Vc[o0], Vc[o0 + 1u], Vc[o0 + 2u], Vc[o0 + 3u]);
-  let v1 = Q16(Vc[o1], Vc[o1 + 1u], Vc[o1 + 2u], Vc[o1 + 3u]);
-  let v2 = Q16(Vc[o2], Vc[o2 + 1u], Vc[o2 + 2u], Vc[o2 + 3u]);
-  let v3 = Q16(Vc[o3], Vc[o3 + 1u], Vc[o3 + 2u], Vc[o3 + 3u]);
+  let kq = key_quad(pk, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let o = (vec4<u32>(kq.line * pk.Tmax) + kq.pos) * 4u;
+  let k0 = key16(o.x, pk.scale);
+  let k1 = key16(o.y, pk.scale);
+  let k2 = key16(o.z, pk.scale);
+  let k3 = key16(o.w, pk.scale);
+  let v0 = Q16(Vc[o.x], Vc[o.x + 1u], Vc[o.x + 2u], Vc[o.x + 3u]);
+  let v1 = Q16(Vc[o.y], Vc[o.y + 1u], Vc[o.y + 2u], Vc[o.y + 3u]);
+  let v2 = Q16(Vc[o.z], Vc[o.z + 1u], Vc[o.z + 2u], Vc[o.z + 3u]);
+  let v3 = Q16(Vc[o.w], Vc[o.w + 1u], Vc[o.w + 2u], Vc[o.w + 3u]);
   let zero = Q16(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
   var a0 = Dkv16(zero, zero);
   var a1 = a0;
   var a2 = a0;
   var a3 = a0;
-  for (var i = j0; i < len; i++) {
-    for (var hg = 0u; hg < G; hg++) {
-      let qi = (first + i) * pk.NH + kh * G + hg;
+  for (var i = kq.j0; i < kq.len; i++) {
+    for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+      let qi = (kq.first + i) * pk.NH + h;
       let x = Q16(Q[qi * 4u], Q[qi * 4u + 1u], Q[qi * 4u + 2u], Q[qi * 4u + 3u]);
       let g = grad16(qi);
       let st = ST[qi];
       a0 = dkv16_step(a0, x, g, st, k0, v0, true);
-      a1 = dkv16_step(a1, x, g, st, k1, v1, i >= j0 + 1u);
-      a2 = dkv16_step(a2, x, g, st, k2, v2, i >= j0 + 2u);
-      a3 = dkv16_step(a3, x, g, st, k3, v3, i >= j0 + 3u);
+      a1 = dkv16_step(a1, x, g, st, k1, v1, i >= kq.j0 + 1u);
+      a2 = dkv16_step(a2, x, g, st, k2, v2, i >= kq.j0 + 2u);
+      a3 = dkv16_step(a3, x, g, st, k3, v3, i >= kq.j0 + 3u);
     }
   }
-  store_dkv16(o0, a0);
-  if (j0 + 1u < pk.Tmax) { store_dkv16(o1, a1); }
-  if (j0 + 2u < pk.Tmax) { store_dkv16(o2, a2); }
-  if (j0 + 3u < pk.Tmax) { store_dkv16(o3, a3); }
+  store_dkv16(o.x, a0);
+  if (kq.j0 + 1u < pk.Tmax) { store_dkv16(o.y, a1); }
+  if (kq.j0 + 2u < pk.Tmax) { store_dkv16(o.z, a2); }
+  if (kq.j0 + 3u < pk.Tmax) { store_dkv16(o.w, a3); }
 }
 
 // A key's dK (unscaled) and dV sums, HS = 16.
@@ -994,10 +970,10 @@ fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
       let x = quad_queries(r, 1.0);
       let g = Quad8(gO[r.x * 2u], gO[r.x * 2u + 1u], gO[r.y * 2u], gO[r.y * 2u + 1u],
                     gO[r.z * 2u], gO[r.z * 2u + 1u], gO[r.w * 2u], gO[r.w * 2u + 1u]);
-      a0 = dkv8_ps_step(a0, PSr[pb + kq.ps.x], PSr[pb + kq.ps.x + 1u], x, g);
-      a1 = dkv8_ps_step(a1, PSr[pb + kq.ps.y], PSr[pb + kq.ps.y + 1u], x, g);
-      a2 = dkv8_ps_step(a2, PSr[pb + kq.ps.z], PSr[pb + kq.ps.z + 1u], x, g);
-      a3 = dkv8_ps_step(a3, PSr[pb + kq.ps.w], PSr[pb + kq.ps.w + 1u], x, g);
+      a0 = dkv8_ps_step(a0, PSr[pb + kq.pos.x * 2u], PSr[pb + kq.pos.x * 2u + 1u], x, g);
+      a1 = dkv8_ps_step(a1, PSr[pb + kq.pos.y * 2u], PSr[pb + kq.pos.y * 2u + 1u], x, g);
+      a2 = dkv8_ps_step(a2, PSr[pb + kq.pos.z * 2u], PSr[pb + kq.pos.z * 2u + 1u], x, g);
+      a3 = dkv8_ps_step(a3, PSr[pb + kq.pos.w * 2u], PSr[pb + kq.pos.w * 2u + 1u], x, g);
     }
   }
   let o = (kq.line * pl.Tmax + kq.j0) * 2u;
@@ -1007,10 +983,10 @@ fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   if (kq.j0 + 3u < pl.Tmax) { store_dkv8_ps(o + 6u, a3); }
 }
 
-// The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the _ps dK/dV kernels,
-// in query_quad's order (t-major): line = slot * KVH + kv head, its query heads h0 .. h0 + G - 1,
-// the slot's first row and length, and the four keys' offsets in a PS cell (past Tmax the last).
-struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, ps: vec4<u32> }
+// The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the four-key dK/dV
+// kernels, in query_quad's order (t-major): line = slot * KVH + kv head, its query heads h0 ..
+// h0 + G - 1, the slot's first row and length, and the four key positions (past Tmax the last).
+struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, pos: vec4<u32> }
 
 fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   let lines = pp.B * pp.KVH;
@@ -1018,8 +994,8 @@ fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   let line = idx % lines;
   let seq = line / pp.KVH;
   let G = pp.NH / pp.KVH;
-  let ps = min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u)) * 2u;
-  return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), ps);
+  let pos = min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u));
+  return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), pos);
 }
 
 // The PS cell (vec4 offset) of head h's query quad u, and the quad's (row, head) indices
@@ -1086,10 +1062,10 @@ fn attn_bwd_dkv_ps_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
       let r = quad_rows(pl, kq, h, u);
       let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
       let g = Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w));
-      a0 = dkv16_ps_step(a0, PSr[pb + kq.ps.x], PSr[pb + kq.ps.x + 1u], x, g);
-      a1 = dkv16_ps_step(a1, PSr[pb + kq.ps.y], PSr[pb + kq.ps.y + 1u], x, g);
-      a2 = dkv16_ps_step(a2, PSr[pb + kq.ps.z], PSr[pb + kq.ps.z + 1u], x, g);
-      a3 = dkv16_ps_step(a3, PSr[pb + kq.ps.w], PSr[pb + kq.ps.w + 1u], x, g);
+      a0 = dkv16_ps_step(a0, PSr[pb + kq.pos.x * 2u], PSr[pb + kq.pos.x * 2u + 1u], x, g);
+      a1 = dkv16_ps_step(a1, PSr[pb + kq.pos.y * 2u], PSr[pb + kq.pos.y * 2u + 1u], x, g);
+      a2 = dkv16_ps_step(a2, PSr[pb + kq.pos.z * 2u], PSr[pb + kq.pos.z * 2u + 1u], x, g);
+      a3 = dkv16_ps_step(a3, PSr[pb + kq.pos.w * 2u], PSr[pb + kq.pos.w * 2u + 1u], x, g);
     }
   }
   let o = (kq.line * pl.Tmax + kq.j0) * 4u;

@@ -517,6 +517,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
     const retired: SimBuffer[] = [];
+    const psBytes = attentionScoreBytes(o.attention ?? 'thread', d.HS, d.NH, n, Math.max(...lens));
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));
@@ -549,7 +550,6 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       normBwd(M);
       linearBwd(l, 'o', M, true);
       // AttentionBackward.scoreScratch: grown at the pass's first layer, the old one retired at submit.
-      const psBytes = attentionScoreBytes(o.attention ?? 'thread', d.HS, d.NH, n, Math.max(...lens));
       if (psBytes > 0 && !(scores && scores.size >= psBytes)) {
         if (scores) retired.push(scores);
         scores = sim.acquire(psBytes, 'storage', TROW.scores);

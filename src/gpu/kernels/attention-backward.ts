@@ -168,16 +168,15 @@ export class AttentionBackward {
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scoreScratch(c.B, c.Tmax) : null;
     this.keptScores = ps !== null;
+    if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
     if (ps && this.psKernels) {
       // attn_bwd_dq_thread_hs*_ps / attn_bwd_dkv_ps_hs*: four positions per invocation, P and dS kept in ps.
       const quads = Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION);
-      this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
       this.rt.dispatch(this.psKernels.dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * quads, wg, max));
       this.rt.dispatch(this.psKernels.dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * quads, wg, max));
       return;
     }
     if (M > 0) {
-      this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
       if (variant === 'wg') {
         if (M > max) throw new ShapeError(op, `at most ${max} rows per dispatch`, `M=${M}`);
         this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, { x: NH, y: M });
