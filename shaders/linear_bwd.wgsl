@@ -21,7 +21,8 @@
 // Variants: *_rb register-blocked, 8 x 8 outputs per invocation in named vec4 registers, no
 // workgroup memory, D read as vec4 (CPU adapters: SwiftShader spills dynamically indexed private
 // arrays; the launcher falls back to *_tiled when N, ldD or dOff is not a multiple of 4);
-// *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs).
+// *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs);
+// dx_rb16 / dw_rb16 16 x 16 outputs per invocation (the rb16 variant; its NF4 dX is dx_nf4_rb).
 
 struct Params {
   M: u32,
@@ -117,6 +118,86 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   put_dx(row0 + 5u, c4, a5l); put_dx(row0 + 5u, hi, a5h);
   put_dx(row0 + 6u, c4, a6l); put_dx(row0 + 6u, hi, a6h);
   put_dx(row0 + 7u, c4, a7l); put_dx(row0 + 7u, hi, a7h);
+}
+
+// 16 rows x 16 columns (four vec4) per invocation: dx_rb's loop with twice the rows and columns,
+// so each W and D load feeds twice the multiply-adds (a CPU adapter gathers every per-lane load).
+// Same requirements as dx_rb; 64 vec4 sums a<row><q> (columns 4 (c4 + q) .. + 3).
+@compute @workgroup_size(WG_X, WG_Y)
+fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * 16u;
+  let c4 = gid.x * 4u;
+  let K4 = px.K / 4u;
+  if (row0 >= px.M || c4 >= K4) { return; }
+  let N4 = px.N / 4u;
+  let ld = px.ldD / 4u;
+  let o = px.dOff / 4u;
+  let cb = min(c4 + 1u, K4 - 1u); let cc = min(c4 + 2u, K4 - 1u); let cd = min(c4 + 3u, K4 - 1u);
+  let lastM = px.M - 1u;
+  let d0 = min(row0 + 0u, lastM) * ld + o; let d1 = min(row0 + 1u, lastM) * ld + o;
+  let d2 = min(row0 + 2u, lastM) * ld + o; let d3 = min(row0 + 3u, lastM) * ld + o;
+  let d4 = min(row0 + 4u, lastM) * ld + o; let d5 = min(row0 + 5u, lastM) * ld + o;
+  let d6 = min(row0 + 6u, lastM) * ld + o; let d7 = min(row0 + 7u, lastM) * ld + o;
+  let d8 = min(row0 + 8u, lastM) * ld + o; let d9 = min(row0 + 9u, lastM) * ld + o;
+  let d10 = min(row0 + 10u, lastM) * ld + o; let d11 = min(row0 + 11u, lastM) * ld + o;
+  let d12 = min(row0 + 12u, lastM) * ld + o; let d13 = min(row0 + 13u, lastM) * ld + o;
+  let d14 = min(row0 + 14u, lastM) * ld + o; let d15 = min(row0 + 15u, lastM) * ld + o;
+  let w0 = px.rowOff * K4;
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>();
+  var a8a = vec4<f32>(); var a8b = vec4<f32>(); var a8c = vec4<f32>(); var a8d = vec4<f32>();
+  var a9a = vec4<f32>(); var a9b = vec4<f32>(); var a9c = vec4<f32>(); var a9d = vec4<f32>();
+  var a10a = vec4<f32>(); var a10b = vec4<f32>(); var a10c = vec4<f32>(); var a10d = vec4<f32>();
+  var a11a = vec4<f32>(); var a11b = vec4<f32>(); var a11c = vec4<f32>(); var a11d = vec4<f32>();
+  var a12a = vec4<f32>(); var a12b = vec4<f32>(); var a12c = vec4<f32>(); var a12d = vec4<f32>();
+  var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
+  var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
+  var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
+  for (var n4 = 0u; n4 < N4; n4++) {
+    let w1 = w0 + 4u * n4 * K4; let w2 = w1 + K4; let w3 = w2 + K4; let w4 = w3 + K4;
+    let la = xW[w1 + c4]; let lb = xW[w2 + c4]; let lc = xW[w3 + c4]; let ld_ = xW[w4 + c4];
+    let ma = xW[w1 + cb]; let mb = xW[w2 + cb]; let mc = xW[w3 + cb]; let md = xW[w4 + cb];
+    let na = xW[w1 + cc]; let nb = xW[w2 + cc]; let nc = xW[w3 + cc]; let nd = xW[w4 + cc];
+    let qa = xW[w1 + cd]; let qb = xW[w2 + cd]; let qc = xW[w3 + cd]; let qd = xW[w4 + cd];
+    { let y = xD4[d0 + n4]; a0a += comb(y, la, lb, lc, ld_); a0b += comb(y, ma, mb, mc, md); a0c += comb(y, na, nb, nc, nd); a0d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d1 + n4]; a1a += comb(y, la, lb, lc, ld_); a1b += comb(y, ma, mb, mc, md); a1c += comb(y, na, nb, nc, nd); a1d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d2 + n4]; a2a += comb(y, la, lb, lc, ld_); a2b += comb(y, ma, mb, mc, md); a2c += comb(y, na, nb, nc, nd); a2d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d3 + n4]; a3a += comb(y, la, lb, lc, ld_); a3b += comb(y, ma, mb, mc, md); a3c += comb(y, na, nb, nc, nd); a3d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d4 + n4]; a4a += comb(y, la, lb, lc, ld_); a4b += comb(y, ma, mb, mc, md); a4c += comb(y, na, nb, nc, nd); a4d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d5 + n4]; a5a += comb(y, la, lb, lc, ld_); a5b += comb(y, ma, mb, mc, md); a5c += comb(y, na, nb, nc, nd); a5d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d6 + n4]; a6a += comb(y, la, lb, lc, ld_); a6b += comb(y, ma, mb, mc, md); a6c += comb(y, na, nb, nc, nd); a6d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d7 + n4]; a7a += comb(y, la, lb, lc, ld_); a7b += comb(y, ma, mb, mc, md); a7c += comb(y, na, nb, nc, nd); a7d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d8 + n4]; a8a += comb(y, la, lb, lc, ld_); a8b += comb(y, ma, mb, mc, md); a8c += comb(y, na, nb, nc, nd); a8d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d9 + n4]; a9a += comb(y, la, lb, lc, ld_); a9b += comb(y, ma, mb, mc, md); a9c += comb(y, na, nb, nc, nd); a9d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d10 + n4]; a10a += comb(y, la, lb, lc, ld_); a10b += comb(y, ma, mb, mc, md); a10c += comb(y, na, nb, nc, nd); a10d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d11 + n4]; a11a += comb(y, la, lb, lc, ld_); a11b += comb(y, ma, mb, mc, md); a11c += comb(y, na, nb, nc, nd); a11d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d12 + n4]; a12a += comb(y, la, lb, lc, ld_); a12b += comb(y, ma, mb, mc, md); a12c += comb(y, na, nb, nc, nd); a12d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d13 + n4]; a13a += comb(y, la, lb, lc, ld_); a13b += comb(y, ma, mb, mc, md); a13c += comb(y, na, nb, nc, nd); a13d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
+    { let y = xD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
+  }
+  put_dx(row0, c4, a0a); put_dx(row0, c4 + 1u, a0b); put_dx(row0, c4 + 2u, a0c); put_dx(row0, c4 + 3u, a0d);
+  put_dx(row0 + 1u, c4, a1a); put_dx(row0 + 1u, c4 + 1u, a1b); put_dx(row0 + 1u, c4 + 2u, a1c); put_dx(row0 + 1u, c4 + 3u, a1d);
+  put_dx(row0 + 2u, c4, a2a); put_dx(row0 + 2u, c4 + 1u, a2b); put_dx(row0 + 2u, c4 + 2u, a2c); put_dx(row0 + 2u, c4 + 3u, a2d);
+  put_dx(row0 + 3u, c4, a3a); put_dx(row0 + 3u, c4 + 1u, a3b); put_dx(row0 + 3u, c4 + 2u, a3c); put_dx(row0 + 3u, c4 + 3u, a3d);
+  put_dx(row0 + 4u, c4, a4a); put_dx(row0 + 4u, c4 + 1u, a4b); put_dx(row0 + 4u, c4 + 2u, a4c); put_dx(row0 + 4u, c4 + 3u, a4d);
+  put_dx(row0 + 5u, c4, a5a); put_dx(row0 + 5u, c4 + 1u, a5b); put_dx(row0 + 5u, c4 + 2u, a5c); put_dx(row0 + 5u, c4 + 3u, a5d);
+  put_dx(row0 + 6u, c4, a6a); put_dx(row0 + 6u, c4 + 1u, a6b); put_dx(row0 + 6u, c4 + 2u, a6c); put_dx(row0 + 6u, c4 + 3u, a6d);
+  put_dx(row0 + 7u, c4, a7a); put_dx(row0 + 7u, c4 + 1u, a7b); put_dx(row0 + 7u, c4 + 2u, a7c); put_dx(row0 + 7u, c4 + 3u, a7d);
+  put_dx(row0 + 8u, c4, a8a); put_dx(row0 + 8u, c4 + 1u, a8b); put_dx(row0 + 8u, c4 + 2u, a8c); put_dx(row0 + 8u, c4 + 3u, a8d);
+  put_dx(row0 + 9u, c4, a9a); put_dx(row0 + 9u, c4 + 1u, a9b); put_dx(row0 + 9u, c4 + 2u, a9c); put_dx(row0 + 9u, c4 + 3u, a9d);
+  put_dx(row0 + 10u, c4, a10a); put_dx(row0 + 10u, c4 + 1u, a10b); put_dx(row0 + 10u, c4 + 2u, a10c); put_dx(row0 + 10u, c4 + 3u, a10d);
+  put_dx(row0 + 11u, c4, a11a); put_dx(row0 + 11u, c4 + 1u, a11b); put_dx(row0 + 11u, c4 + 2u, a11c); put_dx(row0 + 11u, c4 + 3u, a11d);
+  put_dx(row0 + 12u, c4, a12a); put_dx(row0 + 12u, c4 + 1u, a12b); put_dx(row0 + 12u, c4 + 2u, a12c); put_dx(row0 + 12u, c4 + 3u, a12d);
+  put_dx(row0 + 13u, c4, a13a); put_dx(row0 + 13u, c4 + 1u, a13b); put_dx(row0 + 13u, c4 + 2u, a13c); put_dx(row0 + 13u, c4 + 3u, a13d);
+  put_dx(row0 + 14u, c4, a14a); put_dx(row0 + 14u, c4 + 1u, a14b); put_dx(row0 + 14u, c4 + 2u, a14c); put_dx(row0 + 14u, c4 + 3u, a14d);
+  put_dx(row0 + 15u, c4, a15a); put_dx(row0 + 15u, c4 + 1u, a15b); put_dx(row0 + 15u, c4 + 2u, a15c); put_dx(row0 + 15u, c4 + 3u, a15d);
 }
 
 // Workgroup (16, 16): a tile of 64 rows x 64 columns (16 vec4); each invocation 4 rows x 1 vec4.
@@ -338,6 +419,104 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   put_g(n0 + 5u, c4, a5l); put_g(n0 + 5u, hi, a5h);
   put_g(n0 + 6u, c4, a6l); put_g(n0 + 6u, hi, a6h);
   put_g(n0 + 7u, c4, a7l); put_g(n0 + 7u, hi, a7h);
+}
+
+// 16 out rows x 16 columns (four vec4) per invocation: dw_rb's loop (same order, two rows of M per
+// step, so G is bit-identical to dw_rb's) with twice the rows and columns per load.
+@compute @workgroup_size(WG_X, WG_Y)
+fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let n0 = gid.y * 16u;
+  let c4 = gid.x * 4u;
+  let K4 = pw.K / 4u;
+  let N = pw.N;
+  if (n0 >= N || c4 >= K4) { return; }
+  let xb = min(c4 + 1u, K4 - 1u) - c4; let xc = min(c4 + 2u, K4 - 1u) - c4; let xd = min(c4 + 3u, K4 - 1u) - c4;
+  let lastN4 = N / 4u - 1u;
+  let e0 = pw.dOff / 4u + min(n0 / 4u, lastN4);
+  let eb = pw.dOff / 4u + min(n0 / 4u + 1u, lastN4) - e0;
+  let ec = pw.dOff / 4u + min(n0 / 4u + 2u, lastN4) - e0;
+  let ed = pw.dOff / 4u + min(n0 / 4u + 3u, lastN4) - e0;
+  let ld = pw.ldD / 4u;
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>();
+  var a8a = vec4<f32>(); var a8b = vec4<f32>(); var a8c = vec4<f32>(); var a8d = vec4<f32>();
+  var a9a = vec4<f32>(); var a9b = vec4<f32>(); var a9c = vec4<f32>(); var a9d = vec4<f32>();
+  var a10a = vec4<f32>(); var a10b = vec4<f32>(); var a10c = vec4<f32>(); var a10d = vec4<f32>();
+  var a11a = vec4<f32>(); var a11b = vec4<f32>(); var a11c = vec4<f32>(); var a11d = vec4<f32>();
+  var a12a = vec4<f32>(); var a12b = vec4<f32>(); var a12c = vec4<f32>(); var a12d = vec4<f32>();
+  var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
+  var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
+  var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
+  var xi = pw.off2 + c4;
+  var di = e0;
+  let M2 = pw.M & ~1u;
+  for (var m = 0u; m < M2; m += 2u) {
+    let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+    let j = xi + pw.ld2;
+    let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];
+    let d0 = wD4[di]; let d1 = wD4[di + eb]; let d2 = wD4[di + ec]; let d3 = wD4[di + ed];
+    let f0 = wD4[di + ld]; let f1 = wD4[di + ld + eb]; let f2 = wD4[di + ld + ec]; let f3 = wD4[di + ld + ed];
+    a0a += d0.x * xa + f0.x * ya; a0b += d0.x * xb_ + f0.x * yb; a0c += d0.x * xc_ + f0.x * yc; a0d += d0.x * xd_ + f0.x * yd;
+    a1a += d0.y * xa + f0.y * ya; a1b += d0.y * xb_ + f0.y * yb; a1c += d0.y * xc_ + f0.y * yc; a1d += d0.y * xd_ + f0.y * yd;
+    a2a += d0.z * xa + f0.z * ya; a2b += d0.z * xb_ + f0.z * yb; a2c += d0.z * xc_ + f0.z * yc; a2d += d0.z * xd_ + f0.z * yd;
+    a3a += d0.w * xa + f0.w * ya; a3b += d0.w * xb_ + f0.w * yb; a3c += d0.w * xc_ + f0.w * yc; a3d += d0.w * xd_ + f0.w * yd;
+    a4a += d1.x * xa + f1.x * ya; a4b += d1.x * xb_ + f1.x * yb; a4c += d1.x * xc_ + f1.x * yc; a4d += d1.x * xd_ + f1.x * yd;
+    a5a += d1.y * xa + f1.y * ya; a5b += d1.y * xb_ + f1.y * yb; a5c += d1.y * xc_ + f1.y * yc; a5d += d1.y * xd_ + f1.y * yd;
+    a6a += d1.z * xa + f1.z * ya; a6b += d1.z * xb_ + f1.z * yb; a6c += d1.z * xc_ + f1.z * yc; a6d += d1.z * xd_ + f1.z * yd;
+    a7a += d1.w * xa + f1.w * ya; a7b += d1.w * xb_ + f1.w * yb; a7c += d1.w * xc_ + f1.w * yc; a7d += d1.w * xd_ + f1.w * yd;
+    a8a += d2.x * xa + f2.x * ya; a8b += d2.x * xb_ + f2.x * yb; a8c += d2.x * xc_ + f2.x * yc; a8d += d2.x * xd_ + f2.x * yd;
+    a9a += d2.y * xa + f2.y * ya; a9b += d2.y * xb_ + f2.y * yb; a9c += d2.y * xc_ + f2.y * yc; a9d += d2.y * xd_ + f2.y * yd;
+    a10a += d2.z * xa + f2.z * ya; a10b += d2.z * xb_ + f2.z * yb; a10c += d2.z * xc_ + f2.z * yc; a10d += d2.z * xd_ + f2.z * yd;
+    a11a += d2.w * xa + f2.w * ya; a11b += d2.w * xb_ + f2.w * yb; a11c += d2.w * xc_ + f2.w * yc; a11d += d2.w * xd_ + f2.w * yd;
+    a12a += d3.x * xa + f3.x * ya; a12b += d3.x * xb_ + f3.x * yb; a12c += d3.x * xc_ + f3.x * yc; a12d += d3.x * xd_ + f3.x * yd;
+    a13a += d3.y * xa + f3.y * ya; a13b += d3.y * xb_ + f3.y * yb; a13c += d3.y * xc_ + f3.y * yc; a13d += d3.y * xd_ + f3.y * yd;
+    a14a += d3.z * xa + f3.z * ya; a14b += d3.z * xb_ + f3.z * yb; a14c += d3.z * xc_ + f3.z * yc; a14d += d3.z * xd_ + f3.z * yd;
+    a15a += d3.w * xa + f3.w * ya; a15b += d3.w * xb_ + f3.w * yb; a15c += d3.w * xc_ + f3.w * yc; a15d += d3.w * xd_ + f3.w * yd;
+    xi += 2u * pw.ld2;
+    di += 2u * ld;
+  }
+  if (M2 < pw.M) {
+    let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+    let d0 = wD4[di]; let d1 = wD4[di + eb]; let d2 = wD4[di + ec]; let d3 = wD4[di + ed];
+    a0a += d0.x * xa; a0b += d0.x * xb_; a0c += d0.x * xc_; a0d += d0.x * xd_;
+    a1a += d0.y * xa; a1b += d0.y * xb_; a1c += d0.y * xc_; a1d += d0.y * xd_;
+    a2a += d0.z * xa; a2b += d0.z * xb_; a2c += d0.z * xc_; a2d += d0.z * xd_;
+    a3a += d0.w * xa; a3b += d0.w * xb_; a3c += d0.w * xc_; a3d += d0.w * xd_;
+    a4a += d1.x * xa; a4b += d1.x * xb_; a4c += d1.x * xc_; a4d += d1.x * xd_;
+    a5a += d1.y * xa; a5b += d1.y * xb_; a5c += d1.y * xc_; a5d += d1.y * xd_;
+    a6a += d1.z * xa; a6b += d1.z * xb_; a6c += d1.z * xc_; a6d += d1.z * xd_;
+    a7a += d1.w * xa; a7b += d1.w * xb_; a7c += d1.w * xc_; a7d += d1.w * xd_;
+    a8a += d2.x * xa; a8b += d2.x * xb_; a8c += d2.x * xc_; a8d += d2.x * xd_;
+    a9a += d2.y * xa; a9b += d2.y * xb_; a9c += d2.y * xc_; a9d += d2.y * xd_;
+    a10a += d2.z * xa; a10b += d2.z * xb_; a10c += d2.z * xc_; a10d += d2.z * xd_;
+    a11a += d2.w * xa; a11b += d2.w * xb_; a11c += d2.w * xc_; a11d += d2.w * xd_;
+    a12a += d3.x * xa; a12b += d3.x * xb_; a12c += d3.x * xc_; a12d += d3.x * xd_;
+    a13a += d3.y * xa; a13b += d3.y * xb_; a13c += d3.y * xc_; a13d += d3.y * xd_;
+    a14a += d3.z * xa; a14b += d3.z * xb_; a14c += d3.z * xc_; a14d += d3.z * xd_;
+    a15a += d3.w * xa; a15b += d3.w * xb_; a15c += d3.w * xc_; a15d += d3.w * xd_;
+  }
+  put_g(n0, c4, a0a); put_g(n0, c4 + 1u, a0b); put_g(n0, c4 + 2u, a0c); put_g(n0, c4 + 3u, a0d);
+  put_g(n0 + 1u, c4, a1a); put_g(n0 + 1u, c4 + 1u, a1b); put_g(n0 + 1u, c4 + 2u, a1c); put_g(n0 + 1u, c4 + 3u, a1d);
+  put_g(n0 + 2u, c4, a2a); put_g(n0 + 2u, c4 + 1u, a2b); put_g(n0 + 2u, c4 + 2u, a2c); put_g(n0 + 2u, c4 + 3u, a2d);
+  put_g(n0 + 3u, c4, a3a); put_g(n0 + 3u, c4 + 1u, a3b); put_g(n0 + 3u, c4 + 2u, a3c); put_g(n0 + 3u, c4 + 3u, a3d);
+  put_g(n0 + 4u, c4, a4a); put_g(n0 + 4u, c4 + 1u, a4b); put_g(n0 + 4u, c4 + 2u, a4c); put_g(n0 + 4u, c4 + 3u, a4d);
+  put_g(n0 + 5u, c4, a5a); put_g(n0 + 5u, c4 + 1u, a5b); put_g(n0 + 5u, c4 + 2u, a5c); put_g(n0 + 5u, c4 + 3u, a5d);
+  put_g(n0 + 6u, c4, a6a); put_g(n0 + 6u, c4 + 1u, a6b); put_g(n0 + 6u, c4 + 2u, a6c); put_g(n0 + 6u, c4 + 3u, a6d);
+  put_g(n0 + 7u, c4, a7a); put_g(n0 + 7u, c4 + 1u, a7b); put_g(n0 + 7u, c4 + 2u, a7c); put_g(n0 + 7u, c4 + 3u, a7d);
+  put_g(n0 + 8u, c4, a8a); put_g(n0 + 8u, c4 + 1u, a8b); put_g(n0 + 8u, c4 + 2u, a8c); put_g(n0 + 8u, c4 + 3u, a8d);
+  put_g(n0 + 9u, c4, a9a); put_g(n0 + 9u, c4 + 1u, a9b); put_g(n0 + 9u, c4 + 2u, a9c); put_g(n0 + 9u, c4 + 3u, a9d);
+  put_g(n0 + 10u, c4, a10a); put_g(n0 + 10u, c4 + 1u, a10b); put_g(n0 + 10u, c4 + 2u, a10c); put_g(n0 + 10u, c4 + 3u, a10d);
+  put_g(n0 + 11u, c4, a11a); put_g(n0 + 11u, c4 + 1u, a11b); put_g(n0 + 11u, c4 + 2u, a11c); put_g(n0 + 11u, c4 + 3u, a11d);
+  put_g(n0 + 12u, c4, a12a); put_g(n0 + 12u, c4 + 1u, a12b); put_g(n0 + 12u, c4 + 2u, a12c); put_g(n0 + 12u, c4 + 3u, a12d);
+  put_g(n0 + 13u, c4, a13a); put_g(n0 + 13u, c4 + 1u, a13b); put_g(n0 + 13u, c4 + 2u, a13c); put_g(n0 + 13u, c4 + 3u, a13d);
+  put_g(n0 + 14u, c4, a14a); put_g(n0 + 14u, c4 + 1u, a14b); put_g(n0 + 14u, c4 + 2u, a14c); put_g(n0 + 14u, c4 + 3u, a14d);
+  put_g(n0 + 15u, c4, a15a); put_g(n0 + 15u, c4 + 1u, a15b); put_g(n0 + 15u, c4 + 2u, a15c); put_g(n0 + 15u, c4 + 3u, a15d);
 }
 
 // Workgroup (16, 16): a tile of 64 out rows x 64 columns; M in steps of 16 through td / tv.

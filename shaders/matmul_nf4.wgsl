@@ -21,7 +21,8 @@
 //   nf4_gemv   small M (decode, M <= 8): WG_X invocations split K per column, reduced in
 //              workgroup memory; WG_Y columns per workgroup;
 //   nf4_dec    decode (M <= 8): 8 columns x MR rows per invocation in named registers, each code
-//              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M).
+//              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M); with MR = 16
+//              the NF4 form of the rb16 prefill variant.
 
 struct Params {
   M: u32,
@@ -52,7 +53,7 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
-override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4 or 8 (compile-time)
+override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4, 8 or 16 (compile-time)
 
 // NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
 // #include nf4_codes
@@ -209,8 +210,8 @@ fn nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 }
 
 // ---- decode: every code word unpacked once for all rows --------------------------------------
-// An invocation owns 8 virtual columns and MR rows (compile-time, so M = 1 does no work for rows
-// it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
+// An invocation owns 8 virtual columns and MR rows (compile-time 1, 2, 4, 8, or 16 for the rb16
+// variant's prefill: each unpacked code feeds twice the rows; M = 1 does no work for rows it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
 // 4 columns x 4 inputs (through the workgroup's code-pair table), the rows' partial sums
 // gathered unscaled, then scaled by the 8 absmax values at once. Dequantising is the cost on CPU
 // adapters; on a GPU this streams the codes.
@@ -230,6 +231,10 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
   let x2 = dec_row(2u, row0, K4); let x3 = dec_row(3u, row0, K4);
   let x4 = dec_row(4u, row0, K4); let x5 = dec_row(5u, row0, K4);
   let x6 = dec_row(6u, row0, K4); let x7 = dec_row(7u, row0, K4);
+  let x8 = dec_row(8u, row0, K4); let x9 = dec_row(9u, row0, K4);
+  let x10 = dec_row(10u, row0, K4); let x11 = dec_row(11u, row0, K4);
+  let x12 = dec_row(12u, row0, K4); let x13 = dec_row(13u, row0, K4);
+  let x14 = dec_row(14u, row0, K4); let x15 = dec_row(15u, row0, K4);
   let n0 = min(w_row(g, 0u, 8u), last); let n1 = min(w_row(g, 1u, 8u), last);
   let n2 = min(w_row(g, 2u, 8u), last); let n3 = min(w_row(g, 3u, 8u), last);
   let n4 = min(w_row(g, 4u, 8u), last); let n5 = min(w_row(g, 5u, 8u), last);
@@ -238,11 +243,19 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
+  var a8l = vec4<f32>(); var a8h = vec4<f32>(); var a9l = vec4<f32>(); var a9h = vec4<f32>();
+  var a10l = vec4<f32>(); var a10h = vec4<f32>(); var a11l = vec4<f32>(); var a11h = vec4<f32>();
+  var a12l = vec4<f32>(); var a12h = vec4<f32>(); var a13l = vec4<f32>(); var a13h = vec4<f32>();
+  var a14l = vec4<f32>(); var a14h = vec4<f32>(); var a15l = vec4<f32>(); var a15h = vec4<f32>();
   for (var kb = 0u; kb < KB; kb++) {
     var p0l = vec4<f32>(); var p0h = vec4<f32>(); var p1l = vec4<f32>(); var p1h = vec4<f32>();
     var p2l = vec4<f32>(); var p2h = vec4<f32>(); var p3l = vec4<f32>(); var p3h = vec4<f32>();
     var p4l = vec4<f32>(); var p4h = vec4<f32>(); var p5l = vec4<f32>(); var p5h = vec4<f32>();
     var p6l = vec4<f32>(); var p6h = vec4<f32>(); var p7l = vec4<f32>(); var p7h = vec4<f32>();
+    var p8l = vec4<f32>(); var p8h = vec4<f32>(); var p9l = vec4<f32>(); var p9h = vec4<f32>();
+    var p10l = vec4<f32>(); var p10h = vec4<f32>(); var p11l = vec4<f32>(); var p11h = vec4<f32>();
+    var p12l = vec4<f32>(); var p12h = vec4<f32>(); var p13l = vec4<f32>(); var p13h = vec4<f32>();
+    var p14l = vec4<f32>(); var p14h = vec4<f32>(); var p15l = vec4<f32>(); var p15h = vec4<f32>();
     for (var w = 0u; w < 8u; w++) {
       let kw = kb * 8u + w;
       let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
@@ -265,6 +278,16 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
         { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6l += u * la + v * ha; p6h += u * lb + v * hb; }
         { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7l += u * la + v * ha; p7h += u * lb + v * hb; }
       }
+      if (MR > 8u) {
+        { let u = X[x8 + k]; let v = X[x8 + k + 1u]; p8l += u * la + v * ha; p8h += u * lb + v * hb; }
+        { let u = X[x9 + k]; let v = X[x9 + k + 1u]; p9l += u * la + v * ha; p9h += u * lb + v * hb; }
+        { let u = X[x10 + k]; let v = X[x10 + k + 1u]; p10l += u * la + v * ha; p10h += u * lb + v * hb; }
+        { let u = X[x11 + k]; let v = X[x11 + k + 1u]; p11l += u * la + v * ha; p11h += u * lb + v * hb; }
+        { let u = X[x12 + k]; let v = X[x12 + k + 1u]; p12l += u * la + v * ha; p12h += u * lb + v * hb; }
+        { let u = X[x13 + k]; let v = X[x13 + k + 1u]; p13l += u * la + v * ha; p13h += u * lb + v * hb; }
+        { let u = X[x14 + k]; let v = X[x14 + k + 1u]; p14l += u * la + v * ha; p14h += u * lb + v * hb; }
+        { let u = X[x15 + k]; let v = X[x15 + k + 1u]; p15l += u * la + v * ha; p15h += u * lb + v * hb; }
+      }
     }
     let sl = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
     let sh = vec4<f32>(absmax[n4 * KB + kb], absmax[n5 * KB + kb], absmax[n6 * KB + kb], absmax[n7 * KB + kb]);
@@ -275,14 +298,24 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
       a4l += p4l * sl; a4h += p4h * sh; a5l += p5l * sl; a5h += p5h * sh;
       a6l += p6l * sl; a6h += p6h * sh; a7l += p7l * sl; a7h += p7h * sh;
     }
+    if (MR > 8u) {
+      a8l += p8l * sl; a8h += p8h * sh; a9l += p9l * sl; a9h += p9h * sh;
+      a10l += p10l * sl; a10h += p10h * sh; a11l += p11l * sl; a11h += p11h * sh;
+      a12l += p12l * sl; a12h += p12h * sh; a13l += p13l * sl; a13h += p13h * sh;
+      a14l += p14l * sl; a14h += p14h * sh; a15l += p15l * sl; a15h += p15h * sh;
+    }
   }
-  // Whole tiles in one go (linear_tile.wgsl); the rest through the per-element epilogue.
-  if (store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h))) { return; }
-  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  // Whole tiles of 8 rows in one go (linear_tile.wgsl); the rest through the per-element epilogue.
+  let done0 = store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h));
+  let done1 = MR <= 8u || store_tile8(row0 + 8u, g, Tile8(a8l, a8h, a9l, a9h, a10l, a10h, a11l, a11h, a12l, a12h, a13l, a13h, a14l, a14h, a15l, a15h));
+  if (done0 && done1) { return; }
+  let acc = array<vec4<f32>, 32>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h,
+    a8l, a8h, a9l, a9h, a10l, a10h, a11l, a11h, a12l, a12h, a13l, a13h, a14l, a14h, a15l, a15h);
   let oc = out_cols(8u);
   for (var i = 0u; i < MR; i++) {
     let r = row0 + i;
     if (r >= p.M) { break; }
+    if (select(done1, done0, i < 8u)) { continue; }
     let lo = acc[2u * i];
     let hi = acc[2u * i + 1u];
     let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);

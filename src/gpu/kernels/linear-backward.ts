@@ -8,8 +8,12 @@ import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
 import type { LinearLora, LinearSpec } from './linear';
 
-/** rb: register-blocked (CPU adapters such as SwiftShader); tiled: workgroup-memory tiles (GPUs). */
-export type BackwardVariant = 'rb' | 'tiled';
+/**
+ * rb: register-blocked, 8 x 8 outputs per invocation (CPU adapters such as SwiftShader); rb16: the
+ * same at 16 x 16 (dx_rb16, dw_rb16; NF4 dX as rb); tiled: workgroup-memory tiles (GPUs).
+ */
+export type BackwardVariant = 'rb' | 'rb16' | 'tiled';
+export const BACKWARD_VARIANTS: readonly BackwardVariant[] = ['rb', 'rb16', 'tiled'];
 
 export interface LinearGrads {
   /** [M, K] input gradient; null when nobody needs it. Overwritten unless `accumulate`. */
@@ -25,14 +29,16 @@ export interface LinearGrads {
 }
 
 const RB_WG = 4;
+/** Fewest workgroups a dispatch of the rb16 variant runs with 16 x 16 tiles; smaller ones use rb's 8 x 8. */
+const RB16_MIN_GROUPS = 4;
 /** A dx_* / dw_* dispatch's D view: vec4-aligned views can use the register-blocked entries. */
 interface DView { N: number; ldD: number; dOff: number }
 const MAX_GROUPS = 65535;
 
-/** The variant before tuning: rb on CPU adapters, tiled elsewhere (as Linear's defaults). */
+/** rb16 on CPU adapters (8 x 8 tiles where 16 x 16 would leave threads or lanes idle), tiled elsewhere. */
 export function defaultBackwardVariant(rt: GpuRuntime): BackwardVariant {
   const cpu = isCpuAdapter(rt.report);
-  return cpu ? 'rb' : 'tiled';
+  return cpu ? 'rb16' : 'tiled';
 }
 
 export class LinearBackward {
@@ -62,14 +68,15 @@ export class LinearBackward {
     };
     const jobs: Promise<void>[] = [];
     // The tiled entries are always built: rb falls back to them for views not aligned to vec4.
-    for (const v of new Set<BackwardVariant>([variant, 'tiled'])) {
-      const wg: Record<string, number> = v === 'rb' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
-      jobs.push(add(`dx:${v}`, `dx_${nf4 ? 'nf4_' : ''}${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
+    for (const v of new Set<BackwardVariant>([variant, ...(variant === 'rb16' ? ['rb' as const] : []), 'tiled'])) {
+      const wg: Record<string, number> = v !== 'tiled' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
+      const base = v === 'rb16' ? 'rb' : v; // rb16: NF4 dX is dx_nf4_rb
+      jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${base}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
     if (lora) {
-      const xaShape = variant === 'rb' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
-      jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant === 'rb' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
+      const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
+      jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant !== 'tiled' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
     }
     if (spec.bias) jobs.push(add('bias', 'bias_grad'));
     await Promise.all(jobs);
@@ -158,9 +165,13 @@ export class LinearBackward {
 
   /** Records a dx_* / dw_* dispatch with the layer's variant, or tiled when the D view is not vec4-aligned. */
   private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number): void {
-    const v: BackwardVariant = this.variant === 'rb' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? 'rb' : 'tiled';
+    let v: BackwardVariant = this.variant !== 'tiled' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? this.variant : 'tiled';
     const nf4 = name === 'dx' && this.spec.weight.format === 'nf4';
-    this.record(`${name}:${v}`, bufs, u, name === 'dw' ? this.gridDW(v, d.N, K) : this.gridDX(v, M, K, nf4));
+    const grid = (w: BackwardVariant) => (name === 'dw' ? this.gridDW(w, d.N, K) : this.gridDX(w, M, K, nf4));
+    // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
+    // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
+    if (v === 'rb16' && !nf4) { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
+    this.record(`${name}:${v}`, bufs, u, grid(v));
   }
 
   private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number }): void {
@@ -189,13 +200,15 @@ export class LinearBackward {
 
   private gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
     if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
+    if (v === 'rb16' && !nf4) return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
     const cols = nf4 ? K / 8 : Math.ceil(K / 8);
     return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
   }
 
   private gridDW(v: BackwardVariant, N: number, K: number): { x: number; y: number } {
     if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(N / 64) };
-    return { x: Math.ceil(Math.ceil(K / 8) / RB_WG), y: Math.ceil(N / (8 * RB_WG)) };
+    const t = v === 'rb16' ? 16 : 8;
+    return { x: Math.ceil(Math.ceil(K / t) / RB_WG), y: Math.ceil(N / (t * RB_WG)) };
   }
 
   private flat(n: number): { x: number; y: number } {
@@ -219,7 +232,7 @@ export class LinearBackward {
     const xa = this.scratch('xa', M * SR, `${this.spec.label} bwd X A^T`);
     // The forward kernel's Params (shaders/linear.wgsl): M, N, K, flags, R, xaStride, seg1, seg2.
     const u = new Uint32Array([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
-    const tile = this.variant === 'rb' ? { TM: 8, TN: 8, WG: 4 } : { TM: 4, TN: 4, WG: 16 };
+    const tile = this.variant !== 'tiled' ? { TM: 8, TN: 8, WG: 4 } : { TM: 4, TN: 4, WG: 16 };
     const grid = { x: Math.ceil(Math.ceil(SR / tile.TN) / tile.WG), y: Math.ceil(M / (tile.TM * tile.WG)) };
     this.record('xa', [X, lora.A, this.dummy, this.dummy, this.dummy, xa], u, grid);
     return xa;

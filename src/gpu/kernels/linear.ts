@@ -9,10 +9,10 @@ import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
 /** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv and dec (M <= 8). */
-export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb1' | 'tiled' | 'gemv' | 'dec';
-export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb1', 'tiled', 'gemv', 'dec'];
+export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb16' | 'rb1' | 'tiled' | 'gemv' | 'dec';
+export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'rb1', 'tiled', 'gemv', 'dec'];
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
-export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'tiled', 'dec'];
+export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'tiled', 'dec'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
 /** Rows from which the `large` variant is used (training passes, long prefills). */
@@ -40,7 +40,7 @@ export function shapeClass(K: number, NW: number): string {
   return `k${sizeClass(K)}n${sizeClass(NW)}`;
 }
 
-interface VariantShape { kind: 'rb' | 'rb8' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number }
+interface VariantShape { kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
   // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
@@ -48,6 +48,9 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   // The same tile in workgroups of 8 x 8 (64 x 64 outputs): a quarter of the workgroups, which
   // SwiftShader runs one per CPU thread; faster there at K = 64 with many rows (training).
   rb8w: { kind: 'rb8', TM: 8, TN: 8, WG_X: 8, WG_Y: 8 },
+  // f32: lin_rb16, 16 x 16 outputs per invocation, workgroups of 64 x 64 outputs. NF4: nf4_dec with
+  // MR = 16 (16 rows x 8 columns, workgroups of 16 invocations; see NF4_RB16).
+  rb16: { kind: 'rb16', TM: 16, TN: 16, WG_X: 4, WG_Y: 4 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
@@ -62,6 +65,8 @@ export function decodeRows(M: number): number {
   return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;
 }
 const DEC_ROWS = [1, 2, 4, 8] as const;
+/** The rb16 variant's shape with NF4 weights (nf4_dec compiled with MR = 16). */
+const NF4_RB16: VariantShape = { kind: 'dec', TM: 16, TN: 8, WG_X: 16, WG_Y: 1 };
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
@@ -111,6 +116,7 @@ function pipelineKey(variant: LinearVariant, M: number): string {
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
   // f32 decode is lin_rb8 with fewer rows (MR); NF4 has its own nf4_dec.
   if (format === 'f32') return { shader: 'linear', entry: `lin_${kind === 'dec' ? 'rb8' : kind}` };
+  if (kind === 'rb16') return { shader: 'matmul_nf4', entry: 'nf4_dec' };
   return { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
@@ -152,12 +158,13 @@ export class Linear {
   /** Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
    * plain f32 one that computes X A^T with the same variant. */
   async prepare(variant: LinearVariant): Promise<void> {
-    const s = SHAPES[variant];
+    const s = SHAPES[variant], m = this.shape(variant);
     const o = { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN };
     for (const mr of s.kind === 'dec' ? DEC_ROWS : [0]) {
-      const key = pipelineKey(variant, mr), rows: Record<string, number> = mr ? { MR: mr } : {};
+      const key = pipelineKey(variant, mr), rows: Record<string, number> = mr ? { MR: mr } : m !== s ? { MR: m.TM } : {};
       if (!this.pipelines.has(`main:${key}`)) {
-        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o, ...rows, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+        const mo = { WG_X: m.WG_X, WG_Y: m.WG_Y, TM: m.TM, TN: m.TN };
+        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...mo, ...rows, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
       }
       if (this.spec.lora && !this.pipelines.has(`xa:${key}`)) {
         this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o, ...rows, SWIGLU: 0 } }));
@@ -191,7 +198,7 @@ export class Linear {
     const w = this.spec.weight;
     const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
     const buffers = [X, ...weights, bias ?? this.dummy, xa, lora?.B ?? this.dummy, Y];
-    this.rt.dispatch(pipeline, buffers, this.uniforms, this.grid(variant, M, N, Boolean(this.spec.swiglu)));
+    this.rt.dispatch(pipeline, buffers, this.uniforms, this.grid(this.shape(variant), M, N, Boolean(this.spec.swiglu)));
   }
 
   /** Releases the buffers this Linear owns (not the weights, bias or LoRA it was given). */
@@ -221,12 +228,17 @@ export class Linear {
     const pipeline = this.pipelines.get(`xa:${pipelineKey(variant, M)}`);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
-    this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(variant, M, SR, false));
+    this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(SHAPES[variant], M, SR, false));
     return xa;
   }
 
-  private grid(variant: LinearVariant, M: number, N: number, swiglu: boolean): { x: number; y: number } {
-    const s = SHAPES[variant];
+  /** A variant's shape for this layer's weight format (the f32 one for X A^T). */
+  private shape(variant: LinearVariant): VariantShape {
+    return variant === 'rb16' && this.format === 'nf4' ? NF4_RB16 : SHAPES[variant];
+  }
+
+  private grid(s: VariantShape, M: number, N: number, swiglu: boolean): { x: number; y: number } {
+    if (s === NF4_RB16) return { x: Math.ceil(Math.ceil(N / (swiglu ? 4 : 8)) / s.WG_X), y: Math.ceil(M / s.TM) };
     if (s.kind === 'gemv') return { x: Math.ceil(N / (swiglu ? s.WG_Y / 2 : s.WG_Y)), y: 1 };
     if (s.kind === 'dec') return { x: Math.ceil(Math.ceil(N / (swiglu ? s.TN / 2 : s.TN)) / s.WG_X), y: Math.ceil(M / decodeRows(M)) };
     const groups = Math.ceil(N / (swiglu ? s.TN / 2 : s.TN));

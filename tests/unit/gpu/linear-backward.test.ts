@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, type LinearSpec, type LinearWeight } from '../../../src/gpu/kernels/linear';
-import { LinearBackward, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
+import { BACKWARD_VARIANTS, LinearBackward, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
 import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { linear_backward, lora_backward } from '../../../src/reference/linear';
 import { maxAbsDiff } from '../../../src/reference/matmul';
@@ -15,7 +15,7 @@ import { randomArray } from '../../../src/gpu/selftest';
 import { ShapeError } from '../../../src/gpu/errors';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 
-const VARIANTS: BackwardVariant[] = ['rb', 'tiled'];
+const VARIANTS: readonly BackwardVariant[] = BACKWARD_VARIANTS;
 
 async function weightOf(rt: GpuRuntime, nf4: boolean, W: Float32Array, rows: number, K: number): Promise<{ w: LinearWeight; eff: Float32Array; bufs: GPUBuffer[] }> {
   const wb = rt.upload(W, 'W');
@@ -74,8 +74,8 @@ async function runCase(c: Case): Promise<void> {
   for (const variant of VARIANTS) {
     const bwd = await LinearBackward.create(rt, spec, variant);
     for (const [buf, k] of [[dX, 'dX0'], [dA, 'dA0'], [dB, 'dB0'], [dW, 'dW0'], [db, 'db0']] as const) rt.write(buf, d[k]);
-    if (variant === 'rb') fwd.run(X, Y, M, { xa });
-    bwd.run(dY, X, M, { dX, accumulate: true, lora: { dA, dB }, full: c.full ? { dW, dbias: c.bias ? db : null } : null, xa: variant === 'rb' ? xa : undefined });
+    if (variant !== 'tiled') fwd.run(X, Y, M, { xa });
+    bwd.run(dY, X, M, { dX, accumulate: true, lora: { dA, dB }, full: c.full ? { dW, dbias: c.bias ? db : null } : null, xa: variant !== 'tiled' ? xa : undefined });
     const diffs: Record<string, number> = {
       dX: maxAbsDiff(await rt.readF32(dX, M * K), ref.dX),
       dA: maxAbsDiff(await rt.readF32(dA, S * R * K), ref.dA),

@@ -18,7 +18,7 @@ describe('linear tuning', () => {
     expect(shapeClass(64, 344)).toBe('ksnm');
     expect(shapeClass(64, 192)).toBe('ksns');
     expect(shapeClass(896, 9728)).toBe('kmnl');
-    expect(tuningFamily('nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm@rb,rb8,rb8w,tiled,dec');
+    expect(tuningFamily('nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm@rb,rb8,rb8w,rb16,tiled,dec');
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
