@@ -40,7 +40,11 @@ export function shapeClass(K: number, NW: number): string {
   return `k${sizeClass(K)}n${sizeClass(NW)}`;
 }
 
-interface VariantShape { kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number }
+interface VariantShape {
+  kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number;
+  /** Fixed rows per invocation of a dec-kernel shape (else per row count, decodeRows). */
+  MR?: number;
+}
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
   // f32: lin_rb8 (named registers); NF4: nf4_rb with an 8 x 8 tile.
@@ -66,7 +70,7 @@ export function decodeRows(M: number): number {
 }
 const DEC_ROWS = [1, 2, 4, 8] as const;
 /** The rb16 variant's shape with NF4 weights (nf4_dec compiled with MR = 16). */
-const NF4_RB16: VariantShape = { kind: 'dec', TM: 16, TN: 8, WG_X: 16, WG_Y: 1 };
+const NF4_RB16: VariantShape = { kind: 'dec', TM: 16, TN: 8, WG_X: 16, WG_Y: 1, MR: 16 };
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
@@ -159,15 +163,14 @@ export class Linear {
    * plain f32 one that computes X A^T with the same variant. */
   async prepare(variant: LinearVariant): Promise<void> {
     const s = SHAPES[variant], m = this.shape(variant);
-    const o = { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN };
+    const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr || v.MR ? { MR: mr || v.MR } : {}) });
     for (const mr of s.kind === 'dec' ? DEC_ROWS : [0]) {
-      const key = pipelineKey(variant, mr), rows: Record<string, number> = mr ? { MR: mr } : m !== s ? { MR: m.TM } : {};
+      const key = pipelineKey(variant, mr);
       if (!this.pipelines.has(`main:${key}`)) {
-        const mo = { WG_X: m.WG_X, WG_Y: m.WG_Y, TM: m.TM, TN: m.TN };
-        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...mo, ...rows, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o(m, mr), SWIGLU: this.spec.swiglu ? 1 : 0 } }));
       }
       if (this.spec.lora && !this.pipelines.has(`xa:${key}`)) {
-        this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o, ...rows, SWIGLU: 0 } }));
+        this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o(s, mr), SWIGLU: 0 } }));
       }
     }
   }
