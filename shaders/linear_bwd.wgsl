@@ -22,7 +22,7 @@
 // workgroup memory, D read as vec4 (CPU adapters: SwiftShader spills dynamically indexed private
 // arrays; the launcher falls back to *_tiled when N, ldD or dOff is not a multiple of 4);
 // *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs);
-// dx_rb16 / dw_rb16 16 x 16 outputs per invocation (the rb16 variant; its NF4 dX is dx_nf4_rb).
+// dx_rb16 / dw_rb16 / dx_nf4_rb16 16 x 16 outputs per invocation (the rb16 variant).
 
 struct Params {
   M: u32,
@@ -300,6 +300,92 @@ fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
   put_dxq(row0 + 5u, c4, a5l); put_dxq(row0 + 5u, hi, a5h);
   put_dxq(row0 + 6u, c4, a6l); put_dxq(row0 + 6u, hi, a6h);
   put_dxq(row0 + 7u, c4, a7l); put_dxq(row0 + 7u, hi, a7h);
+}
+
+// 16 rows x 2 words (16 columns, four vec4) per invocation: dx_nf4_rb's loop with twice the rows
+// and columns, so each unpacked word and each D load feeds twice the multiply-adds (the rb16
+// variant). K is a multiple of 64, so both words lie in one 64-block (one absmax per W row).
+// Per-element sums in dx_nf4_rb's order (bit-identical to it); 64 vec4 sums a<row><q>.
+@compute @workgroup_size(WG_X, WG_Y)
+fn dx_nf4_rb16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X * WG_Y);
+  let row0 = gid.y * 16u;
+  let kw = 2u * gid.x;     // words kw, kw + 1 = columns 8 kw .. 8 kw + 15
+  let K8 = pq.K / 8u;
+  let KB = pq.K / 64u;
+  if (row0 >= pq.M || kw >= K8) { return; }
+  let N4 = pq.N / 4u;
+  let lastM = pq.M - 1u;
+  let d0 = min(row0 + 0u, lastM) * N4; let d1 = min(row0 + 1u, lastM) * N4;
+  let d2 = min(row0 + 2u, lastM) * N4; let d3 = min(row0 + 3u, lastM) * N4;
+  let d4 = min(row0 + 4u, lastM) * N4; let d5 = min(row0 + 5u, lastM) * N4;
+  let d6 = min(row0 + 6u, lastM) * N4; let d7 = min(row0 + 7u, lastM) * N4;
+  let d8 = min(row0 + 8u, lastM) * N4; let d9 = min(row0 + 9u, lastM) * N4;
+  let d10 = min(row0 + 10u, lastM) * N4; let d11 = min(row0 + 11u, lastM) * N4;
+  let d12 = min(row0 + 12u, lastM) * N4; let d13 = min(row0 + 13u, lastM) * N4;
+  let d14 = min(row0 + 14u, lastM) * N4; let d15 = min(row0 + 15u, lastM) * N4;
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>();
+  var a8a = vec4<f32>(); var a8b = vec4<f32>(); var a8c = vec4<f32>(); var a8d = vec4<f32>();
+  var a9a = vec4<f32>(); var a9b = vec4<f32>(); var a9c = vec4<f32>(); var a9d = vec4<f32>();
+  var a10a = vec4<f32>(); var a10b = vec4<f32>(); var a10c = vec4<f32>(); var a10d = vec4<f32>();
+  var a11a = vec4<f32>(); var a11b = vec4<f32>(); var a11c = vec4<f32>(); var a11d = vec4<f32>();
+  var a12a = vec4<f32>(); var a12b = vec4<f32>(); var a12c = vec4<f32>(); var a12d = vec4<f32>();
+  var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
+  var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
+  var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
+  let blk = kw / 8u;
+  for (var n4 = 0u; n4 < N4; n4++) {
+    let n = 4u * n4;
+    let r0 = n * K8 + kw; let r1 = r0 + K8; let r2 = r1 + K8; let r3 = r2 + K8;
+    let s0 = qAbsmax[n * KB + blk]; let s1 = qAbsmax[(n + 1u) * KB + blk];
+    let s2 = qAbsmax[(n + 2u) * KB + blk]; let s3 = qAbsmax[(n + 3u) * KB + blk];
+    let p0 = qW[r0]; let p1 = qW[r1]; let p2 = qW[r2]; let p3 = qW[r3];
+    let u0 = qW[r0 + 1u]; let u1 = qW[r1 + 1u]; let u2 = qW[r2 + 1u]; let u3 = qW[r3 + 1u];
+    let la = pairs_lo(p0) * s0; let lb = pairs_lo(p1) * s1; let lc = pairs_lo(p2) * s2; let ld_ = pairs_lo(p3) * s3;
+    let ma = pairs_hi(p0) * s0; let mb = pairs_hi(p1) * s1; let mc = pairs_hi(p2) * s2; let md = pairs_hi(p3) * s3;
+    let na = pairs_lo(u0) * s0; let nb = pairs_lo(u1) * s1; let nc = pairs_lo(u2) * s2; let nd = pairs_lo(u3) * s3;
+    let qa = pairs_hi(u0) * s0; let qb = pairs_hi(u1) * s1; let qc = pairs_hi(u2) * s2; let qd = pairs_hi(u3) * s3;
+    { let y = qD4[d0 + n4]; a0a += comb(y, la, lb, lc, ld_); a0b += comb(y, ma, mb, mc, md); a0c += comb(y, na, nb, nc, nd); a0d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d1 + n4]; a1a += comb(y, la, lb, lc, ld_); a1b += comb(y, ma, mb, mc, md); a1c += comb(y, na, nb, nc, nd); a1d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d2 + n4]; a2a += comb(y, la, lb, lc, ld_); a2b += comb(y, ma, mb, mc, md); a2c += comb(y, na, nb, nc, nd); a2d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d3 + n4]; a3a += comb(y, la, lb, lc, ld_); a3b += comb(y, ma, mb, mc, md); a3c += comb(y, na, nb, nc, nd); a3d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d4 + n4]; a4a += comb(y, la, lb, lc, ld_); a4b += comb(y, ma, mb, mc, md); a4c += comb(y, na, nb, nc, nd); a4d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d5 + n4]; a5a += comb(y, la, lb, lc, ld_); a5b += comb(y, ma, mb, mc, md); a5c += comb(y, na, nb, nc, nd); a5d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d6 + n4]; a6a += comb(y, la, lb, lc, ld_); a6b += comb(y, ma, mb, mc, md); a6c += comb(y, na, nb, nc, nd); a6d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d7 + n4]; a7a += comb(y, la, lb, lc, ld_); a7b += comb(y, ma, mb, mc, md); a7c += comb(y, na, nb, nc, nd); a7d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d8 + n4]; a8a += comb(y, la, lb, lc, ld_); a8b += comb(y, ma, mb, mc, md); a8c += comb(y, na, nb, nc, nd); a8d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d9 + n4]; a9a += comb(y, la, lb, lc, ld_); a9b += comb(y, ma, mb, mc, md); a9c += comb(y, na, nb, nc, nd); a9d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d10 + n4]; a10a += comb(y, la, lb, lc, ld_); a10b += comb(y, ma, mb, mc, md); a10c += comb(y, na, nb, nc, nd); a10d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d11 + n4]; a11a += comb(y, la, lb, lc, ld_); a11b += comb(y, ma, mb, mc, md); a11c += comb(y, na, nb, nc, nd); a11d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d12 + n4]; a12a += comb(y, la, lb, lc, ld_); a12b += comb(y, ma, mb, mc, md); a12c += comb(y, na, nb, nc, nd); a12d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d13 + n4]; a13a += comb(y, la, lb, lc, ld_); a13b += comb(y, ma, mb, mc, md); a13c += comb(y, na, nb, nc, nd); a13d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
+    { let y = qD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
+  }
+  let c4 = 4u * gid.x;
+  put_dxq(row0, c4, a0a); put_dxq(row0, c4 + 1u, a0b); put_dxq(row0, c4 + 2u, a0c); put_dxq(row0, c4 + 3u, a0d);
+  put_dxq(row0 + 1u, c4, a1a); put_dxq(row0 + 1u, c4 + 1u, a1b); put_dxq(row0 + 1u, c4 + 2u, a1c); put_dxq(row0 + 1u, c4 + 3u, a1d);
+  put_dxq(row0 + 2u, c4, a2a); put_dxq(row0 + 2u, c4 + 1u, a2b); put_dxq(row0 + 2u, c4 + 2u, a2c); put_dxq(row0 + 2u, c4 + 3u, a2d);
+  put_dxq(row0 + 3u, c4, a3a); put_dxq(row0 + 3u, c4 + 1u, a3b); put_dxq(row0 + 3u, c4 + 2u, a3c); put_dxq(row0 + 3u, c4 + 3u, a3d);
+  put_dxq(row0 + 4u, c4, a4a); put_dxq(row0 + 4u, c4 + 1u, a4b); put_dxq(row0 + 4u, c4 + 2u, a4c); put_dxq(row0 + 4u, c4 + 3u, a4d);
+  put_dxq(row0 + 5u, c4, a5a); put_dxq(row0 + 5u, c4 + 1u, a5b); put_dxq(row0 + 5u, c4 + 2u, a5c); put_dxq(row0 + 5u, c4 + 3u, a5d);
+  put_dxq(row0 + 6u, c4, a6a); put_dxq(row0 + 6u, c4 + 1u, a6b); put_dxq(row0 + 6u, c4 + 2u, a6c); put_dxq(row0 + 6u, c4 + 3u, a6d);
+  put_dxq(row0 + 7u, c4, a7a); put_dxq(row0 + 7u, c4 + 1u, a7b); put_dxq(row0 + 7u, c4 + 2u, a7c); put_dxq(row0 + 7u, c4 + 3u, a7d);
+  put_dxq(row0 + 8u, c4, a8a); put_dxq(row0 + 8u, c4 + 1u, a8b); put_dxq(row0 + 8u, c4 + 2u, a8c); put_dxq(row0 + 8u, c4 + 3u, a8d);
+  put_dxq(row0 + 9u, c4, a9a); put_dxq(row0 + 9u, c4 + 1u, a9b); put_dxq(row0 + 9u, c4 + 2u, a9c); put_dxq(row0 + 9u, c4 + 3u, a9d);
+  put_dxq(row0 + 10u, c4, a10a); put_dxq(row0 + 10u, c4 + 1u, a10b); put_dxq(row0 + 10u, c4 + 2u, a10c); put_dxq(row0 + 10u, c4 + 3u, a10d);
+  put_dxq(row0 + 11u, c4, a11a); put_dxq(row0 + 11u, c4 + 1u, a11b); put_dxq(row0 + 11u, c4 + 2u, a11c); put_dxq(row0 + 11u, c4 + 3u, a11d);
+  put_dxq(row0 + 12u, c4, a12a); put_dxq(row0 + 12u, c4 + 1u, a12b); put_dxq(row0 + 12u, c4 + 2u, a12c); put_dxq(row0 + 12u, c4 + 3u, a12d);
+  put_dxq(row0 + 13u, c4, a13a); put_dxq(row0 + 13u, c4 + 1u, a13b); put_dxq(row0 + 13u, c4 + 2u, a13c); put_dxq(row0 + 13u, c4 + 3u, a13d);
+  put_dxq(row0 + 14u, c4, a14a); put_dxq(row0 + 14u, c4 + 1u, a14b); put_dxq(row0 + 14u, c4 + 2u, a14c); put_dxq(row0 + 14u, c4 + 3u, a14d);
+  put_dxq(row0 + 15u, c4, a15a); put_dxq(row0 + 15u, c4 + 1u, a15b); put_dxq(row0 + 15u, c4 + 2u, a15c); put_dxq(row0 + 15u, c4 + 3u, a15d);
 }
 
 // As dx_tiled; the W tile (16 rows x 8 words) is dequantized on its way into workgroup memory.

@@ -10,7 +10,7 @@ import type { LinearLora, LinearSpec } from './linear';
 
 /**
  * rb: register-blocked, 8 x 8 outputs per invocation (CPU adapters such as SwiftShader); rb16: the
- * same at 16 x 16 (dx_rb16, dw_rb16; NF4 dX as rb); tiled: workgroup-memory tiles (GPUs).
+ * same at 16 x 16 (dx_rb16, dw_rb16, dx_nf4_rb16); tiled: workgroup-memory tiles (GPUs).
  */
 export type BackwardVariant = 'rb' | 'rb16' | 'tiled';
 export const BACKWARD_VARIANTS: readonly BackwardVariant[] = ['rb', 'rb16', 'tiled'];
@@ -70,8 +70,7 @@ export class LinearBackward {
     // The tiled entries are always built: rb falls back to them for views not aligned to vec4.
     for (const v of new Set<BackwardVariant>([variant, ...(variant === 'rb16' ? ['rb' as const] : []), 'tiled'])) {
       const wg: Record<string, number> = v !== 'tiled' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
-      const base = v === 'rb16' ? 'rb' : v; // rb16: NF4 dX is dx_nf4_rb
-      jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${base}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
+      jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${v}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
     if (lora) {
@@ -170,7 +169,7 @@ export class LinearBackward {
     const grid = (w: BackwardVariant) => (name === 'dw' ? this.gridDW(w, d.N, K) : this.gridDX(w, M, K, nf4));
     // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
     // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
-    if (v === 'rb16' && !nf4) { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
+    if (v === 'rb16') { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
     this.record(`${name}:${v}`, bufs, u, grid(v));
   }
 
@@ -200,7 +199,7 @@ export class LinearBackward {
 
   private gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
     if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
-    if (v === 'rb16' && !nf4) return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
+    if (v === 'rb16') return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
     const cols = nf4 ? K / 8 : Math.ceil(K / 8);
     return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
   }
