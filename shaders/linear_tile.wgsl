@@ -1,16 +1,15 @@
 // Storing one register tile of the 8 x 8 linear kernels: lin_rb8 (linear.wgsl) and nf4_dec
 // (matmul_nf4.wgsl) both `// #include linear_tile` (src/gpu/shaders.ts splices this file in).
-// Uses the includer's p (Params), bias, XA, LB, Y and its MR / SWIGLU overrides; a tile has
-// TR = min(MR, 8) rows (a 16-row kernel stores its two halves as two tiles).
-override TR: u32 = min(MR, 8u);
+// Uses the includer's p (Params), bias, XA, LB, Y and its MR / SWIGLU overrides. The 16 x 16
+// kernels (lin_rb16, nf4_dec16; MR left at 8) store each of their four 8 x 8 quarters as a tile.
 
-// An invocation's sums: row i, columns 0-3 in a{i}l and 4-7 in a{i}h (rows past TR unused).
+// An invocation's sums: row i, columns 0-3 in a{i}l and 4-7 in a{i}h (rows past MR unused).
 struct Tile8 {
   a0l: vec4<f32>, a0h: vec4<f32>, a1l: vec4<f32>, a1h: vec4<f32>, a2l: vec4<f32>, a2h: vec4<f32>, a3l: vec4<f32>, a3h: vec4<f32>,
   a4l: vec4<f32>, a4h: vec4<f32>, a5l: vec4<f32>, a5h: vec4<f32>, a6l: vec4<f32>, a6h: vec4<f32>, a7l: vec4<f32>, a7h: vec4<f32>,
 }
 
-// A whole tile (all 8 columns of group g and TR rows from row0 in range, no SwiGLU) whose 8
+// A whole tile (all 8 columns of group g and MR rows from row0 in range, no SwiGLU) whose 8
 // columns share one LoRA segment: bias and LoRA (scale (XA B^T)) added in registers, then stored
 // directly, not through the includer's per-element epilogue (at K = 64 that cost as much as the
 // main loop). Returns false, storing nothing, for any other tile.
@@ -19,14 +18,14 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
   let n = g * 8u;
   let seg = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
   let oneSeg = seg == select(0u, 1u, n + 7u >= p.seg1) + select(0u, 1u, n + 7u >= p.seg2);
-  if (!SWIGLU && n + 8u <= p.N && row0 + TR <= p.M && ((p.flags & 2u) == 0u || oneSeg)) {
+  if (!SWIGLU && n + 8u <= p.N && row0 + MR <= p.M && ((p.flags & 2u) == 0u || oneSeg)) {
     if ((p.flags & 1u) != 0u) {
       let bl = vec4<f32>(bias[n], bias[n + 1u], bias[n + 2u], bias[n + 3u]);
       let bh = vec4<f32>(bias[n + 4u], bias[n + 5u], bias[n + 6u], bias[n + 7u]);
       t.a0l += bl; t.a0h += bh;
-      if (TR > 1u) { t.a1l += bl; t.a1h += bh; }
-      if (TR > 2u) { t.a2l += bl; t.a2h += bh; t.a3l += bl; t.a3h += bh; }
-      if (TR > 4u) { t.a4l += bl; t.a4h += bh; t.a5l += bl; t.a5h += bh; t.a6l += bl; t.a6h += bh; t.a7l += bl; t.a7h += bh; }
+      if (MR > 1u) { t.a1l += bl; t.a1h += bh; }
+      if (MR > 2u) { t.a2l += bl; t.a2h += bh; t.a3l += bl; t.a3h += bh; }
+      if (MR > 4u) { t.a4l += bl; t.a4h += bh; t.a5l += bl; t.a5h += bh; t.a6l += bl; t.a6h += bh; t.a7l += bl; t.a7h += bh; }
     }
     if ((p.flags & 2u) != 0u) {
       // d = XA B^T summed over q in order, then scale d added: the rounding of epi() exactly, so a
@@ -41,12 +40,12 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
         let ll = vec4<f32>(LB[n * R + q], LB[(n + 1u) * R + q], LB[(n + 2u) * R + q], LB[(n + 3u) * R + q]);
         let lh = vec4<f32>(LB[(n + 4u) * R + q], LB[(n + 5u) * R + q], LB[(n + 6u) * R + q], LB[(n + 7u) * R + q]);
         { let x = XA[xa + q]; d0l += x * ll; d0h += x * lh; }
-        if (TR > 1u) { let x = XA[xa + p.xaStride + q]; d1l += x * ll; d1h += x * lh; }
-        if (TR > 2u) {
+        if (MR > 1u) { let x = XA[xa + p.xaStride + q]; d1l += x * ll; d1h += x * lh; }
+        if (MR > 2u) {
           { let x = XA[xa + 2u * p.xaStride + q]; d2l += x * ll; d2h += x * lh; }
           { let x = XA[xa + 3u * p.xaStride + q]; d3l += x * ll; d3h += x * lh; }
         }
-        if (TR > 4u) {
+        if (MR > 4u) {
           { let x = XA[xa + 4u * p.xaStride + q]; d4l += x * ll; d4h += x * lh; }
           { let x = XA[xa + 5u * p.xaStride + q]; d5l += x * ll; d5h += x * lh; }
           { let x = XA[xa + 6u * p.xaStride + q]; d6l += x * ll; d6h += x * lh; }
@@ -54,18 +53,18 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
         }
       }
       t.a0l += p.scale * d0l; t.a0h += p.scale * d0h;
-      if (TR > 1u) { t.a1l += p.scale * d1l; t.a1h += p.scale * d1h; }
-      if (TR > 2u) { t.a2l += p.scale * d2l; t.a2h += p.scale * d2h; t.a3l += p.scale * d3l; t.a3h += p.scale * d3h; }
-      if (TR > 4u) {
+      if (MR > 1u) { t.a1l += p.scale * d1l; t.a1h += p.scale * d1h; }
+      if (MR > 2u) { t.a2l += p.scale * d2l; t.a2h += p.scale * d2h; t.a3l += p.scale * d3l; t.a3h += p.scale * d3h; }
+      if (MR > 4u) {
         t.a4l += p.scale * d4l; t.a4h += p.scale * d4h; t.a5l += p.scale * d5l; t.a5h += p.scale * d5h;
         t.a6l += p.scale * d6l; t.a6h += p.scale * d6h; t.a7l += p.scale * d7l; t.a7h += p.scale * d7h;
       }
     }
     let i0 = row0 * p.N + n;
     put8(i0, t.a0l, t.a0h);
-    if (TR > 1u) { put8(i0 + p.N, t.a1l, t.a1h); }
-    if (TR > 2u) { put8(i0 + 2u * p.N, t.a2l, t.a2h); put8(i0 + 3u * p.N, t.a3l, t.a3h); }
-    if (TR > 4u) {
+    if (MR > 1u) { put8(i0 + p.N, t.a1l, t.a1h); }
+    if (MR > 2u) { put8(i0 + 2u * p.N, t.a2l, t.a2h); put8(i0 + 3u * p.N, t.a3l, t.a3h); }
+    if (MR > 4u) {
       put8(i0 + 4u * p.N, t.a4l, t.a4h); put8(i0 + 5u * p.N, t.a5l, t.a5h);
       put8(i0 + 6u * p.N, t.a6l, t.a6h); put8(i0 + 7u * p.N, t.a7l, t.a7h);
     }

@@ -21,8 +21,8 @@
 //   nf4_gemv   small M (decode, M <= 8): WG_X invocations split K per column, reduced in
 //              workgroup memory; WG_Y columns per workgroup;
 //   nf4_dec    decode (M <= 8): 8 columns x MR rows per invocation in named registers, each code
-//              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M); with MR = 16
-//              the NF4 form of the rb16 prefill variant.
+//              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M);
+//   nf4_dec16  prefill / training (the rb16 variant): 16 rows x 16 columns per invocation.
 
 struct Params {
   M: u32,
@@ -53,7 +53,7 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
-override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4, 8 or 16 (compile-time)
+override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4 or 8 (compile-time)
 
 // NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
 // #include nf4_codes
@@ -210,8 +210,8 @@ fn nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 }
 
 // ---- decode: every code word unpacked once for all rows --------------------------------------
-// An invocation owns 8 virtual columns and MR rows (compile-time 1, 2, 4, 8, or 16 for the rb16
-// variant's prefill: each unpacked code feeds twice the rows; M = 1 does no work for rows it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
+// An invocation owns 8 virtual columns and MR rows (compile-time, so M = 1 does no work for rows
+// it lacks). Per 64-input block: the block's 8 words of each column are unpacked into mat4x4s of
 // 4 columns x 4 inputs (through the workgroup's code-pair table), the rows' partial sums
 // gathered unscaled, then scaled by the 8 absmax values at once. Dequantising is the cost on CPU
 // adapters; on a GPU this streams the codes.
@@ -231,10 +231,6 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
   let x2 = dec_row(2u, row0, K4); let x3 = dec_row(3u, row0, K4);
   let x4 = dec_row(4u, row0, K4); let x5 = dec_row(5u, row0, K4);
   let x6 = dec_row(6u, row0, K4); let x7 = dec_row(7u, row0, K4);
-  let x8 = dec_row(8u, row0, K4); let x9 = dec_row(9u, row0, K4);
-  let x10 = dec_row(10u, row0, K4); let x11 = dec_row(11u, row0, K4);
-  let x12 = dec_row(12u, row0, K4); let x13 = dec_row(13u, row0, K4);
-  let x14 = dec_row(14u, row0, K4); let x15 = dec_row(15u, row0, K4);
   let n0 = min(w_row(g, 0u, 8u), last); let n1 = min(w_row(g, 1u, 8u), last);
   let n2 = min(w_row(g, 2u, 8u), last); let n3 = min(w_row(g, 3u, 8u), last);
   let n4 = min(w_row(g, 4u, 8u), last); let n5 = min(w_row(g, 5u, 8u), last);
@@ -243,19 +239,11 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
-  var a8l = vec4<f32>(); var a8h = vec4<f32>(); var a9l = vec4<f32>(); var a9h = vec4<f32>();
-  var a10l = vec4<f32>(); var a10h = vec4<f32>(); var a11l = vec4<f32>(); var a11h = vec4<f32>();
-  var a12l = vec4<f32>(); var a12h = vec4<f32>(); var a13l = vec4<f32>(); var a13h = vec4<f32>();
-  var a14l = vec4<f32>(); var a14h = vec4<f32>(); var a15l = vec4<f32>(); var a15h = vec4<f32>();
   for (var kb = 0u; kb < KB; kb++) {
     var p0l = vec4<f32>(); var p0h = vec4<f32>(); var p1l = vec4<f32>(); var p1h = vec4<f32>();
     var p2l = vec4<f32>(); var p2h = vec4<f32>(); var p3l = vec4<f32>(); var p3h = vec4<f32>();
     var p4l = vec4<f32>(); var p4h = vec4<f32>(); var p5l = vec4<f32>(); var p5h = vec4<f32>();
     var p6l = vec4<f32>(); var p6h = vec4<f32>(); var p7l = vec4<f32>(); var p7h = vec4<f32>();
-    var p8l = vec4<f32>(); var p8h = vec4<f32>(); var p9l = vec4<f32>(); var p9h = vec4<f32>();
-    var p10l = vec4<f32>(); var p10h = vec4<f32>(); var p11l = vec4<f32>(); var p11h = vec4<f32>();
-    var p12l = vec4<f32>(); var p12h = vec4<f32>(); var p13l = vec4<f32>(); var p13h = vec4<f32>();
-    var p14l = vec4<f32>(); var p14h = vec4<f32>(); var p15l = vec4<f32>(); var p15h = vec4<f32>();
     for (var w = 0u; w < 8u; w++) {
       let kw = kb * 8u + w;
       let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
@@ -278,16 +266,6 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
         { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6l += u * la + v * ha; p6h += u * lb + v * hb; }
         { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7l += u * la + v * ha; p7h += u * lb + v * hb; }
       }
-      if (MR > 8u) {
-        { let u = X[x8 + k]; let v = X[x8 + k + 1u]; p8l += u * la + v * ha; p8h += u * lb + v * hb; }
-        { let u = X[x9 + k]; let v = X[x9 + k + 1u]; p9l += u * la + v * ha; p9h += u * lb + v * hb; }
-        { let u = X[x10 + k]; let v = X[x10 + k + 1u]; p10l += u * la + v * ha; p10h += u * lb + v * hb; }
-        { let u = X[x11 + k]; let v = X[x11 + k + 1u]; p11l += u * la + v * ha; p11h += u * lb + v * hb; }
-        { let u = X[x12 + k]; let v = X[x12 + k + 1u]; p12l += u * la + v * ha; p12h += u * lb + v * hb; }
-        { let u = X[x13 + k]; let v = X[x13 + k + 1u]; p13l += u * la + v * ha; p13h += u * lb + v * hb; }
-        { let u = X[x14 + k]; let v = X[x14 + k + 1u]; p14l += u * la + v * ha; p14h += u * lb + v * hb; }
-        { let u = X[x15 + k]; let v = X[x15 + k + 1u]; p15l += u * la + v * ha; p15h += u * lb + v * hb; }
-      }
     }
     let sl = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
     let sh = vec4<f32>(absmax[n4 * KB + kb], absmax[n5 * KB + kb], absmax[n6 * KB + kb], absmax[n7 * KB + kb]);
@@ -298,28 +276,131 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
       a4l += p4l * sl; a4h += p4h * sh; a5l += p5l * sl; a5h += p5h * sh;
       a6l += p6l * sl; a6h += p6h * sh; a7l += p7l * sl; a7h += p7h * sh;
     }
-    if (MR > 8u) {
-      a8l += p8l * sl; a8h += p8h * sh; a9l += p9l * sl; a9h += p9h * sh;
-      a10l += p10l * sl; a10h += p10h * sh; a11l += p11l * sl; a11h += p11h * sh;
-      a12l += p12l * sl; a12h += p12h * sh; a13l += p13l * sl; a13h += p13h * sh;
-      a14l += p14l * sl; a14h += p14h * sh; a15l += p15l * sl; a15h += p15h * sh;
-    }
   }
-  // Whole tiles of 8 rows in one go (linear_tile.wgsl); the rest through the per-element epilogue.
-  let done0 = store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h));
-  let done1 = MR <= 8u || store_tile8(row0 + 8u, g, Tile8(a8l, a8h, a9l, a9h, a10l, a10h, a11l, a11h, a12l, a12h, a13l, a13h, a14l, a14h, a15l, a15h));
-  if (done0 && done1) { return; }
-  let acc = array<vec4<f32>, 32>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h,
-    a8l, a8h, a9l, a9h, a10l, a10h, a11l, a11h, a12l, a12h, a13l, a13h, a14l, a14h, a15l, a15h);
+  // Whole tiles in one go (linear_tile.wgsl); the rest through the per-element epilogue.
+  if (store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h))) { return; }
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
   let oc = out_cols(8u);
   for (var i = 0u; i < MR; i++) {
     let r = row0 + i;
     if (r >= p.M) { break; }
-    if (select(done1, done0, i < 8u)) { continue; }
     let lo = acc[2u * i];
     let hi = acc[2u * i + 1u];
     let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
     for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j], v[(j + oc) % 8u]); }
+  }
+}
+
+// ---- 16 rows x 16 columns (the rb16 variant, NF4) -------------------------------------------
+// nf4_dec's loop over two column groups (g = 2 gid.x, 2 gid.x + 1) and 16 rows: each word of X
+// feeds 16 columns, each unpacked code 16 rows. The 16 codes of a step are scaled by their
+// block's absmax as they are unpacked (no per-block partial sums: 64 vec4 sums a<row><q>).
+@compute @workgroup_size(WG_X, 1)
+fn nf4_dec16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X);
+  let row0 = gid.y * 16u;
+  let g0 = 2u * gid.x; let g1 = g0 + 1u;
+  if (row0 >= p.M || out_col(g0, 0u, 8u) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let last = nw() - 1u;
+  let x0 = dec_row(0u, row0, K4); let x1 = dec_row(1u, row0, K4);
+  let x2 = dec_row(2u, row0, K4); let x3 = dec_row(3u, row0, K4);
+  let x4 = dec_row(4u, row0, K4); let x5 = dec_row(5u, row0, K4);
+  let x6 = dec_row(6u, row0, K4); let x7 = dec_row(7u, row0, K4);
+  let x8 = dec_row(8u, row0, K4); let x9 = dec_row(9u, row0, K4);
+  let x10 = dec_row(10u, row0, K4); let x11 = dec_row(11u, row0, K4);
+  let x12 = dec_row(12u, row0, K4); let x13 = dec_row(13u, row0, K4);
+  let x14 = dec_row(14u, row0, K4); let x15 = dec_row(15u, row0, K4);
+  let n0 = min(w_row(g0, 0u, 8u), last);
+  let n1 = min(w_row(g0, 1u, 8u), last);
+  let n2 = min(w_row(g0, 2u, 8u), last);
+  let n3 = min(w_row(g0, 3u, 8u), last);
+  let n4 = min(w_row(g0, 4u, 8u), last);
+  let n5 = min(w_row(g0, 5u, 8u), last);
+  let n6 = min(w_row(g0, 6u, 8u), last);
+  let n7 = min(w_row(g0, 7u, 8u), last);
+  let n8 = min(w_row(g1, 0u, 8u), last);
+  let n9 = min(w_row(g1, 1u, 8u), last);
+  let n10 = min(w_row(g1, 2u, 8u), last);
+  let n11 = min(w_row(g1, 3u, 8u), last);
+  let n12 = min(w_row(g1, 4u, 8u), last);
+  let n13 = min(w_row(g1, 5u, 8u), last);
+  let n14 = min(w_row(g1, 6u, 8u), last);
+  let n15 = min(w_row(g1, 7u, 8u), last);
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>();
+  var a8a = vec4<f32>(); var a8b = vec4<f32>(); var a8c = vec4<f32>(); var a8d = vec4<f32>();
+  var a9a = vec4<f32>(); var a9b = vec4<f32>(); var a9c = vec4<f32>(); var a9d = vec4<f32>();
+  var a10a = vec4<f32>(); var a10b = vec4<f32>(); var a10c = vec4<f32>(); var a10d = vec4<f32>();
+  var a11a = vec4<f32>(); var a11b = vec4<f32>(); var a11c = vec4<f32>(); var a11d = vec4<f32>();
+  var a12a = vec4<f32>(); var a12b = vec4<f32>(); var a12c = vec4<f32>(); var a12d = vec4<f32>();
+  var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
+  var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
+  var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
+  for (var kb = 0u; kb < KB; kb++) {
+    let s0 = absmax[n0 * KB + kb]; let s1 = absmax[n1 * KB + kb]; let s2 = absmax[n2 * KB + kb]; let s3 = absmax[n3 * KB + kb];
+    let s4 = absmax[n4 * KB + kb]; let s5 = absmax[n5 * KB + kb]; let s6 = absmax[n6 * KB + kb]; let s7 = absmax[n7 * KB + kb];
+    let s8 = absmax[n8 * KB + kb]; let s9 = absmax[n9 * KB + kb]; let s10 = absmax[n10 * KB + kb]; let s11 = absmax[n11 * KB + kb];
+    let s12 = absmax[n12 * KB + kb]; let s13 = absmax[n13 * KB + kb]; let s14 = absmax[n14 * KB + kb]; let s15 = absmax[n15 * KB + kb];
+    for (var w = 0u; w < 8u; w++) {
+      let kw = kb * 8u + w;
+      let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
+      let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
+      let q8 = Wq[n8 * K8 + kw]; let q9 = Wq[n9 * K8 + kw]; let q10 = Wq[n10 * K8 + kw]; let q11 = Wq[n11 * K8 + kw];
+      let q12 = Wq[n12 * K8 + kw]; let q13 = Wq[n13 * K8 + kw]; let q14 = Wq[n14 * K8 + kw]; let q15 = Wq[n15 * K8 + kw];
+      let la = mat4x4<f32>(pairs_lo(q0) * s0, pairs_lo(q1) * s1, pairs_lo(q2) * s2, pairs_lo(q3) * s3);
+      let ha = mat4x4<f32>(pairs_hi(q0) * s0, pairs_hi(q1) * s1, pairs_hi(q2) * s2, pairs_hi(q3) * s3);
+      let lb = mat4x4<f32>(pairs_lo(q4) * s4, pairs_lo(q5) * s5, pairs_lo(q6) * s6, pairs_lo(q7) * s7);
+      let hb = mat4x4<f32>(pairs_hi(q4) * s4, pairs_hi(q5) * s5, pairs_hi(q6) * s6, pairs_hi(q7) * s7);
+      let lc = mat4x4<f32>(pairs_lo(q8) * s8, pairs_lo(q9) * s9, pairs_lo(q10) * s10, pairs_lo(q11) * s11);
+      let hc = mat4x4<f32>(pairs_hi(q8) * s8, pairs_hi(q9) * s9, pairs_hi(q10) * s10, pairs_hi(q11) * s11);
+      let ld = mat4x4<f32>(pairs_lo(q12) * s12, pairs_lo(q13) * s13, pairs_lo(q14) * s14, pairs_lo(q15) * s15);
+      let hd = mat4x4<f32>(pairs_hi(q12) * s12, pairs_hi(q13) * s13, pairs_hi(q14) * s14, pairs_hi(q15) * s15);
+      let k = 2u * kw;
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; a0a += u * la + v * ha; a0b += u * lb + v * hb; a0c += u * lc + v * hc; a0d += u * ld + v * hd; }
+      { let u = X[x1 + k]; let v = X[x1 + k + 1u]; a1a += u * la + v * ha; a1b += u * lb + v * hb; a1c += u * lc + v * hc; a1d += u * ld + v * hd; }
+      { let u = X[x2 + k]; let v = X[x2 + k + 1u]; a2a += u * la + v * ha; a2b += u * lb + v * hb; a2c += u * lc + v * hc; a2d += u * ld + v * hd; }
+      { let u = X[x3 + k]; let v = X[x3 + k + 1u]; a3a += u * la + v * ha; a3b += u * lb + v * hb; a3c += u * lc + v * hc; a3d += u * ld + v * hd; }
+      { let u = X[x4 + k]; let v = X[x4 + k + 1u]; a4a += u * la + v * ha; a4b += u * lb + v * hb; a4c += u * lc + v * hc; a4d += u * ld + v * hd; }
+      { let u = X[x5 + k]; let v = X[x5 + k + 1u]; a5a += u * la + v * ha; a5b += u * lb + v * hb; a5c += u * lc + v * hc; a5d += u * ld + v * hd; }
+      { let u = X[x6 + k]; let v = X[x6 + k + 1u]; a6a += u * la + v * ha; a6b += u * lb + v * hb; a6c += u * lc + v * hc; a6d += u * ld + v * hd; }
+      { let u = X[x7 + k]; let v = X[x7 + k + 1u]; a7a += u * la + v * ha; a7b += u * lb + v * hb; a7c += u * lc + v * hc; a7d += u * ld + v * hd; }
+      { let u = X[x8 + k]; let v = X[x8 + k + 1u]; a8a += u * la + v * ha; a8b += u * lb + v * hb; a8c += u * lc + v * hc; a8d += u * ld + v * hd; }
+      { let u = X[x9 + k]; let v = X[x9 + k + 1u]; a9a += u * la + v * ha; a9b += u * lb + v * hb; a9c += u * lc + v * hc; a9d += u * ld + v * hd; }
+      { let u = X[x10 + k]; let v = X[x10 + k + 1u]; a10a += u * la + v * ha; a10b += u * lb + v * hb; a10c += u * lc + v * hc; a10d += u * ld + v * hd; }
+      { let u = X[x11 + k]; let v = X[x11 + k + 1u]; a11a += u * la + v * ha; a11b += u * lb + v * hb; a11c += u * lc + v * hc; a11d += u * ld + v * hd; }
+      { let u = X[x12 + k]; let v = X[x12 + k + 1u]; a12a += u * la + v * ha; a12b += u * lb + v * hb; a12c += u * lc + v * hc; a12d += u * ld + v * hd; }
+      { let u = X[x13 + k]; let v = X[x13 + k + 1u]; a13a += u * la + v * ha; a13b += u * lb + v * hb; a13c += u * lc + v * hc; a13d += u * ld + v * hd; }
+      { let u = X[x14 + k]; let v = X[x14 + k + 1u]; a14a += u * la + v * ha; a14b += u * lb + v * hb; a14c += u * lc + v * hc; a14d += u * ld + v * hd; }
+      { let u = X[x15 + k]; let v = X[x15 + k + 1u]; a15a += u * la + v * ha; a15b += u * lb + v * hb; a15c += u * lc + v * hc; a15d += u * ld + v * hd; }
+    }
+  }
+  let t0 = store_tile8(row0, g0, Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b));
+  let t1 = store_tile8(row0, g1, Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d));
+  let t2 = store_tile8(row0 + 8u, g0, Tile8(a8a, a8b, a9a, a9b, a10a, a10b, a11a, a11b, a12a, a12b, a13a, a13b, a14a, a14b, a15a, a15b));
+  let t3 = store_tile8(row0 + 8u, g1, Tile8(a8c, a8d, a9c, a9d, a10c, a10d, a11c, a11d, a12c, a12d, a13c, a13d, a14c, a14d, a15c, a15d));
+  if (t0 && t1 && t2 && t3) { return; }
+  let acc = array<vec4<f32>, 64>(a0a, a0b, a0c, a0d, a1a, a1b, a1c, a1d, a2a, a2b, a2c, a2d, a3a, a3b, a3c, a3d, a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d, a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d, a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
+  let done = array<bool, 4>(t0, t1, t2, t3);
+  let oc = out_cols(8u);
+  for (var i = 0u; i < 16u; i++) {
+    let r = row0 + i;
+    if (r >= p.M) { break; }
+    for (var h = 0u; h < 2u; h++) {
+      if (done[2u * (i / 8u) + h]) { continue; }
+      let lo = acc[4u * i + 2u * h];
+      let hi = acc[4u * i + 2u * h + 1u];
+      let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+      for (var j = 0u; j < oc; j++) { store(r, g0 + h, j, 8u, v[j], v[(j + oc) % 8u]); }
+    }
   }
 }
 

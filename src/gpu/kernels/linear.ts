@@ -42,8 +42,6 @@ export function shapeClass(K: number, NW: number): string {
 
 interface VariantShape {
   kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number;
-  /** Fixed rows per invocation of a dec-kernel shape (else per row count, decodeRows). */
-  MR?: number;
 }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
@@ -52,8 +50,8 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   // The same tile in workgroups of 8 x 8 (64 x 64 outputs): a quarter of the workgroups, which
   // SwiftShader runs one per CPU thread; faster there at K = 64 with many rows (training).
   rb8w: { kind: 'rb8', TM: 8, TN: 8, WG_X: 8, WG_Y: 8 },
-  // f32: lin_rb16, 16 x 16 outputs per invocation, workgroups of 64 x 64 outputs. NF4: nf4_dec with
-  // MR = 16 (16 rows x 8 columns, workgroups of 16 invocations; see NF4_RB16).
+  // f32: lin_rb16, 16 x 16 outputs per invocation, workgroups of 64 x 64 outputs. NF4: nf4_dec16,
+  // the same tile in workgroups of 16 invocations along the columns (NF4_RB16).
   rb16: { kind: 'rb16', TM: 16, TN: 16, WG_X: 4, WG_Y: 4 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
@@ -69,8 +67,8 @@ export function decodeRows(M: number): number {
   return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;
 }
 const DEC_ROWS = [1, 2, 4, 8] as const;
-/** The rb16 variant's shape with NF4 weights (nf4_dec compiled with MR = 16). */
-const NF4_RB16: VariantShape = { kind: 'dec', TM: 16, TN: 8, WG_X: 16, WG_Y: 1, MR: 16 };
+/** The rb16 variant's shape with NF4 weights (nf4_dec16). */
+const NF4_RB16: VariantShape = { kind: 'rb16', TM: 16, TN: 16, WG_X: 16, WG_Y: 1 };
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
@@ -120,7 +118,7 @@ function pipelineKey(variant: LinearVariant, M: number): string {
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
   // f32 decode is lin_rb8 with fewer rows (MR); NF4 has its own nf4_dec.
   if (format === 'f32') return { shader: 'linear', entry: `lin_${kind === 'dec' ? 'rb8' : kind}` };
-  if (kind === 'rb16') return { shader: 'matmul_nf4', entry: 'nf4_dec' };
+  if (kind === 'rb16') return { shader: 'matmul_nf4', entry: 'nf4_dec16' };
   return { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
@@ -163,7 +161,7 @@ export class Linear {
    * plain f32 one that computes X A^T with the same variant. */
   async prepare(variant: LinearVariant): Promise<void> {
     const s = SHAPES[variant], m = this.shape(variant);
-    const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr || v.MR ? { MR: mr || v.MR } : {}) });
+    const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
     for (const mr of s.kind === 'dec' ? DEC_ROWS : [0]) {
       const key = pipelineKey(variant, mr);
       if (!this.pipelines.has(`main:${key}`)) {
@@ -241,7 +239,6 @@ export class Linear {
   }
 
   private grid(s: VariantShape, M: number, N: number, swiglu: boolean): { x: number; y: number } {
-    if (s === NF4_RB16) return { x: Math.ceil(Math.ceil(N / (swiglu ? 4 : 8)) / s.WG_X), y: Math.ceil(M / s.TM) };
     if (s.kind === 'gemv') return { x: Math.ceil(N / (swiglu ? s.WG_Y / 2 : s.WG_Y)), y: 1 };
     if (s.kind === 'dec') return { x: Math.ceil(Math.ceil(N / (swiglu ? s.TN / 2 : s.TN)) / s.WG_X), y: Math.ceil(M / decodeRows(M)) };
     const groups = Math.ceil(N / (swiglu ? s.TN / 2 : s.TN));
