@@ -29,6 +29,15 @@ export interface LinearGrads {
 }
 
 const RB_WG = 4;
+/**
+ * Workgroup of the rb kernels on LoRA's rank-wide products (dY B and dB: K = R columns): R / 8
+ * invocations across (1, 2 or 4) and the rest down, so no SIMD lane of four adjacent invocations
+ * idles when R is 8 or 16 (with 4 x 4, R = 16 left two of every four lanes without columns).
+ */
+function narrowWG(R: number): { x: number; y: number } {
+  const x = R <= 8 ? 1 : R <= 16 ? 2 : RB_WG;
+  return { x, y: (RB_WG * RB_WG) / x };
+}
 /** Fewest workgroups a dispatch of the rb16 variant runs with 16 x 16 tiles; smaller ones use rb's 8 x 8. */
 const RB16_MIN_GROUPS = 4;
 /** A dx_* / dw_* dispatch's D view: vec4-aligned views can use the register-blocked entries. */
@@ -72,6 +81,11 @@ export class LinearBackward {
       const wg: Record<string, number> = v !== 'tiled' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
       jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${v}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
+    }
+    const nw = narrowWG(spec.lora?.R ?? 0);
+    if (spec.lora && variant !== 'tiled' && spec.lora.R % 4 === 0 && nw.x < RB_WG) {
+      const o = { WG_X: nw.x, WG_Y: nw.y };
+      jobs.push(add('dxF32:narrow', 'dx_rb', o), add('dw:narrow', 'dw_rb', o));
     }
     if (lora) {
       const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
@@ -170,6 +184,13 @@ export class LinearBackward {
     // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
     // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
     if (v === 'rb16') { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
+    const R = this.spec.lora?.R ?? 0;
+    if (v === 'rb' && name !== 'dx' && K === R && this.p.has(`${name}:narrow`)) {
+      const w = narrowWG(R);
+      const rows = name === 'dw' ? d.N : M;
+      this.record(`${name}:narrow`, bufs, u, { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) });
+      return;
+    }
     this.record(`${name}:${v}`, bufs, u, grid(v));
   }
 

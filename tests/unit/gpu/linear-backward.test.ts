@@ -100,7 +100,7 @@ describe('LinearBackward', () => {
   it('f32 W, bias, one LoRA segment, full-mode dW/dbias', () => runCase({ name: 'f32', nf4: false, M: 17, K: 132, NW: 40, R: 4, starts: [], bias: true, full: true }));
   it('NF4 W, fused q|k|v with three LoRA segments', () => runCase({ name: 'qkv nf4', nf4: true, M: 37, K: 128, NW: 48, R: 4, starts: [32, 40], bias: true, full: false }));
   it('NF4 W, gate|up (swiglu spec) with two LoRA segments', () => runCase({ name: 'gate_up nf4', nf4: true, M: 70, K: 64, NW: 2 * 36, R: 8, starts: [36], bias: false, full: false, swiglu: true }));
-  it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile)', () => runCase({ name: 'nf4 rb16', nf4: true, M: 70, K: 256, NW: 44, R: 4, starts: [], bias: false, full: false }));
+  it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile); rank 16 (dY B and dB in 2 x 8 workgroups)', () => runCase({ name: 'nf4 rb16 r16', nf4: true, M: 70, K: 256, NW: 44, R: 16, starts: [], bias: false, full: false }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
   it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb two rows per step)', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true }));
