@@ -67,6 +67,18 @@ export function decodeRows(M: number): number {
   return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;
 }
 const DEC_ROWS = [1, 2, 4, 8] as const;
+/**
+ * X A^T (R to 3 R columns) under the register-blocked variants: lin_rb8 in a workgroup with as many
+ * invocations across as the columns need (at most 4) and the rest down, so that the four lanes of
+ * a CPU adapter's SIMD group (adjacent invocations) all have columns; the variant's own shape
+ * (rb16: 16 columns per invocation, four across) left 3 of 4 lanes idle at R = 8.
+ */
+function narrowXA(SR: number): VariantShape {
+  const x = Math.min(4, Math.ceil(SR / 8));
+  return { kind: 'rb8', TM: 8, TN: 8, WG_X: x, WG_Y: Math.floor(16 / x) };
+}
+const REGISTER_BLOCKED: readonly VariantShape['kind'][] = ['rb', 'rb8', 'rb16'];
+
 /** The rb16 variant's shape with NF4 weights (nf4_dec16). */
 const NF4_RB16: VariantShape = { kind: 'rb16', TM: 16, TN: 16, WG_X: 16, WG_Y: 1 };
 
@@ -171,6 +183,10 @@ export class Linear {
         this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o(s, mr), SWIGLU: 0 } }));
       }
     }
+    if (this.spec.lora && REGISTER_BLOCKED.includes(s.kind) && !this.pipelines.has('xa:narrow')) {
+      const n = narrowXA(this.segments(this.spec.lora) * this.spec.lora.R);
+      this.pipelines.set('xa:narrow', await this.rt.kernel({ ...entry('f32', n.kind), overrides: { ...o(n, 0), SWIGLU: 0 } }));
+    }
   }
 
   variantFor(M: number): LinearVariant {
@@ -226,10 +242,12 @@ export class Linear {
       }
       xa = this.xaScratch;
     }
-    const pipeline = this.pipelines.get(`xa:${pipelineKey(variant, M)}`);
+    const narrow = REGISTER_BLOCKED.includes(SHAPES[variant].kind);
+    const pipeline = this.pipelines.get(narrow ? 'xa:narrow' : `xa:${pipelineKey(variant, M)}`);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
-    this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(SHAPES[variant], M, SR, false));
+    const shape = narrow ? narrowXA(SR) : SHAPES[variant];
+    this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(shape, M, SR, false));
     return xa;
   }
 

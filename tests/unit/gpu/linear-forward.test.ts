@@ -76,6 +76,25 @@ describe('Linear', () => {
       });
     }
 
+    if (fmt === 'f32') {
+      // X A^T of the register-blocked variants runs in a workgroup shaped by S*R (narrowXA):
+      // 24 columns -> 3 x 5 invocations, 40 -> 4 x 4 (the last column group partial); M = 37 rows.
+      for (const R of [24, 40]) {
+        it(`f32 M=37: LoRA rank ${R} (X A^T in a ${R === 24 ? '3 x 5' : '4 x 4'} workgroup)`, async () => {
+          const rt = await nodeRuntime();
+          const M = 37, K = 64, N = 40, scale = 0.5;
+          const X = randomArray(M * K, 31), W = randomArray(N * K, 32), A = randomArray(R * K, 33), B = randomArray(N * R, 34);
+          const { w, eff, bufs } = await weightOf(rt, fmt, W, N, K);
+          const ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+          const lin = await Linear.create(rt, { label: `rank ${R}`, K, N, weight: w, lora: { A: ab, B: Bb, R, scale } });
+          const ref = add(linear_forward(X, eff, null, M, K, N), lora_forward(X, A, B, scale, M, K, N, R));
+          expect(report(`linear f32 M=${M} lora rank ${R}`, await allVariants(rt, lin, X, M, N, ref))).toBeLessThan(1e-4);
+          lin.dispose();
+          rt.release(ab, Bb, ...bufs);
+        });
+      }
+    }
+
     it(`${fmt} M=17: no bias or LoRA (lin_rb8's direct stores; N=44 leaves a partial column group)`, async () => {
       const rt = await nodeRuntime();
       const M = 17, K = 64, N = 44;
