@@ -170,7 +170,7 @@ export class Linear {
   }
 
   /** Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
-   * plain f32 one that computes X A^T with the same variant. */
+   * plain f32 one that computes X A^T (the variant's own, or narrowXA's for the register-blocked ones). */
   async prepare(variant: LinearVariant): Promise<void> {
     const s = SHAPES[variant], m = this.shape(variant);
     const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
@@ -179,7 +179,7 @@ export class Linear {
       if (!this.pipelines.has(`main:${key}`)) {
         this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o(m, mr), SWIGLU: this.spec.swiglu ? 1 : 0 } }));
       }
-      if (this.spec.lora && !this.pipelines.has(`xa:${key}`)) {
+      if (this.spec.lora && !REGISTER_BLOCKED.includes(s.kind) && !this.pipelines.has(`xa:${key}`)) {
         this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o(s, mr), SWIGLU: 0 } }));
       }
     }
