@@ -3,6 +3,9 @@
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
 // per variant (the thread variant at PS_HEAD_SIZES both with P/dS kept and recomputed), as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS); the
 // forward in its training form (given the slot table, as TrainStep runs it).
+// `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
+// T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
+// invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
 // Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -24,6 +27,12 @@ const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
 const limits = await measureLimits(rt);
 console.log(describeLimits(limits));
+const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
+const decode = args.flags.decode;
+if (decode !== undefined) {
+  await benchDecode((decode === true ? '1,8,32' : decode).split(',').map(Number));
+  process.exit(0);
+}
 const M = B * T;
 const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax: T });
 const step = cache.append(Array.from({ length: B }, () => T));
@@ -36,7 +45,6 @@ const dK = rt.storage(cache.layerBytes, 'dK'), dV = rt.storage(cache.layerBytes,
 const rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
 const pairs = B * NH * T * (T + 1) / 2;
 console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
-const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
 for (const variant of variants) {
   const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
   // one untimed run first: SwiftShader compiles a pipeline at its first dispatch
@@ -66,3 +74,33 @@ for (const variant of variants) {
   }
 }
 process.exit(0);
+
+/** The decode forward at each batch size: rows at position T - 1 over a cache of T keys. */
+async function benchDecode(batches: number[]): Promise<void> {
+  const forms: { name: string; variant: AttentionVariant; pairHeads: boolean }[] = [];
+  for (const variant of variants) {
+    if (variant === 'thread') forms.push({ name: 'thread, 2 heads', variant, pairHeads: true }, { name: 'thread, 1 head', variant, pairHeads: false });
+    else forms.push({ name: variant, variant, pairHeads: false });
+  }
+  for (const b of batches) {
+    const cache = new KvCache(rt, { numLayers: 1, B: b, KVH, HS, Tmax: T });
+    cache.append(Array.from({ length: b }, () => T - 1));
+    const step = cache.append(Array.from({ length: b }, () => 1));
+    rt.write(cache.k[0], randomArray(cache.layerBytes / 4, 1));
+    rt.write(cache.v[0], randomArray(cache.layerBytes / 4, 2));
+    const Q = rt.upload(randomArray(b * NH * HS, 3), 'Q'), O = rt.storage(b * NH * HS * 4, 'O');
+    const rows = rt.upload(step.rows, 'rows');
+    const line: string[] = [];
+    for (const f of forms) {
+      const attn = await Attention.create(rt, { NH, KVH, HS, variant: f.variant, pairHeads: f.pairHeads });
+      if (f.pairHeads && attn.headsPerInvocation(b) !== 2) continue;
+      attn.run(Q, rows, cache, 0, O, b);
+      await rt.sync();
+      const ms = await timeRuns(rt, () => attn.run(Q, rows, cache, 0, O, b), budget);
+      line.push(`${f.name} ${ms.toFixed(3)} ms (${gf(4 * HS * b * NH * T, ms)})`);
+    }
+    console.log(`decode batch ${b}, ${T} keys, NH=${NH} KVH=${KVH} HS=${HS}: ${line.join('; ')}`);
+    rt.release(Q, O, rows);
+    cache.free();
+  }
+}

@@ -8,7 +8,9 @@
 // With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
 // (goal <= 1.5) next to the ratio of the two roofline floors on this adapter (floor at M rows =
 // max(bytes/bandwidth, flops/peak)): an adapter with few flops per byte (a CPU) cannot reach 1.5
-// with f32 weights.
+// with f32 weights. Its last column is the M = 1 run's share of the bandwidth and the share of
+// peak GFLOPS that 50 % of the bandwidth would take (NF4 moves 0.56 bytes per multiply-add, so
+// on a CPU adapter that is most of the peak, before any unpacking).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
@@ -90,7 +92,11 @@ for (const shape of shapes) {
     const t1 = tunedMs.get(1), t8 = tunedMs.get(8);
     if (t1 && t8) {
       const floor = (M: number) => Math.max(bytes / (limits.bandwidthGBs * 1e6), (2 * M * NW * shape.K) / (limits.peakGflops * 1e6));
-      ratios.push([w.format, shape.name, `${lin.variantFor(1)}/${lin.variantFor(8)}`, t1.toFixed(2), t8.toFixed(2), (t8 / t1).toFixed(2), (floor(8) / floor(1)).toFixed(2)]);
+      // The M = 1 goal (>= 50 % of bandwidth) as a share of peak GFLOPS: over 100 % it cannot be
+      // reached here at all, and the closer to it the less room the unpacking has.
+      const needs = (2 * NW * shape.K) / (bytes / (0.5 * limits.bandwidthGBs)) / limits.peakGflops;
+      ratios.push([w.format, shape.name, `${lin.variantFor(1)}/${lin.variantFor(8)}`, t1.toFixed(2), t8.toFixed(2), (t8 / t1).toFixed(2), (floor(8) / floor(1)).toFixed(2),
+        `${(100 * (bytes / (t1 * 1e6)) / limits.bandwidthGBs).toFixed(0)}% (needs ${(100 * needs).toFixed(0)}% of peak)`]);
     }
     lin.dispose();
   }
@@ -100,7 +106,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\n${fmt(header)}\n${rows.map(fmt).join('\n')}`);
 if (ratios.length) {
-  const rh = ['format', 'shape', 'tuned M=1/M=8', 'ms M=1', 'ms M=8', 'M=8 / M=1', 'floor ratio'];
+  const rh = ['format', 'shape', 'tuned M=1/M=8', 'ms M=1', 'ms M=8', 'M=8 / M=1', 'floor ratio', 'M=1 bandwidth (goal 50 %)'];
   const rw = rh.map((h, i) => Math.max(h.length, ...ratios.map((r) => r[i].length)));
   const f = (r: string[]) => r.map((c, i) => c.padEnd(rw[i])).join('  ');
   console.log(`\n${f(rh)}\n${ratios.map(f).join('\n')}`);

@@ -17,6 +17,9 @@
 //   attn_thread_hs8[_lse], attn_thread_hs16[_lse]  attn_thread for HS = 8 / 16 with named
 //                registers instead of arrays (the launcher picks them for those head sizes; the
 //                backward has _hs8 / _hs16 twins of its _thread entries).
+//   attn_thread_hs8_h2, attn_thread_hs16_h2  two query heads of one kv head per invocation (NH /
+//                KVH even), each key and value loaded once for both; O equals the one-head
+//                forms' bit for bit (decode and inference prefill on CPU adapters).
 //   attn_train_hs8_lse  the _lse form for packed training rows given as the slot table (binding
 //                1), four query positions per invocation (HS = 8, thread variant).
 // Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
@@ -154,9 +157,7 @@ fn attend_thread_hs8(pp: Params, idx: u32) -> f32 {
   var j = 0u;
   for (; j + 3u <= last; j += 4u) { st = soft8_block(st, qa, qb, base + j * 2u); }
   for (; j <= last; j++) { st = soft8_key(st, qa, qb, base + j * 2u); }
-  let inv = 1.0 / st.l;
-  O[qo] = st.a * inv;
-  O[qo + 1u] = st.b * inv;
+  store_o8(idx, st);
   return st.m + log(st.l);
 }
 
@@ -165,23 +166,103 @@ struct Soft8 { m: f32, l: f32, a: vec4<f32>, b: vec4<f32> }
 
 // One key at cache vec4 offset ko.
 fn soft8_key(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
-  let s = dot(qa, Kc[ko]) + dot(qb, Kc[ko + 1u]);
+  return soft8_key_sv(st, dot(qa, Kc[ko]) + dot(qb, Kc[ko + 1u]), Vc[ko], Vc[ko + 1u]);
+}
+
+// The same step given the key's score s and value (va, vb).
+fn soft8_key_sv(st: Soft8, s: f32, va: vec4<f32>, vb: vec4<f32>) -> Soft8 {
   let mnew = max(st.m, s);
   let c = exp(st.m - mnew);
   let e = exp(s - mnew);
-  return Soft8(mnew, st.l * c + e, st.a * c + e * Vc[ko], st.b * c + e * Vc[ko + 1u]);
+  return Soft8(mnew, st.l * c + e, st.a * c + e * va, st.b * c + e * vb);
+}
+
+// Four consecutive HS = 8 cache rows (keys or values) from vec4 offset ko: row i in x(2i), x(2i+1).
+struct Block8 { x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>, x4: vec4<f32>, x5: vec4<f32>, x6: vec4<f32>, x7: vec4<f32> }
+
+fn key_block8(ko: u32) -> Block8 {
+  return Block8(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u], Kc[ko + 4u], Kc[ko + 5u], Kc[ko + 6u], Kc[ko + 7u]);
+}
+fn value_block8(ko: u32) -> Block8 {
+  return Block8(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u], Vc[ko + 4u], Vc[ko + 5u], Vc[ko + 6u], Vc[ko + 7u]);
+}
+
+// The scores of query (qa, qb) against a block of four keys.
+fn scores8(qa: vec4<f32>, qb: vec4<f32>, k: Block8) -> vec4<f32> {
+  return vec4<f32>(dot(qa, k.x0) + dot(qb, k.x1), dot(qa, k.x2) + dot(qb, k.x3),
+                   dot(qa, k.x4) + dot(qb, k.x5), dot(qa, k.x6) + dot(qb, k.x7));
 }
 
 // Four consecutive keys from cache vec4 offset ko, one rescale for the four.
 fn soft8_block(st: Soft8, qa: vec4<f32>, qb: vec4<f32>, ko: u32) -> Soft8 {
-  let s4 = vec4<f32>(dot(qa, Kc[ko]) + dot(qb, Kc[ko + 1u]), dot(qa, Kc[ko + 2u]) + dot(qb, Kc[ko + 3u]),
-                     dot(qa, Kc[ko + 4u]) + dot(qb, Kc[ko + 5u]), dot(qa, Kc[ko + 6u]) + dot(qb, Kc[ko + 7u]));
+  return soft8_block_sv(st, scores8(qa, qb, key_block8(ko)), value_block8(ko));
+}
+
+// The same step given the block's scores s4 and values v (loaded once for several queries).
+fn soft8_block_sv(st: Soft8, s4: vec4<f32>, v: Block8) -> Soft8 {
   let mnew = max(st.m, max(max(s4.x, s4.y), max(s4.z, s4.w)));
   let c = exp(st.m - mnew);
   let e = exp(s4 - vec4<f32>(mnew));
   return Soft8(mnew, st.l * c + (e.x + e.y) + (e.z + e.w),
-               st.a * c + e.x * Vc[ko] + e.y * Vc[ko + 2u] + e.z * Vc[ko + 4u] + e.w * Vc[ko + 6u],
-               st.b * c + e.x * Vc[ko + 1u] + e.y * Vc[ko + 3u] + e.z * Vc[ko + 5u] + e.w * Vc[ko + 7u]);
+               st.a * c + e.x * v.x0 + e.y * v.x2 + e.z * v.x4 + e.w * v.x6,
+               st.b * c + e.x * v.x1 + e.y * v.x3 + e.z * v.x5 + e.w * v.x7);
+}
+
+// O of (row, head) index r from its final state, as attend_thread_hs8 writes it.
+fn store_o8(r: u32, st: Soft8) {
+  let inv = 1.0 / st.l;
+  O[r * 2u] = st.a * inv;
+  O[r * 2u + 1u] = st.b * inv;
+}
+
+// The two (row, head) indices r, r + 1 of invocation idx in the _h2 forms, their row's last
+// key position and cache line (r is even and NH / KVH even, so both heads share the kv head).
+struct HeadPair { ok: bool, r: u32, last: u32, base: u32 }
+
+fn head_pair(idx: u32) -> HeadPair {
+  let r = 2u * idx;
+  let m = min(r, p.M * p.NH - 1u) / p.NH;
+  let seq = min(rows[2u * m], p.B - 1u);
+  let last = min(rows[2u * m + 1u], p.Tmax - 1u);
+  return HeadPair(r < p.M * p.NH, r, last, cache_base(p, seq, (r % p.NH) / (p.NH / p.KVH)));
+}
+
+// ---- two query heads of one kv head per invocation, HS = 8 (decode and prefill rows) --------
+// attn_thread_hs16_h2's scheme for 8-wide heads (stories260K: 8 / 4 heads): each key block and
+// value block loaded once for heads 2i and 2i + 1, each head's state taking attend_thread_hs8's
+// steps (O bit-identical to attn_thread_hs8). Grid: M * NH / 2.
+@compute @workgroup_size(WG)
+fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let hp = head_pair(gid.x + gid.y * nwg.x * WG);
+  if (!hp.ok) { return; }
+  let r = hp.r;
+  let last = hp.last;
+  let base = hp.base;
+  let qa0 = Q[2u * r] * p.scale;
+  let qb0 = Q[2u * r + 1u] * p.scale;
+  let qa1 = Q[2u * r + 2u] * p.scale;
+  let qb1 = Q[2u * r + 3u] * p.scale;
+  var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
+  var s1 = s0;
+  var j = 0u;
+  for (; j + 3u <= last; j += 4u) {
+    let ko = base + j * 2u;
+    let k = key_block8(ko);
+    let v = value_block8(ko);
+    s0 = soft8_block_sv(s0, scores8(qa0, qb0, k), v);
+    s1 = soft8_block_sv(s1, scores8(qa1, qb1, k), v);
+  }
+  for (; j <= last; j++) {
+    let ko = base + j * 2u;
+    let ka = Kc[ko];
+    let kb = Kc[ko + 1u];
+    let va = Vc[ko];
+    let vb = Vc[ko + 1u];
+    s0 = soft8_key_sv(s0, dot(qa0, ka) + dot(qb0, kb), va, vb);
+    s1 = soft8_key_sv(s1, dot(qa1, ka) + dot(qb1, kb), va, vb);
+  }
+  store_o8(r, s0);
+  store_o8(r + 1u, s1);
 }
 
 // The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training kernels (HS = 8
@@ -264,9 +345,7 @@ fn attn_train_hs8_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
 
 // O and LSE of (row, head) index r from its final state, as attend_thread_hs8 writes them.
 fn store_train_hs8(r: u32, st: Soft8) {
-  let inv = 1.0 / st.l;
-  O[r * 2u] = st.a * inv;
-  O[r * 2u + 1u] = st.b * inv;
+  store_o8(r, st);
   LSE[r] = st.m + log(st.l);
 }
 
@@ -298,12 +377,7 @@ fn attend_thread_hs16(pp: Params, idx: u32) -> f32 {
   var j = 0u;
   for (; j + 1u <= last; j += 2u) { st = soft16_pair(st, q, base + j * 4u); }
   for (; j <= last; j++) { st = soft16_key(st, q, base + j * 4u); }
-  let qo = idx * 4u;
-  let inv = 1.0 / st.l;
-  O[qo] = st.a0 * inv;
-  O[qo + 1u] = st.a1 * inv;
-  O[qo + 2u] = st.a2 * inv;
-  O[qo + 3u] = st.a3 * inv;
+  store_o16(idx, st);
   return st.m + log(st.l);
 }
 
@@ -317,30 +391,85 @@ fn query16(r: u32, scale: f32) -> Q16 {
   return Q16(Q[r * 4u] * scale, Q[r * 4u + 1u] * scale, Q[r * 4u + 2u] * scale, Q[r * 4u + 3u] * scale);
 }
 
-fn score16(q: Q16, ko: u32) -> f32 {
-  return (dot(q.x0, Kc[ko]) + dot(q.x1, Kc[ko + 1u])) + (dot(q.x2, Kc[ko + 2u]) + dot(q.x3, Kc[ko + 3u]));
-}
+fn score16(q: Q16, ko: u32) -> f32 { return dot16(q, kc16(ko)); }
+
+// The cached key / value at vec4 offset ko (dot16: the backward's, below).
+fn kc16(ko: u32) -> Q16 { return Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]); }
+fn vc16(ko: u32) -> Q16 { return Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]); }
 
 // Two consecutive keys from cache vec4 offset k0, one rescale for both.
 fn soft16_pair(st: Soft16, q: Q16, k0: u32) -> Soft16 {
   let k1 = k0 + 4u;
-  let s2 = vec2<f32>(score16(q, k0), score16(q, k1));
+  return soft16_pair_sv(st, vec2<f32>(score16(q, k0), score16(q, k1)), vc16(k0), vc16(k1));
+}
+
+// The same step given the pair's scores s2 and values v0, v1 (loaded once for several queries).
+fn soft16_pair_sv(st: Soft16, s2: vec2<f32>, v0: Q16, v1: Q16) -> Soft16 {
   let mnew = max(st.m, max(s2.x, s2.y));
   let a = exp(st.m - mnew);
   let e = exp(s2 - vec2<f32>(mnew));
   return Soft16(mnew, st.l * a + (e.x + e.y),
-                st.a0 * a + e.x * Vc[k0] + e.y * Vc[k1], st.a1 * a + e.x * Vc[k0 + 1u] + e.y * Vc[k1 + 1u],
-                st.a2 * a + e.x * Vc[k0 + 2u] + e.y * Vc[k1 + 2u], st.a3 * a + e.x * Vc[k0 + 3u] + e.y * Vc[k1 + 3u]);
+                st.a0 * a + e.x * v0.x0 + e.y * v1.x0, st.a1 * a + e.x * v0.x1 + e.y * v1.x1,
+                st.a2 * a + e.x * v0.x2 + e.y * v1.x2, st.a3 * a + e.x * v0.x3 + e.y * v1.x3);
 }
 
 // One key at cache vec4 offset ko.
-fn soft16_key(st: Soft16, q: Q16, ko: u32) -> Soft16 {
-  let s = score16(q, ko);
+fn soft16_key(st: Soft16, q: Q16, ko: u32) -> Soft16 { return soft16_key_sv(st, score16(q, ko), vc16(ko)); }
+
+// The same step given the key's score s and value v.
+fn soft16_key_sv(st: Soft16, s: f32, v: Q16) -> Soft16 {
   let mnew = max(st.m, s);
   let a = exp(st.m - mnew);
   let e = exp(s - mnew);
-  return Soft16(mnew, st.l * a + e, st.a0 * a + e * Vc[ko], st.a1 * a + e * Vc[ko + 1u],
-                st.a2 * a + e * Vc[ko + 2u], st.a3 * a + e * Vc[ko + 3u]);
+  return Soft16(mnew, st.l * a + e, st.a0 * a + e * v.x0, st.a1 * a + e * v.x1,
+                st.a2 * a + e * v.x2, st.a3 * a + e * v.x3);
+}
+
+// ---- two query heads of one kv head per invocation, HS = 16 (decode and prefill rows) -------
+// Heads 2i and 2i + 1 of a row share their kv head when NH / KVH is even (agent-tiny: 4 / 2):
+// each key and value is loaded once for both, and each head's state takes attend_thread_hs16's
+// steps, so O equals attn_thread_hs16's bit for bit. On a CPU adapter every key / value load is
+// a gather across the SIMD lanes, so half the invocations means half the gathers for the same
+// arithmetic. Grid: M * NH / 2 (invocation i: (row, head) indices 2i and 2i + 1).
+@compute @workgroup_size(WG)
+fn attn_thread_hs16_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let hp = head_pair(gid.x + gid.y * nwg.x * WG);
+  if (!hp.ok) { return; }
+  let r = hp.r;
+  let last = hp.last;
+  let base = hp.base;
+  let qa = query16(r, p.scale);
+  let qb = query16(r + 1u, p.scale);
+  var sa = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  var sb = sa;
+  var j = 0u;
+  for (; j + 1u <= last; j += 2u) {
+    let k0 = base + j * 4u;
+    let ka = kc16(k0);
+    let kb = kc16(k0 + 4u);
+    let v0 = vc16(k0);
+    let v1 = vc16(k0 + 4u);
+    sa = soft16_pair_sv(sa, vec2<f32>(dot16(qa, ka), dot16(qa, kb)), v0, v1);
+    sb = soft16_pair_sv(sb, vec2<f32>(dot16(qb, ka), dot16(qb, kb)), v0, v1);
+  }
+  if (j <= last) {
+    let ko = base + j * 4u;
+    let k = kc16(ko);
+    let v = vc16(ko);
+    sa = soft16_key_sv(sa, dot16(qa, k), v);
+    sb = soft16_key_sv(sb, dot16(qb, k), v);
+  }
+  store_o16(r, sa);
+  store_o16(r + 1u, sb);
+}
+
+// O of (row, head) index r from its final state, as attend_thread_hs16 writes it.
+fn store_o16(r: u32, st: Soft16) {
+  let inv = 1.0 / st.l;
+  O[r * 4u] = st.a0 * inv;
+  O[r * 4u + 1u] = st.a1 * inv;
+  O[r * 4u + 2u] = st.a2 * inv;
+  O[r * 4u + 3u] = st.a3 * inv;
 }
 
 // ---- training rows, HS = 16: four query positions per invocation ----------------------------
@@ -380,11 +509,7 @@ fn attn_train_hs16_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 
 // O and LSE of (row, head) index r from its final state, as attend_thread_hs16 writes them.
 fn store_train_hs16(r: u32, st: Soft16) {
-  let inv = 1.0 / st.l;
-  O[r * 4u] = st.a0 * inv;
-  O[r * 4u + 1u] = st.a1 * inv;
-  O[r * 4u + 2u] = st.a2 * inv;
-  O[r * 4u + 3u] = st.a3 * inv;
+  store_o16(r, st);
   LSE[r] = st.m + log(st.l);
 }
 

@@ -6,6 +6,7 @@ import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
 import { getTuning } from '../tuning';
+import { rowWorkgroupSize } from '../device';
 
 /** 'thread': one invocation per (row, head), no workgroup memory (CPU adapters such as
  * SwiftShader); 'wg': one workgroup per (row, head), keys split across it (real GPUs). */
@@ -27,10 +28,14 @@ export interface AttentionOptions {
   KVH: number;
   HS: number;
   variant: AttentionVariant;
-  /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
+  /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). The thread
+   * variant's row-table forms default to rowWorkgroupSize (4 on CPU adapters). */
   wg?: number;
   /** Also write the per-(row, head) log-sum-exp LSE [M, NH] for the backward (default false). */
   lse?: boolean;
+  /** Run two query heads per invocation where headPairs allows it (default true; false to time
+   * or test the one-head form). */
+  pairHeads?: boolean;
 }
 
 /** Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points. */
@@ -52,8 +57,27 @@ export function threadEntry(base: string, HS: number): string {
  */
 export const TRAIN_POSITIONS_PER_INVOCATION = 4;
 
+/**
+ * Whether the row-table forward runs two query heads of one kv head per invocation
+ * (attn_thread_hs{8,16}_h2: each key and value loaded once for both, O bit-identical to the
+ * one-head form): the thread variant without LSE at the register head sizes, when NH / KVH is
+ * even (agent-tiny 4 / 2, stories260K 8 / 4). Decode and inference prefill take this path.
+ */
+export function headPairs(o: AttentionOptions): boolean {
+  return o.pairHeads !== false && o.variant === 'thread' && !o.lse && REGISTER_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
+}
+
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
 export const ATTENTION_MAX_HS = 128;
+
+/**
+ * Two-head invocations a dispatch needs before the `_h2` form runs: below it (one decode row of a
+ * 4-head model) one head per invocation keeps more SIMD lanes busy than pairing saves loads.
+ */
+export const PAIR_MIN_INVOCATIONS = 8;
+
+/** A compiled row-table form: its pipeline, query heads per invocation and workgroup size. */
+interface RowForm { pipeline: GPUComputePipeline; heads: 1 | 2; wg: number }
 
 export class Attention {
   private readonly uniforms = new ArrayBuffer(32);
@@ -62,28 +86,44 @@ export class Attention {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    /** The row-table form with one head per invocation (every variant). */
+    private readonly single: RowForm,
+    /** attn_thread_hs{8,16}_h2 where headPairs allows it. */
+    private readonly paired: RowForm | null,
     /** attn_train_hs{8,16}_lse (thread, lse): packed training rows by the slot table. */
     private readonly trainPipeline: GPUComputePipeline | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 
+  /** Query heads per invocation of the row-table forward at M rows (2: the `_h2` form). */
+  headsPerInvocation(M: number): 1 | 2 {
+    return this.rowForm(M).heads;
+  }
+
+  private rowForm(M: number): RowForm {
+    return this.paired && M * this.opts.NH / 2 >= PAIR_MIN_INVOCATIONS ? this.paired : this.single;
+  }
+
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, lse: false, ...opts };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, ...opts };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (o.variant === 'wg' && ((wg & (wg - 1)) !== 0 || wg < HS / 4)) {
       throw new ShapeError('attention', `a workgroup size that is a power of two >= HS/4 = ${HS / 4}`, `wg=${wg}`);
     }
+    // The thread variant's row-table forms on CPU adapters: one SIMD group per workgroup unless
+    // a size was asked for, since a workgroup runs on one CPU thread and a decode step has a few
+    // dozen invocations (at WG 64 a batch of 8 ran on one core).
+    const rowWg = o.variant === 'thread' && opts.wg === undefined ? rowWorkgroupSize(rt.report) : wg;
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
-    const overrides = { WG: wg, HS };
     const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
-    const [pipeline, trainPipeline] = await Promise.all([
-      rt.kernel({ shader: 'attention', entry, overrides }),
-      train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides }) : null,
+    const [single, paired, trainPipeline] = await Promise.all([
+      rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
+      headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
+      train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
     ]);
-    return new Attention(rt, pipeline, trainPipeline, o);
+    return new Attention(rt, { pipeline: single, heads: 1, wg: rowWg }, paired && { pipeline: paired, heads: 2, wg: rowWg }, trainPipeline, o);
   }
 
   /**
@@ -110,17 +150,19 @@ export class Attention {
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const train = seqs && this.trainPipeline ? this.trainPipeline : null;
+    const form = this.rowForm(M);
     let wgs: { x: number; y: number };
     if (variant === 'wg') {
       if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
       wgs = { x: NH, y: M };
     } else {
-      const groups = Math.ceil((train ? c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) : M * NH) / wg);
+      const invocations = train ? c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) : M * NH / form.heads;
+      const groups = Math.ceil(invocations / (train ? wg : form.wg));
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }
     const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);
-    this.rt.dispatch(train ?? this.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
+    this.rt.dispatch(train ?? form.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

@@ -4,7 +4,7 @@
 // plain multi-head. Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Attention, ATTENTION_VARIANTS } from '../../../src/gpu/kernels/attention';
+import { Attention, ATTENTION_VARIANTS, PAIR_MIN_INVOCATIONS } from '../../../src/gpu/kernels/attention';
 import { QkvRope } from '../../../src/gpu/kernels/rope';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { rope_forward } from '../../../src/reference/rope';
@@ -33,6 +33,8 @@ const scenarios: Scenario[] = [
   { name: 'MHA NH=KVH, decode', NH: 2, KVH: 2, HS: 8, steps: [[4, 1], [1, 1], [1, 1]] },
   { name: 'GQA 14/2 HS=64 (Qwen heads)', NH: 14, KVH: 2, HS: 64, steps: [[5, 2], [1, 1]] },
   { name: 'long sequence over several key chunks', NH: 2, KVH: 1, HS: 8, steps: [[150], [1]] },
+  { name: 'stories heads 8/4 HS=8, prefill then decode', NH: 8, KVH: 4, HS: 8, steps: [[6, 9, 1], [1, 1, 1], [1, 1, 0], [2, 1, 1]] },
+  { name: 'GQA 8/2 HS=16, decode', NH: 8, KVH: 2, HS: 16, steps: [[5, 2, 7], [1, 1, 1], [1, 0, 1]] },
   { name: 'slot reset and reused', NH: 4, KVH: 1, HS: 12, steps: [[6, 4], [1, 1], [3, 1], [1, 1]], resets: { 2: [0] } },
 ];
 
@@ -104,6 +106,42 @@ describe('attention over the KV cache', () => {
         cache.free();
       });
     }
+  }
+
+  // attn_thread_hs{8,16}_h2 (two query heads of one kv head per invocation) against the one-head
+  // forms on the same cache: each head takes the same steps, so O must match bit for bit. Steps
+  // with fewer than PAIR_MIN_INVOCATIONS head pairs run the one-head form.
+  for (const [NH, KVH, HS] of [[4, 2, 16], [8, 4, 8], [8, 2, 16]]) {
+    it(`two heads per invocation equal the one-head form bit for bit (NH=${NH} KVH=${KVH} HS=${HS})`, async () => {
+      const rt = await nodeRuntime();
+      const B = 4, Tmax = 64;
+      const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
+      const paired = await Attention.create(rt, { NH, KVH, HS, variant: 'thread' });
+      const single = await Attention.create(rt, { NH, KVH, HS, variant: 'thread', pairHeads: false });
+      rt.write(cache.k[0], randomArray(cache.layerBytes / 4, 5));
+      rt.write(cache.v[0], randomArray(cache.layerBytes / 4, 6));
+      // a prefill of uneven lengths (odd ones end on a single key), decode rows, one lone row
+      const steps = [[13, 2, 30, 7], [1, 1, 1, 1], [2, 1, 0, 1], [0, 1, 0, 0]];
+      let pairedSteps = 0;
+      for (const [si, tokens] of steps.entries()) {
+        const step = cache.append(tokens);
+        const M = step.M;
+        const heads = paired.headsPerInvocation(M);
+        expect(heads).toBe(M * NH / 2 >= PAIR_MIN_INVOCATIONS ? 2 : 1);
+        expect(single.headsPerInvocation(M)).toBe(1);
+        if (heads === 2) pairedSteps++;
+        const q = rt.upload(randomArray(M * NH * HS, 40 + si), 'Q'), rows = rt.upload(step.rows, 'rows');
+        const oa = rt.storage(M * NH * HS * 4, 'O paired'), ob = rt.storage(M * NH * HS * 4, 'O single');
+        paired.run(q, rows, cache, 0, oa, M);
+        single.run(q, rows, cache, 0, ob, M);
+        const [a, b] = [await rt.readF32(oa, M * NH * HS), await rt.readF32(ob, M * NH * HS)];
+        console.log(`attention ${heads} vs 1 heads per invocation, NH=${NH} KVH=${KVH} HS=${HS} step ${si} M=${M}: maxdiff=${maxAbsDiff(a, b).toExponential(2)}`);
+        expect(Array.from(a)).toEqual(Array.from(b));
+        rt.release(q, rows, oa, ob);
+      }
+      expect(pairedSteps).toBeGreaterThanOrEqual(3);
+      cache.free();
+    });
   }
 
   it('rejects wrong shapes with the op name and the expected shape', async () => {
