@@ -1176,28 +1176,72 @@ fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bu
 fn attn_bwd_dkv_ps_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);
   if (!kq.ok) { return; }
-  let z = vec4<f32>(0.0);
-  var a0 = Dkv16(Q16(z, z, z, z), Q16(z, z, z, z));
-  var a1 = a0;
-  var a2 = a0;
-  var a3 = a0;
+  var a = dkv16_quad_zero();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
     for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+      let r = quad_rows(pl, kq, h, u);
+      a = dkv16_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w)),
+                        Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w)));
+    }
+  }
+  store_dkv16_quad(kq.line, kq.j0, a);
+}
+
+// The sums of four keys (dK, dV each), HS = 16.
+struct DkvQuad16 { a: Dkv16, b: Dkv16, c: Dkv16, d: Dkv16 }
+
+fn dkv16_quad_zero() -> DkvQuad16 {
+  let z = vec4<f32>(0.0);
+  let a = Dkv16(Q16(z, z, z, z), Q16(z, z, z, z));
+  return DkvQuad16(a, a, a, a);
+}
+
+// A query quad's terms (its Q rows x, dO rows g; PS cell pb) of the four keys at positions pos.
+fn dkv16_ps_quad(a: DkvQuad16, pb: u32, pos: vec4<u32>, x: Quad16, g: Quad16) -> DkvQuad16 {
+  return DkvQuad16(dkv16_ps_step(a.a, PSr[pb + pos.x * 2u], PSr[pb + pos.x * 2u + 1u], x, g),
+                   dkv16_ps_step(a.b, PSr[pb + pos.y * 2u], PSr[pb + pos.y * 2u + 1u], x, g),
+                   dkv16_ps_step(a.c, PSr[pb + pos.z * 2u], PSr[pb + pos.z * 2u + 1u], x, g),
+                   dkv16_ps_step(a.d, PSr[pb + pos.w * 2u], PSr[pb + pos.w * 2u + 1u], x, g));
+}
+
+// dK (scaled) and dV of the four keys j0 .. j0 + 3 of cache line `line` (those below Tmax).
+fn store_dkv16_quad(line: u32, j0: u32, a: DkvQuad16) {
+  let o = (line * pl.Tmax + j0) * 4u;
+  if (j0 < pl.Tmax) { store_dkv16_ps(o, a.a); }
+  if (j0 + 1u < pl.Tmax) { store_dkv16_ps(o + 4u, a.b); }
+  if (j0 + 2u < pl.Tmax) { store_dkv16_ps(o + 8u, a.c); }
+  if (j0 + 3u < pl.Tmax) { store_dkv16_ps(o + 12u, a.d); }
+}
+
+// attn_bwd_dkv_ps_hs16 with eight keys per invocation (j0 = 8t .. 8t + 7: two key quads), so
+// each query quad's Q and dO rows (32 vec4 loads) feed 8 keys instead of 4. Per key the terms
+// are summed in attn_bwd_dkv_ps_hs16's order (heads, then query quads from the key's own), so
+// dK and dV are bit-identical to it; the second quad starts one query quad later, where the
+// first quad's diagonal cells hold no P or dS for it. Grid: B * KVH * ceil(Tmax / 8).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  let lines = pl.B * pl.KVH;
+  // key quads 2t and 2t + 1 of this line, as key_quad gives them
+  let kq = key_quad(pl, (2u * (idx / lines)) * lines + idx % lines);
+  if (!kq.ok) { return; }
+  let j1 = kq.j0 + 4u;
+  let pos1 = min(vec4<u32>(j1) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pl.Tmax - 1u));
+  var a = dkv16_quad_zero();
+  var b = a;
+  let u0 = kq.j0 / 4u;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u);
       let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
       let g = Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w));
-      a0 = dkv16_ps_step(a0, PSr[pb + kq.pos.x * 2u], PSr[pb + kq.pos.x * 2u + 1u], x, g);
-      a1 = dkv16_ps_step(a1, PSr[pb + kq.pos.y * 2u], PSr[pb + kq.pos.y * 2u + 1u], x, g);
-      a2 = dkv16_ps_step(a2, PSr[pb + kq.pos.z * 2u], PSr[pb + kq.pos.z * 2u + 1u], x, g);
-      a3 = dkv16_ps_step(a3, PSr[pb + kq.pos.w * 2u], PSr[pb + kq.pos.w * 2u + 1u], x, g);
+      a = dkv16_ps_quad(a, pb, kq.pos, x, g);
+      if (u > u0) { b = dkv16_ps_quad(b, pb, pos1, x, g); }
     }
   }
-  let o = (kq.line * pl.Tmax + kq.j0) * 4u;
-  store_dkv16_ps(o, a0);
-  if (kq.j0 + 1u < pl.Tmax) { store_dkv16_ps(o + 4u, a1); }
-  if (kq.j0 + 2u < pl.Tmax) { store_dkv16_ps(o + 8u, a2); }
-  if (kq.j0 + 3u < pl.Tmax) { store_dkv16_ps(o + 12u, a3); }
+  store_dkv16_quad(kq.line, kq.j0, a);
+  store_dkv16_quad(kq.line, j1, b);
 }
 
 // Four HS = 16 rows (a query quad's Q or dO).

@@ -26,7 +26,16 @@ export interface AttentionBackwardOptions {
    * the scores in the dK/dV kernel instead. 0 always recomputes.
    */
   psBudgetBytes?: number;
+  /**
+   * Key positions per invocation of the kept-P/dS dK/dV kernel at HS = 16: 8 (default;
+   * attn_bwd_dkv_ps8_hs16, each query quad's Q and dO loads feed twice the keys) or 4; both give
+   * the same dK and dV bit for bit.
+   */
+  dkvKeys?: 4 | 8;
 }
+
+/** Invocations per workgroup of attn_bwd_dkv_ps8_hs16 (half as many invocations as the four-key form). */
+export const DKV8_WORKGROUP = 16;
 
 /** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
 export const PS_HEAD_SIZES = [8, 16];
@@ -107,19 +116,24 @@ export class AttentionBackward {
   /** Whether the last run() kept P and dS (for tests and the bench). */
   keptScores = false;
 
+  /** Key positions per invocation of the kept-P/dS dK/dV kernel (0: no such kernel). */
+  get dkvKeysPerInvocation(): number {
+    return this.psKernels?.keys ?? 0;
+  }
+
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pStats: GPUComputePipeline,
     private readonly pDq: GPUComputePipeline,
     private readonly pDkv: GPUComputePipeline,
-    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline } | null,
+    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline; keys: 4 | 8 } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -134,10 +148,14 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
+    const keys = HS === 16 && o.dkvKeys === 8 ? 8 : 4;
     const psKernels = withPs ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps`, overrides }),
-      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps_hs${HS}`, overrides }),
-    } : null;
+      dkv: await rt.kernel(keys === 8
+        ? { shader: 'attention', entry: 'attn_bwd_dkv_ps8_hs16', overrides: { WG: DKV8_WORKGROUP, HS } }
+        : { shader: 'attention', entry: `attn_bwd_dkv_ps_hs${HS}`, overrides }),
+      keys,
+    } as const : null;
     return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, o);
   }
 
@@ -173,7 +191,8 @@ export class AttentionBackward {
       // attn_bwd_dq_thread_hs*_ps / attn_bwd_dkv_ps_hs*: four positions per invocation, P and dS kept in ps.
       const quads = Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION);
       this.rt.dispatch(this.psKernels.dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * quads, wg, max));
-      this.rt.dispatch(this.psKernels.dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * quads, wg, max));
+      const dkvWg = this.psKernels.keys === 8 ? DKV8_WORKGROUP : wg;
+      this.rt.dispatch(this.psKernels.dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / this.psKernels.keys), dkvWg, max));
       return;
     }
     if (M > 0) {

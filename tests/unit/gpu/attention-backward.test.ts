@@ -82,6 +82,21 @@ describe('attention backward', () => {
     }
   });
 
+  // At HS = 16 the kept-P/dS dK/dV kernel takes eight keys per invocation (two quads; Tmax 11 and 14
+  // leave the second quad partly or wholly past the cache): the same sums in the same order as four.
+  it('thread HS = 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
+    const rt = await nodeRuntime();
+    for (const c of [...cases.filter((k) => k.HS === 16), { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 }]) {
+      const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
+      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 8);
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 4);
+      expect([eight.dkvKeys, four.dkvKeys], c.name).toEqual([8, 4]);
+      console.log(`attention backward HS=16 dK/dV 8 vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
+      expect(Array.from(eight.dK), c.name).toEqual(Array.from(four.dK));
+      expect(Array.from(eight.dV), c.name).toEqual(Array.from(four.dV));
+    }
+  });
+
   it('sequenceTable: first row and length per slot; rejects non-training row tables', () => {
     const rows = Uint32Array.from([0, 0, 0, 1, 2, 0, 2, 1, 2, 2]);
     expect(Array.from(sequenceTable(rows, 3))).toEqual([0, 2, 0, 0, 2, 3]);
