@@ -1083,29 +1083,71 @@ fn zero_ps_tail(qq: QueryQuad, line: u32) {
 fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);
   if (!kq.ok) { return; }
-  let z = vec4<f32>(0.0);
-  var a0 = Dkv8(z, z, z, z);
-  var a1 = a0;
-  var a2 = a0;
-  var a3 = a0;
+  var a = dkv8_quad_zero();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
     for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+      let r = quad_rows(pl, kq, h, u);
+      a = dkv8_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, quad_queries(r, 1.0), quad_grads8o(r));
+    }
+  }
+  store_dkv8_quad(kq.line, kq.j0, a);
+}
+
+// attn_bwd_dkv_ps_hs8 with eight keys per invocation (two key quads), as attn_bwd_dkv_ps8_hs16:
+// dK and dV bit-identical to the four-key form. Grid: B * KVH * ceil(Tmax / 8).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps8_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_octet(pl, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let j1 = kq.j0 + 4u;
+  let pos1 = min(vec4<u32>(j1) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pl.Tmax - 1u));
+  var a = dkv8_quad_zero();
+  var b = a;
+  let u0 = kq.j0 / 4u;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u);
       let x = quad_queries(r, 1.0);
-      let g = Quad8(gO[r.x * 2u], gO[r.x * 2u + 1u], gO[r.y * 2u], gO[r.y * 2u + 1u],
-                    gO[r.z * 2u], gO[r.z * 2u + 1u], gO[r.w * 2u], gO[r.w * 2u + 1u]);
-      a0 = dkv8_ps_step(a0, PSr[pb + kq.pos.x * 2u], PSr[pb + kq.pos.x * 2u + 1u], x, g);
-      a1 = dkv8_ps_step(a1, PSr[pb + kq.pos.y * 2u], PSr[pb + kq.pos.y * 2u + 1u], x, g);
-      a2 = dkv8_ps_step(a2, PSr[pb + kq.pos.z * 2u], PSr[pb + kq.pos.z * 2u + 1u], x, g);
-      a3 = dkv8_ps_step(a3, PSr[pb + kq.pos.w * 2u], PSr[pb + kq.pos.w * 2u + 1u], x, g);
+      let g = quad_grads8o(r);
+      a = dkv8_ps_quad(a, pb, kq.pos, x, g);
+      if (u > u0) { b = dkv8_ps_quad(b, pb, pos1, x, g); }
     }
   }
-  let o = (kq.line * pl.Tmax + kq.j0) * 2u;
-  store_dkv8_ps(o, a0);
-  if (kq.j0 + 1u < pl.Tmax) { store_dkv8_ps(o + 2u, a1); }
-  if (kq.j0 + 2u < pl.Tmax) { store_dkv8_ps(o + 4u, a2); }
-  if (kq.j0 + 3u < pl.Tmax) { store_dkv8_ps(o + 6u, a3); }
+  store_dkv8_quad(kq.line, kq.j0, a);
+  store_dkv8_quad(kq.line, j1, b);
+}
+
+// The dO rows of a query quad's (row, head) indices r, HS = 8, through the _ps binding gO.
+fn quad_grads8o(r: vec4<u32>) -> Quad8 {
+  return Quad8(gO[r.x * 2u], gO[r.x * 2u + 1u], gO[r.y * 2u], gO[r.y * 2u + 1u],
+               gO[r.z * 2u], gO[r.z * 2u + 1u], gO[r.w * 2u], gO[r.w * 2u + 1u]);
+}
+
+// The sums of four keys (dK, dV each), HS = 8.
+struct DkvQuad8 { a: Dkv8, b: Dkv8, c: Dkv8, d: Dkv8 }
+
+fn dkv8_quad_zero() -> DkvQuad8 {
+  let z = vec4<f32>(0.0);
+  let a = Dkv8(z, z, z, z);
+  return DkvQuad8(a, a, a, a);
+}
+
+// A query quad's terms (its Q rows x, dO rows g; PS cell pb) of the four keys at positions pos.
+fn dkv8_ps_quad(a: DkvQuad8, pb: u32, pos: vec4<u32>, x: Quad8, g: Quad8) -> DkvQuad8 {
+  return DkvQuad8(dkv8_ps_step(a.a, PSr[pb + pos.x * 2u], PSr[pb + pos.x * 2u + 1u], x, g),
+                  dkv8_ps_step(a.b, PSr[pb + pos.y * 2u], PSr[pb + pos.y * 2u + 1u], x, g),
+                  dkv8_ps_step(a.c, PSr[pb + pos.z * 2u], PSr[pb + pos.z * 2u + 1u], x, g),
+                  dkv8_ps_step(a.d, PSr[pb + pos.w * 2u], PSr[pb + pos.w * 2u + 1u], x, g));
+}
+
+// dK (scaled) and dV of the four keys j0 .. j0 + 3 of cache line `line` (those below Tmax).
+fn store_dkv8_quad(line: u32, j0: u32, a: DkvQuad8) {
+  let o = (line * pl.Tmax + j0) * 2u;
+  if (j0 < pl.Tmax) { store_dkv8_ps(o, a.a); }
+  if (j0 + 1u < pl.Tmax) { store_dkv8_ps(o + 2u, a.b); }
+  if (j0 + 2u < pl.Tmax) { store_dkv8_ps(o + 4u, a.c); }
+  if (j0 + 3u < pl.Tmax) { store_dkv8_ps(o + 6u, a.d); }
 }
 
 // The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the four-key dK/dV
@@ -1121,6 +1163,13 @@ fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   let G = pp.NH / pp.KVH;
   let pos = min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u));
   return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), pos);
+}
+
+// The first of the two key quads (2t, 2t + 1) of invocation idx in the eight-key dK/dV kernels
+// (grid B * KVH * ceil(Tmax / 8)): key_quad of quad 2t of the same line.
+fn key_octet(pp: Params, idx: u32) -> KeyQuad {
+  let lines = pp.B * pp.KVH;
+  return key_quad(pp, 2u * (idx / lines) * lines + idx % lines);
 }
 
 // The PS cell (vec4 offset) of head h's query quad u, and the quad's (row, head) indices
@@ -1220,10 +1269,7 @@ fn store_dkv16_quad(line: u32, j0: u32, a: DkvQuad16) {
 // first quad's diagonal cells hold no P or dS for it. Grid: B * KVH * ceil(Tmax / 8).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let idx = gid.x + gid.y * nwg.x * WG;
-  let lines = pl.B * pl.KVH;
-  // key quads 2t and 2t + 1 of this line, as key_quad gives them
-  let kq = key_quad(pl, (2u * (idx / lines)) * lines + idx % lines);
+  let kq = key_octet(pl, gid.x + gid.y * nwg.x * WG);
   if (!kq.ok) { return; }
   let j1 = kq.j0 + 4u;
   let pos1 = min(vec4<u32>(j1) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pl.Tmax - 1u));

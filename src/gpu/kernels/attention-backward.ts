@@ -27,14 +27,14 @@ export interface AttentionBackwardOptions {
    */
   psBudgetBytes?: number;
   /**
-   * Key positions per invocation of the kept-P/dS dK/dV kernel at HS = 16: 8 (default;
-   * attn_bwd_dkv_ps8_hs16, each query quad's Q and dO loads feed twice the keys) or 4; both give
-   * the same dK and dV bit for bit.
+   * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (default;
+   * attn_bwd_dkv_ps8_hs{8,16}, each query quad's Q and dO loads feed twice the keys) or 4; both
+   * give the same dK and dV bit for bit.
    */
   dkvKeys?: 4 | 8;
 }
 
-/** Invocations per workgroup of attn_bwd_dkv_ps8_hs16 (half as many invocations as the four-key form). */
+/** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
 /** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
@@ -148,11 +148,11 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = HS === 16 && o.dkvKeys === 8 ? 8 : 4;
+    const keys = o.dkvKeys;
     const psKernels = withPs ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps`, overrides }),
       dkv: await rt.kernel(keys === 8
-        ? { shader: 'attention', entry: 'attn_bwd_dkv_ps8_hs16', overrides: { WG: DKV8_WORKGROUP, HS } }
+        ? { shader: 'attention', entry: `attn_bwd_dkv_ps8_hs${HS}`, overrides: { WG: DKV8_WORKGROUP, HS } }
         : { shader: 'attention', entry: `attn_bwd_dkv_ps_hs${HS}`, overrides }),
       keys,
     } as const : null;

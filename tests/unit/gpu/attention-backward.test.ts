@@ -82,16 +82,17 @@ describe('attention backward', () => {
     }
   });
 
-  // At HS = 16 the kept-P/dS dK/dV kernel takes eight keys per invocation (two quads; Tmax 11 and 14
+  // The kept-P/dS dK/dV kernels take eight keys per invocation (two quads; Tmax 10, 11, 14 and 38
   // leave the second quad partly or wholly past the cache): the same sums in the same order as four.
-  it('thread HS = 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
+  it('thread HS = 8 and 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
-    for (const c of [...cases.filter((k) => k.HS === 16), { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 }]) {
+    const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
       const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 8);
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 4);
       expect([eight.dkvKeys, four.dkvKeys], c.name).toEqual([8, 4]);
-      console.log(`attention backward HS=16 dK/dV 8 vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
+      console.log(`attention backward HS=${c.HS} dK/dV 8 vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
       expect(Array.from(eight.dK), c.name).toEqual(Array.from(four.dK));
       expect(Array.from(eight.dV), c.name).toEqual(Array.from(four.dV));
     }
