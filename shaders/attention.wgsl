@@ -236,8 +236,6 @@ fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
   let hp = head_pair(gid.x + gid.y * nwg.x * WG);
   if (!hp.ok) { return; }
   let r = hp.r;
-  let last = hp.last;
-  let base = hp.base;
   let qa0 = Q[2u * r] * p.scale;
   let qb0 = Q[2u * r + 1u] * p.scale;
   let qa1 = Q[2u * r + 2u] * p.scale;
@@ -245,15 +243,15 @@ fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
   var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
   var s1 = s0;
   var j = 0u;
-  for (; j + 3u <= last; j += 4u) {
-    let ko = base + j * 2u;
+  for (; j + 3u <= hp.last; j += 4u) {
+    let ko = hp.base + j * 2u;
     let k = key_block8(ko);
     let v = value_block8(ko);
     s0 = soft8_block_sv(s0, scores8(qa0, qb0, k), v);
     s1 = soft8_block_sv(s1, scores8(qa1, qb1, k), v);
   }
-  for (; j <= last; j++) {
-    let ko = base + j * 2u;
+  for (; j <= hp.last; j++) {
+    let ko = hp.base + j * 2u;
     let ka = Kc[ko];
     let kb = Kc[ko + 1u];
     let va = Vc[ko];
@@ -436,15 +434,13 @@ fn attn_thread_hs16_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   let hp = head_pair(gid.x + gid.y * nwg.x * WG);
   if (!hp.ok) { return; }
   let r = hp.r;
-  let last = hp.last;
-  let base = hp.base;
   let qa = query16(r, p.scale);
   let qb = query16(r + 1u, p.scale);
   var sa = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
   var sb = sa;
   var j = 0u;
-  for (; j + 1u <= last; j += 2u) {
-    let k0 = base + j * 4u;
+  for (; j + 1u <= hp.last; j += 2u) {
+    let k0 = hp.base + j * 4u;
     let ka = kc16(k0);
     let kb = kc16(k0 + 4u);
     let v0 = vc16(k0);
@@ -452,8 +448,8 @@ fn attn_thread_hs16_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     sa = soft16_pair_sv(sa, vec2<f32>(dot16(qa, ka), dot16(qa, kb)), v0, v1);
     sb = soft16_pair_sv(sb, vec2<f32>(dot16(qb, ka), dot16(qb, kb)), v0, v1);
   }
-  if (j <= last) {
-    let ko = base + j * 4u;
+  if (j <= hp.last) {
+    let ko = hp.base + j * 4u;
     let k = kc16(ko);
     let v = vc16(ko);
     sa = soft16_key_sv(sa, dot16(qa, k), v);
@@ -1229,8 +1225,7 @@ fn attn_bwd_dkv_ps_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
     for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
       let r = quad_rows(pl, kq, h, u);
-      a = dkv16_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w)),
-                        Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w)));
+      a = dkv16_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, quad_rows16(r), quad_grads16o(r));
     }
   }
   store_dkv16_quad(kq.line, kq.j0, a);
@@ -1280,8 +1275,8 @@ fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
     for (var u = u0; u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u);
-      let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
-      let g = Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w));
+      let x = quad_rows16(r);
+      let g = quad_grads16o(r);
       a = dkv16_ps_quad(a, pb, kq.pos, x, g);
       if (u > u0) { b = dkv16_ps_quad(b, pb, pos1, x, g); }
     }
@@ -1296,6 +1291,10 @@ struct Quad16 { a: Q16, b: Q16, c: Q16, d: Q16 }
 // Q of (row, head) index r, unscaled; dO read through the _ps binding.
 fn row16(r: u32) -> Q16 { return Q16(Q[r * 4u], Q[r * 4u + 1u], Q[r * 4u + 2u], Q[r * 4u + 3u]); }
 fn grad16o(r: u32) -> Q16 { return Q16(gO[r * 4u], gO[r * 4u + 1u], gO[r * 4u + 2u], gO[r * 4u + 3u]); }
+
+// The Q (unscaled) and dO rows of a query quad's (row, head) indices r, HS = 16.
+fn quad_rows16(r: vec4<u32>) -> Quad16 { return Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w)); }
+fn quad_grads16o(r: vec4<u32>) -> Quad16 { return Quad16(grad16o(r.x), grad16o(r.y), grad16o(r.z), grad16o(r.w)); }
 
 // Four queries' terms of one key's sums: dK += sum dS_q x_q, dV += sum P_q g_q.
 fn dkv16_ps_step(a: Dkv16, p: vec4<f32>, d: vec4<f32>, x: Quad16, g: Quad16) -> Dkv16 {

@@ -126,7 +126,8 @@ export class AttentionBackward {
     private readonly pStats: GPUComputePipeline,
     private readonly pDq: GPUComputePipeline,
     private readonly pDkv: GPUComputePipeline,
-    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline; keys: 4 | 8 } | null,
+    /** The kept-P/dS kernels; dK/dV takes `keys` positions per invocation in workgroups of `dkvWg`. */
+    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline; keys: 4 | 8; dkvWg: number } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
@@ -148,14 +149,13 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = o.dkvKeys;
+    const keys = o.dkvKeys, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
     const psKernels = withPs ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps`, overrides }),
-      dkv: await rt.kernel(keys === 8
-        ? { shader: 'attention', entry: `attn_bwd_dkv_ps8_hs${HS}`, overrides: { WG: DKV8_WORKGROUP, HS } }
-        : { shader: 'attention', entry: `attn_bwd_dkv_ps_hs${HS}`, overrides }),
+      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
-    } as const : null;
+      dkvWg,
+    } : null;
     return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, o);
   }
 
@@ -188,11 +188,11 @@ export class AttentionBackward {
     this.keptScores = ps !== null;
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
     if (ps && this.psKernels) {
-      // attn_bwd_dq_thread_hs*_ps / attn_bwd_dkv_ps_hs*: four positions per invocation, P and dS kept in ps.
-      const quads = Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION);
-      this.rt.dispatch(this.psKernels.dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * quads, wg, max));
-      const dkvWg = this.psKernels.keys === 8 ? DKV8_WORKGROUP : wg;
-      this.rt.dispatch(this.psKernels.dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / this.psKernels.keys), dkvWg, max));
+      // attn_bwd_dq_thread_hs*_ps: four query positions per invocation, P and dS kept in ps;
+      // attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
+      const { dq, dkv, keys, dkvWg } = this.psKernels;
+      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION), wg, max));
+      this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
       return;
     }
     if (M > 0) {

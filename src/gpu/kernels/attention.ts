@@ -76,8 +76,8 @@ export const ATTENTION_MAX_HS = 128;
  */
 export const PAIR_MIN_INVOCATIONS = 8;
 
-/** A compiled row-table form: its pipeline, query heads per invocation and workgroup size. */
-interface RowForm { pipeline: GPUComputePipeline; heads: 1 | 2; wg: number }
+/** A compiled row-table form: its pipeline and query heads per invocation. */
+interface RowForm { pipeline: GPUComputePipeline; heads: 1 | 2 }
 
 export class Attention {
   private readonly uniforms = new ArrayBuffer(32);
@@ -90,6 +90,8 @@ export class Attention {
     private readonly single: RowForm,
     /** attn_thread_hs{8,16}_h2 where headPairs allows it. */
     private readonly paired: RowForm | null,
+    /** Invocations per workgroup of both row-table forms. */
+    private readonly rowWg: number,
     /** attn_train_hs{8,16}_lse (thread, lse): packed training rows by the slot table. */
     private readonly trainPipeline: GPUComputePipeline | null,
     readonly opts: Required<AttentionOptions>,
@@ -123,7 +125,7 @@ export class Attention {
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
       train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
     ]);
-    return new Attention(rt, { pipeline: single, heads: 1, wg: rowWg }, paired && { pipeline: paired, heads: 2, wg: rowWg }, trainPipeline, o);
+    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainPipeline, o);
   }
 
   /**
@@ -157,7 +159,7 @@ export class Attention {
       wgs = { x: NH, y: M };
     } else {
       const invocations = train ? c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) : M * NH / form.heads;
-      const groups = Math.ceil(invocations / (train ? wg : form.wg));
+      const groups = Math.ceil(invocations / (train ? wg : this.rowWg));
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }
