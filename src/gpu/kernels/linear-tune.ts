@@ -8,7 +8,7 @@ import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';
 import {
-  DECODE_CANDIDATES, DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, defaultVariants, shapeClass,
+  DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, defaultVariants, shapeClass,
   type Linear, type LinearVariant, type LinearVariantChoice, type MBucket,
 } from './linear';
 
@@ -35,12 +35,15 @@ export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number
   return (performance.now() - t0) / n;
 }
 
-/** The tuning family of a bucket for a weight format and shape. */
-export function tuningFamily(format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number): string {
-  return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${CANDIDATES[bucket].join(',')}`;
+/** The tuning family of a bucket for a weight format and shape on this device. */
+export function tuningFamily(rt: GpuRuntime, format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number): string {
+  return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${candidates(rt, bucket).join(',')}`;
 }
 
-const CANDIDATES: Record<MBucket, readonly LinearVariant[]> = { decode1: DECODE_CANDIDATES, decode8: DECODE_CANDIDATES, prefill: PREFILL_CANDIDATES, large: PREFILL_CANDIDATES };
+/** A bucket's candidates on this device (the decode ones gain sg where subgroups exist). */
+function candidates(rt: GpuRuntime, bucket: MBucket): readonly LinearVariant[] {
+  return bucket === 'decode1' || bucket === 'decode8' ? decodeCandidates(rt) : PREFILL_CANDIDATES;
+}
 
 /**
  * Sets lin.variants to the remembered or measured fastest variant of each row bucket for this
@@ -63,7 +66,7 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
     const choice = { ...lin.variants };
     for (const bucket of M_BUCKETS) {
       const M = rowsOf[bucket];
-      choice[bucket] = await pickFastest(rt.report, tuningFamily(lin.format, bucket, K, lin.NW), CANDIDATES[bucket], async (v) => {
+      choice[bucket] = await pickFastest(rt.report, tuningFamily(rt, lin.format, bucket, K, lin.NW), candidates(rt, bucket), async (v) => {
         await lin.prepare(v);
         const run = () => lin.run(X, Y, M, { variant: v });
         run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
@@ -82,7 +85,7 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
 
 /** True when every bucket of this format and shape has a remembered choice. */
 export function isTuned(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): boolean {
-  return M_BUCKETS.every((b) => CANDIDATES[b].some((c) => c === getTuning(rt.report, tuningFamily(format, b, K, NW))));
+  return M_BUCKETS.every((b) => candidates(rt, b).some((c) => c === getTuning(rt.report, tuningFamily(rt, format, b, K, NW))));
 }
 
 /** The variants remembered for this adapter, format and shape (by tuneLinear), else the defaults. */
@@ -90,8 +93,8 @@ export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4', K: num
   const d = defaultVariants(rt);
   const out = { ...d };
   for (const b of M_BUCKETS) {
-    const known = getTuning(rt.report, tuningFamily(format, b, K, NW));
-    out[b] = CANDIDATES[b].find((c) => c === known) ?? d[b];
+    const known = getTuning(rt.report, tuningFamily(rt, format, b, K, NW));
+    out[b] = candidates(rt, b).find((c) => c === known) ?? d[b];
   }
   return out;
 }

@@ -8,15 +8,29 @@ import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
 
-/** Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv and dec (M <= 8). */
-export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb16' | 'rb1' | 'tiled' | 'gemv' | 'dec';
-export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'rb1', 'tiled', 'gemv', 'dec'];
+/**
+ * Kernel variants: rb* register-blocked (CPU adapters), tiled (GPUs, large M), gemv, dec and sg
+ * (M <= 8; sg reduces with subgroup operations and needs the `subgroups` feature).
+ */
+export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb16' | 'rb1' | 'tiled' | 'gemv' | 'dec' | 'sg';
+export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'rb1', 'tiled', 'gemv', 'dec', 'sg'];
+/** Decode candidates on any adapter; decodeCandidates adds sg where subgroups exist. */
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
 export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'tiled', 'dec'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
 /** Rows from which the `large` variant is used (training passes, long prefills). */
 export const LARGE_MIN_M = 256;
+
+/** Variants that need a device feature this one lacks are left out (sg: `subgroups`). */
+export function linearVariants(rt: GpuRuntime): LinearVariant[] {
+  return LINEAR_VARIANTS.filter((v) => v !== 'sg' || rt.hasFeature('subgroups'));
+}
+
+/** The decode buckets' tuning candidates on this device: DECODE_CANDIDATES, and sg with subgroups. */
+export function decodeCandidates(rt: GpuRuntime): readonly LinearVariant[] {
+  return rt.hasFeature('subgroups') ? [...DECODE_CANDIDATES, 'sg'] : DECODE_CANDIDATES;
+}
 
 /**
  * Row-count buckets with a variant each: M = 1 (one sequence decoding), 1 < M <= 8 (batched
@@ -41,7 +55,7 @@ export function shapeClass(K: number, NW: number): string {
 }
 
 interface VariantShape {
-  kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec'; TM: number; TN: number; WG_X: number; WG_Y: number;
+  kind: 'rb' | 'rb8' | 'rb16' | 'tiled' | 'gemv' | 'dec' | 'sg'; TM: number; TN: number; WG_X: number; WG_Y: number;
 }
 const SHAPES: Record<LinearVariant, VariantShape> = {
   rb: { kind: 'rb', TM: 4, TN: 4, WG_X: 8, WG_Y: 8 },
@@ -60,7 +74,17 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   // read (and NF4 word unpacked) once per step for every row. 16 invocations per workgroup keep
   // both workgroups of a narrow projection (k/v: 128 columns) busy on a 2-core CPU adapter.
   dec: { kind: 'dec', TM: 8, TN: 8, WG_X: 16, WG_Y: 1 },
+  // 4 columns x MR rows per workgroup of one subgroup (WG_X set per device: sgShape); K split
+  // across the subgroup's invocations, summed with subgroupAdd.
+  sg: { kind: 'sg', TM: 8, TN: 4, WG_X: 4, WG_Y: 1 },
 };
+
+/** Workgroup width of the sg variant: the adapter's smallest subgroup (4, the least WebGPU allows,
+ * when the adapter does not say), at most 64, so that a workgroup is one subgroup. */
+export function sgWidth(rt: GpuRuntime): number {
+  const min = rt.report.subgroupMinSize ?? 4;
+  return 2 ** Math.floor(Math.log2(Math.min(64, Math.max(4, min))));
+}
 
 /** Rows per invocation of the dec variant for M rows: 1, 2, 4 or 8 (M > 8 runs in blocks of 8). */
 export function decodeRows(M: number): number {
@@ -119,15 +143,27 @@ export interface LinearRunOptions {
   xa?: GPUBuffer;
 }
 
+/** Kernel choices of one Linear that the tuner does not make (tests and benchmarks). */
+export interface LinearOptions {
+  /** nf4_sg unpacks codes through the workgroup's code-pair table (default: where the subgroup
+   * is at least 16 wide, so filling the table costs each invocation at most 16 reads). */
+  sgPairs?: boolean;
+}
+
 /** The variant per row bucket (see mBucket). */
 export type LinearVariantChoice = Record<MBucket, LinearVariant>;
 
-/** Pipeline map key of a variant at M rows (dec compiles one pipeline per row count). */
+/** Variants compiled once per rows-per-block count MR (decodeRows). */
+const PER_ROWS: readonly VariantShape['kind'][] = ['dec', 'sg'];
+
+/** Pipeline map key of a variant at M rows (dec and sg compile one pipeline per row count). */
 function pipelineKey(variant: LinearVariant, M: number): string {
-  return SHAPES[variant].kind === 'dec' ? `${variant}:${decodeRows(M)}` : variant;
+  return PER_ROWS.includes(SHAPES[variant].kind) ? `${variant}:${decodeRows(M)}` : variant;
 }
 
 function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: string; entry: string } {
+  // The subgroup kernels live in their own files (`enable subgroups`).
+  if (kind === 'sg') return format === 'f32' ? { shader: 'linear_sg', entry: 'lin_sg' } : { shader: 'matmul_nf4_sg', entry: 'nf4_sg' };
   // f32 decode is lin_rb8 with fewer rows (MR); NF4 has its own nf4_dec.
   if (format === 'f32') return { shader: 'linear', entry: `lin_${kind === 'dec' ? 'rb8' : kind}` };
   if (kind === 'rb16') return { shader: 'matmul_nf4', entry: 'nf4_dec16' };
@@ -151,15 +187,15 @@ export class Linear {
   private readonly dummy: GPUBuffer;
   private xaScratch: GPUBuffer | null = null;
 
-  private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, public variants: LinearVariantChoice) {
+  private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, public variants: LinearVariantChoice, private readonly options: LinearOptions) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
     this.loraEnabled = Boolean(spec.lora);
     this.dummy = rt.storage(16, `${spec.label} unused binding`);
   }
 
   /** Builds the layer and compiles the pipelines of the chosen (or default) variants. */
-  static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice): Promise<Linear> {
-    const lin = new Linear(rt, spec, variants ?? defaultVariants(rt));
+  static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice, options: LinearOptions = {}): Promise<Linear> {
+    const lin = new Linear(rt, spec, variants ?? defaultVariants(rt), options);
     lin.checkSpec();
     for (const b of M_BUCKETS) await lin.prepare(lin.variants[b]);
     return lin;
@@ -172,12 +208,17 @@ export class Linear {
   /** Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
    * plain f32 one that computes X A^T (the variant's own, or narrowXA's for the register-blocked ones). */
   async prepare(variant: LinearVariant): Promise<void> {
-    const s = SHAPES[variant], m = this.shape(variant);
+    if (variant === 'sg' && !this.rt.hasFeature('subgroups')) {
+      throw new Error(`linear ${this.spec.label}: the sg variant needs the WebGPU 'subgroups' feature, which this device lacks; use dec or gemv`);
+    }
+    const s = this.base(variant), m = this.shape(variant);
     const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
-    for (const mr of s.kind === 'dec' ? DEC_ROWS : [0]) {
+    // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
+    const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
+    for (const mr of PER_ROWS.includes(s.kind) ? DEC_ROWS : [0]) {
       const key = pipelineKey(variant, mr);
       if (!this.pipelines.has(`main:${key}`)) {
-        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o(m, mr), SWIGLU: this.spec.swiglu ? 1 : 0 } }));
+        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o(m, mr), ...pairs, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
       }
       if (this.spec.lora && !REGISTER_BLOCKED.includes(s.kind) && !this.pipelines.has(`xa:${key}`)) {
         this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o(s, mr), SWIGLU: 0 } }));
@@ -246,19 +287,26 @@ export class Linear {
     const pipeline = this.pipelines.get(narrow ? 'xa:narrow' : `xa:${pipelineKey(variant, M)}`);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
-    const shape = narrow ? narrowXA(SR) : SHAPES[variant];
+    const shape = narrow ? narrowXA(SR) : this.base(variant);
     this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(shape, M, SR, false));
     return xa;
   }
 
-  /** A variant's shape for this layer's weight format (the f32 one for X A^T). */
+  /** A variant's shape on this device (the one X A^T runs in): sg's workgroup is one subgroup. */
+  private base(variant: LinearVariant): VariantShape {
+    return variant === 'sg' ? { ...SHAPES.sg, WG_X: sgWidth(this.rt) } : SHAPES[variant];
+  }
+
+  /** A variant's shape for this layer's weight format. */
   private shape(variant: LinearVariant): VariantShape {
-    return variant === 'rb16' && this.format === 'nf4' ? NF4_RB16 : SHAPES[variant];
+    return variant === 'rb16' && this.format === 'nf4' ? NF4_RB16 : this.base(variant);
   }
 
   private grid(s: VariantShape, M: number, N: number, swiglu: boolean): { x: number; y: number } {
     if (s.kind === 'gemv') return { x: Math.ceil(N / (swiglu ? s.WG_Y / 2 : s.WG_Y)), y: 1 };
     if (s.kind === 'dec') return { x: Math.ceil(Math.ceil(N / (swiglu ? s.TN / 2 : s.TN)) / s.WG_X), y: Math.ceil(M / decodeRows(M)) };
+    // One workgroup (one subgroup) per group of TN virtual columns and block of rows.
+    if (s.kind === 'sg') return { x: Math.ceil(N / (swiglu ? s.TN / 2 : s.TN)), y: Math.ceil(M / decodeRows(M)) };
     const groups = Math.ceil(N / (swiglu ? s.TN / 2 : s.TN));
     return { x: Math.ceil(groups / s.WG_X), y: Math.ceil(M / (s.TM * s.WG_Y)) };
   }

@@ -4,7 +4,7 @@
 // Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearWeight, type LinearSpec } from '../../../src/gpu/kernels/linear';
+import { Linear, DECODE_MAX_M, linearVariants, type LinearWeight, type LinearSpec } from '../../../src/gpu/kernels/linear';
 import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { linear_forward, lora_forward } from '../../../src/reference/linear';
 import { swiglu_forward } from '../../../src/reference/swiglu';
@@ -33,7 +33,7 @@ async function allVariants(rt: GpuRuntime, lin: Linear, X: Float32Array, M: numb
   opts: { accumulateOnto?: Float32Array } = {}): Promise<Record<string, number>> {
   const xb = rt.upload(X, 'X'), yb = rt.storage(M * outN * 4, 'Y');
   const out: Record<string, number> = {};
-  for (const variant of LINEAR_VARIANTS) {
+  for (const variant of linearVariants(rt)) {
     if (variant === 'gemv' && M > DECODE_MAX_M) continue;
     await lin.prepare(variant);
     rt.write(yb, opts.accumulateOnto ?? new Float32Array(M * outN).fill(NaN));

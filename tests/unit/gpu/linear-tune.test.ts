@@ -5,7 +5,7 @@
 // Prints the choices and maxdiff.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Linear, DECODE_CANDIDATES, PREFILL_CANDIDATES, mBucket, shapeClass } from '../../../src/gpu/kernels/linear';
+import { Linear, PREFILL_CANDIDATES, decodeCandidates, mBucket, shapeClass } from '../../../src/gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
 import { getTuning, setTuning, setTuningStore } from '../../../src/gpu/tuning';
 import { linear_forward } from '../../../src/reference/linear';
@@ -13,12 +13,16 @@ import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
 
 describe('linear tuning', () => {
-  it('buckets rows and classes shapes', () => {
+  it('buckets rows and classes shapes', async () => {
+    const rt = await nodeRuntime();
     expect([1, 2, 8, 9, 255, 256, 4096].map(mBucket)).toEqual(['decode1', 'decode8', 'decode8', 'prefill', 'prefill', 'large', 'large']);
     expect(shapeClass(64, 344)).toBe('ksnm');
     expect(shapeClass(64, 192)).toBe('ksns');
     expect(shapeClass(896, 9728)).toBe('kmnl');
-    expect(tuningFamily('nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm@rb,rb8,rb8w,rb16,tiled,dec');
+    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm@rb,rb8,rb8w,rb16,tiled,dec');
+    // The decode candidates gain sg where the device has subgroups (a new family: sg is timed too).
+    const sg = rt.hasFeature('subgroups');
+    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:ksns@dec,rb1,gemv,rb,rb8${sg ? ',sg' : ''}`);
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
@@ -32,24 +36,24 @@ describe('linear tuning', () => {
     const lin = await Linear.create(rt, { label: 'tune', K, N, weight: { format: 'f32', W: wb } });
     const choice = await tuneLinear(rt, lin, { prefillM: 16, largeM: 256, budgetMs: 20 });
     console.log(`tuned f32 ${shapeClass(K, N)} variants on ${rt.report.architecture}: ${JSON.stringify(choice)}`);
-    expect(DECODE_CANDIDATES).toContain(choice.decode1);
-    expect(DECODE_CANDIDATES).toContain(choice.decode8);
+    expect(decodeCandidates(rt)).toContain(choice.decode1);
+    expect(decodeCandidates(rt)).toContain(choice.decode8);
     expect(PREFILL_CANDIDATES).toContain(choice.prefill);
     expect(PREFILL_CANDIDATES).toContain(choice.large);
-    expect(getTuning(rt.report, tuningFamily('f32', 'decode1', K, N))).toBe(choice.decode1);
-    expect(getTuning(rt.report, tuningFamily('f32', 'decode8', K, N))).toBe(choice.decode8);
+    expect(getTuning(rt.report, tuningFamily(rt, 'f32', 'decode1', K, N))).toBe(choice.decode1);
+    expect(getTuning(rt.report, tuningFamily(rt, 'f32', 'decode8', K, N))).toBe(choice.decode8);
     expect(rememberedVariants(rt, 'f32', K, N)).toEqual(choice);
     expect(isTuned(rt, 'f32', K, N)).toBe(true);
     expect(isTuned(rt, 'f32', 896, 896)).toBe(false); // another class is measured on its own
 
     // A remembered choice is returned as is (no timing can change it), for its class only.
-    setTuning(rt.report, tuningFamily('f32', 'large', K, N), 'tiled');
+    setTuning(rt.report, tuningFamily(rt, 'f32', 'large', K, N), 'tiled');
     expect((await tuneLinear(rt, lin, { budgetMs: 20 })).large).toBe('tiled');
     expect(rememberedVariants(rt, 'f32', 896, 896).large).not.toBe(undefined);
 
     // One row and eight rows follow their own bucket's choice.
-    setTuning(rt.report, tuningFamily('f32', 'decode1', K, N), 'gemv');
-    setTuning(rt.report, tuningFamily('f32', 'decode8', K, N), 'dec');
+    setTuning(rt.report, tuningFamily(rt, 'f32', 'decode1', K, N), 'gemv');
+    setTuning(rt.report, tuningFamily(rt, 'f32', 'decode8', K, N), 'dec');
     await tuneLinear(rt, lin, { budgetMs: 20 });
     expect([lin.variantFor(1), lin.variantFor(2), lin.variantFor(8)]).toEqual(['gemv', 'dec', 'dec']);
 
