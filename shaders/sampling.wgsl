@@ -40,21 +40,8 @@ var<workgroup> rg: array<f32, WG>;   // f32 lane (smallest kept value)
 var<workgroup> rh: array<f32, WG>;   // f32 lane (weight at the smallest kept value)
 var<workgroup> ru: array<u32, WG>;   // u32 lane (argmax index, min key)
 
-fn pcg(v: u32) -> u32 {
-  let state = v * 747796405u + 2891336453u;
-  let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-  return (word >> 22u) ^ word;
-}
-
-// Order-preserving map of f32 to u32 (larger float -> larger key), and its inverse.
-fn key_of(f: f32) -> u32 {
-  let b = bitcast<u32>(f);
-  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
-}
-
-fn value_of(k: u32) -> f32 {
-  return bitcast<f32>(select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u));
-}
+// pcg, key_of, value_of, row_key, gumbel (shared with sample_split.wgsl).
+// #include sampling_rng
 
 fn wg_sum_f(lid: u32, v: f32) -> f32 {
   workgroupBarrier();
@@ -197,14 +184,13 @@ fn sample_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
       lo = search(lid, o, lo, hi, want, true, zmax);
     }
     // Gumbel-max over the kept tokens.
-    let rk = pcg(pcg(pcg(p.seed) ^ row) ^ p.step);
+    let rk = row_key(p.seed, row, p.step);
     var g = NEG_BIG;
     var gi = 0u;
     for (var i = lid; i < p.V; i += WG) {
       let z = logits[o + i] * p.invT;
       if (key_of(z) >= lo) {
-        let u = (f32(pcg(rk ^ pcg(i)) >> 8u) + 0.5) * (1.0 / 16777216.0);
-        let v = z - log(-log(u));
+        let v = gumbel(z, rk, i);
         if (v > g) { g = v; gi = i; }
       }
     }

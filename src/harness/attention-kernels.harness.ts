@@ -1,5 +1,5 @@
 // Harness functions for the attention-side kernels (qkv_rope, attention in both variants,
-// chunked log-probs, sampling) run in the browser against their CPU twins, on small shapes.
+// chunked log-probs, sampling with and without top-k / top-p) run in the browser against their CPU twins, on small shapes.
 // Used by tests/e2e/attention-kernels.spec.ts; the same checks run in Node in
 // tests/unit/gpu/{attention,rope,logprobs}-forward.test.ts and sampling-kernel.test.ts.
 import type { Harness } from './types';
@@ -82,22 +82,28 @@ export function register(h: Harness): void {
     r.release(hb, wb, tb, lpb, eb);
     lp.destroy();
 
+    // Top-k / top-p (one workgroup per row), then plain temperature and greedy (in chunks of 64).
     const B = 8;
     const logits = randomArray(B * V, 43).map((x) => 6 * x);
-    const params = { temperature: 0.8, topK: 40, topP: 0.9, seed: 5, step: 3 };
-    const sampler = await Sampler.create(r, { V });
+    const sampler = await Sampler.create(r, { V, chunk: 64 });
     const lb = r.upload(logits, 'logits'), ob = r.storage(samplerOutBytes(B), 'samples');
-    sampler.run(lb, B, ob, params);
-    const got = await sampler.read(ob, B);
+    let samplingIdsEqual = true, samplingLogprobDiff = 0;
+    for (const params of [{ temperature: 0.8, topK: 40, topP: 0.9, seed: 5, step: 3 }, { temperature: 0.8, topK: 0, topP: 1, seed: 5, step: 3 }, { temperature: 0, topK: 0, topP: 1, seed: 5, step: 3 }]) {
+      sampler.run(lb, B, ob, params);
+      const got = await sampler.read(ob, B);
+      const want = sample_forward(logits, B, V, params);
+      samplingIdsEqual &&= got.ids.every((id, i) => id === want.ids[i]);
+      samplingLogprobDiff = Math.max(samplingLogprobDiff, maxAbsDiff(got.logprobs, want.logprobs));
+    }
     r.release(lb, ob);
-    const want = sample_forward(logits, B, V, params);
+    sampler.destroy();
     return {
       adapter: `${r.report.vendor} ${r.report.architecture}`,
       attention,
       logprobs,
       entropy,
-      samplingIdsEqual: got.ids.every((id, i) => id === want.ids[i]),
-      samplingLogprobDiff: maxAbsDiff(got.logprobs, want.logprobs),
+      samplingIdsEqual,
+      samplingLogprobDiff,
     };
   };
 }

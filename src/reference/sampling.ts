@@ -24,10 +24,17 @@ export function pcg_hash(v: number): number {
   return ((word >>> 22) ^ word) >>> 0;
 }
 
-/** The uniform in (0, 1) the sampler draws for (seed, row, step, token). */
+/** The largest f32 below 1: the sampler's uniforms stay under it. */
+const U_MAX = 1 - 2 ** -24;
+
+/**
+ * The uniform in (0, 1) the sampler draws for (seed, row, step, token): 24 hash bits + 0.5, added
+ * in f32 as the shader does (rounded to even above 2^23), capped at U_MAX (in f32, 2^24 - 0.5
+ * rounds up to 2^24, i.e. u = 1 and infinite noise).
+ */
 export function sample_uniform(seed: number, row: number, step: number, token: number): number {
   const rk = pcg_hash((pcg_hash((pcg_hash(seed) ^ row) >>> 0) ^ step) >>> 0);
-  return ((pcg_hash((rk ^ pcg_hash(token)) >>> 0) >>> 8) + 0.5) / 16777216;
+  return Math.min(Math.fround((pcg_hash((rk ^ pcg_hash(token)) >>> 0) >>> 8) + 0.5) / 16777216, U_MAX);
 }
 
 /**

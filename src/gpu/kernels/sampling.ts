@@ -1,6 +1,9 @@
-// Launcher for shaders/sampling.wgsl: one token per row of logits [B, V] on the GPU (greedy,
+// Launcher for the sampling kernels: one token per row of logits [B, V] on the GPU (greedy,
 // temperature, top-k, top-p, seeded), so only [B] ids and [B] log-probs are read back, in one
-// readback. CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
+// readback. Without top-k / top-p (greedy or plain temperature) the rows are split into chunks
+// (shaders/sample_part.wgsl, then sample_merge.wgsl: one read of the logits, every chunk its own
+// workgroup); with them, one workgroup per row searches the thresholds (shaders/sampling.wgsl).
+// CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { rowWorkgroupSize } from '../device';
@@ -13,6 +16,10 @@ export interface SamplerOptions {
   V: number;
   /** Invocations per workgroup, a power of two (default rowWorkgroupSize: 4 on CPU adapters, 64 on GPUs). */
   wg?: number;
+  /** Logits per chunk of the split form (default 1024). */
+  chunk?: number;
+  /** Draws without top-k / top-p in chunks (default true); false: one workgroup per row as with them. */
+  split?: boolean;
 }
 
 export interface SampledTokens {
@@ -30,19 +37,33 @@ export class Sampler {
   private readonly uniforms = new ArrayBuffer(32);
   private readonly u32 = new Uint32Array(this.uniforms);
   private readonly f32 = new Float32Array(this.uniforms);
+  /** [B, nChunks] vec4 partials of the split form, grown as needed. */
+  private part: GPUBuffer | null = null;
 
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pipeline: GPUComputePipeline,
+    private readonly partPipeline: GPUComputePipeline,
+    private readonly mergePipeline: GPUComputePipeline,
     readonly opts: Required<SamplerOptions>,
   ) {}
 
   static async create(rt: GpuRuntime, opts: SamplerOptions): Promise<Sampler> {
-    const o: Required<SamplerOptions> = { wg: rowWorkgroupSize(rt.report), ...opts };
+    const o: Required<SamplerOptions> = { wg: rowWorkgroupSize(rt.report), chunk: 1024, split: true, ...opts };
     if (!Number.isInteger(o.V) || o.V <= 0) throw new ShapeError('sample', 'V a positive integer', `V=${o.V}`);
     if ((o.wg & (o.wg - 1)) !== 0 || o.wg <= 0) throw new ShapeError('sample', 'a power-of-two workgroup size', `wg=${o.wg}`);
-    const pipeline = await rt.kernel({ shader: 'sampling', entry: 'sample_rows', overrides: { WG: o.wg } });
-    return new Sampler(rt, pipeline, o);
+    if (!Number.isInteger(o.chunk) || o.chunk <= 0) throw new ShapeError('sample', 'chunk a positive integer', `chunk=${o.chunk}`);
+    const overrides = { WG: o.wg };
+    const pipeline = await rt.kernel({ shader: 'sampling', entry: 'sample_rows', overrides });
+    const part = await rt.kernel({ shader: 'sample_part', entry: 'sample_part', overrides });
+    const merge = await rt.kernel({ shader: 'sample_merge', entry: 'sample_merge', overrides });
+    return new Sampler(rt, pipeline, part, merge, o);
+  }
+
+  /** Releases the partials buffer (the pipelines stay cached in the runtime). */
+  destroy(): void {
+    if (this.part) this.rt.release(this.part);
+    this.part = null;
   }
 
   /** Records: out [2B] = sampled ids of logits [B, V], then their log-probs as f32 bits. */
@@ -59,12 +80,31 @@ export class Sampler {
     }
     if (B === 0) return;
     const greedy = temperature === 0;
-    this.u32.set([B, V, topK, greedy ? 1 : 0, seed, step]);
-    this.f32[6] = greedy ? 1 : 1 / temperature;
-    this.f32[7] = topP;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     if (B > max) throw new ShapeError('sample', `at most ${max} rows per dispatch`, `B=${B}`);
+    const invT = greedy ? 1 : 1 / temperature;
+    if (this.opts.split && (topK === 0 || topK >= V) && topP >= 1) {
+      const nChunks = Math.ceil(V / this.opts.chunk);
+      this.u32.set([B, V, greedy ? 1 : 0, seed, step, 0, this.opts.chunk, nChunks]);
+      this.f32[5] = invT;
+      const part = this.partials(B * nChunks * 16);
+      const u = new Uint8Array(this.uniforms);
+      this.rt.dispatch(this.partPipeline, [logits, part], u, { x: nChunks, y: B });
+      this.rt.dispatch(this.mergePipeline, [logits, part, out], u, { x: B });
+      return;
+    }
+    this.u32.set([B, V, topK, greedy ? 1 : 0, seed, step]);
+    this.f32[6] = invT;
+    this.f32[7] = topP;
     this.rt.dispatch(this.pipeline, [logits, out], new Uint8Array(this.uniforms), { x: B });
+  }
+
+  private partials(bytes: number): GPUBuffer {
+    if (!this.part || this.part.size < bytes) {
+      if (this.part) this.rt.release(this.part);
+      this.part = this.rt.storage(bytes, 'sampling chunk partials');
+    }
+    return this.part;
   }
 
   /** Submits pending work and reads the B sampled ids and log-probs (one readback). */

@@ -285,6 +285,7 @@ export class GpuModel {
     for (const l of this.layers) for (const g of Object.keys(GROUPS) as LinearGroup[]) l[g].dispose();
     this.lmHead.dispose();
     this.logprobsOp.destroy();
+    this.sampler.destroy();
     this.rope.destroy();
     if (this.acts) this.releaseActs(this.acts);
     this.acts = null;

@@ -3,15 +3,15 @@
 // top-k / top-p draws never leave the kept set, and draw frequencies follow softmax(z).
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Sampler, samplerOutBytes, type SamplingParams } from '../../../src/gpu/kernels/sampling';
-import { sample_forward, threshold } from '../../../src/reference/sampling';
+import { Sampler, samplerOutBytes, type SamplerOptions, type SamplingParams } from '../../../src/gpu/kernels/sampling';
+import { pcg_hash, sample_forward, threshold } from '../../../src/reference/sampling';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { ShapeError } from '../../../src/gpu/errors';
 
-async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams, wg?: number) {
-  const s = await Sampler.create(rt, { V, ...(wg ? { wg } : {}) });
+async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams, wg?: number, opts: Partial<SamplerOptions> = {}) {
+  const s = await Sampler.create(rt, { V, ...(wg ? { wg } : {}), ...opts });
   const lb = rt.upload(logits, 'logits'), ob = rt.storage(samplerOutBytes(B), 'samples');
   s.run(lb, B, ob, params);
   const got = await s.read(ob, B);
@@ -163,6 +163,63 @@ describe('GPU sampling', () => {
     console.log(`sample V=${V} B=${B}: ids ${Array.from(got.ids)} (twin ${Array.from(ref.ids)}), logprob maxdiff=${d.toExponential(2)}, ${ms.toFixed(0)} ms incl. compile`);
     expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
     expect(d).toBeLessThan(1e-4);
+  });
+
+  // Greedy and plain-temperature draws run in chunks (sample_part + sample_merge); the same rows
+  // through the one-workgroup-per-row form and the twin must give the same tokens.
+  const splits: [string, number, number, number][] = [['V=5000 in chunks of 1024', 5000, 1024, 5], ['V=517 in chunks of 7 (uneven)', 517, 7, 9], ['V=151936 in chunks of 1024', 151936, 1024, 3]];
+  for (const [name, V, chunk, B] of splits) {
+    it(`chunked draws equal the one-workgroup form and the twin: ${name}`, async () => {
+      const rt = await nodeRuntime();
+      let worst = 0;
+      // Logits spread over 16 and over 80.
+      for (const spread of [8, 40]) for (const params of [{ ...base, temperature: 0 }, { ...base, temperature: 0.9, step: 4 }, { ...base, temperature: 1.3, seed: 5, step: 1 }]) {
+        const logits = randomArray(B * V, V + chunk).map((x) => spread * x);
+        const ref = sample_forward(logits, B, V, params);
+        for (const wg of [4, 64]) {
+          const split = await gpuSample(rt, logits, B, V, params, wg, { chunk });
+          const whole = await gpuSample(rt, logits, B, V, params, wg, { split: false });
+          expect(Array.from(split.ids)).toEqual(Array.from(ref.ids));
+          expect(Array.from(whole.ids)).toEqual(Array.from(ref.ids));
+          worst = Math.max(worst, maxAbsDiff(split.logprobs, ref.logprobs));
+        }
+      }
+      console.log(`sample chunked ${name}, B=${B}: ids equal to the twin and the one-workgroup form (greedy, T=0.9, T=1.3; logits spread 16 and 80), logprob maxdiff=${worst.toExponential(2)}`);
+      expect(worst).toBeLessThan(V > 10000 ? 1e-4 : 1e-5);
+    });
+  }
+
+  it('a greedy tie between chunks goes to the first index', async () => {
+    const rt = await nodeRuntime();
+    const V = 40, row = randomArray(V, 3);
+    row[33] = 5; row[9] = 5; row[21] = 5; // the max three times, in three chunks of 8
+    const got = await gpuSample(rt, tile(row, 2), 2, V, { ...base, temperature: 0 }, 4, { chunk: 8 });
+    expect(Array.from(got.ids)).toEqual([9, 9]);
+  });
+
+  // The hash's largest 24-bit value once gave u = 1 in f32 (2^24 - 0.5 rounds up), infinite noise,
+  // and that token won whatever its logit. Find a (seed, token) with that hash and give the token
+  // a logit far below the rest: it must not be drawn, on the GPU as in the twin.
+  it('the largest hash value does not make a token win whatever its logit', async () => {
+    const rt = await nodeRuntime();
+    const V = 256, B = 1;
+    const tok = Array.from({ length: V }, (_, i) => pcg_hash(i));
+    let seed = 0, token = -1;
+    for (; token < 0; seed++) {
+      const rk = pcg_hash((pcg_hash((pcg_hash(seed) ^ 0) >>> 0) ^ 0) >>> 0);
+      for (let i = 0; i < 64; i++) if (pcg_hash((rk ^ tok[i]) >>> 0) >>> 8 === 0xffffff) { token = i; break; }
+      if (token >= 0) break;
+    }
+    const logits = randomArray(V, 21);
+    logits[token] = -40;
+    const params = { ...base, seed, step: 0 };
+    const ref = sample_forward(logits, B, V, params);
+    for (const split of [true, false]) {
+      const got = await gpuSample(rt, logits, B, V, params, 64, { split });
+      expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
+      expect(got.ids[0]).not.toBe(token);
+    }
+    console.log(`sample: seed ${seed} gives token ${token} the largest hash; drawn ${ref.ids[0]} (not it), GPU = twin in both forms`);
   });
 
   it('rejects bad shapes and parameters with the op name', async () => {

@@ -1,0 +1,31 @@
+// Helpers of the sampling kernels (sampling.wgsl, sample_split.wgsl; `// #include sampling_rng`):
+// the counter-based PCG hash behind the Gumbel noise (the CPU twin src/reference/sampling.ts
+// uses the same), and the order-preserving f32 <-> u32 keys of the threshold search.
+
+fn pcg(v: u32) -> u32 {
+  let state = v * 747796405u + 2891336453u;
+  let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+  return (word >> 22u) ^ word;
+}
+
+// Order-preserving map of f32 to u32 (larger float -> larger key), and its inverse.
+fn key_of(f: f32) -> u32 {
+  let b = bitcast<u32>(f);
+  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn value_of(k: u32) -> f32 {
+  return bitcast<f32>(select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u));
+}
+
+// The noise stream of one row at one decode step.
+fn row_key(seed: u32, row: u32, step: u32) -> u32 { return pcg(pcg(pcg(seed) ^ row) ^ step); }
+
+// z + Gumbel noise of token i (u in (0, 1) from 24 hash bits): the argmax over tokens of this is a
+// draw from softmax(z). (2^24 - 1) + 0.5 rounds to 2^24 in f32, so u is capped at the largest f32
+// below 1: at u = 1 the noise was +inf and that token won whatever its z (once in 2^24 tokens: about
+// 1 % of draws over a 151,936-token vocabulary).
+fn gumbel(z: f32, rk: u32, i: u32) -> f32 {
+  let u = min((f32(pcg(rk ^ pcg(i)) >> 8u) + 0.5) * (1.0 / 16777216.0), 0.99999994);
+  return z - log(-log(u));
+}
