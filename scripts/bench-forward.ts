@@ -1,9 +1,10 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--profile]`: inference figures of the GPU engine:
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--profile]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
-// (the full-depth weight bytes are extrapolated per layer).
+// (the full-depth weight bytes are extrapolated per layer). --tune false: the untuned kernel choices
+// (defaultVariants: what the studio's engine worker runs), not the remembered or timed ones.
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -27,7 +28,7 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const rt = await GpuRuntime.create(gpu);
   const quant = parseQuant(args), quantEmbeddings = getBool(args, 'quant-embeddings', cfg.vocabSize > 50000);
   const t0 = performance.now();
-  const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings });
+  const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings, tune: getBool(args, 'tune', true) });
   const loadS = (performance.now() - t0) / 1000;
   const P = getNumber(args, 'prompt-tokens', 64), N = getNumber(args, 'new-tokens', 16);
   const V = cfg.vocabSize;
@@ -39,6 +40,12 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const params = { temperature: 0, topK: 0, topP: 1, seed: 1, step: 0 };
   const stepMs = new Map<number, number>();
   for (const B of getString(args, 'batches', '1,8').split(',').map(Number)) {
+    // Untimed warm-up: a short prefill in the same row bucket and one decode step, so kernels
+    // built on first use (the decode linears' per-row-count pipelines) are not timed.
+    const warm = new DecodeSession(rt, model, B, 16);
+    const w = await warm.step(Array.from({ length: B }, (_, b) => prompt(b).slice(0, Math.max(1, Math.ceil(9 / B)))), params);
+    await warm.step(Array.from(w.ids, (id) => [id]), params);
+    warm.free();
     rt.pool.resetPeak();
     const session = new DecodeSession(rt, model, B, P + N + 1);
     let t = performance.now();
@@ -74,8 +81,9 @@ async function printProfile(rt: GpuRuntime, what: string): Promise<void> {
   rt.profiler = null;
 }
 
-/** Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling. */
-const nonLayerDispatches = 4;
+/** Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling (greedy
+ * here: chunks, then their merge). */
+const nonLayerDispatches = 5;
 
 function nonLayerBytes(model: GpuModel): number {
   const w = model.weights;

@@ -20,7 +20,11 @@ export function kernelKey(spec: KernelSpec): string {
 
 export class PipelineCache {
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
+  /** Modules that loaded and compiled without errors, for getNow. */
+  private readonly loaded = new Map<string, GPUShaderModule>();
   private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
+  /** Pipelines built so far, by key, for getNow. */
+  private readonly built = new Map<string, GPUComputePipeline>();
   private readonly bindGroups = new Map<string, GPUBindGroup>();
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private readonly pipelineIds = new WeakMap<GPUComputePipeline, number>();
@@ -38,6 +42,23 @@ export class PipelineCache {
       p.catch(() => this.pipelines.delete(key));
     }
     return p;
+  }
+
+  /**
+   * The pipeline of `spec` at once: cached, or built now when its shader module is already loaded
+   * (an earlier get of any kernel of that shader); null otherwise. For kernels built on first use
+   * inside a synchronous run (the decode linears' per-row-count pipelines). A build error here
+   * reaches the device's uncaptured-error listeners (GpuRuntime.onError), not the caller.
+   */
+  getNow(spec: KernelSpec): GPUComputePipeline | null {
+    const key = kernelKey(spec);
+    const hit = this.built.get(key);
+    if (hit) return hit;
+    const module = this.loaded.get(spec.shader);
+    if (!module) return null;
+    const pipeline = this.create(spec, key, module);
+    this.pipelines.set(key, Promise.resolve(pipeline));
+    return pipeline;
   }
 
   /** A bind group for `buffers` in binding order 0..n-1 (group 0), cached. */
@@ -78,6 +99,7 @@ export class PipelineCache {
           throw new GpuError(`WGSL errors in shaders/${name}.wgsl:\n` +
             errors.map((e) => `  line ${e.lineNum}:${e.linePos}: ${e.message}`).join('\n'));
         }
+        this.loaded.set(name, mod);
         return mod;
       })();
       this.modules.set(name, m);
@@ -89,14 +111,23 @@ export class PipelineCache {
   private async build(spec: KernelSpec, key: string): Promise<GPUComputePipeline> {
     const module = await this.module(spec.shader);
     this.device.pushErrorScope('validation');
+    const pipeline = this.create(spec, key, module);
+    const err = await this.device.popErrorScope();
+    if (err) {
+      this.built.delete(key);
+      throw new GpuError(`Cannot build pipeline ${key}: ${err.message}`);
+    }
+    return pipeline;
+  }
+
+  private create(spec: KernelSpec, key: string, module: GPUShaderModule): GPUComputePipeline {
     const pipeline = this.device.createComputePipeline({
       label: key,
       layout: 'auto',
       compute: { module, entryPoint: spec.entry, constants: spec.overrides ?? {} },
     });
-    const err = await this.device.popErrorScope();
-    if (err) throw new GpuError(`Cannot build pipeline ${key}: ${err.message}`);
     this.compiled++;
+    this.built.set(key, pipeline);
     return pipeline;
   }
 }

@@ -100,6 +100,12 @@ export class GpuRuntime {
     return this.pipelines.get(spec);
   }
 
+  /** A kernel's pipeline at once, if its shader is already loaded (PipelineCache.getNow), else null. */
+  kernelNow(spec: KernelSpec): GPUComputePipeline | null {
+    this.checkAlive();
+    return this.pipelines.getNow(spec);
+  }
+
   /** A storage buffer from the pool (STORAGE | COPY_SRC | COPY_DST). */
   storage(bytes: number, label: string): GPUBuffer {
     const u = this.usage;

@@ -6,7 +6,7 @@
 import type { Harness } from './types';
 import { getBrowserGpu } from '../gpu/browser-gpu';
 import { GpuRuntime } from '../gpu/runtime';
-import { Linear, decodeCandidates, type LinearWeight } from '../gpu/kernels/linear';
+import { Linear, linearVariants, type LinearWeight } from '../gpu/kernels/linear';
 import { Nf4Quantizer } from '../gpu/kernels/nf4';
 import { randomArray } from '../gpu/selftest';
 import { linear_forward, lora_forward } from '../reference/linear';
@@ -56,7 +56,7 @@ async function check(r: GpuRuntime, format: 'f32' | 'nf4', swiglu: boolean, out:
     const X = randomArray(M * K, 65 + M);
     const want = reference(X, eff, b, A, B, M, K, N, R, swiglu);
     const xb = r.upload(X, 'X'), yb = r.storage(M * N * 4, 'Y');
-    for (const variant of decodeCandidates(r)) {
+    for (const variant of linearVariants(r).filter((v) => ['dec', 'gemv', 'rb1', 'sg'].includes(v))) {
       await lin.prepare(variant);
       lin.run(xb, yb, M, { variant });
       const key = `${format} ${variant}`;

@@ -8,7 +8,8 @@ import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';
 import {
-  DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, defaultVariants, shapeClass,
+  DECODE_CANDIDATES, DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, defaultVariants, linearVariants,
+  prefillCandidates, shapeClass,
   type Linear, type LinearVariant, type LinearVariantChoice, type MBucket,
 } from './linear';
 
@@ -40,9 +41,18 @@ export function tuningFamily(rt: GpuRuntime, format: 'f32' | 'nf4', bucket: MBuc
   return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${candidates(rt, bucket).join(',')}`;
 }
 
-/** A bucket's candidates on this device (the decode ones gain sg where subgroups exist). */
+const isDecode = (bucket: MBucket) => bucket === 'decode1' || bucket === 'decode8';
+
+/** A bucket's candidates on this device (decodeCandidates / prefillCandidates): the ones timed. */
 function candidates(rt: GpuRuntime, bucket: MBucket): readonly LinearVariant[] {
-  return bucket === 'decode1' || bucket === 'decode8' ? decodeCandidates(rt) : PREFILL_CANDIDATES;
+  return isDecode(bucket) ? decodeCandidates(rt) : prefillCandidates(rt);
+}
+
+/** A remembered choice for a bucket is used when it is any of the bucket's variants this device
+ * can run (a choice written by hand or by a test may name one the tuner would not time here). */
+function usable(rt: GpuRuntime, bucket: MBucket, v: string | undefined): LinearVariant | undefined {
+  const known: readonly LinearVariant[] = isDecode(bucket) ? [...DECODE_CANDIDATES, 'sg'] : PREFILL_CANDIDATES;
+  return known.find((c) => c === v && linearVariants(rt).includes(c));
 }
 
 /**
@@ -66,8 +76,9 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
     const choice = { ...lin.variants };
     for (const bucket of M_BUCKETS) {
       const M = rowsOf[bucket];
-      choice[bucket] = await pickFastest(rt.report, tuningFamily(rt, lin.format, bucket, K, lin.NW), candidates(rt, bucket), async (v) => {
-        await lin.prepare(v);
+      const family = tuningFamily(rt, lin.format, bucket, K, lin.NW);
+      choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v) => {
+        await lin.prepare(v, M);
         const run = () => lin.run(X, Y, M, { variant: v });
         run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
         await rt.sync();
@@ -85,16 +96,16 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
 
 /** True when every bucket of this format and shape has a remembered choice. */
 export function isTuned(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): boolean {
-  return M_BUCKETS.every((b) => candidates(rt, b).some((c) => c === getTuning(rt.report, tuningFamily(rt, format, b, K, NW))));
+  return M_BUCKETS.every((b) => usable(rt, b, getTuning(rt.report, tuningFamily(rt, format, b, K, NW))) !== undefined);
 }
 
 /** The variants remembered for this adapter, format and shape (by tuneLinear), else the defaults. */
 export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): LinearVariantChoice {
-  const d = defaultVariants(rt);
+  const d = defaultVariants(rt, format);
   const out = { ...d };
   for (const b of M_BUCKETS) {
     const known = getTuning(rt.report, tuningFamily(rt, format, b, K, NW));
-    out[b] = candidates(rt, b).find((c) => c === known) ?? d[b];
+    out[b] = usable(rt, b, known) ?? d[b];
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // At most two dispatches: X A^T into a small [M, S*R] scratch, then one fused kernel.
 // CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/gpu/linear-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
+import type { KernelSpec } from '../pipelines';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
@@ -27,9 +28,27 @@ export function linearVariants(rt: GpuRuntime): LinearVariant[] {
   return LINEAR_VARIANTS.filter((v) => v !== 'sg' || rt.hasFeature('subgroups'));
 }
 
-/** The decode buckets' tuning candidates on this device: DECODE_CANDIDATES, and sg with subgroups. */
+/**
+ * Variants designed for GPUs (workgroup-memory tiles and reductions). On a CPU adapter they run
+ * 5-100x slower than the register-blocked ones at every shape measured (`bench matmul`: gemv
+ * 0.01-0.2 GFLOPS against dec's 0.2-1.3, tiled 0.23 against rb's 1.4 at 512^3), so its tuner does
+ * not spend time compiling and timing them (about 4 s per shape class and format).
+ */
+const GPU_ONLY: readonly LinearVariant[] = ['gemv', 'tiled'];
+
+function forAdapter(rt: GpuRuntime, list: readonly LinearVariant[]): readonly LinearVariant[] {
+  return isCpuAdapter(rt.report) ? list.filter((v) => !GPU_ONLY.includes(v)) : list;
+}
+
+/** The decode buckets' tuning candidates on this device: DECODE_CANDIDATES and sg with subgroups,
+ * without the GPU-only variants on a CPU adapter. */
 export function decodeCandidates(rt: GpuRuntime): readonly LinearVariant[] {
-  return rt.hasFeature('subgroups') ? [...DECODE_CANDIDATES, 'sg'] : DECODE_CANDIDATES;
+  return forAdapter(rt, rt.hasFeature('subgroups') ? [...DECODE_CANDIDATES, 'sg'] : DECODE_CANDIDATES);
+}
+
+/** The prefill / large buckets' tuning candidates on this device (no tiled on a CPU adapter). */
+export function prefillCandidates(rt: GpuRuntime): readonly LinearVariant[] {
+  return forAdapter(rt, PREFILL_CANDIDATES);
 }
 
 /**
@@ -90,7 +109,6 @@ export function sgWidth(rt: GpuRuntime): number {
 export function decodeRows(M: number): number {
   return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8;
 }
-const DEC_ROWS = [1, 2, 4, 8] as const;
 /**
  * X A^T (R to 3 R columns) under the register-blocked variants: lin_rb8 in a workgroup with as many
  * invocations across as the columns need (at most 4) and the rest down, so that the four lanes of
@@ -170,10 +188,17 @@ function entry(format: 'f32' | 'nf4', kind: VariantShape['kind']): { shader: str
   return { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
-/** Default variants before tuning: register-blocked on CPU adapters, tiled/gemv elsewhere. */
-export function defaultVariants(rt: GpuRuntime): LinearVariantChoice {
-  const cpu = isCpuAdapter(rt.report);
-  return cpu ? { decode1: 'rb1', decode8: 'rb1', prefill: 'rb8', large: 'rb8' } : { decode1: 'gemv', decode8: 'gemv', prefill: 'tiled', large: 'tiled' };
+/**
+ * Variants used where nothing is tuned (the studio's engine worker, `--tune false`). On CPU
+ * adapters the measured typical winners (`bench matmul` at the agent's, stories260K's and Qwen's
+ * shapes): dec at 1-8 rows (1.5-4x rb1, the old default); beyond, rb16 with f32 weights (1.1-1.3x
+ * rb8) and dec with NF4 (2-2.5x rb8, within ~10 % of nf4_dec16 at these shapes, whose pipelines
+ * take ~5 s to compile on SwiftShader). Elsewhere the GPU designs: gemv and tiled.
+ */
+export function defaultVariants(rt: GpuRuntime, format: 'f32' | 'nf4' = 'f32'): LinearVariantChoice {
+  if (!isCpuAdapter(rt.report)) return { decode1: 'gemv', decode8: 'gemv', prefill: 'tiled', large: 'tiled' };
+  const many: LinearVariant = format === 'f32' ? 'rb16' : 'dec';
+  return { decode1: 'dec', decode8: 'dec', prefill: many, large: many };
 }
 
 export class Linear {
@@ -181,6 +206,8 @@ export class Linear {
   loraEnabled: boolean;
   readonly NW: number;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
+  /** Variants prepare() has compiled (dec / sg: their other row counts are built on first use). */
+  private readonly prepared = new Set<LinearVariant>();
   private readonly uniforms = new Uint32Array(12);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
   private readonly xaUniforms = new Uint32Array(12);
@@ -195,7 +222,7 @@ export class Linear {
 
   /** Builds the layer and compiles the pipelines of the chosen (or default) variants. */
   static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice, options: LinearOptions = {}): Promise<Linear> {
-    const lin = new Linear(rt, spec, variants ?? defaultVariants(rt), options);
+    const lin = new Linear(rt, spec, variants ?? defaultVariants(rt, spec.weight.format), options);
     lin.checkSpec();
     for (const b of M_BUCKETS) await lin.prepare(lin.variants[b]);
     return lin;
@@ -205,29 +232,55 @@ export class Linear {
     return this.spec.weight.format;
   }
 
-  /** Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
-   * plain f32 one that computes X A^T (the variant's own, or narrowXA's for the register-blocked ones). */
-  async prepare(variant: LinearVariant): Promise<void> {
+  /**
+   * Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
+   * plain f32 one that computes X A^T (the variant's own, or narrowXA's for the register-blocked
+   * ones). dec and sg have one pipeline per rows-per-block count (decodeRows): with `M` the one M
+   * rows run (the tuner times candidates at one row count), else the one-row pipeline; the others
+   * are built when a run first needs them (each costs 0.3-0.9 s on SwiftShader, and a run that
+   * only ever decodes one sequence needs one).
+   */
+  async prepare(variant: LinearVariant, M = 1): Promise<void> {
     if (variant === 'sg' && !this.rt.hasFeature('subgroups')) {
       throw new Error(`linear ${this.spec.label}: the sg variant needs the WebGPU 'subgroups' feature, which this device lacks; use dec or gemv`);
     }
-    const s = this.base(variant), m = this.shape(variant);
-    const o = (v: VariantShape, mr: number) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
+    const kind = this.base(variant).kind, mr = PER_ROWS.includes(kind) ? decodeRows(M) : 0;
+    const key = pipelineKey(variant, M);
+    if (!this.pipelines.has(`main:${key}`)) this.pipelines.set(`main:${key}`, await this.rt.kernel(this.kernelSpec(variant, 'main', mr)));
+    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && !this.pipelines.has(`xa:${key}`)) {
+      this.pipelines.set(`xa:${key}`, await this.rt.kernel(this.kernelSpec(variant, 'xa', mr)));
+    }
+    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && !this.pipelines.has('xa:narrow')) {
+      this.pipelines.set('xa:narrow', await this.rt.kernel(this.kernelSpec(variant, 'narrow', 0)));
+    }
+    this.prepared.add(variant);
+  }
+
+  /** The kernel of one of this layer's pipelines: the layer's (main), LoRA's X A^T in the variant's
+   * own shape (xa) or narrowXA's (narrow); mr rows per block for dec / sg (0 otherwise). */
+  private kernelSpec(variant: LinearVariant, which: 'main' | 'xa' | 'narrow', mr: number): KernelSpec {
+    const o = (v: VariantShape) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
+    if (which === 'narrow') {
+      const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
+      return { ...entry('f32', n.kind), overrides: { ...o(n), SWIGLU: 0 } };
+    }
+    const s = this.base(variant);
+    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s), SWIGLU: 0 } };
+    const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
-    for (const mr of PER_ROWS.includes(s.kind) ? DEC_ROWS : [0]) {
-      const key = pipelineKey(variant, mr);
-      if (!this.pipelines.has(`main:${key}`)) {
-        this.pipelines.set(`main:${key}`, await this.rt.kernel({ ...entry(this.format, s.kind), overrides: { ...o(m, mr), ...pairs, SWIGLU: this.spec.swiglu ? 1 : 0 } }));
-      }
-      if (this.spec.lora && !REGISTER_BLOCKED.includes(s.kind) && !this.pipelines.has(`xa:${key}`)) {
-        this.pipelines.set(`xa:${key}`, await this.rt.kernel({ ...entry('f32', s.kind), overrides: { ...o(s, mr), SWIGLU: 0 } }));
-      }
+    return { ...entry(this.format, s.kind), overrides: { ...o(m), ...pairs, SWIGLU: this.spec.swiglu ? 1 : 0 } };
+  }
+
+  /** A prepared variant's pipeline at M rows, a dec / sg one for a new row count built now. */
+  private pipelineFor(variant: LinearVariant, which: 'main' | 'xa', M: number): GPUComputePipeline | undefined {
+    const k = `${which}:${pipelineKey(variant, M)}`;
+    let p = this.pipelines.get(k);
+    if (!p && this.prepared.has(variant) && PER_ROWS.includes(this.base(variant).kind)) {
+      p = this.rt.kernelNow(this.kernelSpec(variant, which, decodeRows(M))) ?? undefined;
+      if (p) this.pipelines.set(k, p);
     }
-    if (this.spec.lora && REGISTER_BLOCKED.includes(s.kind) && !this.pipelines.has('xa:narrow')) {
-      const n = narrowXA(this.segments(this.spec.lora) * this.spec.lora.R);
-      this.pipelines.set('xa:narrow', await this.rt.kernel({ ...entry('f32', n.kind), overrides: { ...o(n, 0), SWIGLU: 0 } }));
-    }
+    return p;
   }
 
   variantFor(M: number): LinearVariant {
@@ -242,7 +295,7 @@ export class Linear {
     if (Y.size < M * N * 4) throw new ShapeError(op, `Y of [${M}, ${N}] f32 (${M * N * 4} bytes)`, `${Y.size} bytes (${Y.label})`);
     const variant = opts.variant ?? this.variantFor(M);
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
-    const pipeline = this.pipelines.get(`main:${pipelineKey(variant, M)}`);
+    const pipeline = this.pipelineFor(variant, 'main', M);
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not compiled; await linear.prepare('${variant}') first`);
     const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
     let xa = this.dummy;
@@ -284,7 +337,7 @@ export class Linear {
       xa = this.xaScratch;
     }
     const narrow = REGISTER_BLOCKED.includes(SHAPES[variant].kind);
-    const pipeline = this.pipelines.get(narrow ? 'xa:narrow' : `xa:${pipelineKey(variant, M)}`);
+    const pipeline = narrow ? this.pipelines.get('xa:narrow') : this.pipelineFor(variant, 'xa', M);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
     const shape = narrow ? narrowXA(SR) : this.base(variant);

@@ -5,9 +5,10 @@
 // Prints the choices and maxdiff.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Linear, PREFILL_CANDIDATES, decodeCandidates, mBucket, shapeClass } from '../../../src/gpu/kernels/linear';
+import { Linear, decodeCandidates, mBucket, prefillCandidates, shapeClass } from '../../../src/gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
 import { getTuning, setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { isCpuAdapter } from '../../../src/gpu/device';
 import { linear_forward } from '../../../src/reference/linear';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
@@ -19,10 +20,11 @@ describe('linear tuning', () => {
     expect(shapeClass(64, 344)).toBe('ksnm');
     expect(shapeClass(64, 192)).toBe('ksns');
     expect(shapeClass(896, 9728)).toBe('kmnl');
-    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe('linear:nf4:large:klnm@rb,rb8,rb8w,rb16,tiled,dec');
-    // The decode candidates gain sg where the device has subgroups (a new family: sg is timed too).
-    const sg = rt.hasFeature('subgroups');
-    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:ksns@dec,rb1,gemv,rb,rb8${sg ? ',sg' : ''}`);
+    // The decode candidates gain sg where the device has subgroups (a new family: sg is timed too);
+    // a CPU adapter does not time the GPU designs (gemv, tiled).
+    const sg = rt.hasFeature('subgroups'), cpu = isCpuAdapter(rt.report);
+    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe(`linear:nf4:large:klnm@rb,rb8,rb8w,rb16,${cpu ? '' : 'tiled,'}dec`);
+    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:ksns@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}`);
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
@@ -38,8 +40,8 @@ describe('linear tuning', () => {
     console.log(`tuned f32 ${shapeClass(K, N)} variants on ${rt.report.architecture}: ${JSON.stringify(choice)}`);
     expect(decodeCandidates(rt)).toContain(choice.decode1);
     expect(decodeCandidates(rt)).toContain(choice.decode8);
-    expect(PREFILL_CANDIDATES).toContain(choice.prefill);
-    expect(PREFILL_CANDIDATES).toContain(choice.large);
+    expect(prefillCandidates(rt)).toContain(choice.prefill);
+    expect(prefillCandidates(rt)).toContain(choice.large);
     expect(getTuning(rt.report, tuningFamily(rt, 'f32', 'decode1', K, N))).toBe(choice.decode1);
     expect(getTuning(rt.report, tuningFamily(rt, 'f32', 'decode8', K, N))).toBe(choice.decode8);
     expect(rememberedVariants(rt, 'f32', K, N)).toEqual(choice);
@@ -57,7 +59,7 @@ describe('linear tuning', () => {
     await tuneLinear(rt, lin, { budgetMs: 20 });
     expect([lin.variantFor(1), lin.variantFor(2), lin.variantFor(8)]).toEqual(['gemv', 'dec', 'dec']);
 
-    for (const m of [1, 5, M, 300]) {
+    for (const m of [1, 2, 3, 5, M, 300]) { // every rows-per-block count of a dec / sg winner (tuning compiled only the ones it timed)
       const X = randomArray(m * K, 52);
       const xb = rt.upload(X, 'X'), yb = rt.storage(m * N * 4, 'Y');
       lin.run(xb, yb, m);
