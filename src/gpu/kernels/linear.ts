@@ -93,7 +93,7 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   // read (and NF4 word unpacked) once per step for every row. 16 invocations per workgroup keep
   // both workgroups of a narrow projection (k/v: 128 columns) busy on a 2-core CPU adapter.
   dec: { kind: 'dec', TM: 8, TN: 8, WG_X: 16, WG_Y: 1 },
-  // 4 columns x MR rows per workgroup of one subgroup (WG_X set per device: sgShape); K split
+  // 4 columns x MR rows per workgroup of one subgroup (WG_X set per device: sgWidth); K split
   // across the subgroup's invocations, summed with subgroupAdd.
   sg: { kind: 'sg', TM: 8, TN: 4, WG_X: 4, WG_Y: 1 },
 };

@@ -66,6 +66,20 @@ describe('GpuRuntime', () => {
     await expect(rt.kernel({ shader: 'matmul_f32', entry: 'no_entry' })).rejects.toThrow(GpuError);
   });
 
+  it('builds a pipeline at once (kernelNow) only from a shader module already loaded', async () => {
+    const rt = await nodeRuntime();
+    // rope.wgsl: no other test of this file loads it before.
+    expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBeNull();
+    const loaded = await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } });
+    expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } })).toBe(loaded);
+    const now = rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } });
+    expect(now).not.toBeNull();
+    expect(now).not.toBe(loaded);
+    // The same object afterwards, by either path.
+    expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBe(now);
+    expect(await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBe(now);
+  });
+
   it('self-test: both matmul variants match the CPU and the faster one is remembered', async () => {
     const rt = await nodeRuntime();
     const r = await runMatmulSelfTest(rt, { M: 128, K: 128, N: 128, iters: 2 });
