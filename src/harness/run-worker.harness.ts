@@ -1,8 +1,9 @@
 // Harness functions driving the engine worker (src/workers/engine/) from the page, as the studio will:
 // load stories260K by URL, start a run from config YAML text, send pause / resume / stop /
 // checkpoint-now, read run files back from OPFS through the worker, and record every run event
-// and every main-thread long task (PerformanceObserver 'longtask'). A live status line is shown
-// on the page for screenshots. Used by tests/e2e/run-worker.spec.ts.
+// and every main-thread long task (PerformanceObserver 'longtask'); load a model with kernel
+// tuning in a worker of its own. A live status line is shown on the page for screenshots. Used by
+// tests/e2e/run-worker.spec.ts.
 import type { RunCommand, RunEvent } from '../run/events';
 import { EngineClient } from '../workers/engine/client';
 import type { Harness } from './types';
@@ -99,6 +100,26 @@ export function register(h: Harness): void {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
+  };
+  /**
+   * Loads a model in a new engine worker with kernel tuning on (the default on a GPU), then ends
+   * that worker: the load's progress stages and the worker's tuning file (OPFS engine/tuning.json)
+   * as read from the page afterwards.
+   */
+  h.engineTuneLoad = async (url: string) => {
+    const worker = EngineClient.create();
+    const stages: string[] = [];
+    try {
+      await worker.loadModel({ source: { url }, quant: 'none', tune: true }, (_done, _total, stage) => { stages.push(stage); });
+    } finally {
+      worker.terminate();
+    }
+    let tuning: string | null = null;
+    try {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('engine');
+      tuning = await (await (await dir.getFileHandle('tuning.json')).getFile()).text();
+    } catch { /* no file */ }
+    return { stages, tuning };
   };
   h.engineReadText = async (runId: string, path: string) => {
     const b = await client!.readRunFile(runId, path);

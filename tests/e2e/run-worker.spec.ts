@@ -7,7 +7,8 @@
 // and adapter bytes). The CLI reference is run here
 // in a child process (not a fixture) so it always uses today's kernels; it runs first, alone, so
 // it does not load the CPU while the page is watched for long tasks. The default agent's preset
-// (agent-tiny, python + search) trains 2 steps with its tools run inside the worker.
+// (agent-tiny, python + search) trains 2 steps with its tools run inside the worker. Kernel tuning
+// in a worker is remembered in OPFS for the next worker.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -285,4 +286,23 @@ test('the default agent trains in the engine worker with its tools run there: Py
   const sandboxes = workers.filter((w) => /python-sandbox/.test(w.url));
   await expect.poll(() => sandboxes.length > 0 && sandboxes.every((w) => w.closed), { timeout: 30_000 }).toBe(true);
   console.log(`workers seen: ${workers.map((w) => `${w.url.split('/').pop()}${w.closed ? ' (closed)' : ''}`).join(', ')}`);
+});
+
+test('kernel tuning in the engine worker is timed once and remembered in OPFS for the next worker', async ({ page }) => {
+  await page.goto('/harness.html');
+  await expect(page.locator('#status')).toContainText('engineTuneLoad');
+  type Tuned = { stages: string[]; tuning: string | null };
+  const first = await call<Tuned>(page, 'engineTuneLoad', '/models/agent-tiny');
+  const timing = (t: Tuned) => t.stages.filter((s) => s.startsWith('timing kernel variants'));
+  console.log(`first worker: ${timing(first).length} shape classes timed (${timing(first).join('; ')})`);
+  expect(timing(first).length).toBeGreaterThan(0);
+  // The default agent's two shape classes (k and n <= 256: ksns; gate|up and the LM head: ksnm), four row buckets each.
+  const keys = Object.keys(JSON.parse(first.tuning ?? '{}') as Record<string, string>);
+  for (const cls of ['ksns', 'ksnm']) {
+    for (const bucket of ['decode1', 'decode8', 'prefill', 'large']) expect(keys.some((k) => k.includes(`:linear:f32:${bucket}:${cls}@`))).toBe(true);
+  }
+  // A new worker (as after a page reload) finds every choice in the file and times nothing.
+  const second = await call<Tuned>(page, 'engineTuneLoad', '/models/agent-tiny');
+  expect(timing(second)).toEqual([]);
+  expect(second.tuning).toBe(first.tuning);
 });

@@ -57,7 +57,7 @@ interface Activations {
  * Times the linear kernel variants once per adapter, weight format and shape class in use (on
  * layer 0's projections and the LM head), unless the choices are already remembered.
  */
-async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights): Promise<void> {
+async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights, onProgress?: UploadProgress): Promise<void> {
   const l0 = w.layers[0];
   if (!l0) return;
   const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
@@ -68,8 +68,9 @@ async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights): Pro
     { label: 'tuning o', K: NQ, N: C, weight: l0.o },
     { label: 'tuning lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead },
   ];
-  for (const spec of specs) {
+  for (const [i, spec] of specs.entries()) {
     if (isTuned(rt, spec.weight.format, spec.K, spec.swiglu ? 2 * spec.N : spec.N)) continue;
+    onProgress?.(i, specs.length, `timing kernel variants for this GPU (once): ${spec.label.replace('tuning ', '')}`);
     const lin = await Linear.create(rt, spec);
     try {
       await tuneLinear(rt, lin);
@@ -118,7 +119,7 @@ export class GpuModel {
     try {
       const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
       const lora = (i: number, g: LinearGroup) => (opts.lora ? uploadLoraGroup(rt, cfg, opts.lora, i, g, loraBuffers) : null);
-      if (opts.tune ?? true) await tuneFormats(rt, cfg, w);
+      if (opts.tune ?? true) await tuneFormats(rt, cfg, w, opts.onProgress);
       const v = (weight: LinearWeight, K: number, NW: number) => rememberedVariants(rt, weight.format, K, NW);
       const layers: LayerOps[] = [];
       for (let i = 0; i < cfg.numLayers; i++) {

@@ -10,6 +10,8 @@
 // Exercised by tests/e2e/run-worker.spec.ts through engine.worker.ts and client.ts.
 import { getBrowserGpu } from '../../gpu/browser-gpu';
 import { GpuRuntime } from '../../gpu/runtime';
+import { isCpuAdapter } from '../../gpu/device';
+import { setTuningStore } from '../../gpu/tuning';
 import { loadModelFiles, type LoadedModel } from '../../model/io/loader';
 import { GpuModel } from '../../model/gpu/model';
 import { parseConfig } from '../../rl/config-validate';
@@ -36,6 +38,7 @@ import { importUserModel, listUserModels, removeUserModel } from './user-models'
 import { checkRunId, deleteStoredRun, importRunFiles, lockRun, openStoredRun, readSource, resumeDataset, runsTrainingElsewhere, storedRunIds, summarize, writeSource } from './runs';
 import { ChatHost } from './chat';
 import { evaluateRequest } from './evaluate';
+import { openTuningStore } from './tuning-store';
 import { Policies, Serial } from './policies';
 import { shippedText, workerServices } from './services';
 import { tokenPieces } from './decode';
@@ -197,6 +200,11 @@ export class Engine {
 
   private async openRuntime(): Promise<GpuRuntime> {
     const rt = await GpuRuntime.create(getBrowserGpu());
+    // Kernel choices timed once per GPU, remembered in OPFS (engine/tuning.json) across workers
+    // and page loads; without OPFS they last as long as this worker.
+    try {
+      setTuningStore(await openTuningStore(await OpfsStorage.open('engine')));
+    } catch { /* no OPFS here: the tuner remembers in memory */ }
     rt.onError((err) => {
       if (!rt.lost) return;
       const failed: RunStatus[] = [];
@@ -218,7 +226,9 @@ export class Engine {
     const loaded = await loadModelFiles(await openModelSource(req.source));
     const quantEmbeddings = req.quantEmbeddings ?? false;
     const model = await GpuModel.load(rt, loaded.config, { read: (n) => loaded.weights.read(n), has: (n) => loaded.weights.tensors.has(n) }, {
-      quant: req.quant, quantEmbeddings, tune: req.tune ?? false,
+      // Tuned unless told: at once on a GPU; a CPU adapter (SwiftShader) would spend ~5 s per
+      // shape class compiling candidates, so it runs the measured defaults (defaultVariants).
+      quant: req.quant, quantEmbeddings, tune: req.tune ?? !isCpuAdapter(rt.report),
       onProgress: (done, total, tensor) => this.post({ kind: 'progress', id: req.id, done, total, stage: tensor }),
     });
     const modelId = `model-${this.nextModel++}`;
