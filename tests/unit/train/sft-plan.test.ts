@@ -92,10 +92,11 @@ describe('planTraining vs the measured pool peak of the real step (tiny Qwen2)',
 describe('planTraining is exact whichever kernel variant the tuner picked (tiny Qwen2)', () => {
   const f32: TrainingPlanOptions = { mode: 'lora', quant: 'none', quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 4, seqLen: 16, microBatch: 2, maxRows: 24, chunkRows: 8, recompute: false };
   const nf4: TrainingPlanOptions = { mode: 'lora', quant: 'nf4', quantEmbeddings: true, lora: { rank: 6, targets: ['q', 'v', 'down'] }, batchSize: 3, seqLen: 20, maxRows: 64, recompute: true };
-  // Tuning families: linear:<format>:<decode|prefill|large>:<shape> and attention (src/gpu/kernels/linear-tune.ts, attention.ts).
+  // Tuning families: linear:<format>:<decode1|decode8|prefill|large>:<shape> and attention (src/gpu/kernels/linear-tune.ts,
+  // attention.ts). The log-prob chunks of 8 rows run the decode8 bucket. sg needs subgroups (Dawn on SwiftShader has them).
   const forced: [string, (key: string) => string | null][] = [
     ...PREFILL_CANDIDATES.map((v): [string, (key: string) => string | null] => [`linear prefill+large ${v}`, (k) => (/:linear:\w+:(prefill|large):/.test(k) ? v : null)]),
-    ...DECODE_CANDIDATES.map((v): [string, (key: string) => string | null] => [`linear decode ${v}`, (k) => (k.includes(':decode:') ? v : null)]),
+    ...[...DECODE_CANDIDATES, 'sg'].map((v): [string, (key: string) => string | null] => [`linear decode ${v}`, (k) => (/:linear:\w+:decode[18]:/.test(k) ? v : null)]),
     ...ATTENTION_VARIANTS.map((v): [string, (key: string) => string | null] => [`attention ${v}`, (k) => (k.endsWith(':attention') ? v : null)]),
   ];
   it('forces each variant through a private tuning store', async () => {
