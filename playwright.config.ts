@@ -3,6 +3,8 @@
 // headless Debian Chromium (found by scripts/find-chrome.mjs, never downloaded) with WebGPU on
 // SwiftShader. Run by `npm test` after that build, or alone with `npx playwright test`.
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { findChrome, chromeFlags } from './scripts/find-chrome.mjs';
 
@@ -14,6 +16,11 @@ const port = Number(process.env.PW_PORT);
 /** The dev server (`npm start` without --open), for tests/e2e/dev-server.spec.ts. */
 export const devPort = port + 1000;
 process.env.PW_DEV_PORT = String(devPort);
+// The CLI processes the browser tests spawn (the CLI side of their CLI-equal comparisons, with
+// --tune false) must run the untuned kernel choices as the engine worker does, never the choices
+// remembered in the user's ~/.cache/rl-studio/tuning.json: a tuning file of this run's own, not
+// yet written (as the unit tests' tests/unit/helpers/tuning-file-setup.ts; inherited like PW_PORT).
+process.env.RL_STUDIO_TUNING_FILE ??= join(tmpdir(), `rl-studio-e2e-tuning-${process.env.PW_PORT}-${Date.now()}.json`);
 if (!chrome) throw new Error('No Chrome/Chromium found: install chromium or set CHROME_PATH (see README).');
 if (!existsSync('dist-test/harness.html')) {
   throw new Error('No test build in dist-test/: run `npx vite build --mode test` first (the app plus harness.html; `npx vite build` alone leaves the test page out).');
