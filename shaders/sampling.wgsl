@@ -40,7 +40,7 @@ var<workgroup> rg: array<f32, WG>;   // f32 lane (smallest kept value)
 var<workgroup> rh: array<f32, WG>;   // f32 lane (weight at the smallest kept value)
 var<workgroup> ru: array<u32, WG>;   // u32 lane (argmax index, min key)
 
-// pcg, key_of, value_of, row_key, gumbel (shared with sample_split.wgsl).
+// pcg, key_of, value_of, row_key, gumbel (shared with sample_part.wgsl).
 // #include sampling_rng
 
 fn wg_sum_f(lid: u32, v: f32) -> f32 {

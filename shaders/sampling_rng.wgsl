@@ -1,4 +1,4 @@
-// Helpers of the sampling kernels (sampling.wgsl, sample_split.wgsl; `// #include sampling_rng`):
+// Helpers of the sampling kernels (sampling.wgsl, sample_part.wgsl; `// #include sampling_rng`):
 // the counter-based PCG hash behind the Gumbel noise (the CPU twin src/reference/sampling.ts
 // uses the same), and the order-preserving f32 <-> u32 keys of the threshold search.
 

@@ -55,12 +55,12 @@ async function check(r: GpuRuntime, format: 'f32' | 'nf4', swiglu: boolean, out:
   for (const M of [1, 5]) {
     const X = randomArray(M * K, 65 + M);
     const want = reference(X, eff, b, A, B, M, K, N, R, swiglu);
+    const scale = Math.max(1, ...want.map(Math.abs));
     const xb = r.upload(X, 'X'), yb = r.storage(M * N * 4, 'Y');
     for (const variant of linearVariants(r).filter((v) => ['dec', 'gemv', 'rb1', 'sg'].includes(v))) {
       await lin.prepare(variant);
       lin.run(xb, yb, M, { variant });
       const key = `${format} ${variant}`;
-      const scale = Math.max(1, ...want.map(Math.abs));
       out[key] = Math.max(out[key] ?? 0, maxAbsDiff(await r.readF32(yb, M * N), want) / scale);
     }
     r.release(xb, yb);

@@ -17,6 +17,8 @@ export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb16' | 'rb1' | 'tiled' | '
 export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'rb1', 'tiled', 'gemv', 'dec', 'sg'];
 /** Decode candidates on any adapter; decodeCandidates adds sg where subgroups exist. */
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
+/** Every variant the decode buckets may run (DECODE_CANDIDATES and sg). */
+export const DECODE_VARIANTS: readonly LinearVariant[] = [...DECODE_CANDIDATES, 'sg'];
 export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'tiled', 'dec'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
@@ -43,7 +45,7 @@ function forAdapter(rt: GpuRuntime, list: readonly LinearVariant[]): readonly Li
 /** The decode buckets' tuning candidates on this device: DECODE_CANDIDATES and sg with subgroups,
  * without the GPU-only variants on a CPU adapter. */
 export function decodeCandidates(rt: GpuRuntime): readonly LinearVariant[] {
-  return forAdapter(rt, rt.hasFeature('subgroups') ? [...DECODE_CANDIDATES, 'sg'] : DECODE_CANDIDATES);
+  return forAdapter(rt, rt.hasFeature('subgroups') ? DECODE_VARIANTS : DECODE_CANDIDATES);
 }
 
 /** The prefill / large buckets' tuning candidates on this device (no tiled on a CPU adapter). */
