@@ -4,6 +4,7 @@
 // concurrently (loop.ts). Tested by tests/unit/agents/agent-turns.test.ts and agent-gpu.test.ts.
 import type { ToolRegistry, ToolCallResult } from '../tools/registry';
 import type { TurnBlock } from './tool-parse';
+import { responsiveTimeout } from '../util/responsive-timeout';
 
 export interface ToolOutcome extends ToolCallResult {
   name: string;
@@ -29,20 +30,21 @@ async function callWithTimeout(registry: ToolRegistry, name: string, args: Recor
   if (outer?.aborted) ac.abort(outer.reason);
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
   const t0 = performance.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let clearTimer = () => {};
   // A tool that ignores the abort still cannot hold the episode past its timeout or the rollout's abort.
   const timeout = new Promise<ToolCallResult>((resolve) => {
     const fail = (error: string) => resolve({ text: `Error: ${error}`, ok: false, error, latencyMs: performance.now() - t0, truncated: false });
-    timer = setTimeout(() => {
+    // Responsive time: the run's own synchronous GPU work must not time a tool out (responsive-timeout.ts).
+    clearTimer = responsiveTimeout(timeoutMs, () => {
       fail(`${name} timed out after ${timeoutMs} ms`);
       ac.abort(new Error('timeout'));
-    }, timeoutMs);
+    });
     ac.signal.addEventListener('abort', () => fail(`${name} was aborted`), { once: true });
   });
   try {
     return await Promise.race([registry.call(name, args, { episodeId, signal: ac.signal }), timeout]);
   } finally {
-    clearTimeout(timer);
+    clearTimer();
     outer?.removeEventListener('abort', onOuterAbort);
   }
 }

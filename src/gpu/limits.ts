@@ -54,8 +54,6 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
     for (const v of PREFILL_CANDIDATES) {
       await lin.prepare(v);
       const run = () => lin.run(X, Y, size, { variant: v });
-      run();
-      await rt.sync();
       const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
       const gf = (2 * size ** 3) / (ms * 1e6);
       if (gf > peakGflops) { peakGflops = gf; peakVariant = v; }
@@ -71,8 +69,6 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
     for (const layout of ['grid', 'chunk'] as const) {
       const k = await streamReadKernel(rt, layout);
       const run = () => k(src, n4, partial, STREAM_THREADS);
-      run();
-      await rt.sync();
       const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
       const gbs = (n4 * 16) / (ms * 1e6);
       if (gbs > bandwidthGBs) { bandwidthGBs = gbs; bandwidthLayout = layout; }

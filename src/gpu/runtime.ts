@@ -4,7 +4,7 @@
 // Exercised by tests/unit/gpu/gpu-runtime.test.ts, the kernels' tests and the GPU panel.
 import { openDevice, type AdapterReport, type OpenDeviceOptions } from './device';
 import { BufferPool, type PoolStats } from './pool';
-import { PipelineCache, type KernelSpec } from './pipelines';
+import { PipelineCache, type Kernel, type KernelSpec } from './pipelines';
 import { GpuDeviceLostError, GpuError } from './errors';
 import type { DispatchProfiler } from './profiler';
 import type { PhaseTimer } from './phase-timer';
@@ -95,13 +95,20 @@ export class GpuRuntime {
     return this.pool.snapshot();
   }
 
-  kernel(spec: KernelSpec): Promise<GPUComputePipeline> {
+  /** The kernel of `spec`, its shader module loaded and checked; the pipeline is built on its first dispatch. */
+  kernel(spec: KernelSpec): Promise<Kernel> {
     this.checkAlive();
     return this.pipelines.get(spec);
   }
 
-  /** A kernel's pipeline at once, if its shader is already loaded (PipelineCache.getNow), else null. */
-  kernelNow(spec: KernelSpec): GPUComputePipeline | null {
+  /** As kernel, with the pipeline built now; a build error rejects (tuning candidates, self-tests). */
+  builtKernel(spec: KernelSpec): Promise<Kernel> {
+    this.checkAlive();
+    return this.pipelines.build(spec);
+  }
+
+  /** A kernel at once, if its shader is already loaded (PipelineCache.getNow), else null. */
+  kernelNow(spec: KernelSpec): Kernel | null {
     this.checkAlive();
     return this.pipelines.getNow(spec);
   }
@@ -145,8 +152,9 @@ export class GpuRuntime {
    * Records one dispatch in the current step's encoder. `buffers` are bound at 0..n-1 in the
    * kernel's order (inputs, outputs); `uniforms`, when given, is bound next.
    */
-  dispatch(pipeline: GPUComputePipeline, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
+  dispatch(kernel: Kernel, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
     this.checkAlive();
+    const pipeline = kernel.pipeline;
     const all = buffers.slice();
     if (uniforms) {
       const u = this.usage;

@@ -11,6 +11,7 @@ import type { Tool } from '../tools/registry';
 import { searchTool } from '../tools/search-tool';
 import type { SearchBackend } from '../tools/search/types';
 import { DEFAULT_CONFIG, type HttpToolEntry, type RlConfig } from './config-schema';
+import { responsiveSignal } from '../util/responsive-timeout';
 
 const HTTP_KEYS = ['name', 'description', 'url', 'method', 'parameters', 'timeout_ms'];
 /** Tool names the environments register themselves. */
@@ -116,8 +117,9 @@ export async function connectSearchProxy(c: RlConfig, fetchFn: typeof fetch = (.
   return {
     name: client.name,
     search: (query, k, signal) => {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      return client.search(query, k, signal ? AbortSignal.any([signal, timeout]) : timeout);
+      // Responsive time (util/responsive-timeout.ts): the run's own synchronous GPU work does not count.
+      const timeout = responsiveSignal(timeoutMs);
+      return client.search(query, k, signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal).finally(timeout.clear);
     },
   };
 }

@@ -3,6 +3,7 @@
 // timeout and a cap on the answer read. The browser goes through the proxy instead (http-tool.ts).
 // Tested by tests/unit/rl/rl-tools-config.test.ts (a loopback server, inside a real GRPO step).
 import type { HttpToolTransport } from './http-tool';
+import { responsiveSignal } from '../util/responsive-timeout';
 
 export interface HttpEndpoint {
   name: string;
@@ -17,9 +18,9 @@ export function directHttpTransport(endpoints: HttpEndpoint[], fetchFn: typeof f
   return async (name, args, signal) => {
     const e = byName.get(name);
     if (!e) throw new Error(`unknown HTTP tool "${name}"; configured: ${[...byName.keys()].join(', ') || 'none'}`);
-    const timeout = AbortSignal.timeout(e.timeout_ms);
-    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let url = e.url, init: RequestInit = { method: e.method, signal: both };
+    // Responsive time (util/responsive-timeout.ts): the run's own synchronous GPU work does not count.
+    const timeout = responsiveSignal(e.timeout_ms);
+    let url = e.url, init: RequestInit = { method: e.method, signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal };
     if (e.method === 'GET') {
       const u = new URL(e.url);
       for (const [k, v] of Object.entries(args)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
@@ -27,14 +28,18 @@ export function directHttpTransport(endpoints: HttpEndpoint[], fetchFn: typeof f
     } else {
       init = { ...init, headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) };
     }
-    let res: Response;
     try {
-      res = await fetchFn(url, init);
-    } catch (err) {
-      throw new Error(timeout.aborted ? `timed out after ${e.timeout_ms} ms (tools.http ${name}.timeout_ms)` : `request to ${e.url} failed: ${(err as Error).message}`);
+      let res: Response;
+      try {
+        res = await fetchFn(url, init);
+      } catch (err) {
+        throw new Error(timeout.signal.aborted ? `timed out after ${e.timeout_ms} ms (tools.http ${name}.timeout_ms)` : `request to ${e.url} failed: ${(err as Error).message}`);
+      }
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${e.url} answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      return text.length > maxChars ? `${text.slice(0, maxChars)}\n...[answer cut at ${maxChars} characters]` : text;
+    } finally {
+      timeout.clear();
     }
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${e.url} answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
-    return text.length > maxChars ? `${text.slice(0, maxChars)}\n...[answer cut at ${maxChars} characters]` : text;
   };
 }

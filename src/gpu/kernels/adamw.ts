@@ -3,6 +3,7 @@
 // with bias correction and decoupled weight decay (adamw_step), gradients zeroed. Nothing is read
 // back during a step; readGradNorm() fetches the norm for logging. CPU twins: src/reference/adamw.ts.
 // Tested by tests/unit/gpu/adamw-kernel.test.ts (3 steps against adamw_step / clip_grad_norm).
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { ADAMW_DEFAULTS } from '../../reference/adamw';
@@ -48,7 +49,7 @@ export class GpuAdamW {
   private readonly uf = new Float32Array(this.u.buffer);
 
   private constructor(private readonly rt: GpuRuntime, private readonly slots: Slot[], readonly config: GpuAdamWConfig,
-    private readonly k: Record<'sumsq' | 'norm' | 'adamw' | 'fill', GPUComputePipeline>) {
+    private readonly k: Record<'sumsq' | 'norm' | 'adamw' | 'fill', Kernel>) {
     this.totalChunks = slots.reduce((s, p) => s + p.chunks, 0);
     this.partials = rt.storage(Math.max(16, this.totalChunks * 4), 'adamw grad-norm partials');
     this.stats = rt.storage(16, 'adamw stats (norm, clip coef)');

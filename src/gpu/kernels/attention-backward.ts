@@ -5,6 +5,7 @@
 // psBudgetBytes. Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
@@ -123,11 +124,11 @@ export class AttentionBackward {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pStats: GPUComputePipeline,
-    private readonly pDq: GPUComputePipeline,
-    private readonly pDkv: GPUComputePipeline,
+    private readonly pStats: Kernel,
+    private readonly pDq: Kernel,
+    private readonly pDkv: Kernel,
     /** The kept-P/dS kernels; dK/dV takes `keys` positions per invocation in workgroups of `dkvWg`. */
-    private readonly psKernels: { dq: GPUComputePipeline; dkv: GPUComputePipeline; keys: 4 | 8; dkvWg: number } | null,
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; keys: 4 | 8; dkvWg: number } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);

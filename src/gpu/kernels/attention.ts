@@ -2,6 +2,7 @@
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
 // alike; optionally also LSE [M, NH] for the backward. CPU twin: src/reference/attention.ts.
 // Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
@@ -77,7 +78,7 @@ export const ATTENTION_MAX_HS = 128;
 export const PAIR_MIN_INVOCATIONS = 8;
 
 /** A compiled row-table form: its pipeline and query heads per invocation. */
-interface RowForm { pipeline: GPUComputePipeline; heads: 1 | 2 }
+interface RowForm { pipeline: Kernel; heads: 1 | 2 }
 
 export class Attention {
   private readonly uniforms = new ArrayBuffer(32);
@@ -93,7 +94,7 @@ export class Attention {
     /** Invocations per workgroup of both row-table forms. */
     private readonly rowWg: number,
     /** attn_train_hs{8,16}_lse (thread, lse): packed training rows by the slot table. */
-    private readonly trainPipeline: GPUComputePipeline | null,
+    private readonly trainPipeline: Kernel | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 

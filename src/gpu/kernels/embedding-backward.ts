@@ -3,6 +3,7 @@
 // the rows by id into a CSR (one GPU buffer the plan owns); run() sums each id's rows in one
 // workgroup. CPU twin: embedding_backward (src/reference/embedding.ts).
 // Tested by tests/unit/gpu/embedding-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -23,7 +24,7 @@ export interface EmbeddingGradPlan {
 export class EmbeddingBackward {
   private readonly u = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: GPUComputePipeline, readonly V: number, readonly C: number) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel, readonly V: number, readonly C: number) {}
 
   static async create(rt: GpuRuntime, V: number, C: number): Promise<EmbeddingBackward> {
     if (C % 4 !== 0) throw new ShapeError('embedding_backward', 'C (channels) a multiple of 4', `C=${C}`);

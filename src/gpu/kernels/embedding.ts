@@ -1,6 +1,7 @@
 // Launcher for shaders/embedding.wgsl: gathers N rows of the token embedding table (f32, or NF4
 // from Nf4Quantizer) into out [N, C]. CPU twin: src/reference/embedding.ts.
 // Tested by tests/unit/gpu/embedding-forward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import type { Nf4Weight } from './nf4';
@@ -12,7 +13,7 @@ const WG = 64;
 export class Embedding {
   private readonly uniforms = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: GPUComputePipeline,
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel,
     readonly table: EmbeddingTable, readonly V: number, readonly C: number) {}
 
   /** table is [V, C] row-major; C must be a multiple of 4. */

@@ -2,6 +2,7 @@
 // dentropy [N] (the upstream gradients the engine's backward takes) and the eight metric sums in
 // a 32-byte buffer read back once per step (= on the first micro-batch, += after).
 // CPU twin: grpo_loss (src/reference/grpo_loss.ts). Tested by tests/unit/gpu/grpo-gpu.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { KL_KIND } from '../../reference/kl';
@@ -71,8 +72,8 @@ export class GrpoLoss {
   private readonly u32 = new Uint32Array(this.uniforms);
   private readonly f32 = new Float32Array(this.uniforms);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly token: GPUComputePipeline,
-    private readonly reduce: GPUComputePipeline) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly token: Kernel,
+    private readonly reduce: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<GrpoLoss> {
     const [token, reduce] = await Promise.all([

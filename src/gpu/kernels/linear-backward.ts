@@ -3,6 +3,7 @@
 // (shaders/linear_bwd.wgsl; X A^T is recomputed with the forward kernel of shaders/linear.wgsl).
 // A fused SwiGLU layer is differentiated in two steps: SwiGluBackward gives dGU [M, 2I], then this.
 // CPU twins: linear_backward, lora_backward (src/reference/linear.ts). Tested by tests/unit/gpu/linear-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
@@ -61,7 +62,7 @@ export class LinearBackward {
   private dybScratch: GPUBuffer | null = null;
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, readonly variant: BackwardVariant,
-    private readonly p: Map<string, GPUComputePipeline>) {
+    private readonly p: Map<string, Kernel>) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
     this.loraEnabled = Boolean(spec.lora);
     this.dummy = rt.storage(16, `${spec.label} bwd unused binding`);
@@ -71,7 +72,7 @@ export class LinearBackward {
     checkSpec(spec);
     const nf4 = spec.weight.format === 'nf4';
     const lora = Boolean(spec.lora);
-    const p = new Map<string, GPUComputePipeline>();
+    const p = new Map<string, Kernel>();
     const add = async (key: string, entry: string, o: Record<string, number> = {}, shader = 'linear_bwd') => {
       p.set(key, await rt.kernel({ shader, entry, overrides: o }));
     };

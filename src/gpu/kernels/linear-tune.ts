@@ -22,8 +22,14 @@ export interface TuneOptions {
   budgetMs?: number;
 }
 
-/** Milliseconds per run of `run`: one run, then a batch in one step if that run was quick. */
+/**
+ * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
+ * SwiftShader / Chromium's GPU process compile then), one timed run, then a batch in one step if
+ * that run was quick.
+ */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
+  run();
+  await rt.sync();
   let t0 = performance.now();
   run();
   await rt.sync();
@@ -78,10 +84,8 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
       const M = rowsOf[bucket];
       const family = tuningFamily(rt, lin.format, bucket, K, lin.NW);
       choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v) => {
-        await lin.prepare(v, M);
+        await lin.prepare(v, M, true);
         const run = () => lin.run(X, Y, M, { variant: v });
-        run(); // SwiftShader compiles a pipeline at its first dispatch: keep that out of the timing
-        await rt.sync();
         // The best of two timings: one noisy burst on a shared machine must not decide for good.
         return Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
       });

@@ -4,7 +4,7 @@
 // At most two dispatches: X A^T into a small [M, S*R] scratch, then one fused kernel.
 // CPU twins: src/reference/{linear,swiglu,nf4}.ts. Tested by tests/unit/gpu/linear-forward.test.ts.
 import type { GpuRuntime } from '../runtime';
-import type { KernelSpec } from '../pipelines';
+import type { Kernel, KernelSpec } from '../pipelines';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
 import type { Nf4Weight } from './nf4';
@@ -207,7 +207,7 @@ export class Linear {
   /** LoRA on or off for the next runs; no recompiling or reallocation either way. */
   loraEnabled: boolean;
   readonly NW: number;
-  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private readonly pipelines = new Map<string, Kernel>();
   /** Variants prepare() has compiled (dec / sg: their other row counts are built on first use). */
   private readonly prepared = new Set<LinearVariant>();
   private readonly uniforms = new Uint32Array(12);
@@ -222,7 +222,7 @@ export class Linear {
     this.dummy = rt.storage(16, `${spec.label} unused binding`);
   }
 
-  /** Builds the layer and compiles the pipelines of the chosen (or default) variants. */
+  /** Builds the layer and loads the kernels of the chosen (or default) variants (pipelines built on first use). */
   static async create(rt: GpuRuntime, spec: LinearSpec, variants?: LinearVariantChoice, options: LinearOptions = {}): Promise<Linear> {
     const lin = new Linear(rt, spec, variants ?? defaultVariants(rt, spec.weight.format), options);
     lin.checkSpec();
@@ -235,25 +235,26 @@ export class Linear {
   }
 
   /**
-   * Compiles a variant's pipelines (needed before run uses it): the layer's, and with LoRA the
-   * plain f32 one that computes X A^T (the variant's own, or narrowXA's for the register-blocked
-   * ones). dec and sg have one pipeline per rows-per-block count (decodeRows): with `M` the one M
-   * rows run (the tuner times candidates at one row count), else the one-row pipeline; the others
-   * are built when a run first needs them (each costs 0.3-0.9 s on SwiftShader, and a run that
-   * only ever decodes one sequence needs one).
+   * Loads a variant's kernels (needed before run uses it): the layer's, and with LoRA the plain f32
+   * one that computes X A^T (the variant's own, or narrowXA's for the register-blocked ones). Their
+   * pipelines are built on first dispatch, or here with `build` (the tuner: a candidate that does not
+   * build on this device then rejects here). dec and sg have one pipeline per rows-per-block count
+   * (decodeRows): with `M` the one M rows run, else the one-row pipeline; the others are asked for
+   * when a run first needs them.
    */
-  async prepare(variant: LinearVariant, M = 1): Promise<void> {
+  async prepare(variant: LinearVariant, M = 1, build = false): Promise<void> {
     if (variant === 'sg' && !this.rt.hasFeature('subgroups')) {
       throw new Error(`linear ${this.spec.label}: the sg variant needs the WebGPU 'subgroups' feature, which this device lacks; use dec or gemv`);
     }
     const kind = this.base(variant).kind, mr = PER_ROWS.includes(kind) ? decodeRows(M) : 0;
     const key = pipelineKey(variant, M);
-    if (!this.pipelines.has(`main:${key}`)) this.pipelines.set(`main:${key}`, await this.rt.kernel(this.kernelSpec(variant, 'main', mr)));
-    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && !this.pipelines.has(`xa:${key}`)) {
-      this.pipelines.set(`xa:${key}`, await this.rt.kernel(this.kernelSpec(variant, 'xa', mr)));
+    const get = (spec: KernelSpec) => (build ? this.rt.builtKernel(spec) : this.rt.kernel(spec));
+    if (!this.pipelines.has(`main:${key}`) || build) this.pipelines.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
+    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && (!this.pipelines.has(`xa:${key}`) || build)) {
+      this.pipelines.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
     }
-    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && !this.pipelines.has('xa:narrow')) {
-      this.pipelines.set('xa:narrow', await this.rt.kernel(this.kernelSpec(variant, 'narrow', 0)));
+    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && (!this.pipelines.has('xa:narrow') || build)) {
+      this.pipelines.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
     }
     this.prepared.add(variant);
   }
@@ -274,8 +275,8 @@ export class Linear {
     return { ...entry(this.format, s.kind), overrides: { ...o(m), ...pairs, SWIGLU: this.spec.swiglu ? 1 : 0 } };
   }
 
-  /** A prepared variant's pipeline at M rows, a dec / sg one for a new row count built now. */
-  private pipelineFor(variant: LinearVariant, which: 'main' | 'xa', M: number): GPUComputePipeline | undefined {
+  /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
+  private pipelineFor(variant: LinearVariant, which: 'main' | 'xa', M: number): Kernel | undefined {
     const k = `${which}:${pipelineKey(variant, M)}`;
     let p = this.pipelines.get(k);
     if (!p && this.prepared.has(variant) && PER_ROWS.includes(this.base(variant).kind)) {
@@ -298,7 +299,7 @@ export class Linear {
     const variant = opts.variant ?? this.variantFor(M);
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
     const pipeline = this.pipelineFor(variant, 'main', M);
-    if (!pipeline) throw new Error(`${op}: variant ${variant} is not compiled; await linear.prepare('${variant}') first`);
+    if (!pipeline) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
     const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
     let xa = this.dummy;
     if (lora) xa = this.recordXA(X, M, lora, opts.xa, variant);

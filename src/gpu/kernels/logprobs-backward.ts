@@ -3,6 +3,7 @@
 // head (a LogitsFn, as ChunkedLogprobs), turns them into dlogits in place, and hands them to a
 // callback that records dH (+ dW_lm in full mode), so at most [chunkRows, V] logits exist.
 // CPU twin: src/reference/logprobs.ts (logprobs_backward). Tested by logprobs-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { rowWorkgroupSize } from '../device';
 import type { LogitsFn } from './logprobs';
@@ -36,7 +37,7 @@ export class ChunkedLogprobsBackward {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
     readonly opts: Required<ChunkedLogprobsBackwardOptions>,
   ) {
     const { V, C, chunkRows } = opts;

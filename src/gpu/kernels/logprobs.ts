@@ -3,6 +3,7 @@
 // logits ever exist. The "logits for these rows" step is a callback (f32 matmul here; the NF4
 // matmul plugs in the same way). Also gathers the logits of chosen rows (the last row of each
 // sequence) for sampling. CPU twin: src/reference/logprobs.ts. Tested by logprobs-forward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { Matmul } from './matmul';
 import { ShapeError } from '../errors';
@@ -37,7 +38,7 @@ export class ChunkedLogprobs {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
     readonly opts: Required<ChunkedLogprobsOptions>,
   ) {
     const { V, C, chunkRows } = opts;

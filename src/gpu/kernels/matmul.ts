@@ -1,6 +1,7 @@
 // Launcher for shaders/matmul_f32.wgsl: Y[M, N] = X[M, K] . W[N, K]^T, in either variant.
 // Checks shapes against buffer sizes before dispatch. CPU twin: src/reference/matmul.ts.
 // Tested by tests/unit/gpu/matmul.test.ts and the GPU panel self-test.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -21,7 +22,7 @@ export class Matmul {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
     readonly variant: MatmulVariant,
     private readonly wgX: number,
     private readonly wgY: number,

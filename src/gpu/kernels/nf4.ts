@@ -1,6 +1,7 @@
 // Launcher for shaders/nf4.wgsl: quantizes an f32 weight buffer to NF4 on the GPU at load time
 // (packed codes + absmax per block of 64) and measures the per-tensor quantization error.
 // CPU twin: src/reference/nf4.ts. Tested by tests/unit/gpu/nf4-gpu.test.ts and nf4-matmul.test.ts (matmul_nf4).
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -27,8 +28,8 @@ const WG = 64;
 export class Nf4Quantizer {
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly quant: GPUComputePipeline,
-    private readonly reduce: GPUComputePipeline,
+    private readonly quant: Kernel,
+    private readonly reduce: Kernel,
   ) {}
 
   static async create(rt: GpuRuntime): Promise<Nf4Quantizer> {

@@ -1,6 +1,7 @@
 // Launcher for the backward entry points of shaders/rmsnorm.wgsl: dx [N, C] (=, or += into the
 // residual stream's gradient) and, in full mode, dw [C] (+=), in one or two dispatches.
 // CPU twin: rmsnorm_backward (src/reference/rmsnorm.ts). Tested by tests/unit/gpu/rmsnorm-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { defaultRowLayout, rowEntry, rowGrid, type RowLayout } from './rmsnorm';
@@ -19,8 +20,8 @@ export class RmsNormBackward {
   private readonly uf = new Float32Array(this.u.buffer);
   private rstd: GPUBuffer | null = null;
 
-  private constructor(private readonly rt: GpuRuntime, private readonly dxPipe: GPUComputePipeline,
-    private readonly dwPipe: GPUComputePipeline, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly dxPipe: Kernel,
+    private readonly dwPipe: Kernel, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
 
   static async create(rt: GpuRuntime, C: number, eps: number, layout: RowLayout = defaultRowLayout(rt, C)): Promise<RmsNormBackward> {
     if (C % 4 !== 0) throw new ShapeError('rmsnorm_backward', 'C (channels) a multiple of 4', `C=${C}`);

@@ -1,6 +1,7 @@
 // Launcher for shaders/rmsnorm.wgsl: RMSNorm over [N, C] rows, and the fused residual + RMSNorm
 // (x += delta; y = rmsnorm(x) * w) that saves a dispatch per layer.
 // CPU twin: src/reference/rmsnorm.ts. Tested by tests/unit/gpu/rmsnorm-forward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
@@ -31,8 +32,8 @@ export class RmsNorm {
   private readonly uniforms = new Uint32Array(4);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly plain: GPUComputePipeline,
-    private readonly fused: GPUComputePipeline, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly plain: Kernel,
+    private readonly fused: Kernel, readonly C: number, readonly eps: number, readonly layout: RowLayout) {}
 
   static async create(rt: GpuRuntime, C: number, eps: number, layout: RowLayout = defaultRowLayout(rt, C)): Promise<RmsNorm> {
     if (C % 4 !== 0) throw new ShapeError('rmsnorm', 'C (channels) a multiple of 4', `C=${C}`);

@@ -3,6 +3,7 @@
 // v gathered at each row's (slot, position), in one dispatch. Owns its [Tmax, HS/2] cos/sin
 // table. CPU twin: src/reference/rope.ts (rope_backward) + a gather. Tested by
 // tests/unit/gpu/rope-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { ropeTable, type QkvRopeOptions } from './rope';
@@ -20,7 +21,7 @@ export class QkvRopeBackward {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
     private readonly table: GPUBuffer,
     readonly opts: Required<QkvRopeOptions>,
   ) {}

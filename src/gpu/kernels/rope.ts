@@ -2,6 +2,7 @@
 // (HF rotate_half) and writes k, v into the KV cache at each row's (sequence, position), in one
 // dispatch. Owns the [Tmax, HS/2] cos/sin table. CPU twin: src/reference/rope.ts + a scatter.
 // Tested by tests/unit/gpu/rope-forward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
@@ -41,7 +42,7 @@ export class QkvRope {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
     private readonly table: GPUBuffer,
     readonly opts: Required<QkvRopeOptions>,
   ) {}

@@ -4,6 +4,7 @@
 // (shaders/sample_part.wgsl, then sample_merge.wgsl: one read of the logits, every chunk its own
 // workgroup); with them, one workgroup per row searches the thresholds (shaders/sampling.wgsl).
 // CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { rowWorkgroupSize } from '../device';
@@ -42,9 +43,9 @@ export class Sampler {
 
   private constructor(
     private readonly rt: GpuRuntime,
-    private readonly pipeline: GPUComputePipeline,
-    private readonly partPipeline: GPUComputePipeline,
-    private readonly mergePipeline: GPUComputePipeline,
+    private readonly pipeline: Kernel,
+    private readonly partPipeline: Kernel,
+    private readonly mergePipeline: Kernel,
     readonly opts: Required<SamplerOptions>,
   ) {}
 

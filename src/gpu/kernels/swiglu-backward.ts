@@ -2,6 +2,7 @@
 // pre-activations [M, 2I], dGU [M, 2I] (gate half, then up half: the rows of the fused gate|up
 // weight), which LinearBackward then takes as its dY. CPU twin: swiglu_backward
 // (src/reference/swiglu.ts). Tested by tests/unit/gpu/swiglu-backward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -10,7 +11,7 @@ const WG = 64;
 export class SwiGluBackward {
   private readonly u = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: GPUComputePipeline) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<SwiGluBackward> {
     return new SwiGluBackward(rt, await rt.kernel({ shader: 'swiglu', entry: 'swiglu_bwd', overrides: { WG } }));

@@ -2,6 +2,7 @@
 // output [M, 2I] (each row: I gate values, then I up values). Prefer the fused epilogue
 // (Linear with swiglu: true), which makes this dispatch unnecessary.
 // CPU twin: src/reference/swiglu.ts. Tested by tests/unit/gpu/swiglu-forward.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -10,7 +11,7 @@ const WG = 64;
 export class SwiGlu {
   private readonly uniforms = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: GPUComputePipeline) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<SwiGlu> {
     return new SwiGlu(rt, await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG } }));

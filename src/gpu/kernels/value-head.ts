@@ -1,6 +1,7 @@
 // Launcher for shaders/value_head.wgsl: PPO's value head v[N] = h[N, C] w[C] + b (one dispatch)
 // and its backward: dh [N, C] (=, or += into the LM head's gradient on the same hidden state),
 // dw [C] and db [1] (+=). CPU twin: src/reference/value_head.ts. Tested by tests/unit/reference/value-head.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -15,8 +16,8 @@ export interface ValueHeadGradOptions {
 export class ValueHead {
   private readonly u = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly fwd: GPUComputePipeline,
-    private readonly dhPipe: GPUComputePipeline, private readonly dwPipe: GPUComputePipeline, readonly C: number) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly fwd: Kernel,
+    private readonly dhPipe: Kernel, private readonly dwPipe: Kernel, readonly C: number) {}
 
   static async create(rt: GpuRuntime, C: number): Promise<ValueHead> {
     if (C % 4 !== 0) throw new ShapeError('value_head', 'C (channels) a multiple of 4', `C=${C}`);

@@ -2,6 +2,7 @@
 // value head's upstream gradient, vf_coef included) and three sums (loss / D, clipped rows, rows)
 // into a 16-byte buffer read back once per step. CPU twin: value_loss_forward / value_loss_backward
 // (src/reference/ppo.ts). Tested by tests/unit/gpu/value-loss-gpu.test.ts.
+import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 
@@ -36,8 +37,8 @@ export class ValueLoss {
   private readonly u32 = new Uint32Array(this.uniforms);
   private readonly f32 = new Float32Array(this.uniforms);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly token: GPUComputePipeline,
-    private readonly reduce: GPUComputePipeline) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly token: Kernel,
+    private readonly reduce: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<ValueLoss> {
     const [token, reduce] = await Promise.all([

@@ -3,6 +3,7 @@
 // calls, and a TTL cache that also merges identical in-flight queries (a GRPO group's G samples
 // hit the provider once). Tested by tests/unit/server/proxy-server.test.ts.
 import { readCapped } from './body';
+import { responsiveTimeout } from '../../util/responsive-timeout';
 
 export class ProviderError extends Error {
   constructor(message: string, readonly status: number) {
@@ -37,7 +38,7 @@ export async function fetchJsonWithRetry(url: string, init: RequestInit, o: Retr
   for (let attempt = 0; attempt <= o.maxRetries; attempt++) {
     if (attempt > 0) await sleep(o.backoffFactor * 1000 * 2 ** (attempt - 1), o.signal);
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), o.timeoutMs);
+    const clearTimer = responsiveTimeout(o.timeoutMs, () => ac.abort()); // responsive time (util/responsive-timeout.ts)
     const onAbort = () => ac.abort();
     o.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -59,7 +60,7 @@ export async function fetchJsonWithRetry(url: string, init: RequestInit, o: Retr
       if (o.signal?.aborted) throw new ProviderError(`${o.label}: request aborted`, 499);
       last = ac.signal.aborted ? `timed out after ${o.timeoutMs} ms` : `network error (${(e as Error).message})`;
     } finally {
-      clearTimeout(timer);
+      clearTimer();
       o.signal?.removeEventListener('abort', onAbort);
     }
   }

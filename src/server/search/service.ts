@@ -9,6 +9,7 @@ import { compileSchema, type SchemaCheck } from '../../tools/json-schema';
 import { readCappedText, redactSecrets } from './body';
 import { buildRequest, parseResponse } from './providers';
 import { ProviderError, TokenBucket, TtlCache, fetchJsonWithRetry } from './resilience';
+import { responsiveTimeout } from '../../util/responsive-timeout';
 
 export interface SearchAnswer {
   results: SearchResult[];
@@ -80,7 +81,8 @@ export class SearchService {
     const problems = this.toolChecks.get(name)!(args);
     if (problems.length) throw new ProviderError(`invalid call to HTTP tool ${name}: ${problems.join('; ')}`, 400);
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), tool.timeout_ms ?? this.config.timeout_ms);
+    // Responsive time (util/responsive-timeout.ts): the proxy may share a process with a run's GPU work.
+    const clearTimer = responsiveTimeout(tool.timeout_ms ?? this.config.timeout_ms, () => ac.abort());
     signal?.addEventListener('abort', () => ac.abort(), { once: true });
     try {
       const res = await fetch(tool.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args), signal: ac.signal });
@@ -95,7 +97,7 @@ export class SearchService {
       if (e instanceof ProviderError) throw e;
       throw new ProviderError(this.redact(ac.signal.aborted ? `HTTP tool ${name} timed out` : `HTTP tool ${name} failed: ${(e as Error).message}`), 504);
     } finally {
-      clearTimeout(timer);
+      clearTimer();
     }
   }
 }

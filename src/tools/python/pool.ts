@@ -7,6 +7,7 @@
 // Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools/tools-python*.test.ts.
 import type { CheckResult, InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest, TestPlan } from './protocol';
 import { gradeChecks, planChecks } from './grader';
+import { responsiveTimeout } from '../../util/responsive-timeout';
 import {
   resolvePoolConfig,
   type PoolConfig,
@@ -33,7 +34,8 @@ interface Job {
   solutionOk: boolean;
   startedAt: number;
   stopReason?: 'Timeout' | 'Aborted';
-  timers: ReturnType<typeof setTimeout>[];
+  /** Cancels the job's pending timeouts. */
+  cancels: (() => void)[];
   namespaceLost: boolean;
   /** Times the job was put back because its worker was found poisoned. */
   requeues: number;
@@ -203,7 +205,7 @@ export class PythonPool {
       const job: Job = {
         request, timeoutMs: opts.timeoutMs ?? this.config.timeoutMs, maxOutputBytes: request.maxOutputBytes,
         stdout: '', stderr: '', outBytes: 0, truncated: false, checks: new Map(), solutionOk: false, startedAt: 0,
-        timers: [], namespaceLost: false, requeues: 0, resolve,
+        cancels: [], namespaceLost: false, requeues: 0, resolve,
       };
       if (opts.episode !== undefined) job.episode = opts.episode;
       if (this.closed) return this.finish(job, failure('SandboxUnavailable', 'the Python pool was closed'));
@@ -294,8 +296,8 @@ export class PythonPool {
         this.poisoned++;
         this.lastRecycle = msg.reason;
         slot.job = undefined;
-        for (const t of job.timers) clearTimeout(t);
-        job.timers = [];
+        for (const cancel of job.cancels) cancel();
+        job.cancels = [];
         this.runs--;
         this.queue.unshift(job);
         this.respawn(slot);
@@ -406,7 +408,9 @@ export class PythonPool {
     slot.job = job;
     slot.jobs++;
     this.runs++;
-    job.timers.push(setTimeout(() => this.stop(slot, job, 'Timeout'), job.timeoutMs));
+    // Responsive time (util/responsive-timeout.ts): a stall of this thread (a synchronous pipeline
+    // build) must not stop a job whose answer arrived during it.
+    job.cancels.push(responsiveTimeout(job.timeoutMs, () => this.stop(slot, job, 'Timeout')));
     slot.port?.post(job.request);
   }
 
@@ -431,7 +435,7 @@ export class PythonPool {
     };
     if (slot.interrupt && this.config.interruptGraceMs > 0) {
       Atomics.store(slot.interrupt, 0, 2);
-      job.timers.push(setTimeout(kill, this.config.interruptGraceMs));
+      job.cancels.push(responsiveTimeout(this.config.interruptGraceMs, kill));
     } else {
       kill();
     }
@@ -481,8 +485,8 @@ export class PythonPool {
   }
 
   private finish(job: Job, run: RunResult): void {
-    for (const t of job.timers) clearTimeout(t);
-    job.timers = [];
+    for (const cancel of job.cancels) cancel();
+    job.cancels = [];
     if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
     job.resolve({ run, checks: job.checks, solutionOk: job.solutionOk, ...(job.plans ? { plans: job.plans } : {}) });
   }

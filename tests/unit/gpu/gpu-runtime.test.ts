@@ -64,6 +64,34 @@ describe('GpuRuntime', () => {
     expect(p1).toBe(p2);
     await expect(rt.kernel({ shader: 'no_such_shader', entry: 'main' })).rejects.toThrow(/shaders\/no_such_shader\.wgsl/);
     await expect(rt.kernel({ shader: 'matmul_f32', entry: 'no_entry' })).rejects.toThrow(GpuError);
+    await expect(rt.kernel({ shader: 'matmul_f32', entry: 'no_entry' })).rejects.toThrow(/shaders\/matmul_f32\.wgsl has no @compute entry point "no_entry" \(it has .*matmul_rb/);
+    await expect(rt.kernel({ shader: 'matmul_f32', entry: 'matmul_rb', overrides: { WG_Z: 4 } })).rejects.toThrow(/declares no override WG_Z/);
+  });
+
+  it('builds a kernel pipeline on its first dispatch, or at once with builtKernel (whose build errors reject)', async () => {
+    const rt = await nodeRuntime();
+    const before = rt.pipelines.compiled;
+    const k = await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 16 } });
+    expect(k.isBuilt).toBe(false);
+    expect(rt.pipelines.compiled).toBe(before);
+    // swiglu over one row of I = 4: out = silu(gate) * up.
+    const gu = rt.upload(new Float32Array([1, -2, 0.5, 3, 2, 2, 2, 2]), 'gate|up');
+    const out = rt.storage(16, 'out');
+    rt.dispatch(k, [gu, out], new Uint32Array([1, 4, 0, 0]), { x: 1 });
+    await rt.sync();
+    expect(k.isBuilt).toBe(true);
+    expect(rt.pipelines.compiled).toBe(before + 1);
+    const silu = (x: number) => x / (1 + Math.exp(-x));
+    const got = Array.from(await rt.readF32(out, 4));
+    [1, -2, 0.5, 3].forEach((g, i) => expect(got[i]).toBeCloseTo(2 * silu(g), 5));
+    rt.release(gu, out);
+    // Built at once: the same kernel object, now built; a workgroup past the device's limit
+    // rejects at builtKernel (dispatching it lazily would report to the device's listeners instead).
+    const b = await rt.builtKernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 8 } });
+    expect(b.isBuilt).toBe(true);
+    expect(await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 8 } })).toBe(b);
+    const tooWide = rt.device.limits.maxComputeInvocationsPerWorkgroup * 2;
+    await expect(rt.builtKernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: tooWide } })).rejects.toThrow(new RegExp(`Cannot build pipeline swiglu:swiglu:WG=${tooWide}`));
   });
 
   it('builds a pipeline at once (kernelNow) only from a shader module already loaded', async () => {

@@ -170,7 +170,7 @@ describe('Linear', () => {
     const lin = await Linear.create(rt, spec);
     const xb = rt.storage(2 * 16 * 4, 'X'), yb = rt.storage(2 * 8 * 4, 'Y');
     expect(() => lin.run(xb, yb, 3)).toThrow(ShapeError);
-    expect(() => lin.run(xb, yb, 2, { variant: 'gemv' })).toThrow(/not compiled|gemv/);
+    expect(() => lin.run(xb, yb, 2, { variant: 'gemv' })).toThrow(/not prepared|gemv/);
     lin.dispose();
     rt.release(wb, xb, yb);
   });
