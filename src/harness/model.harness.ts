@@ -21,7 +21,7 @@ export function register(h: Harness): void {
     const runtime = await rt;
     const list = Object.entries(files).map(([name, b64]) => new File([bytesOf(b64) as BlobPart], name));
     const m = await loadModelFiles(new FileListSource(list));
-    const model = await GpuModel.load(runtime, m.config, { read: (n) => m.weights.read(n), has: (n) => m.weights.tensors.has(n) }, { quant, quantEmbeddings: false });
+    const model = await GpuModel.load(runtime, m.config, { read: (n) => m.weights.read(n), has: (n) => m.weights.tensors.has(n) }, { quant, quantEmbeddings: false, tune: false });
     const bos = m.tokenizer.bosTokenId ?? m.config.bosTokenId ?? 1;
     const t0 = performance.now();
     const [g] = await generate(runtime, model, m.tokenizer, [[bos]], { maxNewTokens, temperature: 0, stopTokenIds: [bos] });
