@@ -1,11 +1,12 @@
-// Timeouts that count only the time this thread was free to notice an answer. A run's own
-// synchronous work stalls the event loop (in Node, Dawn builds a compute pipeline synchronously at
-// a kernel's first dispatch: up to ~1.5 s each on SwiftShader, several at a new shape); a plain
-// setTimeout then fires right after the stall, before the answer that arrived during it is read,
-// and fails a tool call that answered in time. Here the clock advances in ticks of at most
-// `tickMs`, and a tick counts at most two ticks' worth however late it runs, so a stall adds
-// ~2 ticks, not its length. Tool and request timeouts use these (agents/tool-exec.ts, the HTTP and
-// search tools, the Python pool, the search proxy). Tested by tests/unit/util/responsive-timeout.test.ts.
+// Timeouts that count only the time this thread was free to act. A run's own synchronous work
+// stalls the event loop (in Node, Dawn builds a compute pipeline synchronously at a kernel's first
+// dispatch: up to ~1.5 s each on SwiftShader, several at a new shape). A tool call made just before
+// such a stall sends its request only after it (as does a server in this process answer), and a
+// plain setTimeout that expired meanwhile fires first: the call fails although the tool answered
+// in milliseconds. Here the clock advances in ticks of at most `tickMs`, and a tick counts at most
+// two ticks' worth however late it runs, so a stall adds ~2 ticks, not its length. Tool and request
+// timeouts use these (agents/tool-exec.ts, the HTTP and search tools, the Python pool, the search
+// proxy). Tested by tests/unit/util/responsive-timeout.test.ts.
 
 /** Calls `onTimeout` once `ms` of responsive time have passed; the returned function cancels it. */
 export function responsiveTimeout(ms: number, onTimeout: () => void, tickMs = 100): () => void {

@@ -2,8 +2,7 @@
 // first dispatch in Node) must not fire a timeout before an answer that arrived during the stall
 // is read; the time the loop is free still counts, and cancelling stops it.
 import { describe, expect, it } from 'vitest';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { responsiveSignal, responsiveTimeout } from '../../../src/util/responsive-timeout';
 import { directHttpTransport } from '../../../src/tools/http-transport';
 
@@ -42,22 +41,26 @@ describe('responsiveTimeout', () => {
     expect(fired).toBe(true);
   });
 
-  it('an HTTP tool that answers during a 1.5 s stall of a 1 s timeout succeeds (it timed out with AbortSignal.timeout)', async () => {
-    const server = createServer((_req, res) => res.end('sunny'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/w`;
+  it('an HTTP tool called just before a 1.5 s stall answers within its 1 s timeout (AbortSignal.timeout aborts it)', async () => {
+    // The agent loop calls a tool and goes on recording other episodes' GPU work: the request
+    // leaves only after the stall, and a wall-clock timer that expired meanwhile fires first.
+    // The server runs on a thread of its own (a tool elsewhere), answering at once.
+    const server = new Worker(`
+      const { parentPort } = require('node:worker_threads');
+      const s = require('node:http').createServer((_req, res) => res.end('sunny'));
+      s.listen(0, '127.0.0.1', () => parentPort.postMessage(s.address().port));`, { eval: true });
+    const port = await new Promise<number>((r) => server.once('message', r));
+    const url = `http://127.0.0.1:${port}/w`;
     try {
       const call = directHttpTransport([{ name: 'w', url, method: 'GET', timeout_ms: 1000 }])('w', { city: 'Paris' });
-      await sleep(5); // the request is on its way
       stall(1500);
       expect(await call).toBe('sunny');
-      // The same stall with the platform's wall-clock timeout aborts the request.
-      const wall = fetch(url, { signal: AbortSignal.timeout(1000) });
-      await sleep(5);
+      // The same with the platform's wall-clock timeout.
+      const wall = fetch(url, { signal: AbortSignal.timeout(1000) }).then((r) => r.text());
       stall(1500);
       await expect(wall).rejects.toThrow(/abort|timeout/i);
     } finally {
-      server.close();
+      await server.terminate();
     }
   });
 
