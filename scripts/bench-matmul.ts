@@ -4,7 +4,7 @@
 // V=512) or the default agent's (agent-tiny: C=64, I=192, V=1024; training M = 16 x 80 = 1280)
 // for a few row counts M, printed as a table with the tuned choice of each (row bucket,
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
-// on SwiftShader): each cell times one run, then a batch of runs in one step when that run was quick.
+// on SwiftShader): each cell is the best of two timings (timeRuns: one run, then a batch of runs in one step when that run was quick).
 // With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
 // (goal <= 1.5) next to the ratio of the two roofline floors on this adapter (floor at M rows =
 // max(bytes/bandwidth, flops/peak)): an adapter with few flops per byte (a CPU) cannot reach 1.5

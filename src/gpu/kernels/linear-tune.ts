@@ -24,21 +24,24 @@ export interface TuneOptions {
 
 /**
  * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
- * SwiftShader / Chromium's GPU process compile then), then batches of 1, 4, 16, ... runs in one
- * step each until a batch takes a quarter of `budgetMs` (at most 1,024 runs): the host round trip
- * that ends a batch (~0.5-1 ms here) is then a few percent of it even for kernels of ~0.05 ms,
- * where a fixed batch of 32 left it a quarter of the time and tuned choices at tiny shapes to noise.
+ * SwiftShader / Chromium's GPU process compile then), one timed run, then a batch of up to 32 runs
+ * in one step if that run was quick. (Growing the batch until it fills a quarter of the budget
+ * made tuning the default agent 11.2-11.5 -> 16.2-16.5 s with no better choices: the choices that
+ * `bench matmul` finds off the best come from shapes that share a tuning class.)
  */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   run();
   await rt.sync();
-  for (let n = 1; ; n *= 4) {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) run();
-    await rt.sync();
-    const ms = performance.now() - t0;
-    if (ms >= budgetMs / 4 || n >= 1024) return ms / n;
-  }
+  let t0 = performance.now();
+  run();
+  await rt.sync();
+  const first = performance.now() - t0;
+  if (first > budgetMs / 4) return first;
+  const n = Math.min(32, Math.max(2, Math.floor(budgetMs / Math.max(first, 0.05))));
+  t0 = performance.now();
+  for (let i = 0; i < n; i++) run();
+  await rt.sync();
+  return (performance.now() - t0) / n;
 }
 
 /** The tuning family of a bucket for a weight format and shape on this device. */
