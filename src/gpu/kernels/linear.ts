@@ -207,8 +207,8 @@ export class Linear {
   /** LoRA on or off for the next runs; no recompiling or reallocation either way. */
   loraEnabled: boolean;
   readonly NW: number;
-  private readonly pipelines = new Map<string, Kernel>();
-  /** Variants prepare() has compiled (dec / sg: their other row counts are built on first use). */
+  private readonly kernels = new Map<string, Kernel>();
+  /** Variants prepare() has loaded (dec / sg: their other row counts are asked for on first use). */
   private readonly prepared = new Set<LinearVariant>();
   private readonly uniforms = new Uint32Array(12);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
@@ -249,12 +249,12 @@ export class Linear {
     const kind = this.base(variant).kind, mr = PER_ROWS.includes(kind) ? decodeRows(M) : 0;
     const key = pipelineKey(variant, M);
     const get = (spec: KernelSpec) => (build ? this.rt.builtKernel(spec) : this.rt.kernel(spec));
-    if (!this.pipelines.has(`main:${key}`) || build) this.pipelines.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
-    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && (!this.pipelines.has(`xa:${key}`) || build)) {
-      this.pipelines.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
+    if (!this.kernels.has(`main:${key}`) || build) this.kernels.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
+    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && (!this.kernels.has(`xa:${key}`) || build)) {
+      this.kernels.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
     }
-    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && (!this.pipelines.has('xa:narrow') || build)) {
-      this.pipelines.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
+    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && (!this.kernels.has('xa:narrow') || build)) {
+      this.kernels.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
     }
     this.prepared.add(variant);
   }
@@ -276,12 +276,12 @@ export class Linear {
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
-  private pipelineFor(variant: LinearVariant, which: 'main' | 'xa', M: number): Kernel | undefined {
+  private kernelFor(variant: LinearVariant, which: 'main' | 'xa', M: number): Kernel | undefined {
     const k = `${which}:${pipelineKey(variant, M)}`;
-    let p = this.pipelines.get(k);
+    let p = this.kernels.get(k);
     if (!p && this.prepared.has(variant) && PER_ROWS.includes(this.base(variant).kind)) {
       p = this.rt.kernelNow(this.kernelSpec(variant, which, decodeRows(M))) ?? undefined;
-      if (p) this.pipelines.set(k, p);
+      if (p) this.kernels.set(k, p);
     }
     return p;
   }
@@ -298,7 +298,7 @@ export class Linear {
     if (Y.size < M * N * 4) throw new ShapeError(op, `Y of [${M}, ${N}] f32 (${M * N * 4} bytes)`, `${Y.size} bytes (${Y.label})`);
     const variant = opts.variant ?? this.variantFor(M);
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
-    const pipeline = this.pipelineFor(variant, 'main', M);
+    const pipeline = this.kernelFor(variant, 'main', M);
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
     const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
     let xa = this.dummy;
@@ -340,7 +340,7 @@ export class Linear {
       xa = this.xaScratch;
     }
     const narrow = REGISTER_BLOCKED.includes(SHAPES[variant].kind);
-    const pipeline = narrow ? this.pipelines.get('xa:narrow') : this.pipelineFor(variant, 'xa', M);
+    const pipeline = narrow ? this.kernels.get('xa:narrow') : this.kernelFor(variant, 'xa', M);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
     const shape = narrow ? narrowXA(SR) : this.base(variant);
