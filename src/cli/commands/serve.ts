@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG } from '../../rl/config-schema';
 import { OnlineTrainer } from '../../server/openai/online';
 import { DEFAULT_HTTP, startServe } from '../../server/openai/server';
 import { openTraceTrainer, withoutAdapter, type TraceTrainerSetup } from './train-traces';
+import { warmUp } from '../../model/warm-up';
 
 /** The run config's log.keep_checkpoints default, so served runs keep as many as trained ones. */
 const DEFAULT_KEEP = DEFAULT_CONFIG.log.keep_checkpoints;
@@ -74,6 +75,9 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
         keepCheckpoints: positiveInt('keep-checkpoints', getNumber(args, 'keep-checkpoints', DEFAULT_KEEP)), train: setup.options,
       }, log);
     }
+    // Kernels' pipelines are built at first dispatch: build the common ones before listening.
+    const w = await warmUp(rt, model, maxBatch);
+    log(`kernels ready: ${w.built} pipelines built in ${(w.ms / 1000).toFixed(1)} s (a generation at 1 and ${maxBatch} rows)`);
     const s = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, {
       modelId: getString(args, 'model-id', basename(modelPath).replace(/\.bin$/, '')),
       host: getString(args, 'host', '127.0.0.1'), port: positiveInt('port', getNumber(args, 'port', 8000)), outDir: out, maxBatch, maxContext,
