@@ -4,7 +4,7 @@
 // V=512) or the default agent's (agent-tiny: C=64, I=192, V=1024; training M = 16 x 80 = 1280)
 // for a few row counts M, printed as a table with the tuned choice of each (row bucket,
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
-// on SwiftShader): each cell is the best of two timings (timeRuns: one run, then a batch of runs in one step when that run was quick).
+// on SwiftShader): each cell is the best of two timings (timeBest, as the tuner times).
 // With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
 // (goal <= 1.5) next to the ratio of the two roofline floors on this adapter (floor at M rows =
 // max(bytes/bandwidth, flops/peak)): an adapter with few flops per byte (a CPU) cannot reach 1.5
@@ -15,7 +15,7 @@ import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Linear, LINEAR_VARIANTS, DECODE_MAX_M, type LinearVariant, type LinearWeight } from '../src/gpu/kernels/linear';
 import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
-import { timeRuns, tuneLinear } from '../src/gpu/kernels/linear-tune';
+import { timeBest, tuneLinear } from '../src/gpu/kernels/linear-tune';
 import { mBucket, shapeClass } from '../src/gpu/kernels/linear';
 import { randomArray } from '../src/gpu/selftest';
 import { getString, getNumber, parseArgs } from '../src/util/args';
@@ -74,9 +74,7 @@ for (const shape of shapes) {
       for (const v of variants) {
         if (v === 'gemv' && M > DECODE_MAX_M) { row.push('-'); continue; }
         await lin.prepare(v);
-        // the best of two timings, as the tuner takes: one noisy burst must not decide a cell
-        const run = () => lin.run(X, Y, M, { variant: v });
-        const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+        const ms = await timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget); // as the tuner times
         if (v === lin.variantFor(M)) tunedMs.set(M, ms);
         const gflops = (2 * M * NW * shape.K) / (ms * 1e6);
         speed.set(v, gflops);

@@ -4,7 +4,7 @@
 // Used by scripts/bench-*.ts; the stream kernel is tested by tests/unit/gpu/kernels-limits.test.ts.
 import type { GpuRuntime } from './runtime';
 import { Linear, PREFILL_CANDIDATES, type LinearVariant } from './kernels/linear';
-import { timeRuns } from './kernels/linear-tune';
+import { timeBest } from './kernels/linear-tune';
 import { randomArray } from './selftest';
 import type { StreamLayout } from '../reference/bandwidth';
 
@@ -54,7 +54,7 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
     for (const v of PREFILL_CANDIDATES) {
       await lin.prepare(v);
       const run = () => lin.run(X, Y, size, { variant: v });
-      const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+      const ms = await timeBest(rt, run, budget);
       const gf = (2 * size ** 3) / (ms * 1e6);
       if (gf > peakGflops) { peakGflops = gf; peakVariant = v; }
     }
@@ -69,7 +69,7 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
     for (const layout of ['grid', 'chunk'] as const) {
       const k = await streamReadKernel(rt, layout);
       const run = () => k(src, n4, partial, STREAM_THREADS);
-      const ms = Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+      const ms = await timeBest(rt, run, budget);
       const gbs = (n4 * 16) / (ms * 1e6);
       if (gbs > bandwidthGBs) { bandwidthGBs = gbs; bandwidthLayout = layout; }
     }

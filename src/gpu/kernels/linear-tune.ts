@@ -25,13 +25,22 @@ export interface TuneOptions {
 /**
  * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
  * SwiftShader / Chromium's GPU process compile then), one timed run, then a batch of up to 32 runs
- * in one step if that run was quick. (Growing the batch until it fills a quarter of the budget
- * made tuning the default agent 11.2-11.5 -> 16.2-16.5 s with no better choices: the choices that
- * `bench matmul` finds off the best come from shapes that share a tuning class.)
+ * in one step if that run was quick.
  */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   run();
   await rt.sync();
+  return timed(rt, run, budgetMs);
+}
+
+/** As timeRuns, the best of two timings after the one untimed run: one noisy burst on a shared machine must not decide. */
+export async function timeBest(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
+  run();
+  await rt.sync();
+  return Math.min(await timed(rt, run, budgetMs), await timed(rt, run, budgetMs));
+}
+
+async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   let t0 = performance.now();
   run();
   await rt.sync();
@@ -87,9 +96,7 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
       const family = tuningFamily(rt, lin.format, bucket, K, lin.NW);
       choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v) => {
         await lin.prepare(v, M, true);
-        const run = () => lin.run(X, Y, M, { variant: v });
-        // The best of two timings: one noisy burst on a shared machine must not decide for good.
-        return Math.min(await timeRuns(rt, run, budget), await timeRuns(rt, run, budget));
+        return timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget);
       });
       await lin.prepare(choice[bucket]);
     }

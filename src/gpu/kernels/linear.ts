@@ -249,13 +249,10 @@ export class Linear {
     const kind = this.base(variant).kind, mr = PER_ROWS.includes(kind) ? decodeRows(M) : 0;
     const key = pipelineKey(variant, M);
     const get = (spec: KernelSpec) => (build ? this.rt.builtKernel(spec) : this.rt.kernel(spec));
-    if (!this.kernels.has(`main:${key}`) || build) this.kernels.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
-    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind) && (!this.kernels.has(`xa:${key}`) || build)) {
-      this.kernels.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
-    }
-    if (this.spec.lora && REGISTER_BLOCKED.includes(kind) && (!this.kernels.has('xa:narrow') || build)) {
-      this.kernels.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
-    }
+    // The runtime caches kernels by key: asking again returns the same one (built, with `build`).
+    this.kernels.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
+    if (this.spec.lora && !REGISTER_BLOCKED.includes(kind)) this.kernels.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
+    if (this.spec.lora && REGISTER_BLOCKED.includes(kind)) this.kernels.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
     this.prepared.add(variant);
   }
 
