@@ -83,7 +83,7 @@ for (const shape of shapes) {
       }
       const tuned = lin.variantFor(M);
       const best = Math.max(...speed.values());
-      row.push(`${tuned} (${mBucket(M)} ${shapeClass(shape.K, NW)})`, speed.has(tuned) ? `${((100 * speed.get(tuned)!) / best).toFixed(0)}%` : '-');
+      row.push(`${tuned} (${mBucket(M)} ${shapeClass(shape.K, NW, shape.swiglu)})`, speed.has(tuned) ? `${((100 * speed.get(tuned)!) / best).toFixed(0)}%` : '-');
       rows.push(row);
       console.log(row.join('\t'));
     }

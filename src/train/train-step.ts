@@ -196,7 +196,7 @@ export class TrainStep {
       const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
       for (const g of GROUP_NAMES) {
         const sp = specs[g];
-        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.swiglu ? 2 * sp.N : sp.N)); // as the model's
+        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.N)); // tuned by the model where it has this shape class (no fused SwiGLU here)
         bwd[g] = await LinearBackward.create(rt, specs[g]);
       }
       layers.push({ fwd, bwd });

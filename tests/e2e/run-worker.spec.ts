@@ -296,9 +296,10 @@ test('kernel tuning in the engine worker is timed once and remembered in OPFS fo
   const timing = (t: Tuned) => t.stages.filter((s) => s.startsWith('timing kernel variants'));
   console.log(`first worker: ${timing(first).length} shape classes timed (${timing(first).join('; ')})`);
   expect(timing(first).length).toBeGreaterThan(0);
-  // The default agent's two shape classes (k and n <= 256: ksns; gate|up and the LM head: ksnm), four row buckets each.
+  // The default agent's five shape classes (q|k|v, o, gate|up with the fused SwiGLU, down, LM head:
+  // in and out features rounded up to powers of two), four row buckets each.
   const keys = Object.keys(JSON.parse(first.tuning ?? '{}') as Record<string, string>);
-  for (const cls of ['ksns', 'ksnm']) {
+  for (const cls of ['k64n128', 'k64n64', 'k64n512s', 'k256n64', 'k64n1024']) {
     for (const bucket of ['decode1', 'decode8', 'prefill', 'large']) expect(keys.some((k) => k.includes(`:linear:f32:${bucket}:${cls}@`))).toBe(true);
   }
   // A new worker (as after a page reload) finds every choice in the file and times nothing.

@@ -1,6 +1,6 @@
 // Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode1 M = 1,
-// decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features: small, medium,
-// large) by timing the candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
+// decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features rounded up to
+// powers of two: shapeClass) by timing the candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
 // browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>`:
 // the candidate list is part of the key, so a new variant is timed against the old winner.
 // Tested by tests/unit/gpu/linear-tune.test.ts; `bench matmul` compares choices with the best.
@@ -22,10 +22,15 @@ export interface TuneOptions {
   budgetMs?: number;
 }
 
+/** Most runs in one timed batch (timeRuns). */
+export const MAX_BATCH = 256;
+
 /**
  * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
- * SwiftShader / Chromium's GPU process compile then), one timed run, then a batch of up to 32 runs
- * in one step if that run was quick.
+ * SwiftShader / Chromium's GPU process compile then), one timed run, then, if that run took less
+ * than a quarter of `budgetMs`, a batch in one step of as many runs as fill about that quarter
+ * (2 to MAX_BATCH; sized from the one run, which for short runs is mostly the submit-and-wait). A batch of fixed size (32) left runs of 0.1 ms timed over 3 ms, where the
+ * submit-and-wait costs a fifth, and ran 150 ms batches of 5 ms runs that a quarter times as well.
  */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   run();
@@ -33,11 +38,17 @@ export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number
   return timed(rt, run, budgetMs);
 }
 
-/** As timeRuns, the best of two timings after the one untimed run: one noisy burst on a shared machine must not decide. */
-export async function timeBest(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
+/**
+ * As timeRuns, the best of two timings after the one untimed run: one noisy burst on a shared
+ * machine must not decide. With `beat` (the best time of the other candidates so far), a first
+ * timing over 1.5 times it is returned without the second: a clear loser (the tuner then times
+ * about a third less).
+ */
+export async function timeBest(rt: GpuRuntime, run: () => void, budgetMs: number, beat = Infinity): Promise<number> {
   run();
   await rt.sync();
-  return Math.min(await timed(rt, run, budgetMs), await timed(rt, run, budgetMs));
+  const first = await timed(rt, run, budgetMs);
+  return first > 1.5 * beat ? first : Math.min(first, await timed(rt, run, budgetMs));
 }
 
 async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
@@ -46,7 +57,7 @@ async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise
   await rt.sync();
   const first = performance.now() - t0;
   if (first > budgetMs / 4) return first;
-  const n = Math.min(32, Math.max(2, Math.floor(budgetMs / Math.max(first, 0.05))));
+  const n = Math.min(MAX_BATCH, Math.max(2, Math.floor(budgetMs / 4 / Math.max(first, 0.01))));
   t0 = performance.now();
   for (let i = 0; i < n; i++) run();
   await rt.sync();
@@ -54,8 +65,8 @@ async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise
 }
 
 /** The tuning family of a bucket for a weight format and shape on this device. */
-export function tuningFamily(rt: GpuRuntime, format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number): string {
-  return `linear:${format}:${bucket}:${shapeClass(K, NW)}@${candidates(rt, bucket).join(',')}`;
+export function tuningFamily(rt: GpuRuntime, format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number, swiglu = false): string {
+  return `linear:${format}:${bucket}:${shapeClass(K, NW, swiglu)}@${candidates(rt, bucket).join(',')}`;
 }
 
 const isDecode = (bucket: MBucket) => bucket === 'decode1' || bucket === 'decode8';
@@ -93,10 +104,10 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
     const choice = { ...lin.variants };
     for (const bucket of M_BUCKETS) {
       const M = rowsOf[bucket];
-      const family = tuningFamily(rt, lin.format, bucket, K, lin.NW);
-      choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v) => {
+      const family = tuningFamily(rt, lin.format, bucket, K, lin.NW, Boolean(lin.spec.swiglu));
+      choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v, bestMs) => {
         await lin.prepare(v, M, true);
-        return timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget);
+        return timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget, bestMs);
       });
       await lin.prepare(choice[bucket]);
     }
@@ -107,17 +118,17 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
   }
 }
 
-/** True when every bucket of this format and shape has a remembered choice. */
-export function isTuned(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): boolean {
-  return M_BUCKETS.every((b) => usable(rt, b, getTuning(rt.report, tuningFamily(rt, format, b, K, NW))) !== undefined);
+/** True when every bucket of this format and shape (with the fused SwiGLU or not) has a remembered choice. */
+export function isTuned(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number, swiglu = false): boolean {
+  return M_BUCKETS.every((b) => usable(rt, b, getTuning(rt.report, tuningFamily(rt, format, b, K, NW, swiglu))) !== undefined);
 }
 
 /** The variants remembered for this adapter, format and shape (by tuneLinear), else the defaults. */
-export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number): LinearVariantChoice {
+export function rememberedVariants(rt: GpuRuntime, format: 'f32' | 'nf4', K: number, NW: number, swiglu = false): LinearVariantChoice {
   const d = defaultVariants(rt, format);
   const out = { ...d };
   for (const b of M_BUCKETS) {
-    const known = getTuning(rt.report, tuningFamily(rt, format, b, K, NW));
+    const known = getTuning(rt.report, tuningFamily(rt, format, b, K, NW, swiglu));
     out[b] = usable(rt, b, known) ?? d[b];
   }
   return out;

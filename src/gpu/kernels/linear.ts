@@ -65,14 +65,20 @@ export function mBucket(M: number): MBucket {
   return M <= 1 ? 'decode1' : M <= DECODE_MAX_M ? 'decode8' : M < LARGE_MIN_M ? 'prefill' : 'large';
 }
 
-/** Size class of in or out features: s <= 256 < m <= 2048 < l. */
-function sizeClass(n: number): string {
-  return n <= 256 ? 's' : n <= 2048 ? 'm' : 'l';
+/** Size class of in or out features: the power of two at or above n. */
+function sizeClass(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 }
 
-/** Shape class of a weight [NW, K] for tuning: `k<class>n<class>` (e.g. stories260K: ksns). */
-export function shapeClass(K: number, NW: number): string {
-  return `k${sizeClass(K)}n${sizeClass(NW)}`;
+/**
+ * Shape class of a weight [NW, K] for tuning: `k<K>n<NW>`, each rounded up to a power of two, and
+ * `s` with the fused SwiGLU (half the outputs, other grids): the default agent's five projections
+ * are a class each. Coarser classes (<= 256, <= 2048, above), or fused and plain gate|up in one
+ * class, let a shape run another one's winner at 60-78 % of its best (`bench matmul`: the agent's
+ * LM head at 8 rows ran rb8, tuned on gate|up, at 61 % of dec; docs/speed.md).
+ */
+export function shapeClass(K: number, NW: number, swiglu = false): string {
+  return `k${sizeClass(K)}n${sizeClass(NW)}${swiglu ? 's' : ''}`;
 }
 
 interface VariantShape {

@@ -69,7 +69,7 @@ async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights, onPr
     { label: 'tuning lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead },
   ];
   for (const [i, spec] of specs.entries()) {
-    if (isTuned(rt, spec.weight.format, spec.K, spec.swiglu ? 2 * spec.N : spec.N)) continue;
+    if (isTuned(rt, spec.weight.format, spec.K, spec.swiglu ? 2 * spec.N : spec.N, spec.swiglu)) continue;
     onProgress?.(i, specs.length, `timing kernel variants for this GPU (once): ${spec.label.replace('tuning ', '')}`);
     const lin = await Linear.create(rt, spec);
     try {
@@ -120,14 +120,14 @@ export class GpuModel {
       const C = cfg.hiddenSize, I = cfg.intermediateSize, NQ = cfg.numHeads * cfg.headDim, NKV = cfg.numKvHeads * cfg.headDim;
       const lora = (i: number, g: LinearGroup) => (opts.lora ? uploadLoraGroup(rt, cfg, opts.lora, i, g, loraBuffers) : null);
       if (opts.tune ?? true) await tuneFormats(rt, cfg, w, opts.onProgress);
-      const v = (weight: LinearWeight, K: number, NW: number) => rememberedVariants(rt, weight.format, K, NW);
+      const v = (weight: LinearWeight, K: number, NW: number, swiglu = false) => rememberedVariants(rt, weight.format, K, NW, swiglu);
       const layers: LayerOps[] = [];
       for (let i = 0; i < cfg.numLayers; i++) {
         const lw = w.layers[i];
         layers.push({
           qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }, v(lw.qkv, C, NQ + 2 * NKV)),
           o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }, v(lw.o, NQ, C)),
-          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp, C, 2 * I)),
+          gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp, C, 2 * I, true)),
           down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }, v(lw.down, I, C)),
         });
       }

@@ -17,14 +17,19 @@ describe('linear tuning', () => {
   it('buckets rows and classes shapes', async () => {
     const rt = await nodeRuntime();
     expect([1, 2, 8, 9, 255, 256, 4096].map(mBucket)).toEqual(['decode1', 'decode8', 'decode8', 'prefill', 'prefill', 'large', 'large']);
-    expect(shapeClass(64, 344)).toBe('ksnm');
-    expect(shapeClass(64, 192)).toBe('ksns');
-    expect(shapeClass(896, 9728)).toBe('kmnl');
+    // In and out features rounded up to powers of two, and the fused SwiGLU: the default agent's LM
+    // head (1024 x 64) and gate|up (384 x 64) are classes of their own, and so are stories260K's fused
+    // gate|up (344) and LM head (512).
+    expect(shapeClass(64, 344, true)).toBe('k64n512s');
+    expect(shapeClass(64, 512)).toBe('k64n512');
+    expect(shapeClass(64, 384)).not.toBe(shapeClass(64, 1024));
+    expect(shapeClass(64, 192)).toBe('k64n256');
+    expect(shapeClass(896, 9728)).toBe('k1024n16384');
     // The decode candidates gain sg where the device has subgroups (a new family: sg is timed too);
     // a CPU adapter does not time the GPU designs (gemv, tiled).
     const sg = rt.hasFeature('subgroups'), cpu = isCpuAdapter(rt.report);
-    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe(`linear:nf4:large:klnm@rb,rb8,rb8w,rb16,${cpu ? '' : 'tiled,'}dec`);
-    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:ksns@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}`);
+    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe(`linear:nf4:large:k8192n1024@rb,rb8,rb8w,rb16,${cpu ? '' : 'tiled,'}dec`);
+    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}`);
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
