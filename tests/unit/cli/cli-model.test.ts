@@ -1,6 +1,7 @@
 // The CLI's model commands end to end in a child process: `generate` (greedy stories260K from BOS
 // gives the start of the documented text, tokens/s on stderr) and `logprobs` (one output line per
-// input line, bad lines named by line number), plus --help listing the commands.
+// input line, bad lines named by line number), plus --help listing the commands; the same greedy
+// text with Dawn's robustness off (RL_STUDIO_GPU_ROBUSTNESS=off, said on stderr), a bad value refused.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { greedySample, STORIES_DIR } from '../../fixtures/io/stories260k';
 
 function cli(...args: string[]) {
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  return cliEnv({}, ...args);
+}
+
+function cliEnv(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -30,6 +35,19 @@ describe('cli generate / logprobs', () => {
     expect(text.length).toBeGreaterThan(40);
     expect(greedySample().startsWith(text)).toBe(true);
     expect(r.err).toMatch(/tokens\/s/);
+  });
+
+  it('generate with RL_STUDIO_GPU_ROBUSTNESS=off: the same greedy text, the trade said on stderr; a bad value refused', () => {
+    const args = ['generate', '--model', MODEL, '--temperature', '0', '--max-new-tokens', '40', '--quant', 'none', '--tune', 'false'];
+    const off = cliEnv({ RL_STUDIO_GPU_ROBUSTNESS: 'off' }, ...args);
+    expect(off.code, off.err).toBe(0);
+    expect(off.err).toContain('gpu: robustness off (RL_STUDIO_GPU_ROBUSTNESS=off)');
+    const text = off.out.trim();
+    expect(text.length).toBeGreaterThan(40);
+    expect(greedySample().startsWith(text)).toBe(true);
+    const bad = cliEnv({ RL_STUDIO_GPU_ROBUSTNESS: 'fast' }, ...args);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('RL_STUDIO_GPU_ROBUSTNESS must be "on" or "off", got "fast"');
   });
 
   it('logprobs: one line per input line; bad, null and over-long lines named by line, the rest scored', () => {
