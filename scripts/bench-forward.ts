@@ -1,10 +1,11 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--profile]`: inference figures of the GPU engine:
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--profile]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
 // (the full-depth weight bytes are extrapolated per layer). --tune false: the untuned kernel choices
 // (defaultVariants: what the studio's engine worker runs), not the remembered or timed ones.
+// --fuse-sampling false: logits, then the sampler, where the LM head would fuse sampling (GpuModel.fusedHead).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -29,6 +30,7 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const quant = parseQuant(args), quantEmbeddings = getBool(args, 'quant-embeddings', cfg.vocabSize > 50000);
   const t0 = performance.now();
   const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings, tune: getBool(args, 'tune', true) });
+  model.fuseSampling = getBool(args, 'fuse-sampling', true);
   const loadS = (performance.now() - t0) / 1000;
   const P = getNumber(args, 'prompt-tokens', 64), N = getNumber(args, 'new-tokens', 16);
   const V = cfg.vocabSize;
@@ -58,10 +60,11 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     const decodeS = (performance.now() - t) / 1000;
     if (rt.profiler) await printProfile(rt, `batch ${B}, ${N} decode steps`);
     const perStep = (rt.dispatchCount - d0) / N;
+    const nonLayerDispatches = model.fusedHead(B, params) ? 4 : 5;
     stepMs.set(B, (decodeS / N) * 1000);
     console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
       `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
-      `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers; ` +
+      `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers${model.fusedHead(B, params) ? ' (sampling fused into the LM head)' : ''}; ` +
       `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}`);
     session.free();
   }
@@ -81,9 +84,8 @@ async function printProfile(rt: GpuRuntime, what: string): Promise<void> {
   rt.profiler = null;
 }
 
-/** Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling (greedy
- * here: chunks, then their merge). */
-const nonLayerDispatches = 5;
+// Dispatches per decode step outside the layers: embedding, first norm, LM head, sampling (greedy
+// here: chunks, then their merge; fused into the LM head, only the merge).
 
 function nonLayerBytes(model: GpuModel): number {
   const w = model.weights;

@@ -21,10 +21,10 @@ struct Params {
   xaStride: u32,  // columns of XA (segments * R)
   seg1: u32,      // first W row of LoRA segment 1
   seg2: u32,      // first W row of LoRA segment 2
-  scale: f32,     // LoRA scale
-  _p0: u32,
-  _p1: u32,
-  _p2: u32,
+  scale: f32,     // LoRA scale; 1 / temperature with SAMPLE (linear_sample.wgsl)
+  seed: u32,      // SAMPLE only: the sampler's seed,
+  step: u32,      //   its step counter
+  greedy: u32,    //   and 1 for argmax
 }
 
 @group(0) @binding(0) var<storage, read> X: array<vec4<f32>>;     // [M, K/4]
@@ -85,6 +85,7 @@ fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
 
 // store_tile8 and put8: storing a whole 8 x 8 register tile (shared with the other 8 x 8 kernel file).
 // #include linear_tile
+// #include linear_sample
 
 // ---- register-blocked ---------------------------------------------------------------------
 @compute @workgroup_size(WG_X, WG_Y)
@@ -187,8 +188,11 @@ fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
       let y7 = X[x7 + k]; a7l += y7 * wl; a7h += y7 * wh;
     }
   }
+  let tile = Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  // The LM head fused with sampling: partials instead of logits (linear_sample.wgsl).
+  if (SAMPLE) { sample_tile8(row0, g, tile); return; }
   // Whole tiles in one go (linear_tile.wgsl); the rest through the per-element epilogue.
-  if (store_tile8(row0, g, Tile8(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h))) { return; }
+  if (store_tile8(row0, g, tile)) { return; }
   // One store8 in a loop, not eight inlined: the epilogue (bias, LoRA, SwiGLU) is large, and
   // eight copies made SwiftShader take seconds to compile this pipeline.
   let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);

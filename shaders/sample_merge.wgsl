@@ -3,13 +3,18 @@
 //   part [B, nChunks] vec4 (max z, sum e^(z - max), best, id), logits [B, V]
 //   -> out [2B] u32: out[r] = id, out[B + r] = bitcast f32 log softmax(z)[id] over the full row.
 // Ties between chunks go to the smaller id (the first index, as sample_rows and the CPU twin).
+// FUSED: the partials come from the LM head itself (linear_sample.wgsl, chunks of 8 columns) and
+// no logits exist: z of the chosen id is its best value (greedy) or that minus its Gumbel noise.
 // CPU twin: src/reference/sampling.ts. Launcher: src/gpu/kernels/sampling.ts.
 // Write contract: out overwritten (=) for rows 0..B-1.
 
 // Params, WG, the workgroup merge (merge_partials).
 // #include sample_chunks
+// #include sampling_rng
 
-@group(0) @binding(0) var<storage, read> logits: array<f32>;       // [B, V]
+override FUSED: bool = false;
+
+@group(0) @binding(0) var<storage, read> logits: array<f32>;       // [B, V] (FUSED: not read)
 @group(0) @binding(1) var<storage, read> part: array<vec4<f32>>;   // [B, nChunks]
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;    // [2B] ids, then f32 log-probs
 @group(0) @binding(3) var<uniform> p: Params;
@@ -34,6 +39,13 @@ fn sample_merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
   if (lid == 0u) {
     let id = ri[0];
     out[row] = id;
-    out[p.B + row] = bitcast<u32>(logits[row * p.V + id] * p.invT - (rm[0] + log(rs[0])));
+    var z: f32;
+    if (FUSED) {
+      z = rb[0];
+      if (p.greedy == 0u) { z += log(-log(gumbel_u(row_key(p.seed, row, p.step), id))); }
+    } else {
+      z = logits[row * p.V + id] * p.invT;
+    }
+    out[p.B + row] = bitcast<u32>(z - (rm[0] + log(rs[0])));
   }
 }

@@ -25,22 +25,10 @@ fn sample_part(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   let o = row * p.V;
   let end = min(p.V, (c + 1u) * p.chunk);
   let rk = row_key(p.seed, row, p.step);
-  var m = NEG_BIG;
-  var s = 0.0;
-  var b = NEG_BIG;
-  var bi = 0xffffffffu;
+  var d = draw_start();
   for (var i = c * p.chunk + lid; i < end; i += WG) {
-    let z = logits[o + i] * p.invT;
-    if (z > m) {
-      s = s * exp(m - z) + 1.0;
-      m = z;
-    } else {
-      s += exp(z - m);
-    }
-    var v = z;
-    if (p.greedy == 0u) { v = gumbel(z, rk, i); }
-    if (v > b) { b = v; bi = i; } // ids rise along the loop: the first index wins ties
+    d = draw_add(d, logits[o + i] * p.invT, p.greedy != 0u, rk, i); // ids rise: the first index wins ties
   }
-  merge_partials(lid, m, s, b, bi);
+  merge_partials(lid, d.m, d.s, d.b, d.bi);
   if (lid == 0u) { part[row * p.nChunks + c] = vec4<f32>(rm[0], rs[0], rb[0], bitcast<f32>(ri[0])); }
 }

@@ -1,6 +1,7 @@
-// Helpers of the sampling kernels (sampling.wgsl, sample_part.wgsl; `// #include sampling_rng`):
-// the counter-based PCG hash behind the Gumbel noise (the CPU twin src/reference/sampling.ts
-// uses the same), and the order-preserving f32 <-> u32 keys of the threshold search.
+// Helpers of the sampling kernels (sampling.wgsl, sample_part.wgsl, sample_merge.wgsl,
+// linear_sample.wgsl; `// #include sampling_rng`): the counter-based PCG hash behind the Gumbel
+// noise (the CPU twin src/reference/sampling.ts uses the same), the order-preserving f32 <-> u32
+// keys of the threshold search, and the running draw over a run of logits (Draw).
 
 fn pcg(v: u32) -> u32 {
   let state = v * 747796405u + 2891336453u;
@@ -26,6 +27,29 @@ fn row_key(seed: u32, row: u32, step: u32) -> u32 { return pcg(pcg(pcg(seed) ^ r
 // below 1: at u = 1 the noise was +inf and that token won whatever its z (once in 2^24 tokens: about
 // 1 % of draws over a 151,936-token vocabulary).
 fn gumbel(z: f32, rk: u32, i: u32) -> f32 {
-  let u = min((f32(pcg(rk ^ pcg(i)) >> 8u) + 0.5) * (1.0 / 16777216.0), 0.99999994);
-  return z - log(-log(u));
+  return z - log(-log(gumbel_u(rk, i)));
+}
+
+fn gumbel_u(rk: u32, i: u32) -> f32 {
+  return min((f32(pcg(rk ^ pcg(i)) >> 8u) + 0.5) * (1.0 / 16777216.0), 0.99999994);
+}
+
+// A running draw over logits seen in increasing id order: max z, sum e^(z - max z) (online), and
+// the best value (z, or z + Gumbel noise when sampling) with its id (the first one on ties).
+struct Draw { m: f32, s: f32, b: f32, bi: u32 }
+
+fn draw_start() -> Draw { return Draw(-3.0e38, 0.0, -3.0e38, 0xffffffffu); }
+
+fn draw_add(d: Draw, z: f32, greedy: bool, rk: u32, i: u32) -> Draw {
+  var r = d;
+  if (z > r.m) {
+    r.s = r.s * exp(r.m - z) + 1.0;
+    r.m = z;
+  } else {
+    r.s += exp(z - r.m);
+  }
+  var v = z;
+  if (!greedy) { v = gumbel(z, rk, i); }
+  if (v > r.b) { r.b = v; r.bi = i; }
+  return r;
 }

@@ -160,6 +160,20 @@ export interface LinearSpec {
   lora?: LinearLora | null;
 }
 
+/** What Linear.runSample needs of the sampler (src/gpu/kernels/sampling.ts FusedSampling). */
+export interface SampleEpilogue {
+  /** 1 / temperature (1 when greedy). */
+  invT: number;
+  seed: number;
+  step: number;
+  greedy: boolean;
+}
+
+/** Bytes of the partials Linear.runSample writes for M rows of N columns: [M, ceil(N / 8)] vec4. */
+export function samplePartialBytes(M: number, N: number): number {
+  return M * Math.ceil(N / 8) * 16;
+}
+
 export interface LinearRunOptions {
   /** Y += result (residual add fused into o_proj / down_proj). Default: Y = result. */
   accumulate?: boolean;
@@ -316,6 +330,34 @@ export class Linear {
     const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
     const buffers = [X, ...weights, bias ?? this.dummy, xa, lora?.B ?? this.dummy, Y];
     this.rt.dispatch(pipeline, buffers, this.uniforms, this.grid(this.shape(variant), M, N, Boolean(this.spec.swiglu)));
+  }
+
+  /**
+   * Records the LM head fused with sampling: the dec kernel compiled with SAMPLE
+   * (shaders/linear_sample.wgsl) writes, instead of Y = X W^T, the per-(row, 8 columns) partials
+   * `part` [M, ceil(N / 8)] vec4 that Sampler.runFused reduces to tokens. The logits are those
+   * of run() with the dec variant bit for bit. Plain layers only (no bias, LoRA or SwiGLU).
+   */
+  runSample(X: GPUBuffer, part: GPUBuffer, M: number, s: SampleEpilogue): void {
+    const { K, N, label, bias, swiglu } = this.spec;
+    const op = `linear ${label} (fused sampling)`;
+    if (bias || swiglu || (this.spec.lora && this.loraEnabled)) throw new Error(`${op}: only a plain layer (no bias, LoRA or SwiGLU) fuses sampling`);
+    if (X.size < M * K * 4) throw new ShapeError(op, `X of [${M}, ${K}] f32 (${M * K * 4} bytes)`, `${X.size} bytes (${X.label})`);
+    if (part.size < samplePartialBytes(M, N)) throw new ShapeError(op, `partials of [${M}, ${Math.ceil(N / 8)}] vec4 (${samplePartialBytes(M, N)} bytes)`, `${part.size} bytes (${part.label})`);
+    const mr = decodeRows(M), key = `sample:${mr}`;
+    let kernel = this.kernels.get(key);
+    if (!kernel) {
+      const spec = this.kernelSpec('dec', 'main', mr);
+      // The layer's shader module is loaded (by create), so the kernel is at hand.
+      kernel = this.rt.kernelNow({ ...spec, overrides: { ...spec.overrides, SAMPLE: 1 } }) ?? undefined;
+      if (!kernel) throw new Error(`${op}: the layer's shader is not loaded; create it with Linear.create`);
+      this.kernels.set(key, kernel);
+    }
+    this.uniforms.set([M, N, K, 0, 0, 0, this.NW, this.NW, 0, s.seed >>> 0, s.step >>> 0, s.greedy ? 1 : 0]);
+    this.uniformsF32[8] = s.invT;
+    const w = this.spec.weight;
+    const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
+    this.rt.dispatch(kernel, [X, ...weights, this.dummy, this.dummy, this.dummy, part], this.uniforms, this.grid(this.shape('dec'), M, N, false));
   }
 
   /** Releases the buffers this Linear owns (not the weights, bias or LoRA it was given). */

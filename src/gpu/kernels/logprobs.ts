@@ -89,12 +89,13 @@ export class ChunkedLogprobs {
 
   /**
    * Records out [R, V] = logits of rows `rows` of H [M, C] (R = rows.length), e.g. the last
-   * row of each sequence (KvCache.append's lastRow) for sampling. Rows must be valid.
+   * row of each sequence (KvCache.append's lastRow) for sampling. Rows must be valid. `logits`
+   * may write rows of another size (rowBytes): the LM head fused with sampling writes partials.
    */
-  gatherLogits(H: GPUBuffer, rows: ArrayLike<number>, out: GPUBuffer, logits: LogitsFn): void {
+  gatherLogits(H: GPUBuffer, rows: ArrayLike<number>, out: GPUBuffer, logits: LogitsFn, rowBytes = this.opts.V * 4): void {
     const { C, V } = this.opts;
     const R = rows.length;
-    if (out.size < R * V * 4) throw new ShapeError('logprobs.gatherLogits', `out of [${R}, ${V}] f32 (${R * V * 4} bytes)`, `${out.size} bytes (${out.label})`);
+    if (out.size < R * rowBytes) throw new ShapeError('logprobs.gatherLogits', `out of ${R} rows of ${rowBytes} bytes (${V} logits: ${V * 4})`, `${out.size} bytes (${out.label})`);
     const M = H.size / (C * 4);
     for (let i = 0; i < R; i++) {
       if (!Number.isInteger(rows[i]) || rows[i] < 0 || rows[i] >= M) {

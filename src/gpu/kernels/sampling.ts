@@ -3,12 +3,14 @@
 // readback. Without top-k / top-p (greedy or plain temperature) the rows are split into chunks
 // (shaders/sample_part.wgsl, then sample_merge.wgsl: one read of the logits, every chunk its own
 // workgroup); with them, one workgroup per row searches the thresholds (shaders/sampling.wgsl).
+// runFused merges the partials the LM head wrote itself (Linear.runSample, linear_sample.wgsl).
 // CPU twin: src/reference/sampling.ts. Tested by tests/unit/gpu/sampling-kernel.test.ts.
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { rowWorkgroupSize } from '../device';
 import type { SamplingParams } from '../../reference/sampling';
+import { samplePartialBytes, type SampleEpilogue } from './linear';
 
 export type { SamplingParams } from '../../reference/sampling';
 
@@ -46,6 +48,7 @@ export class Sampler {
     private readonly pipeline: Kernel,
     private readonly partPipeline: Kernel,
     private readonly mergePipeline: Kernel,
+    private readonly fusedMergePipeline: Kernel,
     readonly opts: Required<SamplerOptions>,
   ) {}
 
@@ -58,7 +61,8 @@ export class Sampler {
     const pipeline = await rt.kernel({ shader: 'sampling', entry: 'sample_rows', overrides });
     const part = await rt.kernel({ shader: 'sample_part', entry: 'sample_part', overrides });
     const merge = await rt.kernel({ shader: 'sample_merge', entry: 'sample_merge', overrides });
-    return new Sampler(rt, pipeline, part, merge, o);
+    const fused = await rt.kernel({ shader: 'sample_merge', entry: 'sample_merge', overrides: { ...overrides, FUSED: 1 } });
+    return new Sampler(rt, pipeline, part, merge, fused, o);
   }
 
   /** Releases the partials buffer (the pipelines stay cached in the runtime). */
@@ -71,20 +75,10 @@ export class Sampler {
   run(logits: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams): void {
     const { V } = this.opts;
     if (logits.size < B * V * 4) throw new ShapeError('sample', `logits of [${B}, ${V}] f32 (${B * V * 4} bytes)`, `${logits.size} bytes (${logits.label})`);
-    if (out.size < samplerOutBytes(B)) throw new ShapeError('sample', `out of [2 * ${B}] u32 (${samplerOutBytes(B)} bytes)`, `${out.size} bytes (${out.label})`);
-    const { temperature, topK, topP, seed, step } = params;
-    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new ShapeError('sample', 'temperature >= 0 (0: greedy)', `${temperature}`);
-    if (!Number.isInteger(topK) || topK < 0) throw new ShapeError('sample', 'topK an integer >= 0 (0: off)', `${topK}`);
-    if (!(topP > 0 && topP <= 1)) throw new ShapeError('sample', 'topP in (0, 1] (1: off)', `${topP}`);
-    for (const [k, v] of [['seed', seed], ['step', step]] as const) {
-      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ShapeError('sample', `${k} a u32`, `${v}`);
-    }
+    const { topK, topP, seed, step } = params;
+    const { greedy, invT } = this.check(B, out, params);
     if (B === 0) return;
-    const greedy = temperature === 0;
-    const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
-    if (B > max) throw new ShapeError('sample', `at most ${max} rows per dispatch`, `B=${B}`);
-    const invT = greedy ? 1 : 1 / temperature;
-    if (this.opts.split && (topK === 0 || topK >= V) && topP >= 1) {
+    if (this.fuses(params)) {
       const nChunks = Math.ceil(V / this.opts.chunk);
       this.u32.set([B, V, greedy ? 1 : 0, seed, step, 0, this.opts.chunk, nChunks]);
       this.f32[5] = invT;
@@ -98,6 +92,54 @@ export class Sampler {
     this.f32[6] = invT;
     this.f32[7] = topP;
     this.rt.dispatch(this.pipeline, [logits, out], new Uint8Array(this.uniforms), { x: B });
+  }
+
+  /**
+   * True when these parameters draw without top-k / top-p (greedy or plain temperature) and the
+   * split form is on: then the LM head can write the partials itself (Linear.runSample) and
+   * runFused draws from them.
+   */
+  fuses(params: SamplingParams): boolean {
+    return this.opts.split && (params.topK === 0 || params.topK >= this.opts.V) && params.topP >= 1;
+  }
+
+  /** The LM head's part of fused sampling (Linear.runSample's SampleEpilogue) for these parameters. */
+  epilogue(params: SamplingParams): SampleEpilogue {
+    const greedy = params.temperature === 0;
+    return { invT: greedy ? 1 : 1 / params.temperature, seed: params.seed, step: params.step, greedy };
+  }
+
+  /**
+   * Records: out [2B] = the tokens and log-probs drawn from the partials [B, ceil(V / 8)] vec4
+   * that Linear.runSample wrote for the same parameters (the same draws as run() on the logits
+   * of the LM head's dec variant; the log-probs within rounding).
+   */
+  runFused(part: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams): void {
+    const { V } = this.opts;
+    const nChunks = Math.ceil(V / 8);
+    if (!this.fuses(params)) throw new ShapeError('sample (fused)', 'no top-k / top-p and the split form (Sampler.fuses)', `topK=${params.topK} topP=${params.topP} split=${this.opts.split}`);
+    if (part.size < samplePartialBytes(B, V)) throw new ShapeError('sample (fused)', `partials of [${B}, ${nChunks}] vec4 (${samplePartialBytes(B, V)} bytes)`, `${part.size} bytes (${part.label})`);
+    const { greedy, invT } = this.check(B, out, params);
+    if (B === 0) return;
+    this.u32.set([B, V, greedy ? 1 : 0, params.seed, params.step, 0, 8, nChunks]);
+    this.f32[5] = invT;
+    this.rt.dispatch(this.fusedMergePipeline, [part, part, out], new Uint8Array(this.uniforms), { x: B });
+  }
+
+  /** Checks the parameters and sizes of one draw of B rows. */
+  private check(B: number, out: GPUBuffer, params: SamplingParams): { greedy: boolean; invT: number } {
+    if (out.size < samplerOutBytes(B)) throw new ShapeError('sample', `out of [2 * ${B}] u32 (${samplerOutBytes(B)} bytes)`, `${out.size} bytes (${out.label})`);
+    const { temperature, topK, topP, seed, step } = params;
+    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new ShapeError('sample', 'temperature >= 0 (0: greedy)', `${temperature}`);
+    if (!Number.isInteger(topK) || topK < 0) throw new ShapeError('sample', 'topK an integer >= 0 (0: off)', `${topK}`);
+    if (!(topP > 0 && topP <= 1)) throw new ShapeError('sample', 'topP in (0, 1] (1: off)', `${topP}`);
+    for (const [k, v] of [['seed', seed], ['step', step]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ShapeError('sample', `${k} a u32`, `${v}`);
+    }
+    const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
+    if (B > max) throw new ShapeError('sample', `at most ${max} rows per dispatch`, `B=${B}`);
+    const greedy = temperature === 0;
+    return { greedy, invT: greedy ? 1 : 1 / temperature };
   }
 
   private partials(bytes: number): GPUBuffer {

@@ -12,7 +12,7 @@ import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
 import { Attention, defaultAttentionVariant } from '../../gpu/kernels/attention';
 import { ChunkedLogprobs, type LogitsFn } from '../../gpu/kernels/logprobs';
-import { Sampler } from '../../gpu/kernels/sampling';
+import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
 import { GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
@@ -84,6 +84,8 @@ export class GpuModel {
   readonly sampler: Sampler;
   readonly logprobsOp: ChunkedLogprobs;
   readonly lmHeadFn: LogitsFn;
+  /** Sampling fuses into the LM head where it can (fusedHead); false: always logits, then the sampler. */
+  fuseSampling = true;
   readonly maxRows: number;
   private acts: Activations | null = null;
   private readonly loraBuffers: GPUBuffer[] = [];
@@ -145,6 +147,18 @@ export class GpuModel {
       rt.release(...w.buffers, ...loraBuffers);
       throw e;
     }
+  }
+
+  /**
+   * The LM head fused with sampling for a draw of R rows (Linear.runSample: it writes the partials
+   * Sampler.runFused reduces, never the logits), or null where it does not fuse: top-k / top-p,
+   * fuseSampling off, or a head variant other than dec at R rows (the fused kernel is dec's, and
+   * the tuner found another faster there).
+   */
+  fusedHead(R: number, params: SamplingParams): LogitsFn | null {
+    if (!this.fuseSampling || !this.sampler.fuses(params) || this.lmHead.variantFor(R) !== 'dec') return null;
+    const epilogue = this.sampler.epilogue(params);
+    return (X, rows, part) => this.lmHead.runSample(X, part, rows, epilogue);
   }
 
   /** An adapter is attached (at load or by useLora). */

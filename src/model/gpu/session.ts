@@ -6,6 +6,8 @@
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { KvCache } from '../../gpu/kv-cache';
 import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling';
+import { samplePartialBytes } from '../../gpu/kernels/linear';
+import type { LogitsFn } from '../../gpu/kernels/logprobs';
 import type { GpuModel } from './model';
 
 import type { DecodeStepper, StepSample } from '../engine';
@@ -43,7 +45,10 @@ export class DecodeSession implements DecodeStepper {
     const remaining = newTokens.map((t) => t.slice());
     const sampleRow = new Map<number, number>(); // slot -> row of the gathered logits
     const R = newTokens.filter((t) => t.length > 0).length;
-    const logits = this.buffer('logits', R * V * 4);
+    // The LM head fused with sampling where it fuses (partials, not logits: GpuModel.fusedHead).
+    const fused = this.model.fusedHead(R, params);
+    const head = fused ?? this.model.lmHeadFn, rowBytes = fused ? samplePartialBytes(1, V) : V * 4;
+    const logits = this.buffer('logits', R * rowBytes);
     while (remaining.some((t) => t.length > 0)) {
       let budget = this.model.maxRows;
       const counts = remaining.map((t) => {
@@ -61,7 +66,7 @@ export class DecodeSession implements DecodeStepper {
           rows.push(step.lastRow[s]);
         }
       }
-      if (rows.length) this.gather(h, rows, logits, sampleRow.size - rows.length, V);
+      if (rows.length) this.gather(h, rows, logits, sampleRow.size - rows.length, head, rowBytes);
       // The next pass rewrites the step's ids and row table on the queue: submit this one first.
       if (remaining.some((t) => t.length > 0)) this.rt.submit();
     }
@@ -69,7 +74,8 @@ export class DecodeSession implements DecodeStepper {
     const logprobs = new Float32Array(this.B).fill(NaN);
     if (R === 0) return { ids, logprobs };
     const out = this.buffer('out', samplerOutBytes(R));
-    this.model.sampler.run(logits, R, out, params);
+    if (fused) this.model.sampler.runFused(logits, R, out, params);
+    else this.model.sampler.run(logits, R, out, params);
     const res = await this.model.sampler.read(out, R);
     for (const [s, row] of sampleRow) {
       ids[s] = res.ids[row];
@@ -90,16 +96,16 @@ export class DecodeSession implements DecodeStepper {
     this.logits = this.out = null;
   }
 
-  /** Records logits rows [row0, row0 + rows.length) of `logits` = LM head of those rows of h. */
-  private gather(h: GPUBuffer, rows: number[], logits: GPUBuffer, row0: number, V: number): void {
-    const lp = this.model.logprobsOp, head = this.model.lmHeadFn;
+  /** Records rows [row0, row0 + rows.length) of `logits` (rowBytes each) = `head` of those rows of h. */
+  private gather(h: GPUBuffer, rows: number[], logits: GPUBuffer, row0: number, head: LogitsFn, rowBytes: number): void {
+    const lp = this.model.logprobsOp;
     if (row0 === 0) {
-      lp.gatherLogits(h, rows, logits, head);
+      lp.gatherLogits(h, rows, logits, head, rowBytes);
       return;
     }
-    const tmp = this.rt.storage(rows.length * V * 4, 'gathered logits (split step)');
-    lp.gatherLogits(h, rows, tmp, head);
-    this.rt.copy(tmp, 0, logits, row0 * V * 4, rows.length * V * 4);
+    const tmp = this.rt.storage(rows.length * rowBytes, 'gathered logits (split step)');
+    lp.gatherLogits(h, rows, tmp, head, rowBytes);
+    this.rt.copy(tmp, 0, logits, row0 * rowBytes, rows.length * rowBytes);
     this.rt.release(tmp); // commands run in order: a later reuse of tmp comes after this copy
   }
 

@@ -1,7 +1,8 @@
 // The decoder on the GPU against PyTorch goldens and the CPU reference: tiny Qwen2 (GQA, q/k/v
 // biases, tied embeddings) in f32 with the adapter off, on, and switched off at run time, NF4
 // weights against the CPU reference on the same quantization, batched sequences of different
-// lengths; greedy generation against the reference; stories260K's documented greedy text.
+// lengths; greedy generation against the reference; sampling fused into the LM head draws what
+// logits-then-sampler draw; stories260K's documented greedy text.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { GpuOutOfMemoryError } from '../../../src/gpu/errors';
+import { isCpuAdapter } from '../../../src/gpu/device';
 import { NodeDirSource, openNodeModelSource } from '../../../src/model/io/node-source';
 import { loadModelFiles } from '../../../src/model/io/loader';
 import { openWeights, type WeightStore } from '../../../src/model/io/weights';
@@ -145,6 +147,24 @@ describe('GpuModel (tiny Qwen2)', () => {
     expect(second.ids[1]).toBe(nextOf([...p1, first.ids[1]]));
     expect(Array.from(session.lengths)).toEqual([full0.length, p1.length + 1]);
     session.free();
+    model.dispose();
+  });
+
+  it('sampling fused into the LM head draws the tokens of logits then the sampler', async () => {
+    // Untuned: a CPU adapter's head runs dec at 1-8 rows, the fused kernel's variant.
+    const model = await load({ tune: false });
+    const prompts = [[5, 9, 17], [3], [40, 41, 42, 43, 44, 45]];
+    const params = { temperature: 0.8, topK: 0, topP: 1, seed: 3, step: 0 };
+    expect(model.fusedHead(3, params) !== null).toBe(isCpuAdapter(rt.report));
+    expect(model.fusedHead(3, { ...params, topK: 20 })).toBeNull(); // top-k: logits, then the sampler
+    const opts = { maxNewTokens: 8, temperature: 0.8, seed: 3 };
+    const fused = await generate(rt, model, null, prompts, opts);
+    model.fuseSampling = false;
+    const plain = await generate(rt, model, null, prompts, opts);
+    const d = Math.max(...fused.map((g, i) => maxAbsDiff(Float32Array.from(g.logprobs), Float32Array.from(plain[i].logprobs))));
+    console.log(`fused vs unfused sampling: ${fused.map((g) => g.tokens.join(',')).join(' | ')}; log-prob maxdiff ${d.toExponential(2)}`);
+    expect(fused.map((g) => g.tokens)).toEqual(plain.map((g) => g.tokens));
+    expect(d).toBeLessThan(1e-5);
     model.dispose();
   });
 
