@@ -99,7 +99,7 @@ async function bench(c: Case): Promise<void> {
     console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? ofPeak(gflops, limits.peakGflops, 'GFLOPS') : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
       `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
-      `${c.warmup ? `untimed first step (pipelines built) ${compileS.toFixed(1)} s` : 'pipeline building included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize).large}`);
+      `${c.warmup ? `untimed first step (pipelines built) ${compileS.toFixed(1)} s` : 'pipeline building included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize, true).large}`);
     await trainer.dispose();
   }
   model.dispose();

@@ -196,7 +196,9 @@ export class TrainStep {
       const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
       for (const g of GROUP_NAMES) {
         const sp = specs[g];
-        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.N)); // tuned by the model where it has this shape class (no fused SwiGLU here)
+        // The model's choices, gate|up's from its fused class: the same variant sums in the same
+        // order, so the trainer's log-probs equal the model's bit for bit (sft-export.test.ts).
+        fwd[g] = await Linear.create(rt, sp, rememberedVariants(rt, sp.weight.format, sp.K, sp.N, g === 'gateUp'));
         bwd[g] = await LinearBackward.create(rt, specs[g]);
       }
       layers.push({ fwd, bwd });

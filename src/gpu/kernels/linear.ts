@@ -160,7 +160,7 @@ export interface LinearSpec {
   lora?: LinearLora | null;
 }
 
-/** What Linear.runSample needs of the sampler (src/gpu/kernels/sampling.ts FusedSampling). */
+/** What Linear.runSample needs of the draw (Sampler.epilogue in src/gpu/kernels/sampling.ts). */
 export interface SampleEpilogue {
   /** 1 / temperature (1 when greedy). */
   invT: number;

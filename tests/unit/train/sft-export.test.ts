@@ -2,10 +2,12 @@
 // 3 SFT updates with a fresh LoRA (r=4, all projections), exported through SftRun.exportFiles
 // (adapter_config.json + adapter_model.safetensors), read back with readPeftAdapter (bit-exact),
 // then loaded into a fresh GpuModel and into a new SftRun that continues training: both give log
-// probabilities identical to the trainer's own. Prints maxdiff per comparison.
+// probabilities identical to the trainer's own. Prints maxdiff per comparison. Remembered kernel
+// choices that differ between gate|up's fused class (the model's) and its plain class are set
+// first: the trainer's plain gate|up must run the model's choice to sum in the same order.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { GpuModel } from '../../../src/model/gpu/model';
 import { loadModelFiles } from '../../../src/model/io/loader';
@@ -17,15 +19,28 @@ import { maxAbsDiff } from '../../../src/reference/matmul';
 import { readSftJsonl } from '../../../src/train/data';
 import { resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
+import { setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { tuningFamily } from '../../../src/gpu/kernels/linear-tune';
 
 const STORIES = join(STORIES_DIR, 'stories260K.bin');
 const bits = (a: Float32Array) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
 const worst = (a: Float32Array[], b: Float32Array[]) => Math.max(...a.map((x, i) => maxAbsDiff(x, b[i])));
 
 describe('SFT adapter export -> import', () => {
+  afterEach(() => setTuningStore(null));
+
   it.skipIf(!existsSync(STORIES))('stories260K LoRA: exported adapter reads back bit-exactly and gives identical log-probs (f32 and NF4 base)', async () => {
     const rt = await nodeRuntime();
     const m = await loadModelFiles(await openNodeModelSource(STORIES));
+    const store = new Map<string, string>();
+    setTuningStore({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) });
+    const { hiddenSize: C, intermediateSize: I } = m.config;
+    for (const fmt of ['f32', 'nf4'] as const) {
+      for (const bucket of ['prefill', 'large'] as const) {
+        setTuning(rt.report, tuningFamily(rt, fmt, bucket, C, 2 * I, true), 'rb16');
+        setTuning(rt.report, tuningFamily(rt, fmt, bucket, C, 2 * I, false), 'rb8');
+      }
+    }
     const text = ['Lily saw a big red ball in the park.', 'Tom wanted to fly his blue kite with his dad.', 'The cat sat on the warm mat and fell asleep.'];
     const data = readSftJsonl(text.map((t) => JSON.stringify({ text: t })).join('\n'), 'stories.jsonl', { tokenizer: m.tokenizer, maxLength: 64 });
     const probe = [m.tokenizer.encode('Once upon a time, a little dog ran to the park.'), ...data.examples.map((e) => e.ids)];
