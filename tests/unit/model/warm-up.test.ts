@@ -1,5 +1,5 @@
-// warmUp (run by `serve` before it listens): after it, a request-sized generation at one row and
-// at a full batch builds no pipeline; without it, the first generation builds them.
+// warmUp (run by `serve` before it listens): after it, a request-sized generation at any row count
+// up to the full batch (1, 2, 3, 6, 8) builds no pipeline; without it, the first generation builds them.
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { STORIES_DIR } from '../../fixtures/io/stories260k';
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
 
 describe('warmUp', () => {
-  it.skipIf(!existsSync(MODEL))('builds the pipelines of a generation at 1 and at the largest batch, so the first requests build none', async () => {
+  it.skipIf(!existsSync(MODEL))('builds the pipelines of a generation at every row count up to the largest batch, so the first requests build none', async () => {
     const { gpu } = await getNodeGpu();
     const loaded = await loadModelFiles(await openNodeModelSource(MODEL));
     const reader = { read: (n: string) => loaded.weights.read(n), has: (n: string) => loaded.weights.tensors.has(n) };
@@ -29,7 +29,7 @@ describe('warmUp', () => {
       expect(w.built).toBeGreaterThan(10);
       expect(w.built).toBe(rt.pipelines.compiled);
       const prompt = loaded.tokenizer.encode('Once upon a time there was a little dog');
-      for (const rows of [1, 8, 6]) { // 6 rows decode in the 8-row pipelines
+      for (const rows of [1, 8, 6, 2, 3]) { // 6 rows decode in the 8-row pipelines, 3 in the 4-row ones
         const before = rt.pipelines.compiled;
         const g = await generate(rt, model, loaded.tokenizer, Array.from({ length: rows }, () => prompt), { maxNewTokens: 6, temperature: 0.8, seed: rows });
         expect(g).toHaveLength(rows);
