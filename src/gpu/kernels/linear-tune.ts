@@ -57,11 +57,16 @@ async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise
   await rt.sync();
   const first = performance.now() - t0;
   if (first > budgetMs / 4) return first;
-  const n = Math.min(MAX_BATCH, Math.max(2, Math.floor(budgetMs / 4 / Math.max(first, 0.01))));
+  const n = batchSize(first, budgetMs);
   t0 = performance.now();
   for (let i = 0; i < n; i++) run();
   await rt.sync();
   return (performance.now() - t0) / n;
+}
+
+/** Runs in a timed batch after one run of `firstMs`: about a quarter of the budget, 2 to MAX_BATCH. */
+export function batchSize(firstMs: number, budgetMs: number): number {
+  return Math.min(MAX_BATCH, Math.max(2, Math.floor(budgetMs / 4 / Math.max(firstMs, 0.01))));
 }
 
 /** The tuning family of a bucket for a weight format and shape on this device. */
