@@ -29,8 +29,8 @@ export const MAX_BATCH = 256;
  * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
  * SwiftShader / Chromium's GPU process compile then), one timed run, then, if that run took less
  * than a quarter of `budgetMs`, a batch in one step of as many runs as fill about that quarter
- * (2 to MAX_BATCH; sized from the one run, which for short runs is mostly the submit-and-wait). A batch of fixed size (32) left runs of 0.1 ms timed over 3 ms, where the
- * submit-and-wait costs a fifth, and ran 150 ms batches of 5 ms runs that a quarter times as well.
+ * (batchSize; for short runs the one run is mostly the submit-and-wait). Why not a fixed 32:
+ * docs/speed.md "Tuning per shape".
  */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   run();
