@@ -44,6 +44,8 @@ export default defineConfig(({ mode }) => ({
     environment: 'node',
     // A temporary kernel tuning file per run (RL_STUDIO_TUNING_FILE): never the user's cache.
     globalSetup: ['tests/unit/helpers/tuning-file-setup.ts'],
+    // Each file waits for its GPU work to finish before its fork exits.
+    setupFiles: ['tests/unit/helpers/gpu-settle.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Dawn (the `webgpu` package) is a native addon: one fork per file keeps devices apart. Two

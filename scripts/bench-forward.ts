@@ -1,11 +1,12 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--profile]`: inference figures of the GPU engine:
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--look-ahead false] [--profile]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
 // (the full-depth weight bytes are extrapolated per layer). --tune false: the untuned kernel choices
 // (defaultVariants: what the studio's engine worker runs), not the remembered or timed ones.
 // --fuse-sampling false: logits, then the sampler, where the LM head would fuse sampling (GpuModel.fusedHead).
+// --look-ahead false: each decode step waits for the one before's samples (GpuModel.lookAhead).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -31,6 +32,7 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const t0 = performance.now();
   const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings, tune: getBool(args, 'tune', true) });
   model.fuseSampling = getBool(args, 'fuse-sampling', true);
+  model.lookAhead = getBool(args, 'look-ahead', true);
   const loadS = (performance.now() - t0) / 1000;
   const P = getNumber(args, 'prompt-tokens', 64), N = getNumber(args, 'new-tokens', 16);
   const V = cfg.vocabSize;
@@ -59,13 +61,16 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     for (let i = 0; i < N; i++) r = await session.step(Array.from(r.ids, (id) => [id]), { ...params, step: i + 1 });
     const decodeS = (performance.now() - t) / 1000;
     if (rt.profiler) await printProfile(rt, `batch ${B}, ${N} decode steps`);
-    const perStep = (rt.dispatchCount - d0) / N;
+    // The last step's look-ahead (recorded, never taken) ran one pass more than the N steps.
+    const la = session.lookAheadStats, pending = la.recorded - la.used - la.wasted;
+    const perStep = (rt.dispatchCount - d0) / (N + pending);
     const nonLayerDispatches = model.fusedHead(B, params) ? 4 : 5;
     stepMs.set(B, (decodeS / N) * 1000);
     console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
       `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
       `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers${model.fusedHead(B, params) ? ' (sampling fused into the LM head)' : ''}; ` +
-      `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}`);
+      `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}; ` +
+      (model.lookAhead ? `look-ahead steps recorded ${la.recorded}, taken ${la.used}` : 'look-ahead off'));
     session.free();
   }
   const s1 = stepMs.get(1), s8 = stepMs.get(8);

@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type CliCommand } from '../util/args';
+import { settleGpuWork } from '../gpu/runtime';
 
 async function loadCommands(): Promise<CliCommand[]> {
   const dir = fileURLToPath(new URL('./commands/', import.meta.url));
@@ -48,4 +49,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// Nothing may still run on the GPU when the process exits (settleGpuWork).
+main(process.argv.slice(2)).then(async (code) => {
+  await settleGpuWork();
+  process.exit(code);
+});

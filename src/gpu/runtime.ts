@@ -13,6 +13,18 @@ import { gpuWait } from './node-wait';
 
 export type ErrorListener = (err: GpuError) => void;
 
+/** Runtimes not destroyed yet (settleGpuWork). */
+const live = new Set<GpuRuntime>();
+
+/**
+ * Waits until every live runtime has finished what was submitted. A Node process should call it
+ * before process.exit: work still queued then (a decode session's look-ahead step, say) runs on
+ * the threads of a CPU adapter that exit tears down.
+ */
+export async function settleGpuWork(): Promise<void> {
+  await Promise.all([...live].map((rt) => (rt.lost ? undefined : rt.sync().catch(() => undefined))));
+}
+
 export interface Workgroups {
   x: number;
   y?: number;
@@ -28,6 +40,11 @@ export class GpuRuntime {
   dispatchCount = 0;
   /** GPU -> host round trips (read / readParts calls) since creation. */
   readbackCount = 0;
+  /**
+   * Advances whenever commands are submitted or a buffer is written: work recorded at one value saw
+   * every change queued before it (DecodeSession's look-ahead step is stale once this moves on).
+   */
+  queueEpoch = 0;
   /** When set, each dispatch runs in its own timestamped pass (benchmarks only; see profiler.ts). */
   profiler: DispatchProfiler | null = null;
   /** When set, phase() marks are stamped (GPU time per step phase; see phase-timer.ts). */
@@ -43,6 +60,7 @@ export class GpuRuntime {
   private constructor(readonly device: GPUDevice, readonly report: AdapterReport) {
     this.pool = new BufferPool(device);
     this.pipelines = new PipelineCache(device);
+    live.add(this);
     device.lost.then((info) => {
       // Our own destroy() is the end of the runtime, not a loss; a device destroyed by anything
       // else (or lost by the driver) is.
@@ -128,6 +146,7 @@ export class GpuRuntime {
 
   write(buf: GPUBuffer, data: ArrayBufferView, offsetBytes = 0): void {
     this.checkAlive();
+    this.queueEpoch++;
     // writeBuffer needs a multiple of 4 bytes.
     const bytes = new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
     if (bytes.byteLength % 4 === 0) {
@@ -234,6 +253,7 @@ export class GpuRuntime {
     if (this.encoder) {
       this.device.queue.submit([this.encoder.finish()]);
       this.encoder = null;
+      this.queueEpoch++;
     }
     // Queue order makes the uniform buffers safe to rewrite for the next step. Release in
     // reverse so the next step, recording the same dispatches, gets the same buffers back
@@ -278,6 +298,7 @@ export class GpuRuntime {
   }
 
   destroy(): void {
+    live.delete(this);
     this.destroying = true;
     this.pool.trim();
     this.device.destroy();

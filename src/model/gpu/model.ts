@@ -86,6 +86,8 @@ export class GpuModel {
   readonly lmHeadFn: LogitsFn;
   /** Sampling fuses into the LM head where it can (fusedHead); false: always logits, then the sampler. */
   fuseSampling = true;
+  /** Decode sessions record the next step while a step's samples are read back (DecodeSession); false: never. */
+  lookAhead = true;
   readonly maxRows: number;
   private acts: Activations | null = null;
   private readonly loraBuffers: GPUBuffer[] = [];
@@ -214,14 +216,19 @@ export class GpuModel {
 
   /**
    * Records the forward pass of one step: `ids` [M] are the new tokens at the rows planned by
-   * cache.append. Returns the final-normed hidden states [M, C] (valid until the next step).
+   * cache.append, from the host or already on the GPU (`{ gpu }`: M u32 ids from offset 0, e.g.
+   * sampled by the step before). Returns the final-normed hidden states [M, C] (valid until the
+   * next step).
    */
-  forward(ids: ArrayLike<number>, step: StepRows, cache: KvCache): GPUBuffer {
+  forward(ids: ArrayLike<number> | { gpu: GPUBuffer }, step: StepRows, cache: KvCache): GPUBuffer {
     const M = step.M;
-    if (ids.length !== M) throw new Error(`GpuModel.forward: ${ids.length} ids for ${M} planned rows`);
+    const onGpu = 'gpu' in ids;
+    const n = onGpu ? ids.gpu.size / 4 : ids.length;
+    if (onGpu ? n < M : n !== M) throw new Error(`GpuModel.forward: ${n} ids for ${M} planned rows`);
     if (M > this.maxRows) throw new Error(`GpuModel.forward: ${M} rows exceed maxRows ${this.maxRows}; split the step`);
     const a = this.activations(M);
-    this.rt.write(a.ids, Uint32Array.from(ids));
+    if (onGpu) this.rt.copy(ids.gpu, 0, a.ids, 0, M * 4);
+    else this.rt.write(a.ids, Uint32Array.from(ids));
     this.rt.write(a.table, step.rows);
     this.embedding.run(a.ids, a.x, M);
     const L = this.cfg.numLayers;

@@ -2,30 +2,83 @@
 // to any slots (a prompt, the last sampled token, or a tool response fed back into the live
 // sequence), runs one forward pass over just those rows, and samples the next token of every
 // slot that appended something — on the GPU, reading back only [R] ids and log-probs.
+// Look-ahead (GpuModel.lookAhead): before waiting for a step's samples, the session records the
+// next step as if every slot that sampled goes on with its sample (the ids copied on the GPU, the
+// sampling step + 1), so the GPU computes it while the samples travel back and the caller decides.
+// The next step() takes the rows whose slot does append exactly that token with the same sampling
+// parameters (greedy or seeded draws: the same rows, kernels and noise as recording them then), rolls
+// back the others (a finished slot, a tool response) and runs only those slots' tokens itself.
 // Used by generate.ts and the agent loop; tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { KvCache } from '../../gpu/kv-cache';
 import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling';
 import { samplePartialBytes } from '../../gpu/kernels/linear';
 import type { LogitsFn } from '../../gpu/kernels/logprobs';
+import { pcg_hash } from '../../reference/sampling';
 import type { GpuModel } from './model';
 
 import type { DecodeStepper, StepSample } from '../engine';
 
 export type { StepSample };
 
+/** A step recorded ahead: each slot that sampled in the step before appends that sample. */
+interface LookAhead {
+  /** Its slots, in slot order: row i of `out` is slots[i]'s sample. */
+  slots: number[];
+  /** Per row, the token it appended (the step before's sample), set once that step's readback is in. */
+  tokens: Int32Array | null;
+  /** Per row: the slot was reset since (its length is 0 already, nothing to roll back). */
+  gone: boolean[];
+  params: SamplingParams;
+  out: GPUBuffer;
+  /** rt.queueEpoch once it was submitted: anything queued after it (a weight update) makes it stale. */
+  epoch: number;
+  loraOn: boolean;
+}
+
+/** Where each sampled slot's row lives: a sampler output buffer and its row there. */
+type SampleSource = Map<number, { buf: GPUBuffer; row: number }>;
+
+/** Look-ahead steps of a session: recorded, used (at least one row taken), wasted (none taken). */
+export interface LookAheadStats {
+  recorded: number;
+  used: number;
+  wasted: number;
+  /** Rows recorded ahead and rolled back. */
+  rowsRolledBack: number;
+}
+
+/**
+ * The noise seed of a step's rows that a look-ahead did not sample (a tool response, a new
+ * prompt): their row numbers restart at 0 in their own draw, so they draw from a seed of their own
+ * rather than repeat the look-ahead rows' noise.
+ */
+export function restSeed(seed: number): number {
+  return pcg_hash((seed ^ 0x9e3779b9) >>> 0);
+}
+
 export class DecodeSession implements DecodeStepper {
   readonly cache: KvCache;
+  readonly lookAheadStats: LookAheadStats = { recorded: 0, used: 0, wasted: 0, rowsRolledBack: 0 };
   private logits: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
+  /** The look-ahead's ids [B] and its two sample buffers (alternating: one read while the next is recorded). */
+  private aheadIds: GPUBuffer | null = null;
+  private readonly aheadOut: (GPUBuffer | null)[] = [null, null];
+  private aheadFlip = 0;
+  private ahead: LookAhead | null = null;
 
   constructor(private readonly rt: GpuRuntime, private readonly model: GpuModel, readonly B: number, readonly Tmax: number) {
     this.cache = model.newCache(B, Tmax);
   }
 
-  /** Tokens held by each slot so far. */
+  /** Tokens held by each slot so far (a pending look-ahead's token not counted). */
   get lengths(): Int32Array {
-    return this.cache.lengths;
+    const la = this.ahead;
+    if (!la) return this.cache.lengths;
+    const l = this.cache.lengths.slice();
+    la.slots.forEach((s, i) => { if (!la.gone[i]) l[s] -= 1; });
+    return l;
   }
 
   /**
@@ -41,13 +94,63 @@ export class DecodeSession implements DecodeStepper {
         if (!Number.isInteger(t) || t < 0 || t >= V) throw new Error(`DecodeSession.step: token id ${t} for slot ${s} is outside the vocabulary [0, ${V})`);
       }
     }
-    // Passes of at most maxRows rows; a slot's last token may land in any pass.
+    const taken = this.takeAhead(newTokens, params);
+    const src: SampleSource = new Map();
+    const parts: { buf: GPUBuffer; bytes: number }[] = [];
+    if (taken) {
+      taken.rows.forEach((row) => src.set(taken.la.slots[row], { buf: taken.la.out, row }));
+      parts.push({ buf: taken.la.out, bytes: samplerOutBytes(taken.la.slots.length) });
+    }
+    const rest = taken ? newTokens.map((t, s) => (src.has(s) ? [] : t)) : newTokens;
+    if (rest.some((t) => t.length > 0)) {
+      const out = this.buffer('out', samplerOutBytes(this.B));
+      const sampled = this.record(rest, taken ? { ...params, seed: restSeed(params.seed) } : params, out);
+      sampled.forEach((slot, row) => src.set(slot, { buf: out, row }));
+      parts.push({ buf: out, bytes: samplerOutBytes(sampled.length) });
+    }
+    const ids = new Int32Array(this.B).fill(-1);
+    const logprobs = new Float32Array(this.B).fill(NaN);
+    if (src.size === 0) return { ids, logprobs };
+    const reading = this.rt.readParts(parts);
+    reading.catch(() => {}); // awaited below; a throw in lookAhead must not leave it unhandled
+    // A continuation (a slot appended one token): record the next step while these samples travel.
+    if (this.model.lookAhead && newTokens.some((t) => t.length === 1)) this.lookAhead(src, params);
+    const bytes = (await reading).parts;
+    const rowsOf = parts.map((p) => p.bytes / 8);
+    for (const [slot, { buf, row }] of src) {
+      const k = buf === parts[0].buf ? 0 : 1;
+      ids[slot] = new Int32Array(bytes[k], 0, rowsOf[k])[row];
+      logprobs[slot] = new Float32Array(bytes[k], 4 * rowsOf[k], rowsOf[k])[row];
+    }
+    const la = this.ahead;
+    if (la) la.tokens = Int32Array.from(la.slots, (s) => ids[s]);
+    return { ids, logprobs };
+  }
+
+  /** Empties a slot for a new sequence. */
+  reset(slot: number): void {
+    const la = this.ahead;
+    if (la) la.slots.forEach((s, i) => { if (s === slot) la.gone[i] = true; });
+    this.cache.reset(slot);
+  }
+
+  free(): void {
+    this.ahead = null; // its commands finish on the queue; nothing reads them
+    this.cache.free();
+    const bufs = [this.logits, this.out, this.aheadIds, ...this.aheadOut].filter((b): b is GPUBuffer => b !== null);
+    if (bufs.length) this.rt.release(...bufs);
+    this.logits = this.out = this.aheadIds = this.aheadOut[0] = this.aheadOut[1] = null;
+  }
+
+  /**
+   * Records the passes (at most maxRows rows each) that append newTokens and samples the next
+   * token of every slot that appended any into `out`; returns those slots in row order.
+   */
+  private record(newTokens: number[][], params: SamplingParams, out: GPUBuffer): number[] {
     const remaining = newTokens.map((t) => t.slice());
-    const sampleRow = new Map<number, number>(); // slot -> row of the gathered logits
+    const sampled: number[] = []; // row -> slot
     const R = newTokens.filter((t) => t.length > 0).length;
-    // The LM head fused with sampling where it fuses (partials, not logits: GpuModel.fusedHead).
-    const fused = this.model.fusedHead(R, params);
-    const head = fused ?? this.model.lmHeadFn, rowBytes = fused ? samplePartialBytes(1, V) : V * 4;
+    const { head, rowBytes, fused } = this.headFor(R, params);
     const logits = this.buffer('logits', R * rowBytes);
     while (remaining.some((t) => t.length > 0)) {
       let budget = this.model.maxRows;
@@ -62,38 +165,86 @@ export class DecodeSession implements DecodeStepper {
       const rows: number[] = [];
       for (let s = 0; s < this.B; s++) {
         if (counts[s] > 0 && remaining[s].length === 0) {
-          sampleRow.set(s, sampleRow.size);
+          sampled.push(s);
           rows.push(step.lastRow[s]);
         }
       }
-      if (rows.length) this.gather(h, rows, logits, sampleRow.size - rows.length, head, rowBytes);
+      if (rows.length) this.gather(h, rows, logits, sampled.length - rows.length, head, rowBytes);
       // The next pass rewrites the step's ids and row table on the queue: submit this one first.
       if (remaining.some((t) => t.length > 0)) this.rt.submit();
     }
-    const ids = new Int32Array(this.B).fill(-1);
-    const logprobs = new Float32Array(this.B).fill(NaN);
-    if (R === 0) return { ids, logprobs };
-    const out = this.buffer('out', samplerOutBytes(R));
     if (fused) this.model.sampler.runFused(logits, R, out, params);
     else this.model.sampler.run(logits, R, out, params);
-    const res = await this.model.sampler.read(out, R);
-    for (const [s, row] of sampleRow) {
-      ids[s] = res.ids[row];
-      logprobs[s] = res.logprobs[row];
+    return sampled;
+  }
+
+  /**
+   * Records and submits the next step ahead: every slot of `src` with room left appends its sample
+   * (copied on the GPU into the step's ids), sampled with params at step + 1.
+   */
+  private lookAhead(src: SampleSource, params: SamplingParams): void {
+    const slots = [...src.keys()].filter((s) => this.cache.lengths[s] < this.Tmax).sort((a, b) => a - b);
+    if (slots.length === 0 || slots.length > this.model.maxRows) return;
+    const idsBuf = this.aheadIds ??= this.rt.storage(Math.max(16, 4 * this.B), 'session look-ahead ids');
+    // One copy per run of rows that sit next to each other in the same sample buffer.
+    for (let i = 0; i < slots.length;) {
+      const { buf, row } = src.get(slots[i])!;
+      let n = 1;
+      while (i + n < slots.length && src.get(slots[i + n])!.buf === buf && src.get(slots[i + n])!.row === row + n) n++;
+      this.rt.copy(buf, 4 * row, idsBuf, 4 * i, 4 * n);
+      i += n;
     }
-    return { ids, logprobs };
+    const next = { ...params, step: (params.step + 1) >>> 0 };
+    const counts = new Array<number>(this.B).fill(0);
+    for (const s of slots) counts[s] = 1;
+    const step = this.cache.append(counts);
+    const h = this.model.forward({ gpu: idsBuf }, step, this.cache);
+    const R = slots.length;
+    const { head, rowBytes, fused } = this.headFor(R, next);
+    const logits = this.buffer('logits', R * rowBytes);
+    this.gather(h, slots.map((s) => step.lastRow[s]), logits, 0, head, rowBytes);
+    this.aheadFlip ^= 1;
+    const out = this.aheadOut[this.aheadFlip] ??= this.rt.storage(samplerOutBytes(this.B), 'session look-ahead samples');
+    if (fused) this.model.sampler.runFused(logits, R, out, next);
+    else this.model.sampler.run(logits, R, out, next);
+    this.rt.submit();
+    this.ahead = { slots, tokens: null, gone: slots.map(() => false), params: next, out, epoch: this.rt.queueEpoch, loraOn: this.model.loraEnabled };
+    this.lookAheadStats.recorded++;
   }
 
-  /** Empties a slot for a new sequence. */
-  reset(slot: number): void {
-    this.cache.reset(slot);
+  /**
+   * The pending look-ahead's rows that this step's tokens confirm: slot s appends exactly the token
+   * it appended, with the same sampling parameters, nothing queued since. The other rows are rolled
+   * back (their cache entries are rewritten by whatever the slot appends next).
+   */
+  private takeAhead(newTokens: number[][], params: SamplingParams): { la: LookAhead; rows: number[] } | null {
+    const la = this.ahead;
+    this.ahead = null;
+    if (!la) return null;
+    const valid = la.tokens !== null && la.epoch === this.rt.queueEpoch && la.loraOn === this.model.loraEnabled && sameParams(la.params, params);
+    const rows: number[] = [];
+    la.slots.forEach((s, i) => {
+      if (la.gone[i]) return;
+      const t = newTokens[s];
+      if (valid && t.length === 1 && t[0] === la.tokens![i]) rows.push(i);
+      else {
+        this.cache.lengths[s] -= 1;
+        this.lookAheadStats.rowsRolledBack++;
+      }
+    });
+    if (rows.length === 0) {
+      this.lookAheadStats.wasted++;
+      return null;
+    }
+    this.lookAheadStats.used++;
+    return { la, rows };
   }
 
-  free(): void {
-    this.cache.free();
-    if (this.logits) this.rt.release(this.logits);
-    if (this.out) this.rt.release(this.out);
-    this.logits = this.out = null;
+  /** The LM head for a draw of R rows: fused with sampling where it fuses (partials, not logits: GpuModel.fusedHead). */
+  private headFor(R: number, params: SamplingParams): { head: LogitsFn; rowBytes: number; fused: boolean } {
+    const fused = this.model.fusedHead(R, params);
+    return fused ? { head: fused, rowBytes: samplePartialBytes(1, this.model.cfg.vocabSize), fused: true }
+      : { head: this.model.lmHeadFn, rowBytes: this.model.cfg.vocabSize * 4, fused: false };
   }
 
   /** Records rows [row0, row0 + rows.length) of `logits` (rowBytes each) = `head` of those rows of h. */
@@ -117,4 +268,8 @@ export class DecodeSession implements DecodeStepper {
     this[kind] = b;
     return b;
   }
+}
+
+function sameParams(a: SamplingParams, b: SamplingParams): boolean {
+  return a.temperature === b.temperature && a.topK === b.topK && a.topP === b.topP && a.seed >>> 0 === b.seed >>> 0 && a.step >>> 0 === b.step >>> 0;
 }

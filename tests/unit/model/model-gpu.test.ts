@@ -2,10 +2,15 @@
 // biases, tied embeddings) in f32 with the adapter off, on, and switched off at run time, NF4
 // weights against the CPU reference on the same quantization, batched sequences of different
 // lengths; greedy generation against the reference; sampling fused into the LM head draws what
-// logits-then-sampler draw; stories260K's documented greedy text.
+// logits-then-sampler draw; stories260K's documented greedy text. DecodeSession's look-ahead (the
+// next step recorded while a step's samples are read back): a scripted schedule of continuations, a
+// finished slot, a tool response, a slot reset for a new prompt and changed sampling parameters
+// gives, with look-ahead on, the ids, log-probs and lengths of the same schedule with it off
+// (greedy; seeded draws up to the first slot that stops), with the look-ahead rows used and rolled
+// back counted; a weight write or the adapter switched off between two steps discards it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
@@ -20,7 +25,8 @@ import { parseModelConfig } from '../../../src/model/hf-config';
 import { readPeftAdapter } from '../../../src/model/io/peft';
 import { GpuModel, type GpuModelOptions } from '../../../src/model/gpu/model';
 import { generate } from '../../../src/model/generate';
-import { DecodeSession } from '../../../src/model/gpu/session';
+import { DecodeSession, restSeed, type LookAheadStats } from '../../../src/model/gpu/session';
+import type { SamplingParams } from '../../../src/gpu/kernels/sampling';
 import { hfNames, PROJECTIONS, projShape, type LoraWeights, type TensorMap } from '../../../src/model/types';
 import { nf4_roundtrip } from '../../../src/reference/nf4';
 import { greedy_generate, model_forward, model_logprobs } from '../../../src/reference/model';
@@ -210,5 +216,116 @@ describe('GpuModel (stories260K, llama2.c checkpoint)', () => {
     console.log(`stories260K on the GPU: ${g.tokens.length} tokens, ${g.text.length} chars, first 80: ${JSON.stringify(g.text.slice(0, 80))}`);
     expect(g.text.trim()).toBe(expected.trim());
     model.dispose();
+  });
+});
+
+/** What a schedule step appends, given the samples of the step before (per slot, -1: none). */
+type Plan = (last: Int32Array) => number[][];
+
+interface Trace { ids: number[][]; logprobs: number[][]; lengths: number[][]; stats: LookAheadStats }
+
+describe('DecodeSession look-ahead (tiny Qwen2)', () => {
+  let rt: GpuRuntime;
+  let model: GpuModel;
+
+  beforeAll(async () => {
+    rt = await nodeRuntime();
+    const loaded = await loadFixture(join(DIR, 'tiny-qwen2'));
+    const lora = await readPeftAdapter(new NodeDirSource(join(DIR, 'tiny-qwen2-lora')), loaded.config);
+    model = await GpuModel.load(rt, loaded.config, reader(loaded), { quant: 'none', quantEmbeddings: false, lora, tune: false });
+  });
+  afterAll(() => model.dispose());
+
+  const go = (last: Int32Array, slots: number[]) => Array.from(last, (id, s) => (slots.includes(s) ? [id] : []));
+  // Three slots: prompts, four steps of all three, slot 1 finishes, slot 2 takes a 3-token tool
+  // response, slot 1 starts a new prompt (reset before the step), three more steps of all three.
+  const schedule: { plan: Plan; reset?: number; params?: Partial<SamplingParams> }[] = [
+    { plan: () => [[5, 9, 17], [40, 41, 42, 43, 44], [3, 7]] },
+    ...Array.from({ length: 4 }, () => ({ plan: (l: Int32Array) => go(l, [0, 1, 2]) })),
+    { plan: (l) => go(l, [0, 2]) },
+    { plan: (l) => [[l[0]], [], [100, 101, 102]] },
+    { plan: (l) => [[l[0]], [11, 12, 13, 14], [l[2]]], reset: 1 },
+    ...Array.from({ length: 3 }, () => ({ plan: (l: Int32Array) => go(l, [0, 1, 2]) })),
+    { plan: (l: Int32Array) => go(l, [0, 1, 2]), params: { seed: 99 } }, // changed parameters: nothing taken
+    { plan: (l: Int32Array) => go(l, [0, 1, 2]) },
+  ];
+
+  async function run(lookAhead: boolean, base: Omit<SamplingParams, 'step'>): Promise<Trace> {
+    model.lookAhead = lookAhead;
+    const session = new DecodeSession(rt, model, 3, 40);
+    const t: Trace = { ids: [], logprobs: [], lengths: [], stats: session.lookAheadStats };
+    let last: Int32Array = new Int32Array(3).fill(-1);
+    try {
+      for (const [step, s] of schedule.entries()) {
+        if (s.reset !== undefined) session.reset(s.reset);
+        const r = await session.step(s.plan(last), { ...base, ...s.params, step });
+        last = r.ids;
+        t.ids.push(Array.from(r.ids));
+        t.logprobs.push(Array.from(r.logprobs));
+        t.lengths.push(Array.from(session.lengths));
+      }
+    } finally {
+      session.free();
+      model.lookAhead = true;
+    }
+    return t;
+  }
+
+  it('gives the samples, log-probs and lengths of the same steps without it; rolls back what the caller did not append', async () => {
+    const greedy = { temperature: 0, topK: 0, topP: 1, seed: 0 };
+    const off = await run(false, greedy), on = await run(true, greedy);
+    console.log(`look-ahead greedy: ids ${on.ids.map((r) => r.join(',')).join(' | ')}; stats ${JSON.stringify(on.stats)}`);
+    expect(on.ids).toEqual(off.ids);
+    expect(on.logprobs).toEqual(off.logprobs); // the same rows through the same kernels: bit for bit
+    expect(on.lengths).toEqual(off.lengths);
+    expect(off.stats).toEqual({ recorded: 0, used: 0, wasted: 0, rowsRolledBack: 0 });
+    // Recorded after every step that continued a slot (all but the prompts); taken in part or
+    // whole by steps 2-10, by neither the changed-parameters step nor the one after it (back to
+    // the first parameters); rolled back: slot 1 at its end, slot 2 at its tool response, all
+    // three at each of the last two steps.
+    expect(on.stats).toEqual({ recorded: 12, used: 9, wasted: 2, rowsRolledBack: 8 });
+  });
+
+  it('seeded draws: the same samples without it while every slot goes on, and the same again on a rerun', async () => {
+    const seeded = { temperature: 0.9, topK: 0, topP: 1, seed: 7 };
+    const off = await run(false, seeded), on = await run(true, seeded), again = await run(true, seeded);
+    // Up to slot 1's end the look-ahead rows are the steps' own rows; after it a step's taken rows
+    // keep the row numbers (noise keys) they were drawn with, so only determinism is asserted.
+    expect(on.ids.slice(0, 5)).toEqual(off.ids.slice(0, 5));
+    expect(on.logprobs.slice(0, 5)).toEqual(off.logprobs.slice(0, 5));
+    expect(again.ids).toEqual(on.ids);
+    expect(again.logprobs).toEqual(on.logprobs);
+    expect(on.lengths).toEqual(off.lengths);
+    expect(restSeed(7)).not.toBe(7);
+  });
+
+  it('a weight write or the adapter switched off between two steps discards it', async () => {
+    const greedy = { temperature: 0, topK: 0, topP: 1, seed: 0, step: 0 };
+    const steps = async (between: () => void) => {
+      const session = new DecodeSession(rt, model, 1, 16);
+      try {
+        let r = await session.step([[5, 9, 17]], greedy);
+        r = await session.step([[r.ids[0]]], { ...greedy, step: 1 });
+        between();
+        r = await session.step([[r.ids[0]]], { ...greedy, step: 2 });
+        return { id: r.ids[0], lp: r.logprobs[0], stats: { ...session.lookAheadStats } };
+      } finally {
+        session.free();
+        model.loraEnabled = true;
+      }
+    };
+    model.lookAhead = false;
+    const baseOff = await steps(() => { model.loraEnabled = false; });
+    model.lookAhead = true;
+    const baseOn = await steps(() => { model.loraEnabled = false; });
+    expect(baseOn.stats).toMatchObject({ recorded: 2, used: 0, wasted: 1 });
+    expect([baseOn.id, baseOn.lp]).toEqual([baseOff.id, baseOff.lp]);
+    const scratch = rt.storage(16, 'look-ahead test scratch');
+    const written = await steps(() => rt.write(scratch, new Float32Array(4)));
+    rt.release(scratch);
+    expect(written.stats).toMatchObject({ recorded: 2, used: 0, wasted: 1 });
+    const untouched = await steps(() => {});
+    expect(untouched.stats).toMatchObject({ recorded: 2, used: 1, wasted: 0 });
+    expect([written.id, written.lp]).toEqual([untouched.id, untouched.lp]);
   });
 });

@@ -1,0 +1,6 @@
+// Every test file (vitest setupFiles): before its fork exits, whatever a test left running on the
+// GPU (a decode session's look-ahead step) finishes (settleGpuWork).
+import { afterAll } from 'vitest';
+import { settleGpuWork } from '../../../src/gpu/runtime';
+
+afterAll(() => settleGpuWork());
