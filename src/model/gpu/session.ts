@@ -88,10 +88,14 @@ export class DecodeSession implements DecodeStepper {
    */
   async step(newTokens: number[][], params: SamplingParams): Promise<StepSample> {
     if (newTokens.length !== this.B) throw new Error(`DecodeSession.step: ${newTokens.length} token lists for ${this.B} slots`);
-    const V = this.model.cfg.vocabSize;
+    const V = this.model.cfg.vocabSize, held = this.lengths;
     for (const [s, toks] of newTokens.entries()) {
       for (const t of toks) {
         if (!Number.isInteger(t) || t < 0 || t >= V) throw new Error(`DecodeSession.step: token id ${t} for slot ${s} is outside the vocabulary [0, ${V})`);
+      }
+      // Checked before anything changes (a look-ahead taken, a pass appended): a refused step leaves the session as it was.
+      if (held[s] + toks.length > this.Tmax) {
+        throw new Error(`DecodeSession.step: slot ${s} holds ${held[s]} tokens and appends ${toks.length}, over its ${this.Tmax}; raise the maximum sequence length or stop generating earlier`);
       }
     }
     const taken = this.takeAhead(newTokens, params);
@@ -198,16 +202,21 @@ export class DecodeSession implements DecodeStepper {
     const counts = new Array<number>(this.B).fill(0);
     for (const s of slots) counts[s] = 1;
     const step = this.cache.append(counts);
-    const h = this.model.forward({ gpu: idsBuf }, step, this.cache);
-    const R = slots.length;
-    const { head, rowBytes, fused } = this.headFor(R, next);
-    const logits = this.buffer('logits', R * rowBytes);
-    this.gather(h, slots.map((s) => step.lastRow[s]), logits, 0, head, rowBytes);
     this.aheadFlip ^= 1;
     const out = this.aheadOut[this.aheadFlip] ??= this.rt.storage(samplerOutBytes(this.B), 'session look-ahead samples');
-    if (fused) this.model.sampler.runFused(logits, R, out, next);
-    else this.model.sampler.run(logits, R, out, next);
-    this.rt.submit();
+    try {
+      const h = this.model.forward({ gpu: idsBuf }, step, this.cache);
+      const R = slots.length;
+      const { head, rowBytes, fused } = this.headFor(R, next);
+      const logits = this.buffer('logits', R * rowBytes);
+      this.gather(h, slots.map((s) => step.lastRow[s]), logits, 0, head, rowBytes);
+      if (fused) this.model.sampler.runFused(logits, R, out, next);
+      else this.model.sampler.run(logits, R, out, next);
+      this.rt.submit();
+    } catch (e) {
+      for (const s of slots) this.cache.lengths[s] -= 1;
+      throw e;
+    }
     this.ahead = { slots, tokens: null, gone: slots.map(() => false), params: next, out, epoch: this.rt.queueEpoch, loraOn: this.model.loraEnabled };
     this.lookAheadStats.recorded++;
   }

@@ -7,7 +7,8 @@
 // finished slot, a tool response, a slot reset for a new prompt and changed sampling parameters
 // gives, with look-ahead on, the ids, log-probs and lengths of the same schedule with it off
 // (greedy; seeded draws up to the first slot that stops), with the look-ahead rows used and rolled
-// back counted; a weight write or the adapter switched off between two steps discards it.
+// back counted; a step refused for its length changes nothing; a weight write or the adapter
+// switched off between two steps discards the look-ahead.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -297,6 +298,24 @@ describe('DecodeSession look-ahead (tiny Qwen2)', () => {
     expect(again.logprobs).toEqual(on.logprobs);
     expect(on.lengths).toEqual(off.lengths);
     expect(restSeed(7)).not.toBe(7);
+  });
+
+  it('a step refused for its length changes nothing: the look-ahead is still taken after it', async () => {
+    const greedy = { temperature: 0, topK: 0, topP: 1, seed: 0, step: 0 };
+    const session = new DecodeSession(rt, model, 2, 8);
+    try {
+      let r = await session.step([[5, 9, 17], [40, 41]], greedy);
+      r = await session.step(Array.from(r.ids, (id) => [id]), { ...greedy, step: 1 });
+      const held = Array.from(session.lengths);
+      expect(held).toEqual([4, 3]);
+      await expect(session.step([[r.ids[0]], [1, 2, 3, 4, 5, 6]], { ...greedy, step: 2 })).rejects.toThrow(/slot 1 holds 3 tokens and appends 6, over its 8/);
+      expect(Array.from(session.lengths)).toEqual(held);
+      r = await session.step(Array.from(r.ids, (id) => [id]), { ...greedy, step: 2 });
+      expect(session.lookAheadStats).toMatchObject({ recorded: 2, used: 1, wasted: 0, rowsRolledBack: 0 });
+      expect(Array.from(session.lengths)).toEqual([5, 4]);
+    } finally {
+      session.free();
+    }
   });
 
   it('a weight write or the adapter switched off between two steps discards it', async () => {
