@@ -119,12 +119,15 @@ export class DecodeSession implements DecodeStepper {
     reading.catch(() => {}); // awaited below; a throw in lookAhead must not leave it unhandled
     // A continuation (a slot appended one token): record the next step while these samples travel.
     if (this.model.lookAhead && newTokens.some((t) => t.length === 1)) this.lookAhead(src, params);
-    const bytes = (await reading).parts;
-    const rowsOf = parts.map((p) => p.bytes / 8);
+    // Each part as [n] ids then [n] log-probs (samplerOutBytes), keyed by the buffer it came from.
+    const read = new Map((await reading).parts.map((b, i) => {
+      const n = parts[i].bytes / 8;
+      return [parts[i].buf, { ids: new Int32Array(b, 0, n), logprobs: new Float32Array(b, 4 * n, n) }] as const;
+    }));
     for (const [slot, { buf, row }] of src) {
-      const k = buf === parts[0].buf ? 0 : 1;
-      ids[slot] = new Int32Array(bytes[k], 0, rowsOf[k])[row];
-      logprobs[slot] = new Float32Array(bytes[k], 4 * rowsOf[k], rowsOf[k])[row];
+      const r = read.get(buf)!;
+      ids[slot] = r.ids[row];
+      logprobs[slot] = r.logprobs[row];
     }
     const la = this.ahead;
     if (la) la.tokens = Int32Array.from(la.slots, (s) => ids[s]);
@@ -154,7 +157,7 @@ export class DecodeSession implements DecodeStepper {
     const remaining = newTokens.map((t) => t.slice());
     const sampled: number[] = []; // row -> slot
     const R = newTokens.filter((t) => t.length > 0).length;
-    const { head, rowBytes, fused } = this.headFor(R, params);
+    const { head, rowBytes, draw } = this.headFor(R, params);
     const logits = this.buffer('logits', R * rowBytes);
     while (remaining.some((t) => t.length > 0)) {
       let budget = this.model.maxRows;
@@ -177,8 +180,7 @@ export class DecodeSession implements DecodeStepper {
       // The next pass rewrites the step's ids and row table on the queue: submit this one first.
       if (remaining.some((t) => t.length > 0)) this.rt.submit();
     }
-    if (fused) this.model.sampler.runFused(logits, R, out, params);
-    else this.model.sampler.run(logits, R, out, params);
+    draw(logits, R, out);
     return sampled;
   }
 
@@ -207,11 +209,10 @@ export class DecodeSession implements DecodeStepper {
     try {
       const h = this.model.forward({ gpu: idsBuf }, step, this.cache);
       const R = slots.length;
-      const { head, rowBytes, fused } = this.headFor(R, next);
+      const { head, rowBytes, draw } = this.headFor(R, next);
       const logits = this.buffer('logits', R * rowBytes);
       this.gather(h, slots.map((s) => step.lastRow[s]), logits, 0, head, rowBytes);
-      if (fused) this.model.sampler.runFused(logits, R, out, next);
-      else this.model.sampler.run(logits, R, out, next);
+      draw(logits, R, out);
       this.rt.submit();
     } catch (e) {
       for (const s of slots) this.cache.lengths[s] -= 1;
@@ -249,11 +250,15 @@ export class DecodeSession implements DecodeStepper {
     return { la, rows };
   }
 
-  /** The LM head for a draw of R rows: fused with sampling where it fuses (partials, not logits: GpuModel.fusedHead). */
-  private headFor(R: number, params: SamplingParams): { head: LogitsFn; rowBytes: number; fused: boolean } {
-    const fused = this.model.fusedHead(R, params);
-    return fused ? { head: fused, rowBytes: samplePartialBytes(1, this.model.cfg.vocabSize), fused: true }
-      : { head: this.model.lmHeadFn, rowBytes: this.model.cfg.vocabSize * 4, fused: false };
+  /**
+   * The LM head for a draw of R rows, fused with sampling where it fuses (partials, not logits:
+   * GpuModel.fusedHead), and the sampler pass that turns what it wrote into tokens.
+   */
+  private headFor(R: number, params: SamplingParams): { head: LogitsFn; rowBytes: number; draw: (logits: GPUBuffer, R: number, out: GPUBuffer) => void } {
+    const fused = this.model.fusedHead(R, params), sampler = this.model.sampler;
+    return fused
+      ? { head: fused, rowBytes: samplePartialBytes(1, this.model.cfg.vocabSize), draw: (l, n, o) => sampler.runFused(l, n, o, params) }
+      : { head: this.model.lmHeadFn, rowBytes: this.model.cfg.vocabSize * 4, draw: (l, n, o) => sampler.run(l, n, o, params) };
   }
 
   /** Records rows [row0, row0 + rows.length) of `logits` (rowBytes each) = `head` of those rows of h. */
