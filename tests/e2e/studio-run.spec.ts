@@ -166,9 +166,23 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
 test('Start errors show beside Start with what to do', async ({ page }) => {
   await page.goto('/#config');
   await page.getByTestId('config-preset').selectOption('stories_grpo.yaml');
+  // A model the studio does not have: the memory plan (400 ms after the edit) refuses it, so Start is
+  // disabled with the reason beside it (clicking before the plan settles gives the same message as a
+  // start error; waiting for the plan keeps the test independent of the machine's speed).
   await setYaml(page, config('public/models/nope'));
   await expect(page.getByTestId('config-valid')).toBeVisible();
+  const modelMessage = 'model.path public/models/nope names no model the studio has (shipped: agent-tiny, stories260K)';
+  await expect(page.getByTestId('start-reason')).toContainText(modelMessage);
+  await expect(page.getByTestId('config-start')).toBeDisabled();
+  // A data file that is not open is found only by Start (after the model loads): the error names the
+  // field and what to do, and the Config panel stays.
+  const withData = parse(config()) as Record<string, Record<string, unknown>>;
+  withData.data = { ...withData.data, dataset: 'datasets/my_stories.jsonl' };
+  await setYaml(page, stringify(withData));
+  await expect(page.getByTestId('start-reason')).toHaveText('Ready to start.', { timeout: 60_000 });
   await page.getByTestId('config-start').click();
-  await expect(page.getByTestId('start-error')).toContainText('model.path public/models/nope names no model the studio has (shipped: agent-tiny, stories260K)');
+  await expect(page.getByTestId('start-error')).toContainText(
+    'Start failed while reading the data: config.yaml: data.dataset is datasets/my_stories.jsonl; open my_stories.jsonl in the Datasets panel', { timeout: 120_000 });
   await expect(page.getByTestId('config-panel')).toBeVisible();
+  await expect(page.getByTestId('config-start')).toBeEnabled();
 });
