@@ -2,7 +2,8 @@
 // `// #include linear_sg_store`): each invocation's partial sums of 4 virtual columns x MR rows
 // summed over the workgroup with subgroupAdd (the launcher keeps a workgroup no larger than the
 // adapter's smallest subgroup, so the workgroup is one subgroup: no workgroup memory, no barrier),
-// then stored through the includer's per-element epilogue (store: bias, LoRA, SwiGLU, +=).
+// then stored through the includer's per-element epilogue (store: bias, LoRA, SwiGLU, +=), or with
+// SAMPLE turned into each row's sampling partial of its 4 columns (linear_sample.wgsl).
 // Uses the includer's p (Params), MR, WG_X, out_cols and store. Call from uniform control flow.
 
 // Partial sums of one invocation: row i of the block in a<i>, virtual columns 0-3 as x..w.
@@ -27,6 +28,7 @@ fn sg_reduce_store(li: u32, row0: u32, g: u32, part: Rows8) {
     let r = row0 + i;
     if (r >= p.M) { break; }
     let v = rows[i];
+    if (SAMPLE) { sample_row4(r, g, v); continue; }
     for (var j = 0u; j < oc; j++) { store(r, g, j, 4u, v[j], v[(j + oc) % 4u]); }
   }
 }

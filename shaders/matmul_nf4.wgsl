@@ -29,7 +29,7 @@ struct Params {
   N: u32,         // output columns (I when SWIGLU)
   K: u32,
   flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate
-  R: u32,         // LoRA rank
+  R: u32,         // LoRA rank; with SAMPLE the draw's row of X's row 0 (a step split into passes)
   xaStride: u32,  // columns of XA (segments * R)
   seg1: u32,      // first W row of LoRA segment 1
   seg2: u32,      // first W row of LoRA segment 2
@@ -444,6 +444,8 @@ fn nf4_gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     workgroupBarrier();
   }
   // Invocation x of column y writes row x (so up to WG_X rows; the launcher keeps M <= 8).
+  // The LM head fused with sampling: partials instead of logits (linear_sample.wgsl).
+  if (SAMPLE) { sample_gemv(lid, g); return; }
   let oc = out_cols(WG_Y);
   if (lid.y < oc && lid.x < p.M) {
     let m = lid.x;

@@ -167,11 +167,16 @@ export interface SampleEpilogue {
   seed: number;
   step: number;
   greedy: boolean;
+  /** The draw's row of X's row 0 (default 0): the noise is keyed by the row of the whole draw. */
+  row0?: number;
 }
 
-/** Bytes of the partials Linear.runSample writes for M rows of N columns: [M, ceil(N / 8)] vec4. */
-export function samplePartialBytes(M: number, N: number): number {
-  return M * Math.ceil(N / 8) * 16;
+/** The variants the LM head fuses sampling into (Linear.runSample), with the columns per partial. */
+export const SAMPLE_GROUP: Partial<Record<LinearVariant, number>> = { dec: 8, gemv: 8, sg: 4 };
+
+/** Bytes of the partials Linear.runSample writes for M rows of N columns: [M, ceil(N / group)] vec4. */
+export function samplePartialBytes(M: number, N: number, group = 8): number {
+  return M * Math.ceil(N / group) * 16;
 }
 
 export interface LinearRunOptions {
@@ -333,31 +338,40 @@ export class Linear {
   }
 
   /**
-   * Records the LM head fused with sampling: the dec kernel compiled with SAMPLE
-   * (shaders/linear_sample.wgsl) writes, instead of Y = X W^T, the per-(row, 8 columns) partials
-   * `part` [M, ceil(N / 8)] vec4 that Sampler.runFused reduces to tokens. The logits are those
-   * of run() with the dec variant bit for bit. Plain layers only (no bias, LoRA or SwiGLU).
+   * Records the LM head fused with sampling: `variant` (default the one chosen for M rows; dec,
+   * gemv or sg: SAMPLE_GROUP, the others do not fuse), compiled with SAMPLE (shaders/linear_sample.wgsl),
+   * writes, instead of Y = X W^T, the per-(row, group of columns) partials `part`
+   * [M, ceil(N / group)] vec4 that Sampler.runFused reduces to tokens. The logits are those of
+   * run() with the same variant bit for bit. Plain layers only (no bias, LoRA or SwiGLU).
+   * Returns the group (columns per partial) for Sampler.runFused.
    */
-  runSample(X: GPUBuffer, part: GPUBuffer, M: number, s: SampleEpilogue): void {
+  runSample(X: GPUBuffer, part: GPUBuffer, M: number, s: SampleEpilogue, variant = this.variantFor(M)): number {
     const { K, N, label, bias, swiglu } = this.spec;
     const op = `linear ${label} (fused sampling)`;
+    const group = SAMPLE_GROUP[variant];
+    if (group === undefined) throw new Error(`${op}: the ${variant} variant does not fuse sampling (only ${Object.keys(SAMPLE_GROUP).join(', ')} do); draw from its logits`);
     if (bias || swiglu || (this.spec.lora && this.loraEnabled)) throw new Error(`${op}: only a plain layer (no bias, LoRA or SwiGLU) fuses sampling`);
+    if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
     if (X.size < M * K * 4) throw new ShapeError(op, `X of [${M}, ${K}] f32 (${M * K * 4} bytes)`, `${X.size} bytes (${X.label})`);
-    if (part.size < samplePartialBytes(M, N)) throw new ShapeError(op, `partials of [${M}, ${Math.ceil(N / 8)}] vec4 (${samplePartialBytes(M, N)} bytes)`, `${part.size} bytes (${part.label})`);
-    const mr = decodeRows(M), key = `sample:${mr}`;
+    const bytes = samplePartialBytes(M, N, group);
+    if (part.size < bytes) throw new ShapeError(op, `partials of [${M}, ${Math.ceil(N / group)}] vec4 (${bytes} bytes)`, `${part.size} bytes (${part.label})`);
+    const shape = this.shape(variant);
+    const mr = PER_ROWS.includes(shape.kind) ? decodeRows(M) : 0, key = `sample:${variant}:${mr}`;
     let kernel = this.kernels.get(key);
     if (!kernel) {
-      const spec = this.kernelSpec('dec', 'main', mr);
-      // The layer's shader module is loaded (by create), so the kernel is at hand.
+      if (!this.prepared.has(variant)) throw new Error(`${op}: the ${variant} variant is not prepared; create the layer with Linear.create or call prepare('${variant}')`);
+      const spec = this.kernelSpec(variant, 'main', mr);
+      // The variant's shader module is loaded (by prepare), so the kernel is at hand.
       kernel = this.rt.kernelNow({ ...spec, overrides: { ...spec.overrides, SAMPLE: 1 } }) ?? undefined;
       if (!kernel) throw new Error(`${op}: the layer's shader is not loaded; create it with Linear.create`);
       this.kernels.set(key, kernel);
     }
-    this.uniforms.set([M, N, K, 0, 0, 0, this.NW, this.NW, 0, s.seed >>> 0, s.step >>> 0, s.greedy ? 1 : 0]);
+    this.uniforms.set([M, N, K, 0, (s.row0 ?? 0) >>> 0, 0, this.NW, this.NW, 0, s.seed >>> 0, s.step >>> 0, s.greedy ? 1 : 0]);
     this.uniformsF32[8] = s.invT;
     const w = this.spec.weight;
     const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
-    this.rt.dispatch(kernel, [X, ...weights, this.dummy, this.dummy, this.dummy, part], this.uniforms, this.grid(this.shape('dec'), M, N, false));
+    this.rt.dispatch(kernel, [X, ...weights, this.dummy, this.dummy, this.dummy, part], this.uniforms, this.grid(shape, M, N, false));
+    return group;
   }
 
   /** Releases the buffers this Linear owns (not the weights, bias or LoRA it was given). */

@@ -110,18 +110,20 @@ export class Sampler {
   }
 
   /**
-   * Records: out [2B] = the tokens and log-probs drawn from the partials [B, ceil(V / 8)] vec4
-   * that Linear.runSample wrote for the same parameters (the same draws as run() on the logits
-   * of the LM head's dec variant; the log-probs within rounding).
+   * Records: out [2B] = the tokens and log-probs drawn from the partials [B, ceil(V / group)] vec4
+   * that Linear.runSample wrote for the same parameters (`group`: the columns per partial it
+   * returned; the same draws as run() on the logits of the LM head's variant, the log-probs within
+   * rounding).
    */
-  runFused(part: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams): void {
+  runFused(part: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams, group = 8): void {
     const { V } = this.opts;
-    const nChunks = Math.ceil(V / 8);
+    const nChunks = Math.ceil(V / group), bytes = samplePartialBytes(B, V, group);
     if (!this.fuses(params)) throw new ShapeError('sample (fused)', 'no top-k / top-p and the split form (Sampler.fuses)', `topK=${params.topK} topP=${params.topP} split=${this.opts.split}`);
-    if (part.size < samplePartialBytes(B, V)) throw new ShapeError('sample (fused)', `partials of [${B}, ${nChunks}] vec4 (${samplePartialBytes(B, V)} bytes)`, `${part.size} bytes (${part.label})`);
+    if (!Number.isInteger(group) || group < 1) throw new ShapeError('sample (fused)', 'group (columns per partial) an integer >= 1', `${group}`);
+    if (part.size < bytes) throw new ShapeError('sample (fused)', `partials of [${B}, ${nChunks}] vec4 (${bytes} bytes)`, `${part.size} bytes (${part.label})`);
     const { greedy, invT } = this.check(B, out, params);
     if (B === 0) return;
-    this.u32.set([B, V, greedy ? 1 : 0, params.seed, params.step, 0, 8, nChunks]);
+    this.u32.set([B, V, greedy ? 1 : 0, params.seed, params.step, 0, group, nChunks]);
     this.f32[5] = invT;
     this.rt.dispatch(this.fusedMergePipeline, [part, part, out], new Uint8Array(this.uniforms), { x: B });
   }

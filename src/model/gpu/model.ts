@@ -5,7 +5,7 @@
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
-import { Linear, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
+import { Linear, SAMPLE_GROUP, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
@@ -18,6 +18,14 @@ import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, t
 import { GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
 import { stepActRows, stepActWidths, type StepAct } from './step-acts';
 import type { LoraWeights, ModelConfig } from '../types';
+
+/** The LM head fused with sampling for one draw (GpuModel.fusedHead). */
+export interface FusedHead {
+  /** Records the partials of rows row0 .. row0 + rows - 1 of the draw, X holding those rows from its row 0. */
+  head: (X: GPUBuffer, rows: number, part: GPUBuffer, row0: number) => void;
+  /** Columns per partial (samplePartialBytes, Sampler.runFused). */
+  group: number;
+}
 
 export interface GpuModelOptions extends QuantOptions {
   lora?: LoraWeights | null;
@@ -154,13 +162,16 @@ export class GpuModel {
   /**
    * The LM head fused with sampling for a draw of R rows (Linear.runSample: it writes the partials
    * Sampler.runFused reduces, never the logits), or null where it does not fuse: top-k / top-p,
-   * fuseSampling off, or a head variant other than dec at R rows (the fused kernel is dec's, and
-   * the tuner found another faster there).
+   * fuseSampling off, or a head variant at R rows that has no fused form (SAMPLE_GROUP: dec, gemv,
+   * sg). `head(X, rows, part, row0)` records rows row0.. of the draw (a pass of a split step) with
+   * the draw's variant; `group` is the columns per partial, for the byte size and Sampler.runFused.
    */
-  fusedHead(R: number, params: SamplingParams): LogitsFn | null {
-    if (!this.fuseSampling || !this.sampler.fuses(params) || this.lmHead.variantFor(R) !== 'dec') return null;
+  fusedHead(R: number, params: SamplingParams): FusedHead | null {
+    const variant = this.lmHead.variantFor(R), group = SAMPLE_GROUP[variant];
+    if (!this.fuseSampling || !this.sampler.fuses(params) || group === undefined) return null;
     const epilogue = this.sampler.epilogue(params);
-    return (X, rows, part) => this.lmHead.runSample(X, part, rows, epilogue);
+    // A pass runs the draw's variant whatever its own row count would pick: one partial layout.
+    return { group, head: (X, rows, part, row0) => this.lmHead.runSample(X, part, rows, { ...epilogue, row0 }, variant) };
   }
 
   /** An adapter is attached (at load or by useLora). */

@@ -21,6 +21,9 @@ import type { DecodeStepper, StepSample } from '../engine';
 
 export type { StepSample };
 
+/** The LM head of a draw's rows row0.. (X from its row 0): logits, or the fused sampling partials. */
+type DrawHead = (X: GPUBuffer, rows: number, out: GPUBuffer, row0: number) => void;
+
 /** A step recorded ahead: each slot that sampled in the step before appends that sample. */
 interface LookAhead {
   /** Its slots, in slot order: row i of `out` is slots[i]'s sample. */
@@ -252,24 +255,25 @@ export class DecodeSession implements DecodeStepper {
 
   /**
    * The LM head for a draw of R rows, fused with sampling where it fuses (partials, not logits:
-   * GpuModel.fusedHead), and the sampler pass that turns what it wrote into tokens.
+   * GpuModel.fusedHead), and the sampler pass that turns what it wrote into tokens. `head` takes
+   * the draw's row of its X's row 0 (a pass of a split step), which the fused noise is keyed by.
    */
-  private headFor(R: number, params: SamplingParams): { head: LogitsFn; rowBytes: number; draw: (logits: GPUBuffer, R: number, out: GPUBuffer) => void } {
-    const fused = this.model.fusedHead(R, params), sampler = this.model.sampler;
-    return fused
-      ? { head: fused, rowBytes: samplePartialBytes(1, this.model.cfg.vocabSize), draw: (l, n, o) => sampler.runFused(l, n, o, params) }
-      : { head: this.model.lmHeadFn, rowBytes: this.model.cfg.vocabSize * 4, draw: (l, n, o) => sampler.run(l, n, o, params) };
+  private headFor(R: number, params: SamplingParams): { head: DrawHead; rowBytes: number; draw: (logits: GPUBuffer, R: number, out: GPUBuffer) => void } {
+    const fused = this.model.fusedHead(R, params), sampler = this.model.sampler, V = this.model.cfg.vocabSize;
+    if (fused) return { head: fused.head, rowBytes: samplePartialBytes(1, V, fused.group), draw: (l, n, o) => sampler.runFused(l, n, o, params, fused.group) };
+    return { head: this.model.lmHeadFn, rowBytes: V * 4, draw: (l, n, o) => sampler.run(l, n, o, params) };
   }
 
   /** Records rows [row0, row0 + rows.length) of `logits` (rowBytes each) = `head` of those rows of h. */
-  private gather(h: GPUBuffer, rows: number[], logits: GPUBuffer, row0: number, head: LogitsFn, rowBytes: number): void {
+  private gather(h: GPUBuffer, rows: number[], logits: GPUBuffer, row0: number, head: DrawHead, rowBytes: number): void {
     const lp = this.model.logprobsOp;
+    const fn: LogitsFn = (X, n, out) => head(X, n, out, row0);
     if (row0 === 0) {
-      lp.gatherLogits(h, rows, logits, head, rowBytes);
+      lp.gatherLogits(h, rows, logits, fn, rowBytes);
       return;
     }
     const tmp = this.rt.storage(rows.length * rowBytes, 'gathered logits (split step)');
-    lp.gatherLogits(h, rows, tmp, head, rowBytes);
+    lp.gatherLogits(h, rows, tmp, fn, rowBytes);
     this.rt.copy(tmp, 0, logits, row0 * rowBytes, rows.length * rowBytes);
     this.rt.release(tmp); // commands run in order: a later reuse of tmp comes after this copy
   }

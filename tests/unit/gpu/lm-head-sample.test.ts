@@ -1,11 +1,13 @@
-// The LM head fused with sampling (Linear.runSample: the dec kernels compiled with SAMPLE,
-// shaders/linear_sample.wgsl; Sampler.runFused: sample_merge.wgsl with FUSED) against its CPU twin
-// (linear_forward, then sample_forward) and against the unfused GPU path (the head's dec variant
-// writing logits, then Sampler.run): f32 and NF4 weights, one row and eleven (a block of 8 and a
-// partial one), V = 1001 (a last group of one column), greedy and seeded T = 0.8. Prints maxdiffs.
+// The LM head fused with sampling (Linear.runSample: the dec, gemv and sg kernels compiled with
+// SAMPLE, shaders/linear_sample.wgsl; Sampler.runFused: sample_merge.wgsl with FUSED) against its
+// CPU twin (linear_forward, then sample_forward) and against the unfused GPU path (the head's same
+// variant writing logits, then Sampler.run): f32 and NF4 weights; dec at one row and eleven (a block
+// of 8 and a partial one), gemv at eight, sg at eleven; V = 1001 (a last group of one column),
+// greedy and seeded T = 0.8; a draw recorded in two passes (rows 0-2, then 3.. with row0 = 3, as a split decode step)
+// gives the one-pass draw. sg only where the device has subgroups (Node's Dawn does). Prints maxdiffs.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { Linear, samplePartialBytes, type LinearWeight } from '../../../src/gpu/kernels/linear';
+import { Linear, SAMPLE_GROUP, samplePartialBytes, type LinearVariant, type LinearWeight } from '../../../src/gpu/kernels/linear';
 import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { Sampler, samplerOutBytes, type SamplingParams } from '../../../src/gpu/kernels/sampling';
 import { linear_forward } from '../../../src/reference/linear';
@@ -23,7 +25,7 @@ const cases: [string, SamplingParams][] = [
 
 describe('LM head fused with sampling', () => {
   for (const fmt of ['f32', 'nf4'] as const) {
-    it(`${fmt} weights: the twin's tokens and log-probs, and the unfused dec path's tokens`, async () => {
+    it(`${fmt} weights: the twin's tokens and log-probs, and the unfused path's tokens, for dec, gemv and sg`, async () => {
       const rt = await nodeRuntime();
       const W = randomArray(V * K, 71).map((x) => 3 * x);
       const wb = rt.upload(W, 'W');
@@ -34,43 +36,67 @@ describe('LM head fused with sampling', () => {
         eff = nf4_roundtrip(W);
       }
       const head = await Linear.create(rt, { label: 'lm_head', K, N: V, weight });
-      await head.prepare('dec');
+      const rowsOf: [LinearVariant, number[]][] = [['dec', [1, 11]], ['gemv', [8]], ...(rt.hasFeature('subgroups') ? [['sg', [11]] as [LinearVariant, number[]]] : [])];
       const sampler = await Sampler.create(rt, { V });
-      for (const M of [1, 11]) {
-        const X = randomArray(M * K, 72 + M);
-        const xb = rt.upload(X, 'X');
-        const part = rt.storage(samplePartialBytes(M, V), 'partials'), logits = rt.storage(M * V * 4, 'logits');
-        const out = rt.storage(samplerOutBytes(M), 'fused out'), out2 = rt.storage(samplerOutBytes(M), 'unfused out');
-        for (const [name, params] of cases) {
-          expect(sampler.fuses(params)).toBe(true);
-          head.runSample(xb, part, M, sampler.epilogue(params));
-          sampler.runFused(part, M, out, params);
-          const got = await sampler.read(out, M);
-          head.run(xb, logits, M, { variant: 'dec' });
-          sampler.run(logits, M, out2, params);
-          const unfused = await sampler.read(out2, M);
-          const ref = sample_forward(linear_forward(X, eff, null, M, K, V), M, V, params);
-          const dRef = maxAbsDiff(got.logprobs, ref.logprobs), dGpu = maxAbsDiff(got.logprobs, unfused.logprobs);
-          console.log(`fused ${fmt} M=${M} ${name}: ids ${Array.from(got.ids).slice(0, 6).join(',')}...; log-prob maxdiff vs twin ${dRef.toExponential(2)}, vs unfused ${dGpu.toExponential(2)}`);
-          expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
-          expect(Array.from(got.ids)).toEqual(Array.from(unfused.ids));
-          expect(dRef).toBeLessThan(1e-4);
-          expect(dGpu).toBeLessThan(1e-5);
+      for (const [variant, rows] of rowsOf) {
+        await head.prepare(variant);
+        const group = SAMPLE_GROUP[variant]!;
+        for (const M of rows) {
+          const X = randomArray(M * K, 72 + M);
+          const xb = rt.upload(X, 'X');
+          const rowBytes = samplePartialBytes(1, V, group);
+          const part = rt.storage(M * rowBytes, 'partials'), logits = rt.storage(M * V * 4, 'logits');
+          const out = rt.storage(samplerOutBytes(M), 'fused out'), out2 = rt.storage(samplerOutBytes(M), 'unfused out');
+          for (const [name, params] of cases) {
+            expect(sampler.fuses(params)).toBe(true);
+            expect(head.runSample(xb, part, M, sampler.epilogue(params), variant)).toBe(group);
+            sampler.runFused(part, M, out, params, group);
+            const got = await sampler.read(out, M);
+            head.run(xb, logits, M, { variant });
+            sampler.run(logits, M, out2, params);
+            const unfused = await sampler.read(out2, M);
+            const ref = sample_forward(linear_forward(X, eff, null, M, K, V), M, V, params);
+            const dRef = maxAbsDiff(got.logprobs, ref.logprobs), dGpu = maxAbsDiff(got.logprobs, unfused.logprobs);
+            console.log(`fused ${fmt} ${variant} M=${M} ${name}: ids ${Array.from(got.ids).slice(0, 6).join(',')}...; log-prob maxdiff vs twin ${dRef.toExponential(2)}, vs unfused ${dGpu.toExponential(2)}`);
+            expect(Array.from(got.ids)).toEqual(Array.from(ref.ids));
+            expect(Array.from(got.ids)).toEqual(Array.from(unfused.ids));
+            expect(dRef).toBeLessThan(1e-4);
+            expect(dGpu).toBeLessThan(1e-5);
+
+            // The same draw in two passes: rows 0-2, then the rest written past them with row0 = 3.
+            if (M > 3) {
+              const split = rt.storage(M * rowBytes, 'partials (two passes)');
+              const x0 = rt.upload(X.subarray(0, 3 * K), 'X rows 0-2'), x1 = rt.upload(X.subarray(3 * K), 'X rows 3..');
+              const tmp = rt.storage((M - 3) * rowBytes, 'partials rows 3..');
+              head.runSample(x0, split, 3, sampler.epilogue(params), variant);
+              head.runSample(x1, tmp, M - 3, { ...sampler.epilogue(params), row0: 3 }, variant);
+              rt.copy(tmp, 0, split, 3 * rowBytes, (M - 3) * rowBytes);
+              sampler.runFused(split, M, out, params, group);
+              const two = await sampler.read(out, M);
+              expect(Array.from(two.ids)).toEqual(Array.from(got.ids));
+              expect(maxAbsDiff(two.logprobs, got.logprobs)).toBeLessThan(1e-6);
+              rt.release(split, x0, x1, tmp);
+            }
+          }
+          rt.release(xb, part, logits, out, out2);
         }
-        rt.release(xb, part, logits, out, out2);
       }
 
-      // Refused: a draw with top-k (no fused form), partials too small, a layer with a bias.
-      const xb = rt.upload(randomArray(2 * K, 1), 'X'), part = rt.storage(samplePartialBytes(1, V), 'partials'), out = rt.storage(samplerOutBytes(1), 'out');
+      // Refused: a draw with top-k (no fused form), partials too small, a layer with a bias, a variant
+      // without a fused form, gemv past 8 rows.
+      const xb = rt.upload(randomArray(9 * K, 1), 'X'), part = rt.storage(samplePartialBytes(9, V), 'partials'), out = rt.storage(samplerOutBytes(1), 'out');
       expect(() => sampler.runFused(part, 1, out, { ...cases[1][1], topK: 20 })).toThrow(ShapeError);
-      expect(() => head.runSample(xb, part, 2, sampler.epilogue(cases[0][1]))).toThrow(/partials of \[2, 126\] vec4/);
+      const small = rt.storage(samplePartialBytes(1, V), 'partials of one row');
+      expect(() => head.runSample(xb, small, 2, sampler.epilogue(cases[0][1]), 'sg')).toThrow(rt.hasFeature('subgroups') ? /partials of \[2, 251\] vec4/ : /not prepared/);
+      expect(() => head.runSample(xb, part, 1, sampler.epilogue(cases[0][1]), 'rb8')).toThrow(/the rb8 variant does not fuse sampling \(only dec, gemv, sg do\)/);
+      expect(() => head.runSample(xb, part, 9, sampler.epilogue(cases[0][1]), 'gemv')).toThrow(/M <= 8 for the gemv variant/);
       const bias = rt.upload(new Float32Array(V), 'bias');
       const biased = await Linear.create(rt, { label: 'biased', K, N: V, weight, bias });
-      expect(() => biased.runSample(xb, part, 1, sampler.epilogue(cases[0][1]))).toThrow(/only a plain layer/);
+      expect(() => biased.runSample(xb, part, 1, sampler.epilogue(cases[0][1]), 'dec')).toThrow(/only a plain layer/);
       biased.dispose();
       head.dispose();
       sampler.destroy();
-      rt.release(xb, part, out, bias, ...(weight.format === 'f32' ? [wb] : [wb, weight.q.codes, weight.q.absmax]));
+      rt.release(xb, part, small, out, bias, ...(weight.format === 'f32' ? [wb] : [wb, weight.q.codes, weight.q.absmax]));
     });
   }
 });

@@ -158,24 +158,27 @@ describe('GpuModel (tiny Qwen2)', () => {
     model.dispose();
   });
 
-  it('sampling fused into the LM head draws the tokens of logits then the sampler', async () => {
-    // The head on dec at 1-8 rows (the fused kernel's variant), whatever an earlier test tuned.
+  it('sampling fused into the LM head draws the tokens of logits then the sampler (dec, gemv, sg; a step split into passes)', async () => {
+    // The head on each fused variant at 1-8 rows, whatever an earlier test tuned. maxRows 4 splits the
+    // prompt step into three passes, the last drawing row 2 of the step (the noise key's row offset).
     const { hiddenSize: C, vocabSize: V } = loaded.config;
-    for (const b of ['decode1', 'decode8'] as const) setTuning(rt.report, tuningFamily(rt, 'f32', b, C, V), 'dec');
-    const model = await load({ tune: false });
     const prompts = [[5, 9, 17], [3], [40, 41, 42, 43, 44, 45]];
     const params = { temperature: 0.8, topK: 0, topP: 1, seed: 3, step: 0 };
-    expect(model.fusedHead(3, params)).not.toBeNull();
-    expect(model.fusedHead(3, { ...params, topK: 20 })).toBeNull(); // top-k: logits, then the sampler
     const opts = { maxNewTokens: 8, temperature: 0.8, seed: 3 };
-    const fused = await generate(rt, model, null, prompts, opts);
-    model.fuseSampling = false;
-    const plain = await generate(rt, model, null, prompts, opts);
-    const d = Math.max(...fused.map((g, i) => maxAbsDiff(Float32Array.from(g.logprobs), Float32Array.from(plain[i].logprobs))));
-    console.log(`fused vs unfused sampling: ${fused.map((g) => g.tokens.join(',')).join(' | ')}; log-prob maxdiff ${d.toExponential(2)}`);
-    expect(fused.map((g) => g.tokens)).toEqual(plain.map((g) => g.tokens));
-    expect(d).toBeLessThan(1e-5);
-    model.dispose();
+    for (const variant of ['dec', 'gemv', ...(rt.hasFeature('subgroups') ? ['sg' as const] : [])] as const) {
+      for (const b of ['decode1', 'decode8'] as const) setTuning(rt.report, tuningFamily(rt, 'f32', b, C, V), variant);
+      const model = await load({ tune: false, maxRows: 4 });
+      expect(model.fusedHead(3, params)?.group).toBe(variant === 'sg' ? 4 : 8);
+      expect(model.fusedHead(3, { ...params, topK: 20 })).toBeNull(); // top-k: logits, then the sampler
+      const fused = await generate(rt, model, null, prompts, opts);
+      model.fuseSampling = false;
+      const plain = await generate(rt, model, null, prompts, opts);
+      const d = Math.max(...fused.map((g, i) => maxAbsDiff(Float32Array.from(g.logprobs), Float32Array.from(plain[i].logprobs))));
+      console.log(`fused vs unfused sampling, head ${variant}: ${fused.map((g) => g.tokens.join(',')).join(' | ')}; log-prob maxdiff ${d.toExponential(2)}`);
+      expect(fused.map((g) => g.tokens)).toEqual(plain.map((g) => g.tokens));
+      expect(d).toBeLessThan(1e-5);
+      model.dispose();
+    }
   });
 
   it('a model too big for the device is refused by name, and nothing stays allocated', async () => {
