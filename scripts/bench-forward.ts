@@ -64,11 +64,12 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     // The last step's look-ahead (recorded, never taken) ran one pass more than the N steps.
     const la = session.lookAheadStats, pending = la.recorded - la.used - la.wasted;
     const perStep = (rt.dispatchCount - d0) / (N + pending);
-    const nonLayerDispatches = model.fusedHead(B, params) ? 4 : 5;
+    const fused = model.fusedHead(B, params), nonLayerDispatches = fused ? 4 : 5;
+    const head = `LM head ${model.lmHeadVariant(B)}${fused ? `, sampling fused into it (${fused.group} columns per partial)` : ''}`;
     stepMs.set(B, (decodeS / N) * 1000);
     console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
       `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
-      `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers${model.fusedHead(B, params) ? ' (sampling fused into the LM head)' : ''}; ` +
+      `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers (${head}); ` +
       `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}; ` +
       (model.lookAhead ? `look-ahead steps recorded ${la.recorded}, taken ${la.used}` : 'look-ahead off'));
     session.free();

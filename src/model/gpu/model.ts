@@ -5,7 +5,7 @@
 // Also batched log-probs/entropy of given sequences, chunked so [B, T, V] logits never exist.
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
-import { Linear, SAMPLE_GROUP, type LinearLora, type LinearSpec, type LinearWeight } from '../../gpu/kernels/linear';
+import { Linear, SAMPLE_GROUP, type LinearLora, type LinearSpec, type LinearVariant, type LinearWeight } from '../../gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
@@ -172,6 +172,11 @@ export class GpuModel {
     const epilogue = this.sampler.epilogue(params);
     // A pass runs the draw's variant whatever its own row count would pick: one partial layout.
     return { group, head: (X, rows, part, row0) => this.lmHead.runSample(X, part, rows, { ...epilogue, row0 }, variant) };
+  }
+
+  /** The LM head's kernel variant for a draw of R rows (bench figures). */
+  lmHeadVariant(R: number): LinearVariant {
+    return this.lmHead.variantFor(R);
   }
 
   /** An adapter is attached (at load or by useLora). */
