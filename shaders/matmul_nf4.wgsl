@@ -443,9 +443,9 @@ fn nf4_gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     }
     workgroupBarrier();
   }
-  // Invocation x of column y writes row x (so up to WG_X rows; the launcher keeps M <= 8).
   // The LM head fused with sampling: partials instead of logits (linear_sample.wgsl).
   if (SAMPLE) { sample_gemv(lid, g); return; }
+  // Invocation x of column y writes row x (so up to WG_X rows; the launcher keeps M <= 8).
   let oc = out_cols(WG_Y);
   if (lid.y < oc && lid.x < p.M) {
     let m = lid.x;
