@@ -4,7 +4,7 @@
 // group, so every group has a spread), then the server's update. Checks /v1/train/status, the run
 // folder (metrics.jsonl, adapter/, checkpoints/step-1/, only the newest kept with keepCheckpoints 1) and the hot swap: the log-probs served
 // for a fixed completion after the update differ from the base's and equal a fresh forward with
-// the written adapter (maxdiff printed, <= 1e-5).
+// the written adapter (maxdiff printed, <= 1e-4: see SERVED_TOL).
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -59,6 +59,13 @@ async function probe(rollout: string): Promise<CallRecord> {
   return rec[0];
 }
 
+/**
+ * Served log-probs come from the decode path (the LM head fused with sampling, one row at a time),
+ * the fresh forward's from the chunked log-prob path (other head kernels, another summation order):
+ * a few 1e-6 apart as a rule, 1.0e-5 seen once; an adapter that is not the served one is nats away.
+ */
+const SERVED_TOL = 1e-4;
+
 /** max |served log-prob - fresh forward| over the sampled tokens of `rec`, under `m`. */
 async function servedVsForward(m: GpuModel, rec: CallRecord): Promise<number> {
   const lp = (await m.logprobs([rec.tokens])).logprobs[0];
@@ -108,8 +115,8 @@ describe('serve --online: GRPO updates of the served adapter from rewarded rollo
       const dAfter = await servedVsForward(trained, after);    // the written adapter is what serves now
       const dBase = await servedVsForward(base, after);        // ... and it is not the base any more
       console.log(`served vs fresh forward: before/base ${dBefore.toExponential(2)}, after/written adapter ${dAfter.toExponential(2)}; after vs base ${dBase.toExponential(2)}`);
-      expect(dBefore).toBeLessThanOrEqual(1e-5);
-      expect(dAfter).toBeLessThanOrEqual(1e-5);
+      expect(dBefore).toBeLessThanOrEqual(SERVED_TOL);
+      expect(dAfter).toBeLessThanOrEqual(SERVED_TOL);
       expect(dBase).toBeGreaterThan(1e-3);
     } finally {
       trained.dispose();
