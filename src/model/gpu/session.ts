@@ -15,14 +15,14 @@ import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling
 import { samplePartialBytes } from '../../gpu/kernels/linear';
 import type { LogitsFn } from '../../gpu/kernels/logprobs';
 import { pcg_hash } from '../../reference/sampling';
-import type { GpuModel } from './model';
+import type { FusedHead, GpuModel } from './model';
 
 import type { DecodeStepper, StepSample } from '../engine';
 
 export type { StepSample };
 
 /** The LM head of a draw's rows row0.. (X from its row 0): logits, or the fused sampling partials. */
-type DrawHead = (X: GPUBuffer, rows: number, out: GPUBuffer, row0: number) => void;
+type DrawHead = FusedHead['head'];
 
 /** A step recorded ahead: each slot that sampled in the step before appends that sample. */
 interface LookAhead {
