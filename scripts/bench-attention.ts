@@ -1,8 +1,9 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
-//  [--budget-ms 400]`: GPU time of the causal attention forward (with LSE) and its backward
+//  [--budget-ms 400] [--dq-queries 8,4]`: GPU time of the causal attention forward (with LSE) and its backward
 // (stats + dQ + dK/dV) at training shapes (default stories260K: B=16, T=128, 8/4 heads of 8),
 // per variant (the thread variant at PS_HEAD_SIZES both with P/dS kept and recomputed), as GFLOPS of useful work (forward 4 HS per (query, key) pair, backward 8 HS); the
-// forward in its training form (given the slot table, as TrainStep runs it).
+// forward in its training form (given the slot table, as TrainStep runs it). `--dq-queries` lists
+// the query positions per invocation of the kept-P/dS dQ kernel to time (default 8).
 // `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
 // T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
 // invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
@@ -23,6 +24,7 @@ const B = getNumber(args, 'batch', 16), T = getNumber(args, 'seq', 128);
 const [NH, KVH, HS] = getString(args, 'heads', '8,4,8').split(',').map(Number);
 const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split(',') as AttentionVariant[];
 const budget = getNumber(args, 'budget-ms', 400);
+const dqForms = getString(args, 'dq-queries', '8').split(',').map(Number) as (4 | 8)[];
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
 const limits = await measureLimits(rt);
@@ -52,15 +54,16 @@ for (const variant of variants) {
   await rt.sync();
   const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
   console.log(`${variant.padEnd(7)} forward ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
-  const forms = variant === 'thread' && PS_HEAD_SIZES.includes(HS) ? [undefined, 0] : [undefined];
-  for (const psBudgetBytes of forms) {
-    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...(psBudgetBytes === undefined ? {} : { psBudgetBytes }) });
+  const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
+  const forms = kept ? [...dqForms.map((dqQueries) => ({ dqQueries })), { psBudgetBytes: 0 }] : [{}];
+  for (const form of forms) {
+    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
     run();
     await rt.sync();
     const b = await timeRuns(rt, run, budget);
-    const form = bwd.keptScores ? 'P/dS kept' : 'scores recomputed';
-    console.log(`${variant.padEnd(7)} backward (${form}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
+    const name = bwd.keptScores ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ invocation` : 'scores recomputed';
+    console.log(`${variant.padEnd(7)} backward (${name}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}`);
     if (rt.hasFeature('timestamp-query')) {
       rt.profiler = new DispatchProfiler(rt.device);
       run();

@@ -957,9 +957,14 @@ fn dq_zero16() -> DqQuad16 {
 }
 
 // The key at cache vec4 offset ko's terms of the four sums; on = which queries reach it.
-fn dq16_key(a: DqQuad16, x: DqIn16, ko: u32, on: vec4<bool>) -> DqQuad16 {
-  let k = Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]);
-  let v = Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]);
+fn dq16_key(a: DqQuad16, x: DqIn16, ko: u32, on: vec4<bool>) -> DqQuad16 { return dq16_kv(a, x, raw_key16(ko), raw_value16(ko), on); }
+
+// Key (unscaled) and value at cache vec4 offset ko, HS = 16.
+fn raw_key16(ko: u32) -> Q16 { return Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]); }
+fn raw_value16(ko: u32) -> Q16 { return Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]); }
+
+// Key k's (value v's) terms of the four sums; on = which queries reach it.
+fn dq16_kv(a: DqQuad16, x: DqIn16, k: Q16, v: Q16, on: vec4<bool>) -> DqQuad16 {
   return DqQuad16(dq16_step(a.a, x.qa, x.ga, x.st[0], k, v, on.x), dq16_step(a.b, x.qb, x.gb, x.st[1], k, v, on.y),
                   dq16_step(a.c, x.qc, x.gc, x.st[2], k, v, on.z), dq16_step(a.d, x.qd, x.gd, x.st[3], k, v, on.w));
 }
@@ -1063,6 +1068,55 @@ fn attn_bwd_dq_thread_hs8_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bui
   }
   zero_ps_tail(qq, line);
   store_dq8(qq.rows, qq.live, acc, pk.scale);
+}
+
+// attn_bwd_dq_thread_hs8_ps with eight query positions per invocation (two query quads: A at
+// i0 = 8t, B at 8t + 4), so each key's K and V loads feed eight queries instead of four. Every
+// query sums its keys in the same order with the same steps, so dQ, P and dS are bit-identical
+// to the four-query form; quad B alone takes the keys past A's last. Grid: B * NH * ceil(Tmax / 8).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs8_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qo = query_octet(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qo.a.ok) { return; }
+  let xa = dq_in8(qo.a.rows, pk.scale);
+  let xb = dq_in8(qo.b.rows, pk.scale);
+  var a = dq_zero8();
+  var b = a;
+  let la = qo.a.cell * pk.Tmax * 2u;
+  let lb = qo.b.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(qo.a); j++) {
+    let k = key8(qo.a.base + j * 2u);
+    a = dq8_key(a, xa, k, quad_reach(qo.a, j));
+    b = dq8_key(b, xb, k, quad_reach(qo.b, j));
+    store_ps8(la + j * 2u, a);
+    if (qo.b.ok) { store_ps8(lb + j * 2u, b); }
+  }
+  zero_ps_tail(qo.a, la);
+  store_dq8(qo.a.rows, qo.a.live, a, pk.scale);
+  if (!qo.b.ok) { return; }
+  for (var j = quad_last(qo.a) + 1u; j <= quad_last(qo.b); j++) {
+    b = dq8_key(b, xb, key8(qo.b.base + j * 2u), quad_reach(qo.b, j));
+    store_ps8(lb + j * 2u, b);
+  }
+  zero_ps_tail(qo.b, lb);
+  store_dq8(qo.b.rows, qo.b.live, b, pk.scale);
+}
+
+// The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
+fn store_ps8(o: u32, a: DqQuad8) {
+  PSw[o] = vec4<f32>(a.a0.p, a.a1.p, a.a2.p, a.a3.p);
+  PSw[o + 1u] = vec4<f32>(a.a0.ds, a.a1.ds, a.a2.ds, a.a3.ds);
+}
+
+// The two query quads (2t, 2t + 1) of one (slot, head) line of invocation idx in the eight-query
+// dQ kernels (grid B * NH * ceil(Tmax / 8)): query_quad of quads 2t and 2t + 1 of the line (B not
+// ok when it starts past the length or the cache).
+struct QueryOctet { a: QueryQuad, b: QueryQuad }
+
+fn query_octet(pp: Params, idx: u32) -> QueryOctet {
+  let lines = pp.B * pp.NH;
+  let first = 2u * (idx / lines) * lines + idx % lines;
+  return QueryOctet(query_quad(pp, first), query_quad(pp, first + lines));
 }
 
 // Zeros in PS for the keys past the slot's length up to the quad's last position (the loop
@@ -1211,6 +1265,45 @@ fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bu
   }
   zero_ps_tail(qq, line);
   store_dq16(qq.rows, qq.live, acc, pk.scale);
+}
+
+// attn_bwd_dq_thread_hs16_ps with eight query positions per invocation (two query quads), as
+// attn_bwd_dq_thread_hs8_ps8: dQ, P and dS bit-identical to the four-query form.
+// Grid: B * NH * ceil(Tmax / 8).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qo = query_octet(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qo.a.ok) { return; }
+  let xa = dq_in16(qo.a.rows, pk.scale);
+  let xb = dq_in16(qo.b.rows, pk.scale);
+  var a = dq_zero16();
+  var b = a;
+  let la = qo.a.cell * pk.Tmax * 2u;
+  let lb = qo.b.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(qo.a); j++) {
+    let ko = qo.a.base + j * 4u;
+    let k = raw_key16(ko);
+    let v = raw_value16(ko);
+    a = dq16_kv(a, xa, k, v, quad_reach(qo.a, j));
+    b = dq16_kv(b, xb, k, v, quad_reach(qo.b, j));
+    store_ps16(la + j * 2u, a);
+    if (qo.b.ok) { store_ps16(lb + j * 2u, b); }
+  }
+  zero_ps_tail(qo.a, la);
+  store_dq16(qo.a.rows, qo.a.live, a, pk.scale);
+  if (!qo.b.ok) { return; }
+  for (var j = quad_last(qo.a) + 1u; j <= quad_last(qo.b); j++) {
+    b = dq16_key(b, xb, qo.b.base + j * 4u, quad_reach(qo.b, j));
+    store_ps16(lb + j * 2u, b);
+  }
+  zero_ps_tail(qo.b, lb);
+  store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
+}
+
+// The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
+fn store_ps16(o: u32, a: DqQuad16) {
+  PSw[o] = vec4<f32>(a.a.p, a.b.p, a.c.p, a.d.p);
+  PSw[o + 1u] = vec4<f32>(a.a.ds, a.b.ds, a.c.ds, a.d.ds);
 }
 
 // dK/dV for HS = 16 from PS, four adjacent keys (j0 = 4t .. 4t + 3) of one (slot, kv head) per

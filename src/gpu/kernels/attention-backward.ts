@@ -33,6 +33,12 @@ export interface AttentionBackwardOptions {
    * give the same dK and dV bit for bit.
    */
   dkvKeys?: 4 | 8;
+  /**
+   * Query positions per invocation of the kept-P/dS dQ kernel: 8 (default;
+   * attn_bwd_dq_thread_hs{8,16}_ps8, each key's K and V loads feed twice the queries) or 4; both
+   * give the same dQ, P and dS bit for bit.
+   */
+  dqQueries?: 4 | 8;
 }
 
 /** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
@@ -122,20 +128,28 @@ export class AttentionBackward {
     return this.psKernels?.keys ?? 0;
   }
 
+  /** Query positions per invocation of the kept-P/dS dQ kernel (0: no such kernel). */
+  get dqQueriesPerInvocation(): number {
+    return this.psKernels?.queries ?? 0;
+  }
+
   private constructor(
     private readonly rt: GpuRuntime,
     private readonly pStats: Kernel,
     private readonly pDq: Kernel,
     private readonly pDkv: Kernel,
-    /** The kept-P/dS kernels; dK/dV takes `keys` positions per invocation in workgroups of `dkvWg`. */
-    private readonly psKernels: { dq: Kernel; dkv: Kernel; keys: 4 | 8; dkvWg: number } | null,
+    /**
+     * The kept-P/dS kernels; dQ takes `queries` positions per invocation, dK/dV `keys` positions
+     * in workgroups of `dkvWg`.
+     */
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -150,9 +164,10 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = o.dkvKeys, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
+    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
     const psKernels = withPs ? {
-      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps`, overrides }),
+      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
+      queries,
       dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
       dkvWg,
@@ -189,10 +204,10 @@ export class AttentionBackward {
     this.keptScores = ps !== null;
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
     if (ps && this.psKernels) {
-      // attn_bwd_dq_thread_hs*_ps: four query positions per invocation, P and dS kept in ps;
-      // attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
-      const { dq, dkv, keys, dkvWg } = this.psKernels;
-      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION), wg, max));
+      // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
+      // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
+      const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
+      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
       this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
       return;
     }

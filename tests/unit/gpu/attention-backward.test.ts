@@ -69,8 +69,8 @@ describe('attention backward', () => {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const ref = referenceGrads(c, QKV, dO);
       const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true);
-      const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, 0);
-      const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, 1024);
+      const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 0 });
+      const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 1024 });
       expect([kept.keptScores, none.keptScores, small.keptScores], c.name).toEqual([true, false, false]);
       for (const [name, g] of [['kept', kept], ['recomputed', none]] as const) {
         const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
@@ -89,12 +89,29 @@ describe('attention backward', () => {
     const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
-      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 8);
-      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, undefined, 4);
+      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 8 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 4 });
       expect([eight.dkvKeys, four.dkvKeys], c.name).toEqual([8, 4]);
       console.log(`attention backward HS=${c.HS} dK/dV 8 vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
       expect(Array.from(eight.dK), c.name).toEqual(Array.from(four.dK));
       expect(Array.from(eight.dV), c.name).toEqual(Array.from(four.dV));
+    }
+  });
+
+  // The kept-P/dS dQ kernels take eight queries per invocation (two quads; lengths that end in the
+  // first quad, in the second, and at a quad boundary): the same sums in the same order as four,
+  // and the same P and dS (the dK/dV read them).
+  it('thread HS = 8 and 16: eight queries per dQ invocation equal four bit for bit', async () => {
+    const rt = await nodeRuntime();
+    const extra = { name: 'lengths 21, 8 and 4', NH: 4, KVH: 2, HS: 8, lengths: [21, 8, 4], Tmax: 23, theta: 10000 };
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
+      const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
+      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: 8 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: 4 });
+      expect([eight.dqQueries, four.dqQueries, eight.keptScores], c.name).toEqual([8, 4, true]);
+      console.log(`attention backward HS=${c.HS} dQ 8 vs 4 queries ${c.name}: maxdiff dQ=${maxAbsDiff(eight.dQ, four.dQ).toExponential(2)} ` +
+        `dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
+      for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(eight[t]), `${t} ${c.name}`).toEqual(Array.from(four[t]));
     }
   });
 

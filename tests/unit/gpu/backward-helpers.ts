@@ -6,7 +6,7 @@ import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { QkvRope } from '../../../src/gpu/kernels/rope';
 import { Attention, type AttentionVariant } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, sequenceTable, type AttentionBackwardOptions } from '../../../src/gpu/kernels/attention-backward';
 import { QkvRopeBackward } from '../../../src/gpu/kernels/rope-backward';
 import { rope_backward, rope_forward } from '../../../src/reference/rope';
 import { attention_backward, attention_forward } from '../../../src/reference/attention';
@@ -114,7 +114,7 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  */
 /** `psBudgetBytes` goes to AttentionBackward (0: the recomputing dK/dV kernels); `keptScores` in the result says which ran. */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  psBudgetBytes?: number, dkvKeys?: 4 | 8): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> = {}): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -123,7 +123,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
   const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
-  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...(psBudgetBytes === undefined ? {} : { psBudgetBytes }), ...(dkvKeys ? { dkvKeys } : {}) });
+  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
   const act = M * NH * HS * 4;
   const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
   const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
@@ -137,6 +137,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const out = {
     keptScores: bwd.keptScores,
     dkvKeys: bwd.dkvKeysPerInvocation,
+    dqQueries: bwd.dqQueriesPerInvocation,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
     dK: await rt.readF32(dK, n), dV: await rt.readF32(dV, n), dQKV: await rt.readF32(dQKV, M * F),
   };
