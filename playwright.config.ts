@@ -26,11 +26,24 @@ if (!existsSync('dist-test/harness.html')) {
   throw new Error('No test build in dist-test/: run `npx vite build --mode test` first (the app plus harness.html; `npx vite build` alone leaves the test page out).');
 }
 
+/**
+ * Specs that assert the page's main thread has no long task (> 100 ms) while a run trains: on a
+ * 2-core machine a second browser beside them would lengthen those tasks, so they run last, one
+ * at a time, after every other spec (which run two at a time; most of their time is waiting on
+ * SwiftShader, Pyodide or a CLI child process).
+ */
+const ALONE = ['run-worker-grpo.spec.ts', 'studio-run.spec.ts', 'studio-first-run.spec.ts'];
+
 export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 180_000,
   expect: { timeout: 60_000 },
-  workers: 1,
+  workers: 2,
+  projects: [
+    { name: 'shared', testIgnore: ALONE },
+    // Runs after 'shared' (and is skipped when a 'shared' spec failed: the run is red already).
+    { name: 'alone', testMatch: ALONE, workers: 1, dependencies: ['shared'] },
+  ],
   retries: 0,
   reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
   outputDir: 'test-results/e2e',

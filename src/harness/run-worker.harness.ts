@@ -3,7 +3,7 @@
 // checkpoint-now, read run files back from OPFS through the worker, and record every run event
 // and every main-thread long task (PerformanceObserver 'longtask'); load a model with kernel
 // tuning in a worker of its own. A live status line is shown on the page for screenshots. Used by
-// tests/e2e/run-worker.spec.ts.
+// tests/e2e/run-worker.spec.ts and run-worker-grpo.spec.ts.
 import type { RunCommand, RunEvent } from '../run/events';
 import { EngineClient } from '../workers/engine/client';
 import type { Harness } from './types';

@@ -201,7 +201,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   await page.screenshot({ path: testInfo.outputPath('after-reload.png') });
 });
 
-/** The stories GRPO preset shrunk for time (as tests/e2e/run-worker.spec.ts), a checkpoint every step. */
+/** The stories GRPO preset shrunk for time (as tests/e2e/run-worker-helpers.ts), a checkpoint every step. */
 function grpoYaml(steps: number): string {
   const c = parse(readFileSync('configs/stories_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
   c.model = { ...c.model, quant: 'none' };
@@ -245,7 +245,7 @@ test('Runs panel: a GRPO run cut off by a reload resumes to the uninterrupted ru
   console.log(`GRPO resumed vs uninterrupted: ${steps} metrics rows equal exactly (timings excluded), rollouts.jsonl equal (${ra.trim().split('\n').length} lines); ` +
     `loss ${b.map((r) => r.loss.toExponential(3)).join(' ')}`);
 
-  // The other way round from run-worker.spec: a run the CLI started and stopped with Ctrl-C is
+  // The other way round from run-worker-grpo.spec: a run the CLI started and stopped with Ctrl-C is
   // imported as a folder, listed as cancelled, resumed here, and ends equal to the studio's own run.
   const dir = mkdtempSync(join(tmpdir(), 'studio-runs-grpo-'));
   const cliId = `grpo-cli-${stamp}`, cliDir = join(dir, cliId);
