@@ -641,7 +641,8 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(7) var<storage, read_write> dVc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 @group(0) @binding(8) var<uniform> pk: Params;
 // The _ps forms (HS = 8 / 16, thread variant), which keep each (query, key) pair's P and dS:
-//   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8;
+//   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8
+//                               (the eight-query _ps8 forms bind the same);
 //   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6.
 // PS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4: for (slot, head, query quad u, key j) the P and dS
 // of the quad's four queries (0 where a query does not reach the key or is past the length).
