@@ -17,6 +17,10 @@ import { parse, stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { clippedText, readOpfs, seriousViolations, shot } from './studio-helpers';
 
+// The three tests share nothing but constants (each its own page, OPFS and temp folders): in
+// parallel mode they spread over both workers instead of ending the shared phase on one.
+test.describe.configure({ mode: 'parallel' });
+
 const STEPS = 30;
 const TIMING = (k: string) => k === 'step_time' || k.startsWith('perf/') || k.startsWith('gpu/');
 type Row = Record<string, number>;
