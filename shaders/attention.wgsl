@@ -1064,8 +1064,7 @@ fn attn_bwd_dq_thread_hs8_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bui
   let line = qq.cell * pk.Tmax * 2u;
   for (var j = 0u; j <= quad_last(qq); j++) {
     acc = dq8_key(acc, x, key8(qq.base + j * 2u), quad_reach(qq, j));
-    PSw[line + j * 2u] = vec4<f32>(acc.a0.p, acc.a1.p, acc.a2.p, acc.a3.p);
-    PSw[line + j * 2u + 1u] = vec4<f32>(acc.a0.ds, acc.a1.ds, acc.a2.ds, acc.a3.ds);
+    store_ps8(line + j * 2u, acc);
   }
   zero_ps_tail(qq, line);
   store_dq8(qq.rows, qq.live, acc, pk.scale);
@@ -1261,8 +1260,7 @@ fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bu
   let line = qq.cell * pk.Tmax * 2u;
   for (var j = 0u; j <= quad_last(qq); j++) {
     acc = dq16_key(acc, x, qq.base + j * 4u, quad_reach(qq, j));
-    PSw[line + j * 2u] = vec4<f32>(acc.a.p, acc.b.p, acc.c.p, acc.d.p);
-    PSw[line + j * 2u + 1u] = vec4<f32>(acc.a.ds, acc.b.ds, acc.c.ds, acc.d.ds);
+    store_ps16(line + j * 2u, acc);
   }
   zero_ps_tail(qq, line);
   store_dq16(qq.rows, qq.live, acc, pk.scale);
