@@ -642,8 +642,9 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(8) var<uniform> pk: Params;
 // The _ps forms (HS = 8 / 16, thread variant), which keep each (query, key) pair's P and dS:
 //   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8
-//                               (the eight-query _ps8 forms bind the same);
-//   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6.
+//                               (the eight- and sixteen-query _ps8 / _ps16 forms bind the same);
+//   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6
+//                               (the eight- and sixteen-key _ps8_ / _ps16_ forms bind the same).
 // PS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4: for (slot, head, query quad u, key j) the P and dS
 // of the quad's four queries (0 where a query does not reach the key or is past the length).
 @group(0) @binding(7) var<storage, read_write> PSw: array<vec4<f32>>;
@@ -1102,6 +1103,71 @@ fn attn_bwd_dq_thread_hs8_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @bu
   store_dq8(qo.b.rows, qo.b.live, b, pk.scale);
 }
 
+// attn_bwd_dq_thread_hs8_ps8 with sixteen query positions per invocation (four query quads A..D
+// of one line), so each key's K and V loads feed sixteen queries. The keys up to A's last feed
+// all four quads, then B, C and D take the keys past the previous quad's last; every query sums
+// its keys in the same order with the same steps, so dQ, P and dS are bit-identical to the
+// four-query form. Grid: B * NH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs8_ps16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q = query_quads4(pk, gid.x + gid.y * nwg.x * WG);
+  if (!q.a.ok) { return; }
+  let xa = dq_in8(q.a.rows, pk.scale);
+  let xb = dq_in8(q.b.rows, pk.scale);
+  let xc = dq_in8(q.c.rows, pk.scale);
+  let xd = dq_in8(q.d.rows, pk.scale);
+  var a = dq_zero8();
+  var b = a;
+  var c = a;
+  var d = a;
+  let la = q.a.cell * pk.Tmax * 2u;
+  let lb = q.b.cell * pk.Tmax * 2u;
+  let lc = q.c.cell * pk.Tmax * 2u;
+  let ld = q.d.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(q.a); j++) {
+    let k = key8(q.a.base + j * 2u);
+    a = dq8_key(a, xa, k, quad_reach(q.a, j));
+    b = dq8_key(b, xb, k, quad_reach(q.b, j));
+    c = dq8_key(c, xc, k, quad_reach(q.c, j));
+    d = dq8_key(d, xd, k, quad_reach(q.d, j));
+    store_ps8(la + j * 2u, a);
+    if (q.b.ok) { store_ps8(lb + j * 2u, b); }
+    if (q.c.ok) { store_ps8(lc + j * 2u, c); }
+    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.a, la);
+  store_dq8(q.a.rows, q.a.live, a, pk.scale);
+  if (!q.b.ok) { return; }
+  for (var j = quad_last(q.a) + 1u; j <= quad_last(q.b); j++) {
+    let k = key8(q.a.base + j * 2u);
+    b = dq8_key(b, xb, k, quad_reach(q.b, j));
+    c = dq8_key(c, xc, k, quad_reach(q.c, j));
+    d = dq8_key(d, xd, k, quad_reach(q.d, j));
+    store_ps8(lb + j * 2u, b);
+    if (q.c.ok) { store_ps8(lc + j * 2u, c); }
+    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.b, lb);
+  store_dq8(q.b.rows, q.b.live, b, pk.scale);
+  if (!q.c.ok) { return; }
+  for (var j = quad_last(q.b) + 1u; j <= quad_last(q.c); j++) {
+    let k = key8(q.a.base + j * 2u);
+    c = dq8_key(c, xc, k, quad_reach(q.c, j));
+    d = dq8_key(d, xd, k, quad_reach(q.d, j));
+    store_ps8(lc + j * 2u, c);
+    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.c, lc);
+  store_dq8(q.c.rows, q.c.live, c, pk.scale);
+  if (!q.d.ok) { return; }
+  for (var j = quad_last(q.c) + 1u; j <= quad_last(q.d); j++) {
+    d = dq8_key(d, xd, key8(q.a.base + j * 2u), quad_reach(q.d, j));
+    store_ps8(ld + j * 2u, d);
+  }
+  zero_ps_tail(q.d, ld);
+  store_dq8(q.d.rows, q.d.live, d, pk.scale);
+}
+
 // The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
 fn store_ps8(o: u32, a: DqQuad8) {
   PSw[o] = vec4<f32>(a.a0.p, a.a1.p, a.a2.p, a.a3.p);
@@ -1117,6 +1183,17 @@ fn query_octet(pp: Params, idx: u32) -> QueryOctet {
   let lines = pp.B * pp.NH;
   let first = 2u * (idx / lines) * lines + idx % lines;
   return QueryOctet(query_quad(pp, first), query_quad(pp, first + lines));
+}
+
+// The four query quads (4t .. 4t + 3) of one (slot, head) line of invocation idx in the
+// sixteen-query dQ kernels (grid B * NH * ceil(Tmax / 16)); a quad that starts past the length
+// or the cache is not ok, nor are the ones after it.
+struct QueryQuads4 { a: QueryQuad, b: QueryQuad, c: QueryQuad, d: QueryQuad }
+
+fn query_quads4(pp: Params, idx: u32) -> QueryQuads4 {
+  let lines = pp.B * pp.NH;
+  let first = 4u * (idx / lines) * lines + idx % lines;
+  return QueryQuads4(query_quad(pp, first), query_quad(pp, first + lines), query_quad(pp, first + 2u * lines), query_quad(pp, first + 3u * lines));
 }
 
 // Zeros in PS for the keys past the slot's length up to the quad's last position (the loop
@@ -1147,10 +1224,10 @@ fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 // dK and dV bit-identical to the four-key form. Grid: B * KVH * ceil(Tmax / 8).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_ps8_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let kq = key_octet(pl, gid.x + gid.y * nwg.x * WG);
+  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 2u);
   if (!kq.ok) { return; }
   let j1 = kq.j0 + 4u;
-  let pos1 = min(vec4<u32>(j1) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pl.Tmax - 1u));
+  let pos1 = key_positions(pl, j1);
   var a = dkv8_quad_zero();
   var b = a;
   let u0 = kq.j0 / 4u;
@@ -1166,6 +1243,40 @@ fn attn_bwd_dkv_ps8_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   }
   store_dkv8_quad(kq.line, kq.j0, a);
   store_dkv8_quad(kq.line, j1, b);
+}
+
+// attn_bwd_dkv_ps8_hs8 with sixteen keys per invocation (four key quads): each query quad's Q
+// and dO loads feed sixteen keys. Key quad k starts k query quads after the first (the cells
+// before hold nothing for it), so dK and dV are bit-identical to the four-key form.
+// Grid: B * KVH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps16_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 4u);
+  if (!kq.ok) { return; }
+  let pos1 = key_positions(pl, kq.j0 + 4u);
+  let pos2 = key_positions(pl, kq.j0 + 8u);
+  let pos3 = key_positions(pl, kq.j0 + 12u);
+  var a = dkv8_quad_zero();
+  var b = a;
+  var c = a;
+  var d = a;
+  let u0 = kq.j0 / 4u;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u);
+      let x = quad_queries(r, 1.0);
+      let g = quad_grads8o(r);
+      a = dkv8_ps_quad(a, pb, kq.pos, x, g);
+      if (u > u0) { b = dkv8_ps_quad(b, pb, pos1, x, g); }
+      if (u > u0 + 1u) { c = dkv8_ps_quad(c, pb, pos2, x, g); }
+      if (u > u0 + 2u) { d = dkv8_ps_quad(d, pb, pos3, x, g); }
+    }
+  }
+  store_dkv8_quad(kq.line, kq.j0, a);
+  store_dkv8_quad(kq.line, kq.j0 + 4u, b);
+  store_dkv8_quad(kq.line, kq.j0 + 8u, c);
+  store_dkv8_quad(kq.line, kq.j0 + 12u, d);
 }
 
 // The dO rows of a query quad's (row, head) indices r, HS = 8, through the _ps binding gO.
@@ -1215,11 +1326,17 @@ fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), pos);
 }
 
-// The first of the two key quads (2t, 2t + 1) of invocation idx in the eight-key dK/dV kernels
-// (grid B * KVH * ceil(Tmax / 8)): key_quad of quad 2t of the same line.
-fn key_octet(pp: Params, idx: u32) -> KeyQuad {
+// The first of the n key quads (nt .. nt + n - 1) of invocation idx in the eight- (n = 2) and
+// sixteen-key (n = 4) dK/dV kernels (grid B * KVH * ceil(Tmax / 4n)): key_quad of quad nt of
+// the same line.
+fn key_quads(pp: Params, idx: u32, n: u32) -> KeyQuad {
   let lines = pp.B * pp.KVH;
-  return key_quad(pp, 2u * (idx / lines) * lines + idx % lines);
+  return key_quad(pp, n * (idx / lines) * lines + idx % lines);
+}
+
+// The four key positions j .. j + 3 (past Tmax the last).
+fn key_positions(pp: Params, j: u32) -> vec4<u32> {
+  return min(vec4<u32>(j) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u));
 }
 
 // The PS cell (vec4 offset) of head h's query quad u, and the quad's (row, head) indices
@@ -1299,6 +1416,75 @@ fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @b
   store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
 }
 
+// attn_bwd_dq_thread_hs16_ps8 with sixteen query positions per invocation, as
+// attn_bwd_dq_thread_hs8_ps16: dQ, P and dS bit-identical to the four-query form.
+// Grid: B * NH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs16_ps16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q = query_quads4(pk, gid.x + gid.y * nwg.x * WG);
+  if (!q.a.ok) { return; }
+  let xa = dq_in16(q.a.rows, pk.scale);
+  let xb = dq_in16(q.b.rows, pk.scale);
+  let xc = dq_in16(q.c.rows, pk.scale);
+  let xd = dq_in16(q.d.rows, pk.scale);
+  var a = dq_zero16();
+  var b = a;
+  var c = a;
+  var d = a;
+  let la = q.a.cell * pk.Tmax * 2u;
+  let lb = q.b.cell * pk.Tmax * 2u;
+  let lc = q.c.cell * pk.Tmax * 2u;
+  let ld = q.d.cell * pk.Tmax * 2u;
+  for (var j = 0u; j <= quad_last(q.a); j++) {
+    let ko = q.a.base + j * 4u;
+    let k = raw_key16(ko);
+    let v = raw_value16(ko);
+    a = dq16_kv(a, xa, k, v, quad_reach(q.a, j));
+    b = dq16_kv(b, xb, k, v, quad_reach(q.b, j));
+    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
+    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
+    store_ps16(la + j * 2u, a);
+    if (q.b.ok) { store_ps16(lb + j * 2u, b); }
+    if (q.c.ok) { store_ps16(lc + j * 2u, c); }
+    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.a, la);
+  store_dq16(q.a.rows, q.a.live, a, pk.scale);
+  if (!q.b.ok) { return; }
+  for (var j = quad_last(q.a) + 1u; j <= quad_last(q.b); j++) {
+    let ko = q.a.base + j * 4u;
+    let k = raw_key16(ko);
+    let v = raw_value16(ko);
+    b = dq16_kv(b, xb, k, v, quad_reach(q.b, j));
+    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
+    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
+    store_ps16(lb + j * 2u, b);
+    if (q.c.ok) { store_ps16(lc + j * 2u, c); }
+    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.b, lb);
+  store_dq16(q.b.rows, q.b.live, b, pk.scale);
+  if (!q.c.ok) { return; }
+  for (var j = quad_last(q.b) + 1u; j <= quad_last(q.c); j++) {
+    let ko = q.a.base + j * 4u;
+    let k = raw_key16(ko);
+    let v = raw_value16(ko);
+    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
+    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
+    store_ps16(lc + j * 2u, c);
+    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
+  }
+  zero_ps_tail(q.c, lc);
+  store_dq16(q.c.rows, q.c.live, c, pk.scale);
+  if (!q.d.ok) { return; }
+  for (var j = quad_last(q.c) + 1u; j <= quad_last(q.d); j++) {
+    d = dq16_key(d, xd, q.a.base + j * 4u, quad_reach(q.d, j));
+    store_ps16(ld + j * 2u, d);
+  }
+  zero_ps_tail(q.d, ld);
+  store_dq16(q.d.rows, q.d.live, d, pk.scale);
+}
+
 // The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
 fn store_ps16(o: u32, a: DqQuad16) {
   PSw[o] = vec4<f32>(a.a.p, a.b.p, a.c.p, a.d.p);
@@ -1356,10 +1542,10 @@ fn store_dkv16_quad(line: u32, j0: u32, a: DkvQuad16) {
 // first quad's diagonal cells hold no P or dS for it. Grid: B * KVH * ceil(Tmax / 8).
 @compute @workgroup_size(WG)
 fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let kq = key_octet(pl, gid.x + gid.y * nwg.x * WG);
+  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 2u);
   if (!kq.ok) { return; }
   let j1 = kq.j0 + 4u;
-  let pos1 = min(vec4<u32>(j1) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pl.Tmax - 1u));
+  let pos1 = key_positions(pl, j1);
   var a = dkv16_quad_zero();
   var b = a;
   let u0 = kq.j0 / 4u;
@@ -1375,6 +1561,38 @@ fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
   }
   store_dkv16_quad(kq.line, kq.j0, a);
   store_dkv16_quad(kq.line, j1, b);
+}
+
+// attn_bwd_dkv_ps8_hs16 with sixteen keys per invocation (four key quads), as
+// attn_bwd_dkv_ps16_hs8: dK and dV bit-identical to the four-key form. Grid: B * KVH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps16_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 4u);
+  if (!kq.ok) { return; }
+  let pos1 = key_positions(pl, kq.j0 + 4u);
+  let pos2 = key_positions(pl, kq.j0 + 8u);
+  let pos3 = key_positions(pl, kq.j0 + 12u);
+  var a = dkv16_quad_zero();
+  var b = a;
+  var c = a;
+  var d = a;
+  let u0 = kq.j0 / 4u;
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u);
+      let x = quad_rows16(r);
+      let g = quad_grads16o(r);
+      a = dkv16_ps_quad(a, pb, kq.pos, x, g);
+      if (u > u0) { b = dkv16_ps_quad(b, pb, pos1, x, g); }
+      if (u > u0 + 1u) { c = dkv16_ps_quad(c, pb, pos2, x, g); }
+      if (u > u0 + 2u) { d = dkv16_ps_quad(d, pb, pos3, x, g); }
+    }
+  }
+  store_dkv16_quad(kq.line, kq.j0, a);
+  store_dkv16_quad(kq.line, kq.j0 + 4u, b);
+  store_dkv16_quad(kq.line, kq.j0 + 8u, c);
+  store_dkv16_quad(kq.line, kq.j0 + 12u, d);
 }
 
 // Four HS = 16 rows (a query quad's Q or dO).

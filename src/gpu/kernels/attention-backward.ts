@@ -28,21 +28,24 @@ export interface AttentionBackwardOptions {
    */
   psBudgetBytes?: number;
   /**
-   * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (default;
-   * attn_bwd_dkv_ps8_hs{8,16}, each query quad's Q and dO loads feed twice the keys) or 4; both
-   * give the same dK and dV bit for bit.
+   * Key positions per invocation of the kept-P/dS dK/dV kernel: 16 (default;
+   * attn_bwd_dkv_ps16_hs{8,16}, each query quad's Q and dO loads feed sixteen keys), 8
+   * (attn_bwd_dkv_ps8_hs*) or 4; all give the same dK and dV bit for bit.
    */
-  dkvKeys?: 4 | 8;
+  dkvKeys?: 4 | 8 | 16;
   /**
-   * Query positions per invocation of the kept-P/dS dQ kernel: 8 (default;
-   * attn_bwd_dq_thread_hs{8,16}_ps8, each key's K and V loads feed twice the queries) or 4; both
-   * give the same dQ, P and dS bit for bit.
+   * Query positions per invocation of the kept-P/dS dQ kernel: 16 (default;
+   * attn_bwd_dq_thread_hs{8,16}_ps16, each key's K and V loads feed sixteen queries), 8
+   * (attn_bwd_dq_thread_hs*_ps8) or 4; all give the same dQ, P and dS bit for bit.
    */
-  dqQueries?: 4 | 8;
+  dqQueries?: 4 | 8 | 16;
 }
 
-/** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
+/** Invocations per workgroup of attn_bwd_dkv_ps{8,16}_hs{8,16} (a half or a quarter as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
+
+/** Invocations per workgroup of attn_bwd_dq_thread_hs{8,16}_ps16 (a quarter as many invocations as the four-query forms). */
+export const DQ16_WORKGROUP = 16;
 
 /** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
 export const PS_HEAD_SIZES = [8, 16];
@@ -142,14 +145,14 @@ export class AttentionBackward {
      * The kept-P/dS kernels; dQ takes `queries` positions per invocation, dK/dV `keys` positions
      * in workgroups of `dkvWg`.
      */
-    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8 | 16; dqWg: number; keys: 4 | 8 | 16; dkvWg: number } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 16, dqQueries: 16, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -164,11 +167,13 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
+    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys >= 8 ? DKV8_WORKGROUP : wg;
+    const dqWg = queries === 16 ? Math.min(wg, DQ16_WORKGROUP) : wg;
     const psKernels = withPs ? {
-      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
+      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 4 ? '' : queries}`, overrides: { WG: dqWg, HS } }),
       queries,
-      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
+      dqWg,
+      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 4 ? '' : keys}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
       dkvWg,
     } : null;
@@ -206,8 +211,8 @@ export class AttentionBackward {
     if (ps && this.psKernels) {
       // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
-      const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
-      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
+      const { dq, dkv, queries, dqWg, keys, dkvWg } = this.psKernels;
+      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), dqWg, max));
       this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
       return;
     }

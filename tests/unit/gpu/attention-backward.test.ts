@@ -82,36 +82,66 @@ describe('attention backward', () => {
     }
   });
 
-  // The kept-P/dS dK/dV kernels take eight keys per invocation (two quads; Tmax 10, 11, 14 and 38
-  // leave the second quad partly or wholly past the cache): the same sums in the same order as four.
-  it('thread HS = 8 and 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
+  // The kept-P/dS dK/dV kernels take eight or sixteen keys per invocation (two or four quads; Tmax
+  // 10, 11, 14, 21 and 38 leave the later quads partly or wholly past the cache): the same sums in
+  // the same order as four.
+  it('thread HS = 8 and 16: eight and sixteen keys per dK/dV invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
-      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 8 });
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 4 });
-      expect([eight.dkvKeys, four.dkvKeys], c.name).toEqual([8, 4]);
-      console.log(`attention backward HS=${c.HS} dK/dV 8 vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
-      expect(Array.from(eight.dK), c.name).toEqual(Array.from(four.dK));
-      expect(Array.from(eight.dV), c.name).toEqual(Array.from(four.dV));
+      expect(four.dkvKeys, c.name).toBe(4);
+      for (const keys of [8, 16] as const) {
+        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: keys });
+        expect(g.dkvKeys, c.name).toBe(keys);
+        console.log(`attention backward HS=${c.HS} dK/dV ${keys} vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);
+        expect(Array.from(g.dK), `${keys} keys, ${c.name}`).toEqual(Array.from(four.dK));
+        expect(Array.from(g.dV), `${keys} keys, ${c.name}`).toEqual(Array.from(four.dV));
+      }
     }
   });
 
-  // The kept-P/dS dQ kernels take eight queries per invocation (two quads; lengths that end in the
-  // first quad, in the second, and at a quad boundary): the same sums in the same order as four,
-  // and the same P and dS (the dK/dV read them).
-  it('thread HS = 8 and 16: eight queries per dQ invocation equal four bit for bit', async () => {
+  // One instance over batches of another shape: its P/dS scratch then holds the earlier batch's
+  // cells where this batch's layout has cells no query reaches (a key after the quad's queries),
+  // which the dK/dV kernels must never read.
+  it('thread HS = 8 and 16: a reused P/dS scratch gives the same grads as a fresh one', async () => {
     const rt = await nodeRuntime();
-    const extra = { name: 'lengths 21, 8 and 4', NH: 4, KVH: 2, HS: 8, lengths: [21, 8, 4], Tmax: 23, theta: 10000 };
-    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
+    for (const HS of PS_HEAD_SIZES) {
+      const big = { name: 'big', NH: 4, KVH: 2, HS, lengths: [37, 29], Tmax: 38, theta: 10000 };
+      const small = { name: 'small', NH: 4, KVH: 2, HS, lengths: [14, 9], Tmax: 14, theta: 10000 };
+      const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66 });
+      const b = caseInputs(big, 3), s = caseInputs(small, 4);
+      await gpuGrads(rt, big, 'thread', b.QKV, b.dO, true, {}, bwd);
+      const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);
+      bwd.destroy();
+      const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true);
+      expect([reused.keptScores, fresh.keptScores]).toEqual([true, true]);
+      for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}`).toEqual(Array.from(fresh[t]));
+    }
+  });
+
+  // The kept-P/dS dQ kernels take eight or sixteen queries per invocation (two or four quads;
+  // lengths that end in each of the four quads, inside one and at a quad boundary): the same sums
+  // in the same order as four, and the same P and dS (the dK/dV read them).
+  it('thread HS = 8 and 16: eight and sixteen queries per dQ invocation equal four bit for bit', async () => {
+    const rt = await nodeRuntime();
+    const extras = [
+      { name: 'lengths 21, 8 and 4', NH: 4, KVH: 2, HS: 8, lengths: [21, 8, 4], Tmax: 23, theta: 10000 },
+      { name: 'lengths 10, 15, 12 and 34', NH: 4, KVH: 2, HS: 8, lengths: [10, 15, 12, 34], Tmax: 34, theta: 10000 },
+      { name: 'HS=16 lengths 6, 11 and 16', NH: 4, KVH: 2, HS: 16, lengths: [6, 11, 16], Tmax: 18, theta: 10000 },
+    ];
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), ...extras]) {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
-      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: 8 });
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: 4 });
-      expect([eight.dqQueries, four.dqQueries, eight.keptScores], c.name).toEqual([8, 4, true]);
-      console.log(`attention backward HS=${c.HS} dQ 8 vs 4 queries ${c.name}: maxdiff dQ=${maxAbsDiff(eight.dQ, four.dQ).toExponential(2)} ` +
-        `dK=${maxAbsDiff(eight.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(eight.dV, four.dV).toExponential(2)}`);
-      for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(eight[t]), `${t} ${c.name}`).toEqual(Array.from(four[t]));
+      expect(four.dqQueries, c.name).toBe(4);
+      for (const queries of [8, 16] as const) {
+        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: queries });
+        expect([g.dqQueries, g.keptScores], c.name).toEqual([queries, true]);
+        console.log(`attention backward HS=${c.HS} dQ ${queries} vs 4 queries ${c.name}: maxdiff dQ=${maxAbsDiff(g.dQ, four.dQ).toExponential(2)} ` +
+          `dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);
+        for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(g[t]), `${t}, ${queries} queries, ${c.name}`).toEqual(Array.from(four[t]));
+      }
     }
   });
 

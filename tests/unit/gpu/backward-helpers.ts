@@ -112,9 +112,13 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * The GPU chain; dK/dV start as garbage to check they are fully overwritten. `packed`: the
  * forward also gets the slot table (the training form, attn_train_hs8_lse at HS = 8).
  */
-/** `psBudgetBytes` goes to AttentionBackward (0: the recomputing dK/dV kernels); `keptScores` in the result says which ran. */
+/**
+ * `form` goes to AttentionBackward (psBudgetBytes 0: the recomputing dK/dV kernels); `keptScores`
+ * in the result says which ran. `reuse`: run this (caller-owned) instance instead of a new one,
+ * so its P/dS scratch holds what an earlier call left there.
+ */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> = {}): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> = {}, reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -123,7 +127,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
   const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
-  const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
+  const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
   const act = M * NH * HS * 4;
   const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
   const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
@@ -144,7 +148,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   rt.release(qkvb, rows, seqs, Q, O, LSE, dOb, dQ, dQKV, dK, dV);
   rope.destroy();
   ropeB.destroy();
-  bwd.destroy();
+  if (!reuse) bwd.destroy();
   cache.free();
   return out;
 }
