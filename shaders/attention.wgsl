@@ -314,31 +314,95 @@ fn quad_queries(r: vec4<u32>, scale: f32) -> Quad8 {
 fn attn_train_hs8_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);
   if (!qq.ok) { return; }
-  let i0 = qq.i0;
-  let r = qq.rows;
-  let qs = quad_queries(r, pl.scale);
-  var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
-  var s1 = s0;
-  var s2 = s0;
-  var s3 = s0;
-  for (var j = 0u; j < i0; j += 4u) {
-    let ko = qq.base + j * 2u;
-    s0 = soft8_block(s0, qs.a0, qs.b0, ko);
-    s1 = soft8_block(s1, qs.a1, qs.b1, ko);
-    s2 = soft8_block(s2, qs.a2, qs.b2, ko);
-    s3 = soft8_block(s3, qs.a3, qs.b3, ko);
+  let x = quad_queries(qq.rows, pl.scale);
+  var st = soft8_quad_zero();
+  for (var j = 0u; j < qq.i0; j += 4u) { st = soft8_quad_block(st, x, qq.base + j * 2u); }
+  store_train_quad8(qq, soft8_quad_diagonal(st, x, qq.base + qq.i0 * 2u));
+}
+
+// attn_train_hs8_lse with sixteen adjacent positions per invocation (four query quads A..D, i0 =
+// 16t): each key block below i0 is loaded once for sixteen queries (on a CPU adapter every load is
+// a per-lane gather; a timing-only ablation without the loop's loads ran 40 -> 25 ms). Block i0
+// then goes to B, C and D while A takes its diagonal, block i0 + 4 to C and D while B takes its
+// own, and so on: every query takes attend_thread_hs8's steps in its order, so O and LSE equal the
+// four-position and row-table forms bit for bit. Grid: B * NH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_train_hs8_lse16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q = query_quads4(pl, gid.x + gid.y * nwg.x * WG);
+  if (!q.a.ok) { return; }
+  let xa = quad_queries(q.a.rows, pl.scale);
+  let xb = quad_queries(q.b.rows, pl.scale);
+  let xc = quad_queries(q.c.rows, pl.scale);
+  let xd = quad_queries(q.d.rows, pl.scale);
+  var a = soft8_quad_zero();
+  var b = a;
+  var c = a;
+  var d = a;
+  for (var j = 0u; j < q.a.i0; j += 4u) {
+    let ko = q.a.base + j * 2u;
+    let k = key_block8(ko);
+    let v = value_block8(ko);
+    a = soft8_quad_kv(a, xa, k, v);
+    b = soft8_quad_kv(b, xb, k, v);
+    c = soft8_quad_kv(c, xc, k, v);
+    d = soft8_quad_kv(d, xd, k, v);
   }
-  // The diagonal: keys i0 .. i0 + q for query q (keys past the length only feed positions past
-  // it, whose results are not stored; robust access keeps such reads in bounds).
-  let d = qq.base + i0 * 2u;
-  s0 = soft8_key(s0, qs.a0, qs.b0, d);
-  s1 = soft8_key(soft8_key(s1, qs.a1, qs.b1, d), qs.a1, qs.b1, d + 2u);
-  s2 = soft8_key(soft8_key(soft8_key(s2, qs.a2, qs.b2, d), qs.a2, qs.b2, d + 2u), qs.a2, qs.b2, d + 4u);
-  s3 = soft8_block(s3, qs.a3, qs.b3, d);
-  store_train_hs8(r.x, s0);
-  if (i0 + 1u < qq.len) { store_train_hs8(r.y, s1); }
-  if (i0 + 2u < qq.len) { store_train_hs8(r.z, s2); }
-  if (i0 + 3u < qq.len) { store_train_hs8(r.w, s3); }
+  let d0 = q.a.base + q.a.i0 * 2u;
+  store_train_quad8(q.a, soft8_quad_diagonal(a, xa, d0));
+  if (!q.b.ok) { return; }
+  var k = key_block8(d0);
+  var v = value_block8(d0);
+  b = soft8_quad_kv(b, xb, k, v);
+  c = soft8_quad_kv(c, xc, k, v);
+  d = soft8_quad_kv(d, xd, k, v);
+  store_train_quad8(q.b, soft8_quad_diagonal(b, xb, d0 + 8u));
+  if (!q.c.ok) { return; }
+  k = key_block8(d0 + 8u);
+  v = value_block8(d0 + 8u);
+  c = soft8_quad_kv(c, xc, k, v);
+  d = soft8_quad_kv(d, xd, k, v);
+  store_train_quad8(q.c, soft8_quad_diagonal(c, xc, d0 + 16u));
+  if (!q.d.ok) { return; }
+  d = soft8_quad_block(d, xd, d0 + 16u);
+  store_train_quad8(q.d, soft8_quad_diagonal(d, xd, d0 + 24u));
+}
+
+// The online-softmax states of a query quad's four queries, HS = 8.
+struct Soft8Quad { s0: Soft8, s1: Soft8, s2: Soft8, s3: Soft8 }
+
+fn soft8_quad_zero() -> Soft8Quad {
+  let z = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
+  return Soft8Quad(z, z, z, z);
+}
+
+// The four keys of block k (values v) for each query of quad x, one rescale each.
+fn soft8_quad_kv(st: Soft8Quad, x: Quad8, k: Block8, v: Block8) -> Soft8Quad {
+  return Soft8Quad(soft8_block_sv(st.s0, scores8(x.a0, x.b0, k), v), soft8_block_sv(st.s1, scores8(x.a1, x.b1, k), v),
+                   soft8_block_sv(st.s2, scores8(x.a2, x.b2, k), v), soft8_block_sv(st.s3, scores8(x.a3, x.b3, k), v));
+}
+
+// The same for the block at cache vec4 offset ko (loaded once for the four).
+fn soft8_quad_block(st: Soft8Quad, x: Quad8, ko: u32) -> Soft8Quad {
+  return soft8_quad_kv(st, x, key_block8(ko), value_block8(ko));
+}
+
+// The quad's diagonal from cache vec4 offset d (its first position's key): keys i0 .. i0 + q
+// for query q, in attend_thread_hs8's steps (single keys, the block for the fourth). Keys past
+// the length only feed positions past it, whose results are not stored; robust access keeps
+// such reads in bounds.
+fn soft8_quad_diagonal(st: Soft8Quad, x: Quad8, d: u32) -> Soft8Quad {
+  return Soft8Quad(soft8_key(st.s0, x.a0, x.b0, d),
+                   soft8_key(soft8_key(st.s1, x.a1, x.b1, d), x.a1, x.b1, d + 2u),
+                   soft8_key(soft8_key(soft8_key(st.s2, x.a2, x.b2, d), x.a2, x.b2, d + 2u), x.a2, x.b2, d + 4u),
+                   soft8_block(st.s3, x.a3, x.b3, d));
+}
+
+// O and LSE of a quad's positions below the length.
+fn store_train_quad8(qq: QueryQuad, st: Soft8Quad) {
+  store_train_hs8(qq.rows.x, st.s0);
+  if (qq.i0 + 1u < qq.len) { store_train_hs8(qq.rows.y, st.s1); }
+  if (qq.i0 + 2u < qq.len) { store_train_hs8(qq.rows.z, st.s2); }
+  if (qq.i0 + 3u < qq.len) { store_train_hs8(qq.rows.w, st.s3); }
 }
 
 // O and LSE of (row, head) index r from its final state, as attend_thread_hs8 writes them.
@@ -479,28 +543,98 @@ fn store_o16(r: u32, st: Soft16) {
 fn attn_train_hs16_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);
   if (!qq.ok) { return; }
-  let i0 = qq.i0;
-  let r = qq.rows;
-  let qa = query16(r.x, pl.scale);
-  let qb = query16(r.y, pl.scale);
-  let qc = query16(r.z, pl.scale);
-  let qd = query16(r.w, pl.scale);
-  var sa = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-  var sb = sa;
-  var sc = sa;
-  var sd = sa;
-  for (var j = 0u; j < i0; j += 2u) {
-    let ko = qq.base + j * 4u;
-    sa = soft16_pair(sa, qa, ko);
-    sb = soft16_pair(sb, qb, ko);
-    sc = soft16_pair(sc, qc, ko);
-    sd = soft16_pair(sd, qd, ko);
+  let x = quad_queries16(qq.rows, pl.scale);
+  var st = soft16_quad_zero();
+  for (var j = 0u; j < qq.i0; j += 2u) { st = soft16_quad_pair(st, x, qq.base + j * 4u); }
+  store_train_quad16(qq, soft16_quad_diagonal(st, x, qq.base + qq.i0 * 4u));
+}
+
+// attn_train_hs16_lse with sixteen adjacent positions per invocation, as attn_train_hs8_lse16:
+// each key pair below i0 is loaded once for sixteen queries; then the pairs of keys i0 .. i0 + 3
+// go to B, C and D while A takes its diagonal, and so on. O and LSE equal the four-position and
+// row-table forms bit for bit. Grid: B * NH * ceil(Tmax / 16).
+@compute @workgroup_size(WG)
+fn attn_train_hs16_lse16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q = query_quads4(pl, gid.x + gid.y * nwg.x * WG);
+  if (!q.a.ok) { return; }
+  let xa = quad_queries16(q.a.rows, pl.scale);
+  let xb = quad_queries16(q.b.rows, pl.scale);
+  let xc = quad_queries16(q.c.rows, pl.scale);
+  let xd = quad_queries16(q.d.rows, pl.scale);
+  var a = soft16_quad_zero();
+  var b = a;
+  var c = a;
+  var d = a;
+  for (var j = 0u; j < q.a.i0; j += 2u) {
+    let p = key_pair16(q.a.base + j * 4u);
+    a = soft16_quad_kv(a, xa, p);
+    b = soft16_quad_kv(b, xb, p);
+    c = soft16_quad_kv(c, xc, p);
+    d = soft16_quad_kv(d, xd, p);
   }
-  let d = qq.base + i0 * 4u;
-  store_train_hs16(r.x, soft16_key(sa, qa, d));
-  if (i0 + 1u < qq.len) { store_train_hs16(r.y, soft16_pair(sb, qb, d)); }
-  if (i0 + 2u < qq.len) { store_train_hs16(r.z, soft16_key(soft16_pair(sc, qc, d), qc, d + 8u)); }
-  if (i0 + 3u < qq.len) { store_train_hs16(r.w, soft16_pair(soft16_pair(sd, qd, d), qd, d + 8u)); }
+  let d0 = q.a.base + q.a.i0 * 4u;
+  store_train_quad16(q.a, soft16_quad_diagonal(a, xa, d0));
+  if (!q.b.ok) { return; }
+  for (var j = 0u; j < 4u; j += 2u) {
+    let p = key_pair16(d0 + j * 4u);
+    b = soft16_quad_kv(b, xb, p);
+    c = soft16_quad_kv(c, xc, p);
+    d = soft16_quad_kv(d, xd, p);
+  }
+  store_train_quad16(q.b, soft16_quad_diagonal(b, xb, d0 + 16u));
+  if (!q.c.ok) { return; }
+  for (var j = 4u; j < 8u; j += 2u) {
+    let p = key_pair16(d0 + j * 4u);
+    c = soft16_quad_kv(c, xc, p);
+    d = soft16_quad_kv(d, xd, p);
+  }
+  store_train_quad16(q.c, soft16_quad_diagonal(c, xc, d0 + 32u));
+  if (!q.d.ok) { return; }
+  for (var j = 8u; j < 12u; j += 2u) { d = soft16_quad_pair(d, xd, d0 + j * 4u); }
+  store_train_quad16(q.d, soft16_quad_diagonal(d, xd, d0 + 48u));
+}
+
+// The online-softmax states of a query quad's four queries, HS = 16, and its scaled queries.
+struct Soft16Quad { a: Soft16, b: Soft16, c: Soft16, d: Soft16 }
+
+fn soft16_quad_zero() -> Soft16Quad {
+  let z = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  return Soft16Quad(z, z, z, z);
+}
+
+fn quad_queries16(r: vec4<u32>, scale: f32) -> Quad16 {
+  return Quad16(query16(r.x, scale), query16(r.y, scale), query16(r.z, scale), query16(r.w, scale));
+}
+
+// Two consecutive keys and their values (loaded once for several queries).
+struct KeyPair16 { k0: Q16, k1: Q16, v0: Q16, v1: Q16 }
+
+fn key_pair16(ko: u32) -> KeyPair16 { return KeyPair16(kc16(ko), kc16(ko + 4u), vc16(ko), vc16(ko + 4u)); }
+
+// The key pair p for each query of quad x, one rescale each (attend_thread_hs16's pair step).
+fn soft16_quad_kv(st: Soft16Quad, x: Quad16, p: KeyPair16) -> Soft16Quad {
+  return Soft16Quad(soft16_pair_sv(st.a, vec2<f32>(dot16(x.a, p.k0), dot16(x.a, p.k1)), p.v0, p.v1),
+                    soft16_pair_sv(st.b, vec2<f32>(dot16(x.b, p.k0), dot16(x.b, p.k1)), p.v0, p.v1),
+                    soft16_pair_sv(st.c, vec2<f32>(dot16(x.c, p.k0), dot16(x.c, p.k1)), p.v0, p.v1),
+                    soft16_pair_sv(st.d, vec2<f32>(dot16(x.d, p.k0), dot16(x.d, p.k1)), p.v0, p.v1));
+}
+
+fn soft16_quad_pair(st: Soft16Quad, x: Quad16, ko: u32) -> Soft16Quad { return soft16_quad_kv(st, x, key_pair16(ko)); }
+
+// The quad's diagonal from cache vec4 offset d: attend_thread_hs16's steps for keys i0 .. i0 + q
+// (pairs from i0, then a single key for an even position).
+fn soft16_quad_diagonal(st: Soft16Quad, x: Quad16, d: u32) -> Soft16Quad {
+  return Soft16Quad(soft16_key(st.a, x.a, d), soft16_pair(st.b, x.b, d),
+                    soft16_key(soft16_pair(st.c, x.c, d), x.c, d + 8u),
+                    soft16_pair(soft16_pair(st.d, x.d, d), x.d, d + 8u));
+}
+
+// O and LSE of a quad's positions below the length.
+fn store_train_quad16(qq: QueryQuad, st: Soft16Quad) {
+  store_train_hs16(qq.rows.x, st.a);
+  if (qq.i0 + 1u < qq.len) { store_train_hs16(qq.rows.y, st.b); }
+  if (qq.i0 + 2u < qq.len) { store_train_hs16(qq.rows.z, st.c); }
+  if (qq.i0 + 3u < qq.len) { store_train_hs16(qq.rows.w, st.d); }
 }
 
 // O and LSE of (row, head) index r from its final state, as attend_thread_hs16 writes them.

@@ -9,7 +9,7 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
-import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, TRAIN_POSITIONS_PER_INVOCATION, threadEntry, type AttentionVariant } from './attention';
+import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, threadEntry, type AttentionVariant } from './attention';
 
 export interface AttentionBackwardOptions {
   NH: number;
@@ -44,8 +44,6 @@ export interface AttentionBackwardOptions {
 /** Invocations per workgroup of attn_bwd_dkv_ps{8,16}_hs{8,16} (a half or a quarter as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
-/** Invocations per workgroup of attn_bwd_dq_thread_hs{8,16}_ps16 (a quarter as many invocations as the four-query forms). */
-export const DQ16_WORKGROUP = 16;
 
 /** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
 export const PS_HEAD_SIZES = [8, 16];
@@ -168,7 +166,7 @@ export class AttentionBackward {
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
     const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys >= 8 ? DKV8_WORKGROUP : wg;
-    const dqWg = queries === 16 ? Math.min(wg, DQ16_WORKGROUP) : wg;
+    const dqWg = queries === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
     const psKernels = withPs ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 4 ? '' : queries}`, overrides: { WG: dqWg, HS } }),
       queries,

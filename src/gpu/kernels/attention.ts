@@ -37,6 +37,12 @@ export interface AttentionOptions {
   /** Run two query heads per invocation where headPairs allows it (default true; false to time
    * or test the one-head form). */
   pairHeads?: boolean;
+  /**
+   * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16): 16
+   * (default; attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries) or 4
+   * (attn_train_hs{8,16}_lse); both give the row-table form's O and LSE bit for bit.
+   */
+  trainPositions?: 4 | 16;
 }
 
 /** Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points. */
@@ -57,6 +63,13 @@ export function threadEntry(base: string, HS: number): string {
  * positions per invocation of attn_bwd_dkv_thread_hs{HS}.
  */
 export const TRAIN_POSITIONS_PER_INVOCATION = 4;
+
+/**
+ * Invocations per workgroup of the sixteen-position forms (attn_train_hs*_lse16,
+ * attn_bwd_dq_thread_hs*_ps16): a 16 x 80 batch of 4 heads has only 320 of them, and a
+ * workgroup runs on one CPU thread.
+ */
+export const SIXTEEN_POSITION_WORKGROUP = 16;
 
 /**
  * Whether the row-table forward runs two query heads of one kv head per invocation
@@ -93,8 +106,8 @@ export class Attention {
     private readonly paired: RowForm | null,
     /** Invocations per workgroup of both row-table forms. */
     private readonly rowWg: number,
-    /** attn_train_hs{8,16}_lse (thread, lse): packed training rows by the slot table. */
-    private readonly trainPipeline: Kernel | null,
+    /** attn_train_hs{8,16}_lse{16,} (thread, lse): packed training rows by the slot table, `positions` per invocation in workgroups of `wg`. */
+    private readonly train: { pipeline: Kernel; positions: 4 | 16; wg: number } | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 
@@ -108,7 +121,7 @@ export class Attention {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, ...opts };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, trainPositions: 16, ...opts };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -121,22 +134,26 @@ export class Attention {
     const rowWg = o.variant === 'thread' && opts.wg === undefined ? rowWorkgroupSize(rt.report) : wg;
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
     const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
+    const positions = o.trainPositions;
+    const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
     const [single, paired, trainPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
-      train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
+      train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse${positions === 16 ? '16' : ''}`, overrides: { WG: trainWg, HS } }) : null,
     ]);
-    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainPipeline, o);
+    const trainForm = trainPipeline && { pipeline: trainPipeline, positions, wg: trainWg };
+    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, o);
   }
 
   /**
    * Records O [M, NH*HS] = attention of the rows' queries over cache layer `layer`; with the
    * `lse` option also LSE [M, NH] (required then, refused otherwise). `seqs`: for packed
    * training rows (every slot's rows contiguous, positions 0..T-1), their slot table [B, 2]
-   * (`sequenceTable`); the HS = 8 and 16 thread forms then take four positions per invocation.
+   * (`sequenceTable`); the HS = 8 and 16 thread forms then take `trainPositions` positions per
+   * invocation.
    */
   run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer): void {
-    const { NH, KVH, HS, wg, variant, lse } = this.opts;
+    const { NH, KVH, HS, variant, lse } = this.opts;
     const c = cache.cfg;
     if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
     if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError('attention', `layer in [0, ${c.numLayers})`, `${layer}`);
@@ -152,20 +169,20 @@ export class Attention {
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
-    const train = seqs && this.trainPipeline ? this.trainPipeline : null;
+    const train = seqs && this.train ? this.train : null;
     const form = this.rowForm(M);
     let wgs: { x: number; y: number };
     if (variant === 'wg') {
       if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
       wgs = { x: NH, y: M };
     } else {
-      const invocations = train ? c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) : M * NH / form.heads;
-      const groups = Math.ceil(invocations / (train ? wg : this.rowWg));
+      const invocations = train ? c.B * NH * Math.ceil(c.Tmax / train.positions) : M * NH / form.heads;
+      const groups = Math.ceil(invocations / (train ? train.wg : this.rowWg));
       const x = Math.min(groups, max);
       wgs = { x, y: Math.ceil(groups / x) };
     }
     const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);
-    this.rt.dispatch(train ?? form.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
+    this.rt.dispatch(train ? train.pipeline : form.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

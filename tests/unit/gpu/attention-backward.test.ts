@@ -61,6 +61,28 @@ describe('attention backward', () => {
     }
   });
 
+  // The packed-training forward takes sixteen positions per invocation (four quads) by default:
+  // lengths that end in each of the four quads of a group, inside one and at a boundary, against
+  // the four-position form and the row-table form, bit for bit.
+  it('thread HS = 8 and 16: sixteen positions per training-forward invocation equal four and the row-table form bit for bit', async () => {
+    const rt = await nodeRuntime();
+    const extras = [
+      { name: 'lengths 10, 15, 12 and 34', NH: 4, KVH: 2, HS: 8, lengths: [10, 15, 12, 34], Tmax: 34, theta: 10000 },
+      { name: 'HS=16 lengths 6, 11, 16 and 21', NH: 4, KVH: 2, HS: 16, lengths: [6, 11, 16, 21], Tmax: 22, theta: 10000 },
+    ];
+    for (const c of [...cases.filter((k) => k.HS === 8 || k.HS === 16), ...extras]) {
+      const { QKV, dO } = caseInputs(c, 13 + c.Tmax);
+      const sixteen = await gpuGrads(rt, c, 'thread', QKV, dO, true, { trainPositions: 16 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { trainPositions: 4 });
+      const byRows = await gpuGrads(rt, c, 'thread', QKV, dO, false);
+      console.log(`attention forward HS=${c.HS} 16 vs 4 positions ${c.name}: maxdiff O=${maxAbsDiff(sixteen.O, four.O).toExponential(2)} LSE=${maxAbsDiff(sixteen.LSE, four.LSE).toExponential(2)}`);
+      for (const [name, g] of [['four positions', four], ['row table', byRows]] as const) {
+        expect(Array.from(sixteen.O), `O vs ${name}, ${c.name}`).toEqual(Array.from(g.O));
+        expect(Array.from(sixteen.LSE), `LSE vs ${name}, ${c.name}`).toEqual(Array.from(g.LSE));
+      }
+    }
+  });
+
   // HS = 8 and 16 keep each pair's P and dS between the dQ and dK/dV kernels (PS_HEAD_SIZES) unless
   // the scratch would pass the budget: both forms against the reference, and the same dQ bit for bit.
   it('thread HS = 8 and 16: P/dS kept and recomputed (budget 0 or too small) both match the reference', async () => {

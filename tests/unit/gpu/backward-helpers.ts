@@ -5,7 +5,7 @@
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { QkvRope } from '../../../src/gpu/kernels/rope';
-import { Attention, type AttentionVariant } from '../../../src/gpu/kernels/attention';
+import { Attention, type AttentionOptions, type AttentionVariant } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, sequenceTable, type AttentionBackwardOptions } from '../../../src/gpu/kernels/attention-backward';
 import { QkvRopeBackward } from '../../../src/gpu/kernels/rope-backward';
 import { rope_backward, rope_forward } from '../../../src/reference/rope';
@@ -118,7 +118,8 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * so its P/dS scratch holds what an earlier call left there.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> = {}, reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> & Pick<AttentionOptions, 'trainPositions'> = {},
+  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -126,8 +127,9 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const M = step.M;
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
-  const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true });
-  const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
+  const { trainPositions, ...bwdForm } = form;
+  const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, ...(trainPositions ? { trainPositions } : {}) });
+  const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...bwdForm });
   const act = M * NH * HS * 4;
   const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
   const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
