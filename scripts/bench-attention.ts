@@ -1,14 +1,14 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
-//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 16,8,4] [--dkv-keys 16,8,4]`: GPU time of the causal attention
-// forward (with LSE) and its backward (stats + dQ + dK/dV) at training shapes (default
-// stories260K: B=16, T=128, 8/4 heads of 8), per variant (the thread variant at PS_HEAD_SIZES
-// both with P/dS kept and recomputed), the forward in its training form (given the slot table, as
-// TrainStep runs it). Figures are GFLOPS of useful work: forward 4 HS per (query, key) pair,
-// backward 8 HS (the four products the gradients need) and also as FlashAttention's benchmarks
-// count it (2.5x the forward's flops: 10 HS per pair, the scores' recompute included), so it
-// compares with published figures. `--dq-queries` / `--dkv-keys` list the query / key positions
-// per invocation of the kept-P/dS dQ / dK/dV kernels to time (default 16 each; every pair runs),
-// `--train-positions` those of the training forward (thread variant, HS = 8 / 16; default 16).
+//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 16,8,4] [--dkv-keys 16,8,4]`: GPU time
+// of the causal attention forward (with LSE; the training form, given the slot table, as
+// TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
+// heads of 8), per variant; the thread variant's backward at PS_HEAD_SIZES fused (the default),
+// with P/dS kept and with the scores recomputed. Figures are GFLOPS of useful work: forward 4 HS
+// per (query, key) pair, backward 8 HS (the four products the gradients need) and also as
+// FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'
+// recompute included), so it compares with published figures. `--dq-queries` / `--dkv-keys` list
+// the query / key positions per invocation of the kept-P/dS dQ / dK/dV kernels to time (default 16
+// each; every pair runs), `--train-positions` those of the training forward (default 16).
 // `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
 // T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
 // invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
@@ -65,14 +65,15 @@ for (const variant of variants) {
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
-  const forms = kept ? [...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
+  const forms = kept ? [{ fused: true }, ...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
   for (const form of forms) {
     const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
     run();
     await rt.sync();
     const b = await timeRuns(rt, run, budget);
-    const name = bwd.keptScores ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ, ${bwd.dkvKeysPerInvocation} keys per dK/dV invocation` : 'scores recomputed';
+    const name = bwd.form === 'fused' ? 'fused dK/dV/dQ partials'
+      : bwd.form === 'kept' ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ, ${bwd.dkvKeysPerInvocation} keys per dK/dV invocation` : 'scores recomputed';
     console.log(`${variant.padEnd(7)} backward (${name}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}; as FlashAttention counts it ${gf(10 * HS * pairs, b)}`);
     if (rt.hasFeature('timestamp-query')) {
       rt.profiler = new DispatchProfiler(rt.device);

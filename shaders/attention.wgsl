@@ -1901,3 +1901,265 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     dVc[ko + d] = bacc2[d];
   }
 }
+
+// ---- fused dK/dV + dQ partials (HS = 8 / 16, thread variant, training rows) -----------------
+// attn_bwd_fused16_hs{8,16}: one invocation per (slot, kv head, sixteen keys j0 = 16t .. 16t + 15),
+// the keys' scaled K and V in registers. For each query head of the group and each query quad
+// from the keys' own quad to the length, it loads the quad's Q, dO and (LSE, D) once and, per
+// (query, key) pair, recomputes s, P = exp(s - LSE), dP = dO . V and dS = P (dP - D), adding to
+// the keys' dK, dV sums and to the quad's dQ sum over these sixteen keys, which it stores as
+// partial t of each query (dQP below). attn_bwd_dq_reduce then sums each query's partials. No
+// P/dS scratch: on a CPU adapter every load is a per-lane gather, and the kept-P/dS pair of
+// kernels spent most of their time storing and loading two floats per pair. Pairs with the key
+// past the query or the query past the length add nothing. dKc/dVc are overwritten for every
+// position (zeros past each slot's length). Grid: B * KVH * ceil(Tmax / 16).
+// Bindings: Q 0, seqs 1, Kc 2, Vc 3, dO 4, ST 5, dKc 6, dVc 7, dQP 8; uniforms pf at 9.
+// dQP [ceil(Tmax / 16), M, NH, HS/4] vec4: partial t of (row, head) = scale sum over keys
+// 16t .. 16t + 15 of dS K (written for t <= position / 16).
+@group(0) @binding(8) var<storage, read_write> dQP: array<vec4<f32>>;
+@group(0) @binding(9) var<uniform> pf: Params;
+
+// A query quad's (LSE, D) as two vec4s over its four queries.
+struct QuadStats { lse: vec4<f32>, d: vec4<f32> }
+
+fn quad_stats(r: vec4<u32>) -> QuadStats {
+  let s0 = ST[r.x];
+  let s1 = ST[r.y];
+  let s2 = ST[r.z];
+  let s3 = ST[r.w];
+  return QuadStats(vec4<f32>(s0.x, s1.x, s2.x, s3.x), vec4<f32>(s0.y, s1.y, s2.y, s3.y));
+}
+
+// Which (query, key) pairs of query positions qpos (live: below the length) reach key j.
+fn pair_on(j: u32, qpos: vec4<u32>, live: vec4<bool>) -> vec4<bool> { return (vec4<u32>(j) <= qpos) & live; }
+
+// dQP offset (vec4) of partial t of (row, head) index r; n = vec4s per head.
+fn dqp_offset(t: u32, r: u32, n: u32) -> u32 { return (t * pf.M * pf.NH + r) * n; }
+
+// -- HS = 8 --
+struct Fused8 { acc: Dkv8, dq: Quad8 }
+struct FusedQuad8 { acc: DkvQuad8, dq: Quad8 }
+
+// The scaled K and V of the four keys from position j of cache line `line` (past Tmax the last).
+fn fused_keys8(line: u32, j: u32) -> DkvQuad8 {
+  let o = (vec4<u32>(line * pf.Tmax) + min(vec4<u32>(j) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pf.Tmax - 1u))) * 2u;
+  return DkvQuad8(fused_key8(o.x), fused_key8(o.y), fused_key8(o.z), fused_key8(o.w));
+}
+
+fn fused_key8(o: u32) -> Dkv8 { return Dkv8(Kc[o] * pf.scale, Kc[o + 1u] * pf.scale, Vc[o], Vc[o + 1u]); }
+
+// One key (scaled K and V in k, sums in a) against a query quad (Q rows x unscaled, dO rows g).
+fn fused8_key(a: Dkv8, k: Dkv8, x: Quad8, g: Quad8, st: QuadStats, on: vec4<bool>, dq: Quad8) -> Fused8 {
+  let s = vec4<f32>(dot(x.a0, k.ka) + dot(x.b0, k.kb), dot(x.a1, k.ka) + dot(x.b1, k.kb),
+                    dot(x.a2, k.ka) + dot(x.b2, k.kb), dot(x.a3, k.ka) + dot(x.b3, k.kb));
+  let p = select(vec4<f32>(0.0), exp(s - st.lse), on);
+  let dp = vec4<f32>(dot(g.a0, k.va) + dot(g.b0, k.vb), dot(g.a1, k.va) + dot(g.b1, k.vb),
+                     dot(g.a2, k.va) + dot(g.b2, k.vb), dot(g.a3, k.va) + dot(g.b3, k.vb));
+  let ds = p * (dp - st.d);
+  return Fused8(Dkv8(a.ka + ds.x * x.a0 + ds.y * x.a1 + ds.z * x.a2 + ds.w * x.a3,
+                     a.kb + ds.x * x.b0 + ds.y * x.b1 + ds.z * x.b2 + ds.w * x.b3,
+                     a.va + p.x * g.a0 + p.y * g.a1 + p.z * g.a2 + p.w * g.a3,
+                     a.vb + p.x * g.b0 + p.y * g.b1 + p.z * g.b2 + p.w * g.b3),
+                Quad8(dq.a0 + ds.x * k.ka, dq.b0 + ds.x * k.kb, dq.a1 + ds.y * k.ka, dq.b1 + ds.y * k.kb,
+                      dq.a2 + ds.z * k.ka, dq.b2 + ds.z * k.kb, dq.a3 + ds.w * k.ka, dq.b3 + ds.w * k.kb));
+}
+
+// Four keys from position j against a query quad at positions qpos.
+fn fused8_quad(a: DkvQuad8, k: DkvQuad8, j: u32, x: Quad8, g: Quad8, st: QuadStats, qpos: vec4<u32>, live: vec4<bool>, dq: Quad8) -> FusedQuad8 {
+  let f0 = fused8_key(a.a, k.a, x, g, st, pair_on(j, qpos, live), dq);
+  let f1 = fused8_key(a.b, k.b, x, g, st, pair_on(j + 1u, qpos, live), f0.dq);
+  let f2 = fused8_key(a.c, k.c, x, g, st, pair_on(j + 2u, qpos, live), f1.dq);
+  let f3 = fused8_key(a.d, k.d, x, g, st, pair_on(j + 3u, qpos, live), f2.dq);
+  return FusedQuad8(DkvQuad8(f0.acc, f1.acc, f2.acc, f3.acc), f3.dq);
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_fused16_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quads(pf, gid.x + gid.y * nwg.x * WG, 4u);
+  if (!kq.ok) { return; }
+  let t = kq.j0 / 16u;
+  let kA = fused_keys8(kq.line, kq.j0);
+  let kB = fused_keys8(kq.line, kq.j0 + 4u);
+  let kC = fused_keys8(kq.line, kq.j0 + 8u);
+  let kD = fused_keys8(kq.line, kq.j0 + 12u);
+  var aA = dkv8_quad_zero();
+  var aB = aA;
+  var aC = aA;
+  var aD = aA;
+  let u0 = kq.j0 / 4u;
+  let z = vec4<f32>(0.0);
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let r = quad_rows(pf, kq, h, u);
+      let qpos = vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u);
+      let live = qpos < vec4<u32>(kq.len);
+      let x = quad_queries(r, 1.0);
+      let g = quad_grads8(r);
+      let st = quad_stats(r);
+      // Key quad k only reaches query quads from its own on (u > u0 + k - 1).
+      var f = fused8_quad(aA, kA, kq.j0, x, g, st, qpos, live, Quad8(z, z, z, z, z, z, z, z));
+      aA = f.acc;
+      if (u > u0) { f = fused8_quad(aB, kB, kq.j0 + 4u, x, g, st, qpos, live, f.dq); aB = f.acc; }
+      if (u > u0 + 1u) { f = fused8_quad(aC, kC, kq.j0 + 8u, x, g, st, qpos, live, f.dq); aC = f.acc; }
+      if (u > u0 + 2u) { f = fused8_quad(aD, kD, kq.j0 + 12u, x, g, st, qpos, live, f.dq); aD = f.acc; }
+      store_dqp8(t, r.x, f.dq.a0, f.dq.b0);
+      if (live.y) { store_dqp8(t, r.y, f.dq.a1, f.dq.b1); }
+      if (live.z) { store_dqp8(t, r.z, f.dq.a2, f.dq.b2); }
+      if (live.w) { store_dqp8(t, r.w, f.dq.a3, f.dq.b3); }
+    }
+  }
+  store_fused_quad8(kq.line, kq.j0, aA);
+  store_fused_quad8(kq.line, kq.j0 + 4u, aB);
+  store_fused_quad8(kq.line, kq.j0 + 8u, aC);
+  store_fused_quad8(kq.line, kq.j0 + 12u, aD);
+}
+
+fn store_dqp8(t: u32, r: u32, a: vec4<f32>, b: vec4<f32>) {
+  let o = dqp_offset(t, r, 2u);
+  dQP[o] = a;
+  dQP[o + 1u] = b;
+}
+
+// dK (scaled) and dV of the four keys from position j of cache line `line` (those below Tmax).
+fn store_fused_quad8(line: u32, j: u32, a: DkvQuad8) {
+  let o = (line * pf.Tmax + j) * 2u;
+  if (j < pf.Tmax) { store_fused8(o, a.a); }
+  if (j + 1u < pf.Tmax) { store_fused8(o + 2u, a.b); }
+  if (j + 2u < pf.Tmax) { store_fused8(o + 4u, a.c); }
+  if (j + 3u < pf.Tmax) { store_fused8(o + 6u, a.d); }
+}
+
+fn store_fused8(o: u32, a: Dkv8) {
+  dKc[o] = a.ka * pf.scale;
+  dKc[o + 1u] = a.kb * pf.scale;
+  dVc[o] = a.va;
+  dVc[o + 1u] = a.vb;
+}
+
+// -- HS = 16 --
+struct Kv16 { k: Q16, v: Q16 }
+struct Kv16Quad { a: Kv16, b: Kv16, c: Kv16, d: Kv16 }
+struct Fused16 { acc: Dkv16, dq: Quad16 }
+struct FusedQuad16 { acc: DkvQuad16, dq: Quad16 }
+
+fn fused_keys16(line: u32, j: u32) -> Kv16Quad {
+  let o = (vec4<u32>(line * pf.Tmax) + min(vec4<u32>(j) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pf.Tmax - 1u))) * 4u;
+  return Kv16Quad(Kv16(key16f(o.x), vc16(o.x)), Kv16(key16f(o.y), vc16(o.y)), Kv16(key16f(o.z), vc16(o.z)), Kv16(key16f(o.w), vc16(o.w)));
+}
+
+fn key16f(o: u32) -> Q16 { return Q16(Kc[o] * pf.scale, Kc[o + 1u] * pf.scale, Kc[o + 2u] * pf.scale, Kc[o + 3u] * pf.scale); }
+
+// acc + w.x a + w.y b + w.z c + w.w d, HS = 16.
+fn madd16x4(acc: Q16, w: vec4<f32>, q: Quad16) -> Q16 {
+  return Q16(acc.x0 + w.x * q.a.x0 + w.y * q.b.x0 + w.z * q.c.x0 + w.w * q.d.x0,
+             acc.x1 + w.x * q.a.x1 + w.y * q.b.x1 + w.z * q.c.x1 + w.w * q.d.x1,
+             acc.x2 + w.x * q.a.x2 + w.y * q.b.x2 + w.z * q.c.x2 + w.w * q.d.x2,
+             acc.x3 + w.x * q.a.x3 + w.y * q.b.x3 + w.z * q.c.x3 + w.w * q.d.x3);
+}
+
+fn madd16(acc: Q16, w: f32, k: Q16) -> Q16 { return Q16(acc.x0 + w * k.x0, acc.x1 + w * k.x1, acc.x2 + w * k.x2, acc.x3 + w * k.x3); }
+
+fn fused16_key(a: Dkv16, k: Kv16, x: Quad16, g: Quad16, st: QuadStats, on: vec4<bool>, dq: Quad16) -> Fused16 {
+  let s = vec4<f32>(dot16(x.a, k.k), dot16(x.b, k.k), dot16(x.c, k.k), dot16(x.d, k.k));
+  let p = select(vec4<f32>(0.0), exp(s - st.lse), on);
+  let dp = vec4<f32>(dot16(g.a, k.v), dot16(g.b, k.v), dot16(g.c, k.v), dot16(g.d, k.v));
+  let ds = p * (dp - st.d);
+  return Fused16(Dkv16(madd16x4(a.dk, ds, x), madd16x4(a.dv, p, g)),
+                 Quad16(madd16(dq.a, ds.x, k.k), madd16(dq.b, ds.y, k.k), madd16(dq.c, ds.z, k.k), madd16(dq.d, ds.w, k.k)));
+}
+
+fn fused16_quad(a: DkvQuad16, k: Kv16Quad, j: u32, x: Quad16, g: Quad16, st: QuadStats, qpos: vec4<u32>, live: vec4<bool>, dq: Quad16) -> FusedQuad16 {
+  let f0 = fused16_key(a.a, k.a, x, g, st, pair_on(j, qpos, live), dq);
+  let f1 = fused16_key(a.b, k.b, x, g, st, pair_on(j + 1u, qpos, live), f0.dq);
+  let f2 = fused16_key(a.c, k.c, x, g, st, pair_on(j + 2u, qpos, live), f1.dq);
+  let f3 = fused16_key(a.d, k.d, x, g, st, pair_on(j + 3u, qpos, live), f2.dq);
+  return FusedQuad16(DkvQuad16(f0.acc, f1.acc, f2.acc, f3.acc), f3.dq);
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_fused16_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quads(pf, gid.x + gid.y * nwg.x * WG, 4u);
+  if (!kq.ok) { return; }
+  let t = kq.j0 / 16u;
+  let kA = fused_keys16(kq.line, kq.j0);
+  let kB = fused_keys16(kq.line, kq.j0 + 4u);
+  let kC = fused_keys16(kq.line, kq.j0 + 8u);
+  let kD = fused_keys16(kq.line, kq.j0 + 12u);
+  var aA = dkv16_quad_zero();
+  var aB = aA;
+  var aC = aA;
+  var aD = aA;
+  let u0 = kq.j0 / 4u;
+  let z = vec4<f32>(0.0);
+  let zq = Q16(z, z, z, z);
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let r = quad_rows(pf, kq, h, u);
+      let qpos = vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u);
+      let live = qpos < vec4<u32>(kq.len);
+      let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
+      let g = Quad16(grad16(r.x), grad16(r.y), grad16(r.z), grad16(r.w));
+      let st = quad_stats(r);
+      var f = fused16_quad(aA, kA, kq.j0, x, g, st, qpos, live, Quad16(zq, zq, zq, zq));
+      aA = f.acc;
+      if (u > u0) { f = fused16_quad(aB, kB, kq.j0 + 4u, x, g, st, qpos, live, f.dq); aB = f.acc; }
+      if (u > u0 + 1u) { f = fused16_quad(aC, kC, kq.j0 + 8u, x, g, st, qpos, live, f.dq); aC = f.acc; }
+      if (u > u0 + 2u) { f = fused16_quad(aD, kD, kq.j0 + 12u, x, g, st, qpos, live, f.dq); aD = f.acc; }
+      store_dqp16(t, r.x, f.dq.a);
+      if (live.y) { store_dqp16(t, r.y, f.dq.b); }
+      if (live.z) { store_dqp16(t, r.z, f.dq.c); }
+      if (live.w) { store_dqp16(t, r.w, f.dq.d); }
+    }
+  }
+  store_fused_quad16(kq.line, kq.j0, aA);
+  store_fused_quad16(kq.line, kq.j0 + 4u, aB);
+  store_fused_quad16(kq.line, kq.j0 + 8u, aC);
+  store_fused_quad16(kq.line, kq.j0 + 12u, aD);
+}
+
+fn store_dqp16(t: u32, r: u32, a: Q16) {
+  let o = dqp_offset(t, r, 4u);
+  dQP[o] = a.x0;
+  dQP[o + 1u] = a.x1;
+  dQP[o + 2u] = a.x2;
+  dQP[o + 3u] = a.x3;
+}
+
+fn store_fused_quad16(line: u32, j: u32, a: DkvQuad16) {
+  let o = (line * pf.Tmax + j) * 4u;
+  if (j < pf.Tmax) { store_fused16(o, a.a); }
+  if (j + 1u < pf.Tmax) { store_fused16(o + 4u, a.b); }
+  if (j + 2u < pf.Tmax) { store_fused16(o + 8u, a.c); }
+  if (j + 3u < pf.Tmax) { store_fused16(o + 12u, a.d); }
+}
+
+fn store_fused16(o: u32, a: Dkv16) {
+  dKc[o] = a.dk.x0 * pf.scale;
+  dKc[o + 1u] = a.dk.x1 * pf.scale;
+  dKc[o + 2u] = a.dk.x2 * pf.scale;
+  dKc[o + 3u] = a.dk.x3 * pf.scale;
+  dVc[o] = a.dv.x0;
+  dVc[o + 1u] = a.dv.x1;
+  dVc[o + 2u] = a.dv.x2;
+  dVc[o + 3u] = a.dv.x3;
+}
+
+// attn_bwd_dq_reduce: dQ of (row, head) = the sum of its partials t = 0 .. position / 16 in dQP
+// (in t order). Bindings: dQR (dQP) 0, rows 1, dQ out 2; uniforms pr2 at 3. Grid: M * NH.
+@group(0) @binding(0) var<storage, read> dQR: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> dQout: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> pr2: Params;
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pr2.M * pr2.NH) { return; }
+  let HS4 = HS / 4u;
+  let parts = min(rows[2u * (idx / pr2.NH) + 1u], pr2.Tmax - 1u) / 16u + 1u;
+  let plane = pr2.M * pr2.NH * HS4;
+  for (var d = 0u; d < HS4; d++) {
+    var acc = vec4<f32>(0.0);
+    for (var t = 0u; t < parts; t++) { acc += dQR[t * plane + idx * HS4 + d]; }
+    dQout[idx * HS4 + d] = acc;
+  }
+}

@@ -7,7 +7,7 @@
 // Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
-import { attentionScoreBytes } from '../gpu/kernels/attention-backward';
+import { attentionScratchBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
 import type { QuantMode } from '../model/gpu/upload';
 import { LINEAR_GROUPS, groupShape, groupTargeted, type GroupShape, type LinearGroup } from '../model/gpu/lora-upload';
@@ -307,7 +307,7 @@ const TROW = {
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
-  scores: 'attention backward P and dS [n, NH, T/4, T, 2] vec4 (thread variant, HS 8 / 16; grown to the largest pass)',
+  scores: 'attention backward dQ partials [ceil(T / 16), M, NH, HS] f32 (thread variant, HS 8 / 16; grown to the largest pass)',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   valueHead: 'PPO value head w [C] + b [1] and their gradients',
   frozenRef: 'KL reference: frozen copy of the trainable tensors (full mode with beta > 0, or model.adapter)',
@@ -517,7 +517,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
     const retired: SimBuffer[] = [];
-    const psBytes = attentionScoreBytes(o.attention ?? 'thread', d.HS, d.NH, n, Math.max(...lens));
+    const psBytes = attentionScratchBytes({ variant: o.attention ?? 'thread', HS: d.HS, NH: d.NH, B: n, Tmax: Math.max(...lens), M });
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));

@@ -1,8 +1,9 @@
 // Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
-// gradients dK/dV of packed training sequences, deterministic, three dispatches (stats, dQ,
-// dK/dV). At the head sizes of PS_HEAD_SIZES (thread variant) the dQ kernel keeps every pair's
-// P and dS in a scratch buffer the dK/dV kernel reads, unless that scratch would pass
-// psBudgetBytes. Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// gradients dK/dV of packed training sequences, deterministic, three dispatches. At the head
+// sizes of PS_HEAD_SIZES (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ
+// partials, and their reduction (default); or (fused: false) stats, a dQ kernel that keeps every
+// pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the
+// scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
@@ -39,7 +40,20 @@ export interface AttentionBackwardOptions {
    * (attn_bwd_dq_thread_hs*_ps8) or 4; all give the same dQ, P and dS bit for bit.
    */
   dqQueries?: 4 | 8 | 16;
+  /**
+   * At the head sizes of PS_HEAD_SIZES (thread variant): one fused kernel for dK, dV and per-key-
+   * group dQ partials (attn_bwd_fused16_hs{8,16}) and a reduction of the partials
+   * (attn_bwd_dq_reduce) instead of the kept-P/dS dQ and dK/dV kernels (default true; false
+   * runs those). Its scratch (the partials) counts against psBudgetBytes as P/dS does.
+   */
+  fused?: boolean;
 }
+
+/** Which kernels the last AttentionBackward.run used. */
+export type AttentionBackwardForm = 'fused' | 'kept' | 'recomputed';
+
+/** Key positions per invocation of attn_bwd_fused16_hs* (dQ partials per query: ceil(Tmax / 16)). */
+export const FUSED_KEYS = 16;
 
 /** Invocations per workgroup of attn_bwd_dkv_ps{8,16}_hs{8,16} (a half or a quarter as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
@@ -51,14 +65,34 @@ export const PS_HEAD_SIZES = [8, 16];
 /** Default most bytes of the P/dS scratch (AttentionBackwardOptions.psBudgetBytes): the storage binding size every WebGPU device allows. */
 export const PS_BUDGET_BYTES = 128 * 2 ** 20;
 
+/** The shape of one backward call, for its scratch size. */
+export interface AttentionScratchShape {
+  variant: AttentionVariant;
+  HS: number;
+  NH: number;
+  /** Cache slots and positions per slot. */
+  B: number;
+  Tmax: number;
+  /** Rows of the call. */
+  M: number;
+  /** Most scratch bytes (default PS_BUDGET_BYTES). */
+  budget?: number;
+  /** The fused form's dQ partials (default) or the kept-P/dS form's P and dS. */
+  fused?: boolean;
+}
+
 /**
- * Bytes of the P/dS scratch a backward over B slots of Tmax positions keeps (the memory plan's
- * row; AttentionBackward grows its buffer to it): 0 where the kernels recompute the scores
- * (variant 'wg', other head sizes, or over `budget`).
+ * Bytes of the scratch a backward call keeps (the memory plan's row; AttentionBackward grows its
+ * buffer to it): the fused form's dQ partials [ceil(Tmax / 16), M, NH, HS] f32 or the kept form's
+ * P/dS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4; 0 where the kernels recompute the scores instead
+ * (variant 'wg', other head sizes, or over the budget).
  */
-export function attentionScoreBytes(variant: AttentionVariant, HS: number, NH: number, B: number, Tmax: number, budget = PS_BUDGET_BYTES): number {
-  if (variant !== 'thread' || !PS_HEAD_SIZES.includes(HS) || budget <= 0) return 0;
-  const bytes = B * NH * Math.ceil(Tmax / TRAIN_POSITIONS_PER_INVOCATION) * Tmax * 32;
+export function attentionScratchBytes(c: AttentionScratchShape): number {
+  const budget = c.budget ?? PS_BUDGET_BYTES;
+  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0) return 0;
+  const bytes = c.fused ?? true
+    ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
+    : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
   return bytes <= budget ? bytes : 0;
 }
 
@@ -123,6 +157,8 @@ export class AttentionBackward {
   private ps: GPUBuffer | null = null;
   /** Whether the last run() kept P and dS (for tests and the bench). */
   keptScores = false;
+  /** The kernels the last run() used (for tests and the bench). */
+  form: AttentionBackwardForm = 'recomputed';
 
   /** Key positions per invocation of the kept-P/dS dK/dV kernel (0: no such kernel). */
   get dkvKeysPerInvocation(): number {
@@ -144,13 +180,15 @@ export class AttentionBackward {
      * in workgroups of `dkvWg`.
      */
     private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8 | 16; dqWg: number; keys: 4 | 8 | 16; dkvWg: number } | null,
+    /** attn_bwd_fused16_hs* (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
+    private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 16, dqQueries: 16, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 16, dqQueries: 16, fused: true, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -167,7 +205,11 @@ export class AttentionBackward {
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
     const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys >= 8 ? DKV8_WORKGROUP : wg;
     const dqWg = queries === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
-    const psKernels = withPs ? {
+    const fusedKernels = withPs && o.fused ? {
+      fused: await rt.kernel({ shader: 'attention', entry: `attn_bwd_fused16_hs${HS}`, overrides: { WG: Math.min(wg, SIXTEEN_POSITION_WORKGROUP), HS } }),
+      reduce: await rt.kernel({ shader: 'attention', entry: 'attn_bwd_dq_reduce', overrides }),
+    } : null;
+    const psKernels = withPs && !o.fused ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 4 ? '' : queries}`, overrides: { WG: dqWg, HS } }),
       queries,
       dqWg,
@@ -175,7 +217,7 @@ export class AttentionBackward {
       keys,
       dkvWg,
     } : null;
-    return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, o);
+    return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, fusedKernels, o);
   }
 
   /** Records dQ = dL/dQ and dK, dV = dL/d(cache K, V of `layer`), all overwritten. */
@@ -203,9 +245,19 @@ export class AttentionBackward {
     const u = new Uint8Array(this.uniforms);
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
-    const ps = M > 0 ? this.scoreScratch(c.B, c.Tmax) : null;
-    this.keptScores = ps !== null;
+    const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
+    this.keptScores = ps !== null && this.psKernels !== null;
+    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
+    if (ps && this.fusedKernels) {
+      // attn_bwd_fused16_hs*: dK, dV and the dQ partials of every sixteen keys in ps;
+      // attn_bwd_dq_reduce: dQ from the partials.
+      const { fused, reduce } = this.fusedKernels;
+      const fusedWg = Math.min(wg, SIXTEEN_POSITION_WORKGROUP);
+      this.rt.dispatch(fused, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV, ps], u, grid(c.B * KVH * Math.ceil(c.Tmax / FUSED_KEYS), fusedWg, max));
+      this.rt.dispatch(reduce, [ps, a.rows, a.dQ], u, grid(M * NH, wg, max));
+      return;
+    }
     if (ps && this.psKernels) {
       // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
@@ -234,19 +286,25 @@ export class AttentionBackward {
   }
 
   /**
-   * The P/dS scratch for a batch of B slots of Tmax positions, grown when needed (the old one is
-   * retired after the step's submit); null when this instance has no _ps kernels or the scratch
-   * would pass the budget or the device's limits (the recomputing kernels run instead).
+   * The scratch (the fused form's dQ partials or the kept form's P/dS) for a call of M rows over
+   * B slots of Tmax positions, grown when needed (the old one is retired after the step's
+   * submit); null when this instance has neither form or the scratch would pass the budget or the
+   * device's limits (the recomputing kernels run instead).
    */
-  private scoreScratch(B: number, Tmax: number): GPUBuffer | null {
-    if (!this.psKernels) return null;
+  private scratch(B: number, Tmax: number, M: number): GPUBuffer | null {
+    if (!this.psKernels && !this.fusedKernels) return null;
     const { variant, HS, NH, psBudgetBytes } = this.opts;
-    const bytes = attentionScoreBytes(variant, HS, NH, B, Tmax, Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize));
+    const fused = this.fusedKernels !== null;
+    const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
+    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused });
     if (bytes === 0) return null;
     if (this.ps && this.ps.size >= bytes) return this.ps;
+    const label = fused
+      ? `attention backward dQ partials [${Math.ceil(Tmax / FUSED_KEYS)}, ${M}, ${NH}, ${HS}]`
+      : `attention backward P/dS [${B}, ${NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`;
     let next: GPUBuffer;
     try {
-      next = this.rt.storage(bytes, `attention backward P/dS [${B}, ${this.opts.NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`);
+      next = this.rt.storage(bytes, label);
     } catch (e) {
       if (e instanceof GpuOutOfMemoryError) return null;
       throw e;

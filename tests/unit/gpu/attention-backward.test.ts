@@ -83,18 +83,23 @@ describe('attention backward', () => {
     }
   });
 
-  // HS = 8 and 16 keep each pair's P and dS between the dQ and dK/dV kernels (PS_HEAD_SIZES) unless
-  // the scratch would pass the budget: both forms against the reference, and the same dQ bit for bit.
-  it('thread HS = 8 and 16: P/dS kept and recomputed (budget 0 or too small) both match the reference', async () => {
+  // HS = 8 and 16 run the fused dK/dV/dQ-partial kernel and its reduction (default), or keep each
+  // pair's P and dS between the dQ and dK/dV kernels (fused: false), unless the scratch would pass
+  // the budget: all three forms against the reference, and the kept and recomputed forms' dQ bit
+  // for bit (the same per-query sums).
+  it('thread HS = 8 and 16: fused, P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
     const rt = await nodeRuntime();
-    for (const c of cases.filter((k) => PS_HEAD_SIZES.includes(k.HS))) {
+    const extra = { name: 'HS=16, three key groups of sixteen', NH: 4, KVH: 2, HS: 16, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const ref = referenceGrads(c, QKV, dO);
-      const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const fused = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false });
       const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 0 });
-      const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 1024 });
-      expect([kept.keptScores, none.keptScores, small.keptScores], c.name).toEqual([true, false, false]);
-      for (const [name, g] of [['kept', kept], ['recomputed', none]] as const) {
+      const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 256 });
+      expect([fused.form, kept.form, none.form, small.form], c.name).toEqual(['fused', 'kept', 'recomputed', 'recomputed']);
+      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([false, true, false]);
+      for (const [name, g] of [['fused', fused], ['kept', kept], ['recomputed', none]] as const) {
         const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
         console.log(`attention backward HS=${c.HS} ${name} ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
         for (const x of d) expect(x, `${name} ${c.name}`).toBeLessThan(2e-5);
@@ -112,10 +117,10 @@ describe('attention backward', () => {
     const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
-      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 4 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: 4 });
       expect(four.dkvKeys, c.name).toBe(4);
       for (const keys of [8, 16] as const) {
-        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: keys });
+        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: keys });
         expect(g.dkvKeys, c.name).toBe(keys);
         console.log(`attention backward HS=${c.HS} dK/dV ${keys} vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);
         expect(Array.from(g.dK), `${keys} keys, ${c.name}`).toEqual(Array.from(four.dK));
@@ -124,22 +129,24 @@ describe('attention backward', () => {
     }
   });
 
-  // One instance over batches of another shape: its P/dS scratch then holds the earlier batch's
-  // cells where this batch's layout has cells no query reaches (a key after the quad's queries),
-  // which the dK/dV kernels must never read.
-  it('thread HS = 8 and 16: a reused P/dS scratch gives the same grads as a fresh one', async () => {
+  // One instance over batches of another shape: its scratch then holds the earlier batch's values
+  // where this batch's layout has cells no query reaches (P/dS: a key after the quad's queries),
+  // which the kernels must never read. Fused and kept forms.
+  it('thread HS = 8 and 16: a reused scratch gives the same grads as a fresh one', async () => {
     const rt = await nodeRuntime();
-    for (const HS of PS_HEAD_SIZES) {
-      const big = { name: 'big', NH: 4, KVH: 2, HS, lengths: [37, 29], Tmax: 38, theta: 10000 };
-      const small = { name: 'small', NH: 4, KVH: 2, HS, lengths: [14, 9], Tmax: 14, theta: 10000 };
-      const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66 });
-      const b = caseInputs(big, 3), s = caseInputs(small, 4);
-      await gpuGrads(rt, big, 'thread', b.QKV, b.dO, true, {}, bwd);
-      const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);
-      bwd.destroy();
-      const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true);
-      expect([reused.keptScores, fresh.keptScores]).toEqual([true, true]);
-      for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}`).toEqual(Array.from(fresh[t]));
+    for (const fused of [true, false]) {
+      for (const HS of PS_HEAD_SIZES) {
+        const big = { name: 'big', NH: 4, KVH: 2, HS, lengths: [37, 29], Tmax: 38, theta: 10000 };
+        const small = { name: 'small', NH: 4, KVH: 2, HS, lengths: [14, 9], Tmax: 14, theta: 10000 };
+        const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66, fused });
+        const b = caseInputs(big, 3), s = caseInputs(small, 4);
+        await gpuGrads(rt, big, 'thread', b.QKV, b.dO, true, {}, bwd);
+        const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);
+        bwd.destroy();
+        const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, { fused });
+        expect([reused.form, fresh.form]).toEqual(fused ? ['fused', 'fused'] : ['kept', 'kept']);
+        for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}, fused ${fused}`).toEqual(Array.from(fresh[t]));
+      }
     }
   });
 
@@ -155,10 +162,10 @@ describe('attention backward', () => {
     ];
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), ...extras]) {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
-      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: 4 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dqQueries: 4 });
       expect(four.dqQueries, c.name).toBe(4);
       for (const queries of [8, 16] as const) {
-        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dqQueries: queries });
+        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dqQueries: queries });
         expect([g.dqQueries, g.keptScores], c.name).toEqual([queries, true]);
         console.log(`attention backward HS=${c.HS} dQ ${queries} vs 4 queries ${c.name}: maxdiff dQ=${maxAbsDiff(g.dQ, four.dQ).toExponential(2)} ` +
           `dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);

@@ -6,7 +6,7 @@ import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { QkvRope } from '../../../src/gpu/kernels/rope';
 import { Attention, type AttentionOptions, type AttentionVariant } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, sequenceTable, type AttentionBackwardOptions } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, sequenceTable, type AttentionBackwardForm, type AttentionBackwardOptions } from '../../../src/gpu/kernels/attention-backward';
 import { QkvRopeBackward } from '../../../src/gpu/kernels/rope-backward';
 import { rope_backward, rope_forward } from '../../../src/reference/rope';
 import { attention_backward, attention_forward } from '../../../src/reference/attention';
@@ -118,8 +118,8 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * so its P/dS scratch holds what an earlier call left there.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries'> & Pick<AttentionOptions, 'trainPositions'> = {},
-  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; dkvKeys: number; dqQueries: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused'> & Pick<AttentionOptions, 'trainPositions'> = {},
+  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -142,6 +142,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const n = cache.layerBytes / 4;
   const out = {
     keptScores: bwd.keptScores,
+    form: bwd.form,
     dkvKeys: bwd.dkvKeysPerInvocation,
     dqQueries: bwd.dqQueriesPerInvocation,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
