@@ -3,7 +3,8 @@
 // sizes of PS_HEAD_SIZES (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ
 // partials, and their reduction (default); or (fused: false) stats, a dQ kernel that keeps every
 // pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the
-// scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds
+// the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
@@ -23,9 +24,9 @@ export interface AttentionBackwardOptions {
   /** Invocations per workgroup (default 64; 'wg' needs a power of two >= HS/4). */
   wg?: number;
   /**
-   * Most bytes of the P/dS scratch [B, NH, ceil(Tmax/4), Tmax, 2] vec4 (default PS_BUDGET_BYTES,
-   * capped by the device's largest storage binding); a call whose batch needs more recomputes
-   * the scores in the dK/dV kernel instead. 0 always recomputes.
+   * Most bytes of the scratch (attentionScratchBytes: the fused form's dQ partials or the kept
+   * form's P/dS; default PS_BUDGET_BYTES, capped by the device's largest storage binding); a call
+   * whose batch needs more runs the recomputing dQ and dK/dV kernels instead. 0 always does.
    */
   psBudgetBytes?: number;
   /**
@@ -44,7 +45,8 @@ export interface AttentionBackwardOptions {
    * At the head sizes of PS_HEAD_SIZES (thread variant): one fused kernel for dK, dV and per-key-
    * group dQ partials (attn_bwd_fused16_hs{8,16}) and a reduction of the partials
    * (attn_bwd_dq_reduce) instead of the kept-P/dS dQ and dK/dV kernels (default true; false
-   * runs those). Its scratch (the partials) counts against psBudgetBytes as P/dS does.
+   * runs those, as does a device that allows fewer than FUSED_STORAGE_BUFFERS storage buffers
+   * per stage). Its scratch (the partials) counts against psBudgetBytes as P/dS does.
    */
   fused?: boolean;
 }
@@ -55,14 +57,16 @@ export type AttentionBackwardForm = 'fused' | 'kept' | 'recomputed';
 /** Key positions per invocation of attn_bwd_fused16_hs* (dQ partials per query: ceil(Tmax / 16)). */
 export const FUSED_KEYS = 16;
 
+/** Storage buffers attn_bwd_fused16_hs* binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
+export const FUSED_STORAGE_BUFFERS = 9;
+
 /** Invocations per workgroup of attn_bwd_dkv_ps{8,16}_hs{8,16} (a half or a quarter as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
-
-/** Head sizes whose thread variant can keep P and dS between the dQ and dK/dV kernels. */
+/** Head sizes whose thread variant has the fused and the kept-P/dS backward kernels. */
 export const PS_HEAD_SIZES = [8, 16];
 
-/** Default most bytes of the P/dS scratch (AttentionBackwardOptions.psBudgetBytes): the storage binding size every WebGPU device allows. */
+/** Default most bytes of the backward's scratch, dQ partials or P/dS (AttentionBackwardOptions.psBudgetBytes): the storage binding size every WebGPU device allows. */
 export const PS_BUDGET_BYTES = 128 * 2 ** 20;
 
 /** The shape of one backward call, for its scratch size. */
@@ -205,11 +209,13 @@ export class AttentionBackward {
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
     const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys >= 8 ? DKV8_WORKGROUP : wg;
     const dqWg = queries === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
-    const fusedKernels = withPs && o.fused ? {
+    // The fused kernel binds nine storage buffers (the WebGPU default allows eight per stage).
+    const fusedFits = rt.device.limits.maxStorageBuffersPerShaderStage >= FUSED_STORAGE_BUFFERS;
+    const fusedKernels = withPs && o.fused && fusedFits ? {
       fused: await rt.kernel({ shader: 'attention', entry: `attn_bwd_fused16_hs${HS}`, overrides: { WG: Math.min(wg, SIXTEEN_POSITION_WORKGROUP), HS } }),
       reduce: await rt.kernel({ shader: 'attention', entry: 'attn_bwd_dq_reduce', overrides }),
     } : null;
-    const psKernels = withPs && !o.fused ? {
+    const psKernels = withPs && !fusedKernels ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 4 ? '' : queries}`, overrides: { WG: dqWg, HS } }),
       queries,
       dqWg,

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, PS_HEAD_SIZES, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { GpuRuntime } from '../../../src/gpu/runtime';
+import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { ShapeError } from '../../../src/gpu/errors';
@@ -127,6 +129,23 @@ describe('attention backward', () => {
         expect(Array.from(g.dV), `${keys} keys, ${c.name}`).toEqual(Array.from(four.dV));
       }
     }
+  });
+
+  // A device that allows the WebGPU default of eight storage buffers per stage cannot bind the
+  // fused kernel's nine: the backward then runs the kept-P/dS kernels, with the same results.
+  it('thread HS = 8: a device with eight storage buffers per stage runs the kept-P/dS form', async () => {
+    const { gpu } = await getNodeGpu();
+    const capped = await GpuRuntime.create(gpu, { capLimits: { maxStorageBuffersPerShaderStage: 8 } });
+    expect(capped.device.limits.maxStorageBuffersPerShaderStage).toBe(8);
+    const c = cases.find((k) => k.HS === 8 && k.Tmax === 38)!;
+    const { QKV, dO } = caseInputs(c, 21);
+    const ref = referenceGrads(c, QKV, dO);
+    const g = await gpuGrads(capped, c, 'thread', QKV, dO, true);
+    expect(g.form).toBe('kept');
+    for (const t of ['dQ', 'dK', 'dV'] as const) expect(maxAbsDiff(g[t], ref[t]), t).toBeLessThan(2e-5);
+    const full = await nodeRuntime();
+    expect(full.device.limits.maxStorageBuffersPerShaderStage).toBeGreaterThanOrEqual(FUSED_STORAGE_BUFFERS);
+    capped.device.destroy();
   });
 
   // One instance over batches of another shape: its scratch then holds the earlier batch's values
