@@ -1,14 +1,14 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
-//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 16,8,4] [--dkv-keys 16,8,4]`: GPU time
+//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
-// heads of 8), per variant; the thread variant's backward at PS_HEAD_SIZES fused (the default),
+// heads of 8), per variant; the thread variant's backward at PS_HEAD_SIZES fused (HS = 8),
 // with P/dS kept and with the scores recomputed. Figures are GFLOPS of useful work: forward 4 HS
 // per (query, key) pair, backward 8 HS (the four products the gradients need) and also as
 // FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'
 // recompute included), so it compares with published figures. `--dq-queries` / `--dkv-keys` list
-// the query / key positions per invocation of the kept-P/dS dQ / dK/dV kernels to time (default 16
-// each; every pair runs), `--train-positions` those of the training forward (default 16).
+// the query / key positions per invocation of the kept-P/dS dQ / dK/dV kernels to time (default 8
+// each; every pair runs), `--train-positions` those of the training forward (default: its own).
 // `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
 // T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
 // invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
@@ -29,9 +29,9 @@ const B = getNumber(args, 'batch', 16), T = getNumber(args, 'seq', 128);
 const [NH, KVH, HS] = getString(args, 'heads', '8,4,8').split(',').map(Number);
 const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split(',') as AttentionVariant[];
 const budget = getNumber(args, 'budget-ms', 400);
-const dqForms = getString(args, 'dq-queries', '16').split(',').map(Number) as (4 | 8 | 16)[];
-const dkvForms = getString(args, 'dkv-keys', '16').split(',').map(Number) as (4 | 8 | 16)[];
-const trainForms = getString(args, 'train-positions', '16').split(',').map(Number) as (4 | 16)[];
+const dqForms = getString(args, 'dq-queries', '8').split(',').map(Number) as (4 | 8)[];
+const dkvForms = getString(args, 'dkv-keys', '8').split(',').map(Number) as (4 | 8)[];
+const trainForms = args.flags['train-positions'] === undefined ? [undefined] : getString(args, 'train-positions', '16').split(',').map(Number) as (4 | 16)[];
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
 const limits = await measureLimits(rt);
@@ -55,13 +55,13 @@ const rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.r
 const pairs = B * NH * T * (T + 1) / 2;
 console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
 for (const variant of variants) {
-  for (const trainPositions of variant === 'thread' ? trainForms : [16 as const]) {
-    const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, trainPositions });
+  for (const trainPositions of variant === 'thread' ? trainForms : [undefined]) {
+    const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, ...(trainPositions ? { trainPositions } : {}) });
     // one untimed run first: SwiftShader compiles a pipeline at its first dispatch
     fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
     await rt.sync();
     const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
-    const form = variant === 'thread' && [8, 16].includes(HS) ? ` (${trainPositions} positions per invocation)` : '';
+    const form = variant === 'thread' && [8, 16].includes(HS) ? ` (${fwd.opts.trainPositions} positions per invocation)` : '';
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);

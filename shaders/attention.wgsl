@@ -776,9 +776,9 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(8) var<uniform> pk: Params;
 // The _ps forms (HS = 8 / 16, thread variant), which keep each (query, key) pair's P and dS:
 //   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8
-//                               (the eight- and sixteen-query _ps8 / _ps16 forms bind the same);
+//                               (the eight-query _ps8 forms bind the same);
 //   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6
-//                               (the eight- and sixteen-key _ps8_ / _ps16_ forms bind the same).
+//                               (the eight-key _ps8_ forms bind the same).
 // PS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4: for (slot, head, query quad u, key j) the P and dS
 // of the quad's four queries (0 where a query does not reach the key or is past the length).
 @group(0) @binding(7) var<storage, read_write> PSw: array<vec4<f32>>;
@@ -1237,71 +1237,6 @@ fn attn_bwd_dq_thread_hs8_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @bu
   store_dq8(qo.b.rows, qo.b.live, b, pk.scale);
 }
 
-// attn_bwd_dq_thread_hs8_ps8 with sixteen query positions per invocation (four query quads A..D
-// of one line), so each key's K and V loads feed sixteen queries. The keys up to A's last feed
-// all four quads, then B, C and D take the keys past the previous quad's last; every query sums
-// its keys in the same order with the same steps, so dQ, P and dS are bit-identical to the
-// four-query form. Grid: B * NH * ceil(Tmax / 16).
-@compute @workgroup_size(WG)
-fn attn_bwd_dq_thread_hs8_ps16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let q = query_quads4(pk, gid.x + gid.y * nwg.x * WG);
-  if (!q.a.ok) { return; }
-  let xa = dq_in8(q.a.rows, pk.scale);
-  let xb = dq_in8(q.b.rows, pk.scale);
-  let xc = dq_in8(q.c.rows, pk.scale);
-  let xd = dq_in8(q.d.rows, pk.scale);
-  var a = dq_zero8();
-  var b = a;
-  var c = a;
-  var d = a;
-  let la = q.a.cell * pk.Tmax * 2u;
-  let lb = q.b.cell * pk.Tmax * 2u;
-  let lc = q.c.cell * pk.Tmax * 2u;
-  let ld = q.d.cell * pk.Tmax * 2u;
-  for (var j = 0u; j <= quad_last(q.a); j++) {
-    let k = key8(q.a.base + j * 2u);
-    a = dq8_key(a, xa, k, quad_reach(q.a, j));
-    b = dq8_key(b, xb, k, quad_reach(q.b, j));
-    c = dq8_key(c, xc, k, quad_reach(q.c, j));
-    d = dq8_key(d, xd, k, quad_reach(q.d, j));
-    store_ps8(la + j * 2u, a);
-    if (q.b.ok) { store_ps8(lb + j * 2u, b); }
-    if (q.c.ok) { store_ps8(lc + j * 2u, c); }
-    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.a, la);
-  store_dq8(q.a.rows, q.a.live, a, pk.scale);
-  if (!q.b.ok) { return; }
-  for (var j = quad_last(q.a) + 1u; j <= quad_last(q.b); j++) {
-    let k = key8(q.a.base + j * 2u);
-    b = dq8_key(b, xb, k, quad_reach(q.b, j));
-    c = dq8_key(c, xc, k, quad_reach(q.c, j));
-    d = dq8_key(d, xd, k, quad_reach(q.d, j));
-    store_ps8(lb + j * 2u, b);
-    if (q.c.ok) { store_ps8(lc + j * 2u, c); }
-    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.b, lb);
-  store_dq8(q.b.rows, q.b.live, b, pk.scale);
-  if (!q.c.ok) { return; }
-  for (var j = quad_last(q.b) + 1u; j <= quad_last(q.c); j++) {
-    let k = key8(q.a.base + j * 2u);
-    c = dq8_key(c, xc, k, quad_reach(q.c, j));
-    d = dq8_key(d, xd, k, quad_reach(q.d, j));
-    store_ps8(lc + j * 2u, c);
-    if (q.d.ok) { store_ps8(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.c, lc);
-  store_dq8(q.c.rows, q.c.live, c, pk.scale);
-  if (!q.d.ok) { return; }
-  for (var j = quad_last(q.c) + 1u; j <= quad_last(q.d); j++) {
-    d = dq8_key(d, xd, key8(q.a.base + j * 2u), quad_reach(q.d, j));
-    store_ps8(ld + j * 2u, d);
-  }
-  zero_ps_tail(q.d, ld);
-  store_dq8(q.d.rows, q.d.live, d, pk.scale);
-}
-
 // The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
 fn store_ps8(o: u32, a: DqQuad8) {
   PSw[o] = vec4<f32>(a.a0.p, a.a1.p, a.a2.p, a.a3.p);
@@ -1377,40 +1312,6 @@ fn attn_bwd_dkv_ps8_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   }
   store_dkv8_quad(kq.line, kq.j0, a);
   store_dkv8_quad(kq.line, j1, b);
-}
-
-// attn_bwd_dkv_ps8_hs8 with sixteen keys per invocation (four key quads): each query quad's Q
-// and dO loads feed sixteen keys. Key quad k starts k query quads after the first (the cells
-// before hold nothing for it), so dK and dV are bit-identical to the four-key form.
-// Grid: B * KVH * ceil(Tmax / 16).
-@compute @workgroup_size(WG)
-fn attn_bwd_dkv_ps16_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 4u);
-  if (!kq.ok) { return; }
-  let pos1 = key_positions(pl, kq.j0 + 4u);
-  let pos2 = key_positions(pl, kq.j0 + 8u);
-  let pos3 = key_positions(pl, kq.j0 + 12u);
-  var a = dkv8_quad_zero();
-  var b = a;
-  var c = a;
-  var d = a;
-  let u0 = kq.j0 / 4u;
-  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
-      let pb = ps_cell(pl, kq, h, u);
-      let r = quad_rows(pl, kq, h, u);
-      let x = quad_queries(r, 1.0);
-      let g = quad_grads8o(r);
-      a = dkv8_ps_quad(a, pb, kq.pos, x, g);
-      if (u > u0) { b = dkv8_ps_quad(b, pb, pos1, x, g); }
-      if (u > u0 + 1u) { c = dkv8_ps_quad(c, pb, pos2, x, g); }
-      if (u > u0 + 2u) { d = dkv8_ps_quad(d, pb, pos3, x, g); }
-    }
-  }
-  store_dkv8_quad(kq.line, kq.j0, a);
-  store_dkv8_quad(kq.line, kq.j0 + 4u, b);
-  store_dkv8_quad(kq.line, kq.j0 + 8u, c);
-  store_dkv8_quad(kq.line, kq.j0 + 12u, d);
 }
 
 // The dO rows of a query quad's (row, head) indices r, HS = 8, through the _ps binding gO.
@@ -1550,75 +1451,6 @@ fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @b
   store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
 }
 
-// attn_bwd_dq_thread_hs16_ps8 with sixteen query positions per invocation, as
-// attn_bwd_dq_thread_hs8_ps16: dQ, P and dS bit-identical to the four-query form.
-// Grid: B * NH * ceil(Tmax / 16).
-@compute @workgroup_size(WG)
-fn attn_bwd_dq_thread_hs16_ps16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let q = query_quads4(pk, gid.x + gid.y * nwg.x * WG);
-  if (!q.a.ok) { return; }
-  let xa = dq_in16(q.a.rows, pk.scale);
-  let xb = dq_in16(q.b.rows, pk.scale);
-  let xc = dq_in16(q.c.rows, pk.scale);
-  let xd = dq_in16(q.d.rows, pk.scale);
-  var a = dq_zero16();
-  var b = a;
-  var c = a;
-  var d = a;
-  let la = q.a.cell * pk.Tmax * 2u;
-  let lb = q.b.cell * pk.Tmax * 2u;
-  let lc = q.c.cell * pk.Tmax * 2u;
-  let ld = q.d.cell * pk.Tmax * 2u;
-  for (var j = 0u; j <= quad_last(q.a); j++) {
-    let ko = q.a.base + j * 4u;
-    let k = raw_key16(ko);
-    let v = raw_value16(ko);
-    a = dq16_kv(a, xa, k, v, quad_reach(q.a, j));
-    b = dq16_kv(b, xb, k, v, quad_reach(q.b, j));
-    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
-    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
-    store_ps16(la + j * 2u, a);
-    if (q.b.ok) { store_ps16(lb + j * 2u, b); }
-    if (q.c.ok) { store_ps16(lc + j * 2u, c); }
-    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.a, la);
-  store_dq16(q.a.rows, q.a.live, a, pk.scale);
-  if (!q.b.ok) { return; }
-  for (var j = quad_last(q.a) + 1u; j <= quad_last(q.b); j++) {
-    let ko = q.a.base + j * 4u;
-    let k = raw_key16(ko);
-    let v = raw_value16(ko);
-    b = dq16_kv(b, xb, k, v, quad_reach(q.b, j));
-    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
-    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
-    store_ps16(lb + j * 2u, b);
-    if (q.c.ok) { store_ps16(lc + j * 2u, c); }
-    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.b, lb);
-  store_dq16(q.b.rows, q.b.live, b, pk.scale);
-  if (!q.c.ok) { return; }
-  for (var j = quad_last(q.b) + 1u; j <= quad_last(q.c); j++) {
-    let ko = q.a.base + j * 4u;
-    let k = raw_key16(ko);
-    let v = raw_value16(ko);
-    c = dq16_kv(c, xc, k, v, quad_reach(q.c, j));
-    d = dq16_kv(d, xd, k, v, quad_reach(q.d, j));
-    store_ps16(lc + j * 2u, c);
-    if (q.d.ok) { store_ps16(ld + j * 2u, d); }
-  }
-  zero_ps_tail(q.c, lc);
-  store_dq16(q.c.rows, q.c.live, c, pk.scale);
-  if (!q.d.ok) { return; }
-  for (var j = quad_last(q.c) + 1u; j <= quad_last(q.d); j++) {
-    d = dq16_key(d, xd, q.a.base + j * 4u, quad_reach(q.d, j));
-    store_ps16(ld + j * 2u, d);
-  }
-  zero_ps_tail(q.d, ld);
-  store_dq16(q.d.rows, q.d.live, d, pk.scale);
-}
-
 // The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
 fn store_ps16(o: u32, a: DqQuad16) {
   PSw[o] = vec4<f32>(a.a.p, a.b.p, a.c.p, a.d.p);
@@ -1695,38 +1527,6 @@ fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
   }
   store_dkv16_quad(kq.line, kq.j0, a);
   store_dkv16_quad(kq.line, j1, b);
-}
-
-// attn_bwd_dkv_ps8_hs16 with sixteen keys per invocation (four key quads), as
-// attn_bwd_dkv_ps16_hs8: dK and dV bit-identical to the four-key form. Grid: B * KVH * ceil(Tmax / 16).
-@compute @workgroup_size(WG)
-fn attn_bwd_dkv_ps16_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 4u);
-  if (!kq.ok) { return; }
-  let pos1 = key_positions(pl, kq.j0 + 4u);
-  let pos2 = key_positions(pl, kq.j0 + 8u);
-  let pos3 = key_positions(pl, kq.j0 + 12u);
-  var a = dkv16_quad_zero();
-  var b = a;
-  var c = a;
-  var d = a;
-  let u0 = kq.j0 / 4u;
-  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
-      let pb = ps_cell(pl, kq, h, u);
-      let r = quad_rows(pl, kq, h, u);
-      let x = quad_rows16(r);
-      let g = quad_grads16o(r);
-      a = dkv16_ps_quad(a, pb, kq.pos, x, g);
-      if (u > u0) { b = dkv16_ps_quad(b, pb, pos1, x, g); }
-      if (u > u0 + 1u) { c = dkv16_ps_quad(c, pb, pos2, x, g); }
-      if (u > u0 + 2u) { d = dkv16_ps_quad(d, pb, pos3, x, g); }
-    }
-  }
-  store_dkv16_quad(kq.line, kq.j0, a);
-  store_dkv16_quad(kq.line, kq.j0 + 4u, b);
-  store_dkv16_quad(kq.line, kq.j0 + 8u, c);
-  store_dkv16_quad(kq.line, kq.j0 + 12u, d);
 }
 
 // Four HS = 16 rows (a query quad's Q or dO).
@@ -1902,8 +1702,8 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
   }
 }
 
-// ---- fused dK/dV + dQ partials (HS = 8 / 16, thread variant, training rows) -----------------
-// attn_bwd_fused16_hs{8,16}: one invocation per (slot, kv head, sixteen keys j0 = 16t .. 16t + 15),
+// ---- fused dK/dV + dQ partials (HS = 8, thread variant, training rows) ----------------------
+// attn_bwd_fused16_hs8: one invocation per (slot, kv head, sixteen keys j0 = 16t .. 16t + 15),
 // the keys' scaled K and V in registers. For each query head of the group and each query quad
 // from the keys' own quad to the length, it loads the quad's Q, dO and (LSE, D) once and, per
 // (query, key) pair, recomputes s, P = exp(s - LSE), dP = dO . V and dS = P (dP - D), adding to
@@ -1912,7 +1712,8 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 // P/dS scratch: on a CPU adapter every load is a per-lane gather, and the kept-P/dS pair of
 // kernels spent most of their time storing and loading two floats per pair. Pairs with the key
 // past the query or the query past the length add nothing. dKc/dVc are overwritten for every
-// position (zeros past each slot's length). Grid: B * KVH * ceil(Tmax / 16).
+// position (zeros past each slot's length). Grid: B * KVH * ceil(Tmax / 16). (An HS = 16 twin
+// measured 1.08x the kept-P/dS kernels for 7 s of SwiftShader compile time; not kept.)
 // Bindings: Q 0, seqs 1, Kc 2, Vc 3, dO 4, ST 5, dKc 6, dVc 7, dQP 8; uniforms pf at 9.
 // dQP [ceil(Tmax / 16), M, NH, HS/4] vec4: partial t of (row, head) = scale sum over keys
 // 16t .. 16t + 15 of dS K (written for t <= position / 16).
@@ -1936,7 +1737,6 @@ fn pair_on(j: u32, qpos: vec4<u32>, live: vec4<bool>) -> vec4<bool> { return (ve
 // dQP offset (vec4) of partial t of (row, head) index r; n = vec4s per head.
 fn dqp_offset(t: u32, r: u32, n: u32) -> u32 { return (t * pf.M * pf.NH + r) * n; }
 
-// -- HS = 8 --
 struct Fused8 { acc: Dkv8, dq: Quad8 }
 struct FusedQuad8 { acc: DkvQuad8, dq: Quad8 }
 
@@ -2034,114 +1834,6 @@ fn store_fused8(o: u32, a: Dkv8) {
   dKc[o + 1u] = a.kb * pf.scale;
   dVc[o] = a.va;
   dVc[o + 1u] = a.vb;
-}
-
-// -- HS = 16 --
-struct Kv16 { k: Q16, v: Q16 }
-struct Kv16Quad { a: Kv16, b: Kv16, c: Kv16, d: Kv16 }
-struct Fused16 { acc: Dkv16, dq: Quad16 }
-struct FusedQuad16 { acc: DkvQuad16, dq: Quad16 }
-
-fn fused_keys16(line: u32, j: u32) -> Kv16Quad {
-  let o = (vec4<u32>(line * pf.Tmax) + min(vec4<u32>(j) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pf.Tmax - 1u))) * 4u;
-  return Kv16Quad(Kv16(key16f(o.x), vc16(o.x)), Kv16(key16f(o.y), vc16(o.y)), Kv16(key16f(o.z), vc16(o.z)), Kv16(key16f(o.w), vc16(o.w)));
-}
-
-fn key16f(o: u32) -> Q16 { return Q16(Kc[o] * pf.scale, Kc[o + 1u] * pf.scale, Kc[o + 2u] * pf.scale, Kc[o + 3u] * pf.scale); }
-
-// acc + w.x a + w.y b + w.z c + w.w d, HS = 16.
-fn madd16x4(acc: Q16, w: vec4<f32>, q: Quad16) -> Q16 {
-  return Q16(acc.x0 + w.x * q.a.x0 + w.y * q.b.x0 + w.z * q.c.x0 + w.w * q.d.x0,
-             acc.x1 + w.x * q.a.x1 + w.y * q.b.x1 + w.z * q.c.x1 + w.w * q.d.x1,
-             acc.x2 + w.x * q.a.x2 + w.y * q.b.x2 + w.z * q.c.x2 + w.w * q.d.x2,
-             acc.x3 + w.x * q.a.x3 + w.y * q.b.x3 + w.z * q.c.x3 + w.w * q.d.x3);
-}
-
-fn madd16(acc: Q16, w: f32, k: Q16) -> Q16 { return Q16(acc.x0 + w * k.x0, acc.x1 + w * k.x1, acc.x2 + w * k.x2, acc.x3 + w * k.x3); }
-
-fn fused16_key(a: Dkv16, k: Kv16, x: Quad16, g: Quad16, st: QuadStats, on: vec4<bool>, dq: Quad16) -> Fused16 {
-  let s = vec4<f32>(dot16(x.a, k.k), dot16(x.b, k.k), dot16(x.c, k.k), dot16(x.d, k.k));
-  let p = select(vec4<f32>(0.0), exp(s - st.lse), on);
-  let dp = vec4<f32>(dot16(g.a, k.v), dot16(g.b, k.v), dot16(g.c, k.v), dot16(g.d, k.v));
-  let ds = p * (dp - st.d);
-  return Fused16(Dkv16(madd16x4(a.dk, ds, x), madd16x4(a.dv, p, g)),
-                 Quad16(madd16(dq.a, ds.x, k.k), madd16(dq.b, ds.y, k.k), madd16(dq.c, ds.z, k.k), madd16(dq.d, ds.w, k.k)));
-}
-
-fn fused16_quad(a: DkvQuad16, k: Kv16Quad, j: u32, x: Quad16, g: Quad16, st: QuadStats, qpos: vec4<u32>, live: vec4<bool>, dq: Quad16) -> FusedQuad16 {
-  let f0 = fused16_key(a.a, k.a, x, g, st, pair_on(j, qpos, live), dq);
-  let f1 = fused16_key(a.b, k.b, x, g, st, pair_on(j + 1u, qpos, live), f0.dq);
-  let f2 = fused16_key(a.c, k.c, x, g, st, pair_on(j + 2u, qpos, live), f1.dq);
-  let f3 = fused16_key(a.d, k.d, x, g, st, pair_on(j + 3u, qpos, live), f2.dq);
-  return FusedQuad16(DkvQuad16(f0.acc, f1.acc, f2.acc, f3.acc), f3.dq);
-}
-
-@compute @workgroup_size(WG)
-fn attn_bwd_fused16_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let kq = key_quads(pf, gid.x + gid.y * nwg.x * WG, 4u);
-  if (!kq.ok) { return; }
-  let t = kq.j0 / 16u;
-  let kA = fused_keys16(kq.line, kq.j0);
-  let kB = fused_keys16(kq.line, kq.j0 + 4u);
-  let kC = fused_keys16(kq.line, kq.j0 + 8u);
-  let kD = fused_keys16(kq.line, kq.j0 + 12u);
-  var aA = dkv16_quad_zero();
-  var aB = aA;
-  var aC = aA;
-  var aD = aA;
-  let u0 = kq.j0 / 4u;
-  let z = vec4<f32>(0.0);
-  let zq = Q16(z, z, z, z);
-  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
-      let r = quad_rows(pf, kq, h, u);
-      let qpos = vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u);
-      let live = qpos < vec4<u32>(kq.len);
-      let x = Quad16(row16(r.x), row16(r.y), row16(r.z), row16(r.w));
-      let g = Quad16(grad16(r.x), grad16(r.y), grad16(r.z), grad16(r.w));
-      let st = quad_stats(r);
-      var f = fused16_quad(aA, kA, kq.j0, x, g, st, qpos, live, Quad16(zq, zq, zq, zq));
-      aA = f.acc;
-      if (u > u0) { f = fused16_quad(aB, kB, kq.j0 + 4u, x, g, st, qpos, live, f.dq); aB = f.acc; }
-      if (u > u0 + 1u) { f = fused16_quad(aC, kC, kq.j0 + 8u, x, g, st, qpos, live, f.dq); aC = f.acc; }
-      if (u > u0 + 2u) { f = fused16_quad(aD, kD, kq.j0 + 12u, x, g, st, qpos, live, f.dq); aD = f.acc; }
-      store_dqp16(t, r.x, f.dq.a);
-      if (live.y) { store_dqp16(t, r.y, f.dq.b); }
-      if (live.z) { store_dqp16(t, r.z, f.dq.c); }
-      if (live.w) { store_dqp16(t, r.w, f.dq.d); }
-    }
-  }
-  store_fused_quad16(kq.line, kq.j0, aA);
-  store_fused_quad16(kq.line, kq.j0 + 4u, aB);
-  store_fused_quad16(kq.line, kq.j0 + 8u, aC);
-  store_fused_quad16(kq.line, kq.j0 + 12u, aD);
-}
-
-fn store_dqp16(t: u32, r: u32, a: Q16) {
-  let o = dqp_offset(t, r, 4u);
-  dQP[o] = a.x0;
-  dQP[o + 1u] = a.x1;
-  dQP[o + 2u] = a.x2;
-  dQP[o + 3u] = a.x3;
-}
-
-fn store_fused_quad16(line: u32, j: u32, a: DkvQuad16) {
-  let o = (line * pf.Tmax + j) * 4u;
-  if (j < pf.Tmax) { store_fused16(o, a.a); }
-  if (j + 1u < pf.Tmax) { store_fused16(o + 4u, a.b); }
-  if (j + 2u < pf.Tmax) { store_fused16(o + 8u, a.c); }
-  if (j + 3u < pf.Tmax) { store_fused16(o + 12u, a.d); }
-}
-
-fn store_fused16(o: u32, a: Dkv16) {
-  dKc[o] = a.dk.x0 * pf.scale;
-  dKc[o + 1u] = a.dk.x1 * pf.scale;
-  dKc[o + 2u] = a.dk.x2 * pf.scale;
-  dKc[o + 3u] = a.dk.x3 * pf.scale;
-  dVc[o] = a.dv.x0;
-  dVc[o + 1u] = a.dv.x1;
-  dVc[o + 2u] = a.dv.x2;
-  dVc[o + 3u] = a.dv.x3;
 }
 
 // attn_bwd_dq_reduce: dQ of (row, head) = the sum of its partials t = 0 .. position / 16 in dQP

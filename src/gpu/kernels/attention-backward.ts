@@ -1,7 +1,7 @@
 // Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
-// gradients dK/dV of packed training sequences, deterministic, three dispatches. At the head
-// sizes of PS_HEAD_SIZES (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ
-// partials, and their reduction (default); or (fused: false) stats, a dQ kernel that keeps every
+// gradients dK/dV of packed training sequences, deterministic, three dispatches. At HS = 8
+// (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ partials, and their
+// reduction (default); at HS = 16 or with fused: false, stats, a dQ kernel that keeps every
 // pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the
 // scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds
 // the slot table [B, 2] (first row, length) from the packed row table.
@@ -30,20 +30,20 @@ export interface AttentionBackwardOptions {
    */
   psBudgetBytes?: number;
   /**
-   * Key positions per invocation of the kept-P/dS dK/dV kernel: 16 (default;
-   * attn_bwd_dkv_ps16_hs{8,16}, each query quad's Q and dO loads feed sixteen keys), 8
-   * (attn_bwd_dkv_ps8_hs*) or 4; all give the same dK and dV bit for bit.
+   * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (default;
+   * attn_bwd_dkv_ps8_hs{8,16}, each query quad's Q and dO loads feed twice the keys) or 4; both
+   * give the same dK and dV bit for bit.
    */
-  dkvKeys?: 4 | 8 | 16;
+  dkvKeys?: 4 | 8;
   /**
-   * Query positions per invocation of the kept-P/dS dQ kernel: 16 (default;
-   * attn_bwd_dq_thread_hs{8,16}_ps16, each key's K and V loads feed sixteen queries), 8
-   * (attn_bwd_dq_thread_hs*_ps8) or 4; all give the same dQ, P and dS bit for bit.
+   * Query positions per invocation of the kept-P/dS dQ kernel: 8 (default;
+   * attn_bwd_dq_thread_hs{8,16}_ps8, each key's K and V loads feed twice the queries) or 4; both
+   * give the same dQ, P and dS bit for bit.
    */
-  dqQueries?: 4 | 8 | 16;
+  dqQueries?: 4 | 8;
   /**
-   * At the head sizes of PS_HEAD_SIZES (thread variant): one fused kernel for dK, dV and per-key-
-   * group dQ partials (attn_bwd_fused16_hs{8,16}) and a reduction of the partials
+   * At the head sizes of FUSED_HEAD_SIZES (thread variant): one fused kernel for dK, dV and
+   * per-key-group dQ partials (attn_bwd_fused16_hs8) and a reduction of the partials
    * (attn_bwd_dq_reduce) instead of the kept-P/dS dQ and dK/dV kernels (default true; false
    * runs those, as does a device that allows fewer than FUSED_STORAGE_BUFFERS storage buffers
    * per stage). Its scratch (the partials) counts against psBudgetBytes as P/dS does.
@@ -54,13 +54,20 @@ export interface AttentionBackwardOptions {
 /** Which kernels the last AttentionBackward.run used. */
 export type AttentionBackwardForm = 'fused' | 'kept' | 'recomputed';
 
-/** Key positions per invocation of attn_bwd_fused16_hs* (dQ partials per query: ceil(Tmax / 16)). */
+/** Key positions per invocation of attn_bwd_fused16_hs8 (dQ partials per query: ceil(Tmax / 16)). */
 export const FUSED_KEYS = 16;
 
-/** Storage buffers attn_bwd_fused16_hs* binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
+/**
+ * Head sizes with the fused backward: 8. At HS = 16 a fused kernel measured 1.08x the kept-P/dS
+ * pair for 7 s of SwiftShader compile time (paid at the first training step), so HS = 16 keeps
+ * the pair.
+ */
+export const FUSED_HEAD_SIZES = [8];
+
+/** Storage buffers attn_bwd_fused16_hs8 binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
 export const FUSED_STORAGE_BUFFERS = 9;
 
-/** Invocations per workgroup of attn_bwd_dkv_ps{8,16}_hs{8,16} (a half or a quarter as many invocations as the four-key forms). */
+/** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
 /** Head sizes whose thread variant has the fused and the kept-P/dS backward kernels. */
@@ -81,7 +88,7 @@ export interface AttentionScratchShape {
   M: number;
   /** Most scratch bytes (default PS_BUDGET_BYTES). */
   budget?: number;
-  /** The fused form's dQ partials (default) or the kept-P/dS form's P and dS. */
+  /** The fused form's dQ partials (default, at FUSED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
   fused?: boolean;
 }
 
@@ -94,7 +101,7 @@ export interface AttentionScratchShape {
 export function attentionScratchBytes(c: AttentionScratchShape): number {
   const budget = c.budget ?? PS_BUDGET_BYTES;
   if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0) return 0;
-  const bytes = c.fused ?? true
+  const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
     : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
   return bytes <= budget ? bytes : 0;
@@ -183,8 +190,8 @@ export class AttentionBackward {
      * The kept-P/dS kernels; dQ takes `queries` positions per invocation, dK/dV `keys` positions
      * in workgroups of `dkvWg`.
      */
-    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8 | 16; dqWg: number; keys: 4 | 8 | 16; dkvWg: number } | null,
-    /** attn_bwd_fused16_hs* (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
+    /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
@@ -192,7 +199,7 @@ export class AttentionBackward {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 16, dqQueries: 16, fused: true, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -207,19 +214,17 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys >= 8 ? DKV8_WORKGROUP : wg;
-    const dqWg = queries === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
+    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
     // The fused kernel binds nine storage buffers (the WebGPU default allows eight per stage).
     const fusedFits = rt.device.limits.maxStorageBuffersPerShaderStage >= FUSED_STORAGE_BUFFERS;
-    const fusedKernels = withPs && o.fused && fusedFits ? {
+    const fusedKernels = withPs && o.fused && fusedFits && FUSED_HEAD_SIZES.includes(HS) ? {
       fused: await rt.kernel({ shader: 'attention', entry: `attn_bwd_fused16_hs${HS}`, overrides: { WG: Math.min(wg, SIXTEEN_POSITION_WORKGROUP), HS } }),
       reduce: await rt.kernel({ shader: 'attention', entry: 'attn_bwd_dq_reduce', overrides }),
     } : null;
     const psKernels = withPs && !fusedKernels ? {
-      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 4 ? '' : queries}`, overrides: { WG: dqWg, HS } }),
+      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
       queries,
-      dqWg,
-      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 4 ? '' : keys}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
+      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
       dkvWg,
     } : null;
@@ -256,7 +261,7 @@ export class AttentionBackward {
     this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
-      // attn_bwd_fused16_hs*: dK, dV and the dQ partials of every sixteen keys in ps;
+      // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
       // attn_bwd_dq_reduce: dQ from the partials.
       const { fused, reduce } = this.fusedKernels;
       const fusedWg = Math.min(wg, SIXTEEN_POSITION_WORKGROUP);
@@ -267,8 +272,8 @@ export class AttentionBackward {
     if (ps && this.psKernels) {
       // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
-      const { dq, dkv, queries, dqWg, keys, dkvWg } = this.psKernels;
-      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), dqWg, max));
+      const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
+      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
       this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
       return;
     }

@@ -39,8 +39,10 @@ export interface AttentionOptions {
   pairHeads?: boolean;
   /**
    * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16): 16
-   * (default; attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries) or 4
-   * (attn_train_hs{8,16}_lse); both give the row-table form's O and LSE bit for bit.
+   * (attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries; the default at
+   * HS = 8) or 4 (attn_train_hs{8,16}_lse; the default at HS = 16, where the sixteen-position
+   * kernel takes about 5 s of SwiftShader compile time at the first step for 4-5 ms per layer and
+   * pass); both give the row-table form's O and LSE bit for bit.
    */
   trainPositions?: 4 | 16;
 }
@@ -66,8 +68,8 @@ export const TRAIN_POSITIONS_PER_INVOCATION = 4;
 
 /**
  * Invocations per workgroup of the sixteen-position forms (attn_train_hs*_lse16,
- * attn_bwd_dq_thread_hs*_ps16): a 16 x 80 batch of 4 heads has only 320 of them, and a
- * workgroup runs on one CPU thread.
+ * attn_bwd_fused16_hs8): a 16 x 80 batch of 4 heads has only 320 of them, and a workgroup runs
+ * on one CPU thread.
  */
 export const SIXTEEN_POSITION_WORKGROUP = 16;
 
@@ -121,7 +123,7 @@ export class Attention {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, trainPositions: 16, ...opts };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, ...opts, trainPositions: opts.trainPositions ?? (opts.HS === 8 ? 16 : 4) };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);

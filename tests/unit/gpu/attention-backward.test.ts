@@ -85,13 +85,13 @@ describe('attention backward', () => {
     }
   });
 
-  // HS = 8 and 16 run the fused dK/dV/dQ-partial kernel and its reduction (default), or keep each
-  // pair's P and dS between the dQ and dK/dV kernels (fused: false), unless the scratch would pass
-  // the budget: all three forms against the reference, and the kept and recomputed forms' dQ bit
-  // for bit (the same per-query sums).
-  it('thread HS = 8 and 16: fused, P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
+  // HS = 8 runs the fused dK/dV/dQ-partial kernel and its reduction (default); HS = 16 (and HS = 8
+  // with fused: false) keeps each pair's P and dS between the dQ and dK/dV kernels, unless the
+  // scratch would pass the budget: all three forms against the reference, and the kept and
+  // recomputed forms' dQ bit for bit (the same per-query sums).
+  it('thread HS = 8 and 16: fused (HS = 8), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
     const rt = await nodeRuntime();
-    const extra = { name: 'HS=16, three key groups of sixteen', NH: 4, KVH: 2, HS: 16, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
+    const extra = { name: 'HS=8, three key groups of sixteen', NH: 4, KVH: 2, HS: 8, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const ref = referenceGrads(c, QKV, dO);
@@ -99,9 +99,10 @@ describe('attention backward', () => {
       const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false });
       const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 0 });
       const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 256 });
-      expect([fused.form, kept.form, none.form, small.form], c.name).toEqual(['fused', 'kept', 'recomputed', 'recomputed']);
-      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([false, true, false]);
-      for (const [name, g] of [['fused', fused], ['kept', kept], ['recomputed', none]] as const) {
+      const byDefault = c.HS === 8 ? 'fused' : 'kept';
+      expect([fused.form, kept.form, none.form, small.form], c.name).toEqual([byDefault, 'kept', 'recomputed', 'recomputed']);
+      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([c.HS !== 8, true, false]);
+      for (const [name, g] of [['default', fused], ['kept', kept], ['recomputed', none]] as const) {
         const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
         console.log(`attention backward HS=${c.HS} ${name} ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
         for (const x of d) expect(x, `${name} ${c.name}`).toBeLessThan(2e-5);
@@ -111,17 +112,17 @@ describe('attention backward', () => {
     }
   });
 
-  // The kept-P/dS dK/dV kernels take eight or sixteen keys per invocation (two or four quads; Tmax
-  // 10, 11, 14, 21 and 38 leave the later quads partly or wholly past the cache): the same sums in
-  // the same order as four.
-  it('thread HS = 8 and 16: eight and sixteen keys per dK/dV invocation equal four bit for bit', async () => {
+  // The kept-P/dS dK/dV kernels take eight keys per invocation (two quads; Tmax 10, 11, 14, 21 and
+  // 38 leave the second quad partly or wholly past the cache): the same sums in the same order as
+  // four.
+  it('thread HS = 8 and 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: 4 });
       expect(four.dkvKeys, c.name).toBe(4);
-      for (const keys of [8, 16] as const) {
+      for (const keys of [8] as const) {
         const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: keys });
         expect(g.dkvKeys, c.name).toBe(keys);
         console.log(`attention backward HS=${c.HS} dK/dV ${keys} vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);
@@ -163,16 +164,17 @@ describe('attention backward', () => {
         const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);
         bwd.destroy();
         const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, { fused });
-        expect([reused.form, fresh.form]).toEqual(fused ? ['fused', 'fused'] : ['kept', 'kept']);
+        const form = fused && HS === 8 ? 'fused' : 'kept';
+        expect([reused.form, fresh.form]).toEqual([form, form]);
         for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}, fused ${fused}`).toEqual(Array.from(fresh[t]));
       }
     }
   });
 
-  // The kept-P/dS dQ kernels take eight or sixteen queries per invocation (two or four quads;
-  // lengths that end in each of the four quads, inside one and at a quad boundary): the same sums
-  // in the same order as four, and the same P and dS (the dK/dV read them).
-  it('thread HS = 8 and 16: eight and sixteen queries per dQ invocation equal four bit for bit', async () => {
+  // The kept-P/dS dQ kernels take eight queries per invocation (two quads; lengths that end in the
+  // first quad, in the second, inside one and at a quad boundary): the same sums in the same order
+  // as four, and the same P and dS (the dK/dV read them).
+  it('thread HS = 8 and 16: eight queries per dQ invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
     const extras = [
       { name: 'lengths 21, 8 and 4', NH: 4, KVH: 2, HS: 8, lengths: [21, 8, 4], Tmax: 23, theta: 10000 },
@@ -183,7 +185,7 @@ describe('attention backward', () => {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dqQueries: 4 });
       expect(four.dqQueries, c.name).toBe(4);
-      for (const queries of [8, 16] as const) {
+      for (const queries of [8] as const) {
         const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dqQueries: queries });
         expect([g.dqQueries, g.keptScores], c.name).toEqual([queries, true]);
         console.log(`attention backward HS=${c.HS} dQ ${queries} vs 4 queries ${c.name}: maxdiff dQ=${maxAbsDiff(g.dQ, four.dQ).toExponential(2)} ` +
