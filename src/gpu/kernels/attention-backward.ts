@@ -166,10 +166,13 @@ export class AttentionBackward {
   private readonly stats: GPUBuffer;
   /** The P/dS scratch, grown to the largest call so far (null: none yet). */
   private ps: GPUBuffer | null = null;
-  /** Whether the last run() kept P and dS (for tests and the bench). */
-  keptScores = false;
   /** The kernels the last run() used (for tests and the bench). */
   form: AttentionBackwardForm = 'recomputed';
+
+  /** Whether the last run() kept P and dS (for tests and the bench). */
+  get keptScores(): boolean {
+    return this.form === 'kept';
+  }
 
   /** Key positions per invocation of the kept-P/dS dK/dV kernel (0: no such kernel). */
   get dkvKeysPerInvocation(): number {
@@ -257,7 +260,6 @@ export class AttentionBackward {
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
-    this.keptScores = ps !== null && this.psKernels !== null;
     this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
