@@ -27,8 +27,9 @@ if (!existsSync('dist-test/harness.html')) {
 }
 
 /**
- * Specs that assert the page's main thread has no long task (> 100 ms) while a run trains: on a
- * 2-core machine a second browser beside them would lengthen those tasks, so they run last, one
+ * Specs that check the page's main-thread tasks while a run trains (tests/e2e/main-thread-trace.ts:
+ * CPU time, and a looser wall-time bound): on a 2-core machine a second browser beside them would
+ * lengthen those tasks' wall time, so they run last, one
  * at a time, after every other spec (which run two at a time; most of their time is waiting on
  * SwiftShader, Pyodide or a CLI child process).
  */

@@ -1,8 +1,8 @@
 // Harness functions driving the engine worker (src/workers/engine/) from the page, as the studio will:
 // load stories260K by URL, start a run from config YAML text, send pause / resume / stop /
 // checkpoint-now, read run files back from OPFS through the worker, and record every run event
-// and every main-thread long task (PerformanceObserver 'longtask'); load a model with kernel
-// tuning in a worker of its own. A live status line is shown on the page for screenshots. Used by
+// (the page's long tasks are traced by the test, tests/e2e/main-thread-trace.ts); load a model with
+// kernel tuning in a worker of its own. A live status line is shown on the page for screenshots. Used by
 // tests/e2e/run-worker.spec.ts and run-worker-grpo.spec.ts.
 import type { RunCommand, RunEvent } from '../run/events';
 import { EngineClient } from '../workers/engine/client';
@@ -10,8 +10,6 @@ import type { Harness } from './types';
 
 let client: EngineClient | null = null;
 const events: { runId: string; at: number; event: RunEvent }[] = [];
-const longTasks: { start: number; duration: number }[] = [];
-let observer: PerformanceObserver | null = null;
 
 const status: Record<string, string> = {};
 
@@ -25,12 +23,6 @@ function show(topic: string, line: string): void {
   }
   status[topic] = line;
   el.textContent = Object.entries(status).map(([k, v]) => `${k.padEnd(12)} ${v}`).join('\n');
-}
-
-/** Blocks the main thread for `ms` (the long-task probe). */
-function busy(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) { /* spin */ }
 }
 
 const checkpoints: string[] = [];
@@ -49,18 +41,8 @@ function describe(runId: string, e: RunEvent): void {
 }
 
 export function register(h: Harness): void {
-  /** Starts the worker and the long-task observer; loads a model served under /models/. */
+  /** Starts the worker; loads a model served under /models/. */
   h.engineLoad = async (url: string) => {
-    observer ??= new PerformanceObserver((list) => {
-      for (const t of list.getEntries()) longTasks.push({ start: t.startTime, duration: t.duration });
-    });
-    observer.observe({ type: 'longtask' });
-    // Probe: a 150 ms task must be seen, or the observer (and the test's "no long task") means nothing.
-    await new Promise((r) => setTimeout(r, 0));
-    busy(150);
-    for (let i = 0; i < 50 && !longTasks.some((t) => t.duration >= 150); i++) await new Promise((r) => setTimeout(r, 20));
-    const probe = Math.max(0, ...longTasks.map((t) => t.duration));
-    longTasks.length = 0;
     client ??= EngineClient.create();
     client.onEvent((runId, event) => {
       events.push({ runId, at: performance.now(), event });
@@ -69,7 +51,7 @@ export function register(h: Harness): void {
     show('model', `loading ${url}`);
     const info = await client.loadModel({ source: { url }, quant: 'none', tune: false });
     show('model', `${info.modelId}: ${url} ${info.architecture} L=${info.numLayers} C=${info.hiddenSize} V=${info.vocabSize}`);
-    return { ...info, probe };
+    return info;
   };
   h.engineStart = async (modelId: string, configYaml: string, runId: string, dataset?: { text: string; name: string }) =>
     (await client!.startRun({ modelId, configYaml, runId, ...(dataset ? { dataset } : {}) })).runId;
@@ -82,7 +64,6 @@ export function register(h: Harness): void {
   /** Events so far (rollouts counted, not returned). */
   h.engineEvents = async () => events.filter((e) => e.event.kind !== 'rollout');
   h.engineRolloutCount = async () => events.filter((e) => e.event.kind === 'rollout').length;
-  h.engineLongTasks = async () => longTasks;
   /** Kills the worker as a crash would; returns what a later call gets. */
   h.engineTerminate = async (runId: string) => {
     client!.terminate();

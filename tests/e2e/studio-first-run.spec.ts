@@ -2,16 +2,18 @@
 // the default agent (agent-tiny) and its GRPO preset are selected; the preset is shrunk in the Config
 // panel's YAML editor FOR TEST SPEED ONLY (2 tasks x 4 episodes of at most 40 new tokens, no periodic
 // checkpoint), as a user could; Start; the first chart points and the episodes with their tool calls
-// appear, with no main-thread task over 100 ms from Start to the first points (PerformanceObserver
-// 'longtask'); Stop; Export downloads the PEFT zip; the Playground's "Score text" gives, with that
+// appear, with no main-thread task over 50 ms of CPU time (nor 300 ms wall) from Start to the first
+// points (a Chrome trace, main-thread-trace.ts: on SwiftShader the GPU's work shares the cores and
+// lengthens wall times; the requirement is no task over 100 ms); Stop; Export downloads the PEFT zip; the Playground's "Score text" gives, with that
 // adapter, the per-token log-probs `npm run cli -- logprobs --adapter DIR` writes (max abs diff printed, <= 1e-4).
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
-import { clippedText, openPanel, seriousViolations, shot, watchLongTasks } from './studio-helpers';
+import { BLOCKED_MS, describeTasks, LONG_TASK_MS, PROBE_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
+import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
 
 /** configs/agent_grpo.yaml, smaller for test speed (what a user could type in the YAML editor). */
 function shrunkPreset(): string {
@@ -26,15 +28,6 @@ function shrunkPreset(): string {
 /** A fixed text in the agent's format (chat turn, tool call) that both the Playground and the CLI score. */
 const SCORED = '<|im_start|>user\nEva has 12 shelves of 30 coins. How many coins?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "python", "arguments": {"code": "print(12 * 30)"}}\n</tool_call><|im_end|>';
 
-/** The long tasks since the last call, durations and start times (ms since the page's origin). */
-const takeLongTasks = (page: Page) => page.evaluate(() => {
-  const w = window as unknown as { __longTasks: number[]; __longAt: number[] };
-  const out = { durations: w.__longTasks, at: w.__longAt, now: performance.now() };
-  w.__longTasks = [];
-  w.__longAt = [];
-  return out;
-});
-const now = (page: Page) => page.evaluate(() => performance.now());
 
 /** `npm run cli -- logprobs` on one {"text"} line with the adapter folder; its log-probs. */
 function cliLogprobs(dir: string, adapterDir: string, text: string): number[] {
@@ -71,22 +64,21 @@ test('first run: default agent, Start, live charts and tool-call episodes, Stop,
   await page.keyboard.insertText(shrunkPreset());
   await expect(page.getByTestId('config-valid')).toContainText('grpo on agent, 20 steps');
   await shot(page, testInfo, '2-shrunk-config');
-  const probe = await watchLongTasks(page);
-  expect(probe, 'the longtask observer sees a 150 ms task').toBeGreaterThanOrEqual(140);
-  const clicked = await now(page);
+  await startMainThreadTrace(page);
+  const clicked = Date.now();
   await page.getByTestId('config-start').click();
   await expect(page.getByTestId('run-panel')).toBeVisible({ timeout: 120_000 });
-  const panelShown = await now(page);
+  const panelShown = Date.now();
   const runId = ((await page.getByRole('heading', { name: /^Run run-/ }).textContent()) ?? '').replace(/^Run /, '');
   console.log(`${at()}: Run panel for ${runId}`);
 
   // 3. The first step's chart points and its episodes, with the agent's tool calls.
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', /^[1-9]/, { timeout: 300_000 });
   await expect(page.getByTestId('chart-tools')).toHaveAttribute('data-points', /^[1-9]/);
-  const long = await takeLongTasks(page);
-  const startTasks = long.durations;
-  console.log(`${at()}: first chart points; long tasks (> 50 ms) from Start: ${startTasks.length
-    ? startTasks.map((d, i) => `${d.toFixed(0)} ms at +${(long.at[i] - clicked).toFixed(0)}`).join(', ') : 'none'} (Run panel at +${(panelShown - clicked).toFixed(0)}, points seen at +${(long.now - clicked).toFixed(0)})`);
+  const seen = Date.now();
+  const startWindow = await stopMainThreadTrace(page);
+  console.log(`${at()}: first chart points; from Start: ${describeTasks(startWindow)} (Run panel at +${((panelShown - clicked) / 1000).toFixed(1)} s, points seen at +${((seen - clicked) / 1000).toFixed(1)} s)`);
+  expect(startWindow.probeCpu, `the trace sees the ${PROBE_MS} ms probe task`).toBeGreaterThanOrEqual(PROBE_MS - 10);
   const rows = page.getByTestId('rollout-row');
   await expect(rows.first()).toBeVisible();
   expect(await rows.count()).toBeGreaterThanOrEqual(8);
@@ -96,7 +88,8 @@ test('first run: default agent, Start, live charts and tool-call episodes, Stop,
   await shot(page, testInfo, '3-first-points');
   await page.getByTestId('rollout-scroll').scrollIntoViewIfNeeded();
   await shot(page, testInfo, '3-first-episodes');
-  expect.soft(Math.max(0, ...startTasks), 'no main-thread task over 100 ms from Start to the first chart points').toBeLessThanOrEqual(100);
+  expect.soft(startWindow.longestCpu, `no main-thread task over ${LONG_TASK_MS} ms CPU from Start to the first chart points`).toBeLessThanOrEqual(LONG_TASK_MS);
+  expect.soft(startWindow.longestWall, `no main-thread task over ${BLOCKED_MS} ms wall (blocked) from Start to the first chart points`).toBeLessThanOrEqual(BLOCKED_MS);
 
   // 4. Stop: the current step ends, a checkpoint and the adapter so far are written.
   await page.getByTestId('run-stop').click();

@@ -1,7 +1,7 @@
 // Helpers of the studio's browser tests: open a panel through the navigation, run axe on the
 // page (serious/critical violations listed by rule and target), find clipped text, and keep a
-// screenshot per step (test artifact, and under docs/studio/ for the README when asked), and watch
-// the main thread's long tasks (PerformanceObserver 'longtask', probed with a 150 ms busy task).
+// screenshot per step (test artifact, and under docs/studio/ for the README when asked). The main
+// thread's long tasks: main-thread-trace.ts.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type TestInfo } from '@playwright/test';
 
@@ -37,29 +37,6 @@ export async function shot(page: Page, testInfo: TestInfo, name: string, docsFil
   const body = await page.screenshot({ fullPage: false });
   await testInfo.attach(name, { body, contentType: 'image/png' });
   if (docsFile && process.env.STUDIO_DOC_SHOTS) await page.screenshot({ path: `docs/studio/${docsFile}` });
-}
-
-/** Records main-thread long tasks in window.__longTasks; returns what a 150 ms busy task was recorded as. */
-export async function watchLongTasks(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const w = window as unknown as { __longTasks: number[]; __longAt: number[] };
-    w.__longTasks = [];
-    w.__longAt = [];
-    new PerformanceObserver((l) => {
-      for (const t of l.getEntries()) {
-        w.__longTasks.push(t.duration);
-        w.__longAt.push(t.startTime);
-      }
-    }).observe({ type: 'longtask' });
-    await new Promise((r) => setTimeout(r, 0));
-    const t0 = performance.now();
-    while (performance.now() - t0 < 150) { /* busy: the probe */ }
-    for (let i = 0; i < 50 && !w.__longTasks.some((d) => d >= 150); i++) await new Promise((r) => setTimeout(r, 20));
-    const probe = Math.max(0, ...w.__longTasks);
-    w.__longTasks = [];
-    w.__longAt = [];
-    return probe;
-  });
 }
 
 /** A file of a run folder in the page's OPFS (runs/ID/path), read by the page directly (not through the worker under test). */

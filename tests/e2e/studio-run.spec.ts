@@ -2,13 +2,15 @@
 // editor, is started with Start (model upload, run in the engine worker); the Run panel shows the
 // status, progress, live chart points and live rollouts, one episode's detail (turns, reward parts,
 // tokens coloured by the loss mask with their log-probs); Pause holds the loop, Resume continues it,
-// Checkpoint now and Stop write checkpoints. No main-thread task over 100 ms during training steps
-// once the charts are up (PerformanceObserver 'longtask', probed with a 150 ms task first; the charts'
-// first mount is reported); axe and clipped text at two sizes.
+// Checkpoint now and Stop write checkpoints. No main-thread task over 50 ms of CPU time (nor 300 ms
+// wall) during training steps once the charts are up (a Chrome trace, main-thread-trace.ts, probed
+// with a 150 ms task first; the requirement is no task over 100 ms, and on SwiftShader the GPU's work
+// lengthens wall times; the charts' first mount is reported); axe and clipped text at two sizes.
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { clippedText, openPanel, seriousViolations, shot, watchLongTasks } from './studio-helpers';
+import { BLOCKED_MS, describeTasks, LONG_TASK_MS, PROBE_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
+import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
 
 /** configs/stories_grpo.yaml made small: 2 words x 4 stories of 16 new tokens, a length part so groups have reward variance. */
 function config(modelPath = 'public/models/stories260K'): string {
@@ -30,15 +32,6 @@ async function setYaml(page: Page, text: string): Promise<void> {
   await page.keyboard.insertText(text);
 }
 
-/** The long tasks recorded since the last call (and starts a new window). */
-const takeLongTasks = (page: Page) => page.evaluate(() => {
-  const w = window as unknown as { __longTasks: number[]; __longAt: number[] };
-  const out = w.__longTasks;
-  console.log(`long tasks at ${w.__longAt.map((t, i) => `${t.toFixed(0)}:${out[i].toFixed(0)}`).join(' ')}`);
-  w.__longTasks = [];
-  w.__longAt = [];
-  return out;
-});
 const stepOf = async (page: Page) => Number(/Step (\d+)/.exec((await page.getByTestId('run-progress-text').textContent()) ?? '')?.[1] ?? -1);
 
 test('Start from Config: live status, charts and rollouts; episode detail; pause / resume / checkpoint / stop; no long tasks', async ({ page }, testInfo) => {
@@ -51,24 +44,18 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
   await setYaml(page, config());
   await expect(page.getByTestId('config-valid')).toContainText('grpo on story, 200 steps');
 
-  const probe = await watchLongTasks(page);
-  console.log(`long-task probe: a 150 ms busy task was recorded as ${probe.toFixed(0)} ms`);
-  expect(probe, 'the longtask observer sees a 150 ms task').toBeGreaterThanOrEqual(140);
+  await startMainThreadTrace(page);
 
   const t0 = Date.now();
-  page.on('console', (m) => { if (m.text().startsWith('long tasks') || m.text().startsWith('mark')) console.log(m.text()); });
-  await page.evaluate(() => console.log(`mark start ${performance.now().toFixed(0)}`));
   await page.getByTestId('config-start').click();
   await expect(page.getByTestId('start-progress')).toBeVisible();
   await expect(page.getByTestId('run-panel')).toBeVisible({ timeout: 120_000 });
-  await page.evaluate(() => console.log(`mark run panel ${performance.now().toFixed(0)}`));
   console.log(`Start to the Run panel: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await expect(page.getByTestId('run-status')).toHaveText(/Running|Starting/);
 
   // Live charts: the reward chart (with the per-function means) and the others whose metrics the step wrote.
   const reward = page.getByTestId('chart-reward');
   await expect(reward).toHaveAttribute('data-points', /^[1-9]/, { timeout: 600_000 });
-  await page.evaluate(() => console.log(`mark first point ${performance.now().toFixed(0)}`));
   console.log(`first chart point after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await expect(reward).toContainText('rewards/mentions/mean');
   await expect(reward.locator('.recharts-line')).not.toHaveCount(0);
@@ -81,7 +68,8 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
   await expect(rows.first()).toBeVisible();
   expect(await rows.count()).toBeGreaterThanOrEqual(8);
   // Window 1: Start, model upload, the first steps and the charts' first mount (each chart its own task; reported, see below).
-  const startTasks = await takeLongTasks(page);
+  const startWindow = await stopMainThreadTrace(page);
+  expect(startWindow.probeCpu, `the trace sees the ${PROBE_MS} ms probe task`).toBeGreaterThanOrEqual(PROBE_MS - 10);
   await shot(page, testInfo, 'running');
 
   // Pause holds the loop after the current step; no step while held.
@@ -128,7 +116,7 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // Resume continues; Checkpoint now writes one after the current step; Stop writes the last.
-  await takeLongTasks(page);   // axe, screenshots and layout checks ran above: not the page's own work
+  await startMainThreadTrace(page);   // after axe, screenshots and layout checks (not the page's own work), while paused
   await page.getByTestId('run-resume').click();
   await expect(page.getByTestId('run-status')).toHaveText('Running');
   await expect.poll(() => stepOf(page), { timeout: 600_000 }).toBeGreaterThan(held);
@@ -136,7 +124,7 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
   await expect(page.getByTestId('run-checkpoint-path')).toHaveText(/checkpoints\/step-\d+/, { timeout: 600_000 });
   await expect.poll(() => stepOf(page), { timeout: 600_000 }).toBeGreaterThan(held + 1);
   // Window 2: training steps with every chart, the table and the episode detail live (the check).
-  const stepTasks = await takeLongTasks(page);
+  const stepWindow = await stopMainThreadTrace(page);
   await page.getByTestId('axis-time').check();
   const summary = reward.locator('.chart-box');
   await expect(summary).toHaveAttribute('aria-label', /at second \d/);
@@ -156,11 +144,13 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
   await page.locator('.main').evaluate((e) => e.scrollTo(0, 0));
   await shot(page, testInfo, 'stopped', 'run.png');
 
-  const fmt = (t: number[]) => `${t.length} long tasks (> 50 ms)${t.length ? `: ${t.map((d) => d.toFixed(0)).join(', ')} ms` : ''}`;
-  console.log(`main thread from Start to step ${held} (first mount of the charts): ${fmt(startTasks)}; steps after resume: ${fmt(stepTasks)}; stopped at step ${stopped}`);
-  // The one-time mount of a dozen recharts charts costs 50-250 ms per chart on this shared 2-core machine
-  // (recharts lays a chart out synchronously on mount); every later step's update must stay short.
-  expect(Math.max(0, ...stepTasks)).toBeLessThanOrEqual(100);
+  console.log(`main thread from Start to step ${held} (first mount of the charts): ${describeTasks(startWindow)}`);
+  console.log(`main thread in the steps after resume: ${describeTasks(stepWindow)}; stopped at step ${stopped}`);
+  // The charts' first mount is reported (each chart its own task, checked in studio-first-run.spec.ts);
+  // every later step's update must stay short.
+  expect(stepWindow.probeCpu, `the trace sees the ${PROBE_MS} ms probe task`).toBeGreaterThanOrEqual(PROBE_MS - 10);
+  expect(stepWindow.longestCpu, `no main-thread task over ${LONG_TASK_MS} ms CPU in the steps`).toBeLessThanOrEqual(LONG_TASK_MS);
+  expect(stepWindow.longestWall, `no main-thread task over ${BLOCKED_MS} ms wall (blocked) in the steps`).toBeLessThanOrEqual(BLOCKED_MS);
 });
 
 test('Start errors show beside Start with what to do', async ({ page }) => {
