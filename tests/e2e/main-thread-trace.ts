@@ -25,6 +25,18 @@ const MARK = 'main-thread-trace-start';
 /** The probe: a busy task of this length, run first, which the trace must see (a check of the measure). */
 export const PROBE_MS = 150;
 
+/**
+ * The trace saw the probe: its task at least PROBE_MS of wall time (the busy loop's length, less
+ * 1 ms of clock granularity) and over half of it on the CPU (thread time measured, in the right
+ * unit; the OS may still take the core away for a moment: a probe read 139.6 ms CPU in CI).
+ * Throws what it saw otherwise.
+ */
+export function checkProbe(w: TraceWindow): void {
+  if (w.probeWall < PROBE_MS - 1 || w.probeCpu < PROBE_MS / 2 || w.probeCpu > w.probeWall + 1) {
+    throw new Error(`main-thread trace: the ${PROBE_MS} ms probe task read ${w.probeWall.toFixed(1)} ms wall / ${w.probeCpu.toFixed(1)} ms CPU; the measure is broken`);
+  }
+}
+
 /** Starts tracing the page's tasks and runs the probe (start it while the page is quiet, so the probe gets its CPU); only tasks after the probe count. */
 export async function startMainThreadTrace(page: Page): Promise<void> {
   const browser = page.context().browser();
@@ -40,7 +52,7 @@ export async function startMainThreadTrace(page: Page): Promise<void> {
 }
 
 /** The page's main-thread tasks since the start mark: how many, the longest CPU and wall times, those over the threshold. */
-export type TraceWindow = { probeCpu: number; count: number; longestCpu: number; longestWall: number; long: MainTask[] };
+export type TraceWindow = { probeWall: number; probeCpu: number; count: number; longestCpu: number; longestWall: number; long: MainTask[] };
 
 /** Stops the trace; the window's tasks (those whose wall or CPU time exceeds LONG_TASK_MS listed). */
 export async function stopMainThreadTrace(page: Page): Promise<TraceWindow> {
@@ -60,6 +72,7 @@ export async function stopMainThreadTrace(page: Page): Promise<TraceWindow> {
   const tasks = runs.filter((t) => t.ts >= mark.ts);
   const all = tasks.map((t) => ({ at: (t.ts - mark.ts) / 1000, wall: (t.dur ?? 0) / 1000, cpu: (t.tdur ?? 0) / 1000 }));
   return {
+    probeWall: (probeTask?.dur ?? 0) / 1000,
     probeCpu: (probeTask?.tdur ?? 0) / 1000,
     count: all.length,
     longestCpu: Math.max(0, ...all.map((t) => t.cpu)),
@@ -71,5 +84,5 @@ export async function stopMainThreadTrace(page: Page): Promise<TraceWindow> {
 /** "N main-thread tasks, longest 28 ms CPU / 64 ms wall; 1 over 50 ms: 64 ms wall / 28 ms CPU at +15.6 s". */
 export function describeTasks(w: TraceWindow): string {
   const list = w.long.map((t) => `${t.wall.toFixed(0)} ms wall / ${t.cpu.toFixed(0)} ms CPU at +${(t.at / 1000).toFixed(1)} s`).join(', ');
-  return `probe ${w.probeCpu.toFixed(0)} ms CPU; ${w.count} main-thread tasks, longest ${w.longestCpu.toFixed(0)} ms CPU / ${w.longestWall.toFixed(0)} ms wall; ${w.long.length} over ${LONG_TASK_MS} ms${list ? `: ${list}` : ''}`;
+  return `probe ${w.probeWall.toFixed(0)} ms wall / ${w.probeCpu.toFixed(0)} ms CPU; ${w.count} main-thread tasks, longest ${w.longestCpu.toFixed(0)} ms CPU / ${w.longestWall.toFixed(0)} ms wall; ${w.long.length} over ${LONG_TASK_MS} ms${list ? `: ${list}` : ''}`;
 }
