@@ -1,5 +1,5 @@
 // `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--limits false]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections;
@@ -91,7 +91,7 @@ async function bench(c: Case): Promise<void> {
       const rows = rt.profiler.report();
       const total = rows.reduce((n, r) => n + r.ms, 0);
       console.log(`GPU time per kernel over ${c.steps} update(s), ${total.toFixed(0)} ms in all:`);
-      for (const r of rows.slice(0, 20)) console.log(`  ${r.ms.toFixed(1).padStart(9)} ms ${(100 * r.ms / total).toFixed(1).padStart(5)}%  ${String(r.calls).padStart(5)} calls  ${r.kernel}`);
+      for (const r of rows.slice(0, getNumber(args, 'profile-rows', 20))) console.log(`  ${r.ms.toFixed(1).padStart(9)} ms ${(100 * r.ms / total).toFixed(1).padStart(5)}%  ${String(r.calls).padStart(5)} calls  ${r.kernel}`);
       rt.profiler.destroy();
       rt.profiler = null;
     }

@@ -1,7 +1,8 @@
 // Launcher for swiglu_bwd (shaders/swiglu.wgsl): from dG [M, I] and the saved gate|up
 // pre-activations [M, 2I], dGU [M, 2I] (gate half, then up half: the rows of the fused gate|up
 // weight), which LinearBackward then takes as its dY. CPU twin: swiglu_backward
-// (src/reference/swiglu.ts). Tested by tests/unit/gpu/swiglu-backward.test.ts.
+// (src/reference/swiglu.ts). I a multiple of 4 runs swiglu_bwd4 (four elements per invocation).
+// Tested by tests/unit/gpu/swiglu-backward.test.ts.
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
@@ -11,10 +12,11 @@ const WG = 64;
 export class SwiGluBackward {
   private readonly u = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly scalar: Kernel, private readonly vec4: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<SwiGluBackward> {
-    return new SwiGluBackward(rt, await rt.kernel({ shader: 'swiglu', entry: 'swiglu_bwd', overrides: { WG } }));
+    const [scalar, vec4] = await Promise.all(['swiglu_bwd', 'swiglu_bwd4'].map((entry) => rt.kernel({ shader: 'swiglu', entry, overrides: { WG } })));
+    return new SwiGluBackward(rt, scalar, vec4);
   }
 
   /** Records dgu[M, 2I] = d(silu(gate) * up) given dout[M, I] and gu[M, 2I] (overwritten). */
@@ -24,9 +26,10 @@ export class SwiGluBackward {
     for (const [name, b] of [['gate|up', gu], ['dgate|dup', dgu]] as const) {
       if (b.size < M * 2 * I * 4) throw new ShapeError(op, `${name} of [${M}, ${2 * I}] f32 (${M * 2 * I * 4} bytes)`, `${b.size} bytes (${b.label})`);
     }
-    const groups = Math.ceil((M * I) / WG);
+    const per = I % 4 === 0 ? 4 : 1;
+    const groups = Math.ceil((M * I) / per / WG);
     const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
     this.u.set([M, I, x * WG, 0]);
-    this.rt.dispatch(this.pipeline, [dout, gu, dgu], this.u, { x, y: Math.ceil(groups / x) });
+    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [dout, gu, dgu], this.u, { x, y: Math.ceil(groups / x) });
   }
 }

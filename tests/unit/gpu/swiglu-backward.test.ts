@@ -1,5 +1,6 @@
 // SwiGluBackward (swiglu_bwd in shaders/swiglu.wgsl) against swiglu_backward on the fused
-// gate|up layout [M, 2I]; the output buffer is pre-filled with NaN to check it is overwritten.
+// gate|up layout [M, 2I], for an I the scalar entry runs (37) and a multiple of 4 (swiglu_bwd4);
+// the output buffer is pre-filled with NaN to check it is overwritten.
 // Prints maxdiff.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';

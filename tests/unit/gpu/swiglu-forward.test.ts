@@ -1,5 +1,5 @@
 // Standalone SwiGLU (shaders/swiglu.wgsl) on the fused gate|up layout [M, 2I] against
-// swiglu_forward. Prints maxdiff.
+// swiglu_forward, for an I the scalar entry runs (37) and a multiple of 4 (swiglu4). Prints maxdiff.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { SwiGlu } from '../../../src/gpu/kernels/swiglu';
@@ -9,9 +9,8 @@ import { randomArray } from '../../../src/gpu/selftest';
 import { ShapeError } from '../../../src/gpu/errors';
 
 describe('swiglu', () => {
-  it('matches swiglu_forward on [M, 2I] rows of gate then up', async () => {
+  for (const [M, I] of [[5, 37], [70, 64]]) it(`M=${M} I=${I}: matches swiglu_forward on [M, 2I] rows of gate then up`, async () => {
     const rt = await nodeRuntime();
-    const M = 5, I = 37;
     const gu = randomArray(M * 2 * I, 41).map((v) => v * 6);
     const gate = new Float32Array(M * I), up = new Float32Array(M * I);
     for (let m = 0; m < M; m++) {
@@ -19,7 +18,7 @@ describe('swiglu', () => {
       up.set(gu.subarray(m * 2 * I + I, (m + 1) * 2 * I), m * I);
     }
     const sw = await SwiGlu.create(rt);
-    const gb = rt.upload(gu, 'gate|up'), ob = rt.storage(M * I * 4, 'out');
+    const gb = rt.upload(gu, 'gate|up'), ob = rt.upload(new Float32Array(M * I).fill(NaN), 'out');
     sw.run(gb, ob, M, I);
     const d = maxAbsDiff(await rt.readF32(ob, M * I), swiglu_forward(gate, up));
     console.log(`swiglu M=${M} I=${I} maxdiff=${d.toExponential(2)}`);
