@@ -2,7 +2,9 @@
 //   dX[M, K]  (=|+=) alpha D[M, N] . W[N, K]            dx_*      (W f32, or NF4 read in place)
 //   G[N, K]   +=     alpha D[M, N]^T . X[M, K]           dw_*      (dW with D = dY; dA with D = dYB)
 //   dYB[M, SR] =     scale dY[M, seg] . B[seg, R]        per LoRA segment: dx_* on views when R % 4
-//                                                      == 0, else lora_dyb
+//                                                      == 0, else lora_dyb; at few rows dx_rb split
+//                                                      along N (split4) into partials, summed by
+//                                                      sum_split
 //   dB[N, R]  +=     scale dY[M, N]^T . XA[M, seg R]     per segment: dw_* on views when R % 4 == 0,
 //                                                      else lora_db (XA = X A^T, forward kernel)
 //   dbias[N]  +=     sum over rows of dY[M, N]           bias_grad
@@ -39,8 +41,9 @@ struct Params {
   R: u32,        // LoRA rank
   seg1: u32,     // first W row of LoRA segment 1 (N when one segment)
   seg2: u32,     // first W row of LoRA segment 2 (N when at most two)
-  _p0: u32,
-  _p1: u32,
+  split4: u32,   // dx_rb: vec4 columns of D per gid.z (0: all N in one pass), each z writing
+                 // its partial sums (=, no flags) zStride vec4 after the previous z's
+  zStride: u32,  // dx_rb with split4: vec4 between partials; sum_split: vec4 between its parts
 }
 
 override WG_X: u32 = 4;
@@ -67,13 +70,19 @@ fn comb(y: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>) ->
   return y.x * a + y.y * b + y.z * c + y.w * d;
 }
 
-fn put_dx(r: u32, c4: u32, v: vec4<f32>) {
+fn put_dx(r: u32, c4: u32, v: vec4<f32>) { put_dx_at(r, c4, v, 0u); }
+
+// zo: the vec4 offset of a split's partial (dx_rb with split4; 0 otherwise).
+fn put_dx_at(r: u32, c4: u32, v: vec4<f32>, zo: u32) {
   if (r >= px.M || c4 >= px.K / 4u) { return; }
-  let i = r * px.ld2 + px.off2 + c4;
+  let i = zo + r * px.ld2 + px.off2 + c4;
   if ((px.flags & 1u) != 0u) { xdX[i] += px.alpha * v; } else { xdX[i] = px.alpha * v; }
 }
 
 // D read as vec4 along N: needs N, ldD and dOff multiples of 4 (else the launcher uses dx_tiled).
+// With split4, invocation z sums D's vec4 columns [z split4, (z + 1) split4) only, into partial z
+// (the launcher sets flags 0): LoRA's dY B at few rows is a handful of outputs over a long N, one
+// workgroup of work without the split, i.e. one CPU thread.
 @compute @workgroup_size(WG_X, WG_Y)
 fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 8u;
@@ -90,11 +99,15 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let d4 = min(row0 + 4u, lastM) * ld + o; let d5 = min(row0 + 5u, lastM) * ld + o;
   let d6 = min(row0 + 6u, lastM) * ld + o; let d7 = min(row0 + 7u, lastM) * ld + o;
   let w0 = px.rowOff * K4;
+  let split = px.split4 != 0u;
+  let n4a = select(0u, min(gid.z * px.split4, N4), split);
+  let n4b = select(N4, min(n4a + px.split4, N4), split);
+  let zo = select(0u, gid.z * px.zStride, split);
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
-  for (var n4 = 0u; n4 < N4; n4++) {
+  for (var n4 = n4a; n4 < n4b; n4++) {
     let wb = w0 + 4u * n4 * K4;
     let l0 = xW[wb + c4];           let h0 = xW[wb + c4h];
     let l1 = xW[wb + K4 + c4];      let h1 = xW[wb + K4 + c4h];
@@ -110,14 +123,14 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y7 = xD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
   }
   let hi = c4 + 1u;
-  put_dx(row0, c4, a0l);      put_dx(row0, hi, a0h);
-  put_dx(row0 + 1u, c4, a1l); put_dx(row0 + 1u, hi, a1h);
-  put_dx(row0 + 2u, c4, a2l); put_dx(row0 + 2u, hi, a2h);
-  put_dx(row0 + 3u, c4, a3l); put_dx(row0 + 3u, hi, a3h);
-  put_dx(row0 + 4u, c4, a4l); put_dx(row0 + 4u, hi, a4h);
-  put_dx(row0 + 5u, c4, a5l); put_dx(row0 + 5u, hi, a5h);
-  put_dx(row0 + 6u, c4, a6l); put_dx(row0 + 6u, hi, a6h);
-  put_dx(row0 + 7u, c4, a7l); put_dx(row0 + 7u, hi, a7h);
+  put_dx_at(row0, c4, a0l, zo);      put_dx_at(row0, hi, a0h, zo);
+  put_dx_at(row0 + 1u, c4, a1l, zo); put_dx_at(row0 + 1u, hi, a1h, zo);
+  put_dx_at(row0 + 2u, c4, a2l, zo); put_dx_at(row0 + 2u, hi, a2h, zo);
+  put_dx_at(row0 + 3u, c4, a3l, zo); put_dx_at(row0 + 3u, hi, a3h, zo);
+  put_dx_at(row0 + 4u, c4, a4l, zo); put_dx_at(row0 + 4u, hi, a4h, zo);
+  put_dx_at(row0 + 5u, c4, a5l, zo); put_dx_at(row0 + 5u, hi, a5h, zo);
+  put_dx_at(row0 + 6u, c4, a6l, zo); put_dx_at(row0 + 6u, hi, a6h, zo);
+  put_dx_at(row0 + 7u, c4, a7l, zo); put_dx_at(row0 + 7u, hi, a7h, zo);
 }
 
 // 16 rows x 16 columns (four vec4) per invocation: dx_rb's loop with twice the rows and columns,
@@ -696,4 +709,19 @@ fn bias_grad(@builtin(global_invocation_id) gid: vec3<u32>) {
   var acc = 0.0;
   for (var m = 0u; m < ps.M; m++) { acc += sdY[m * ps.N + n]; }
   sdb[n] += acc;
+}
+
+// ---- the split dx_rb's partials summed: out[i] = parts[i] + parts[zStride + i] + ... ---------
+//   parts [N, zStride vec4] (N = the split count), out [M vec4] (M = vec4 summed). Fixed order.
+@group(0) @binding(0) var<storage, read> zparts: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> zout: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> pz: Params;
+
+@compute @workgroup_size(64)
+fn sum_split(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.x;
+  if (i >= pz.M) { return; }
+  var a = zparts[i];
+  for (var z = 1u; z < pz.N; z++) { a += zparts[z * pz.zStride + i]; }
+  zout[i] = a;
 }

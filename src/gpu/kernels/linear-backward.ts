@@ -41,6 +41,13 @@ function narrowWG(R: number): { x: number; y: number } {
 }
 /** Fewest workgroups a dispatch of the rb16 variant runs with 16 x 16 tiles; smaller ones use rb's 8 x 8. */
 const RB16_MIN_GROUPS = 4;
+/**
+ * LoRA's dY B (M x R outputs per segment, summed over the segment's width) at few rows is one or
+ * two workgroups of dx_rb, i.e. one CPU thread or GPU core: below this many workgroups it is split
+ * along N into partial sums (gid.z; at least SPLIT_MIN_VEC4 vec4 columns each), summed by sum_split.
+ */
+const SPLIT_MIN_GROUPS = 16;
+const SPLIT_MIN_VEC4 = 16;
 /** A dx_* / dw_* dispatch's D view: vec4-aligned views can use the register-blocked entries. */
 interface DView { N: number; ldD: number; dOff: number }
 const MAX_GROUPS = 65535;
@@ -54,12 +61,13 @@ export function defaultBackwardVariant(rt: GpuRuntime): BackwardVariant {
 export class LinearBackward {
   /** Include the LoRA path in dX (the forward ran with LoRA on). Default: true when spec.lora. */
   loraEnabled: boolean;
+  /** Partial sums the last run split LoRA's dY B into (1: not split; see dybSplit). */
+  lastDybSplit = 1;
   readonly NW: number;
   private readonly u = new Uint32Array(16);
   private readonly uf = new Float32Array(this.u.buffer);
   private readonly dummy: GPUBuffer;
-  private xaScratch: GPUBuffer | null = null;
-  private dybScratch: GPUBuffer | null = null;
+  private readonly scratchBufs = new Map<'xa' | 'dyb' | 'dybParts', GPUBuffer>();
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, readonly variant: BackwardVariant,
     private readonly p: Map<string, Kernel>) {
@@ -91,6 +99,7 @@ export class LinearBackward {
     if (lora) {
       const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
       jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant !== 'tiled' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
+      if (variant !== 'tiled') jobs.push(add('sum', 'sum_split'));
     }
     if (spec.bias) jobs.push(add('bias', 'bias_grad'));
     await Promise.all(jobs);
@@ -127,11 +136,21 @@ export class LinearBackward {
       const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
       dyb = this.scratch('dyb', M * SR, `${label} bwd dY B`);
       if (vec) {
-        for (let s = 0; s + 1 < bounds.length; s++) {
-          const [n0, n1] = [bounds[s], bounds[s + 1]];
-          const d = { N: n1 - n0, ldD: NW, dOff: n0 };
-          const u = this.view({ M, ...d, K: R, rowOff: n0, ld2: SR / 4, off2: s * R / 4, alpha: scale });
-          this.recordMM('dxF32', d, [dY, lora.B, dyb], u, M, R);
+        const views = bounds.slice(1).map((n1, s) => ({ N: n1 - bounds[s], ldD: NW, dOff: bounds[s] }));
+        const P = this.dybSplit(views, M, R);
+        this.lastDybSplit = P;
+        const zStride = (M * SR) / 4;
+        const out = P > 1 ? this.scratch('dybParts', P * M * SR, `${label} bwd dY B partials`) : dyb;
+        views.forEach((d, s) => {
+          const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
+          if (P > 1) u.set([Math.ceil(d.N / 4 / P), zStride], 14);
+          this.recordMM('dxF32', d, [dY, lora.B, out], u, M, R, P);
+        });
+        if (P > 1) {
+          this.u.fill(0);
+          this.u.set([zStride, P], 0);
+          this.u[15] = zStride;
+          this.record('sum', [out, dyb], this.u, { x: Math.ceil(zStride / 64) });
         }
       } else {
         this.record('dyb', [dY, lora.B, dyb], this.loraParams(lora, M, NW), this.flat(M * SR));
@@ -173,12 +192,18 @@ export class LinearBackward {
   /** Releases the scratch buffers this object owns (not the weights or gradients). */
   dispose(): void {
     this.rt.release(this.dummy);
-    for (const b of [this.xaScratch, this.dybScratch]) if (b) this.rt.release(b);
-    this.xaScratch = this.dybScratch = null;
+    for (const b of this.scratchBufs.values()) this.rt.release(b);
+    this.scratchBufs.clear();
   }
 
-  /** Records a dx_* / dw_* dispatch with the layer's variant, or tiled when the D view is not vec4-aligned. */
-  private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number): void {
+  /** Records a dx_* / dw_* dispatch (`z` workgroups deep: a split dx_rb) with the kernel mmChoice picks. */
+  private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number, z = 1): void {
+    const { key, grid } = this.mmChoice(name, d, M, K);
+    this.record(key, bufs, u, { ...grid, z });
+  }
+
+  /** The layer's variant for a dx_* / dw_* dispatch, or tiled when the D view is not vec4-aligned; its pipeline key and grid. */
+  private mmChoice(name: 'dx' | 'dxF32' | 'dw', d: DView, M: number, K: number): { key: string; grid: { x: number; y: number } } {
     let v: BackwardVariant = this.variant !== 'tiled' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? this.variant : 'tiled';
     const nf4 = name === 'dx' && this.spec.weight.format === 'nf4';
     const grid = (w: BackwardVariant) => (name === 'dw' ? this.gridDW(w, d.N, K) : this.gridDX(w, M, K, nf4));
@@ -189,13 +214,26 @@ export class LinearBackward {
     if (v === 'rb' && name !== 'dx' && K === R && this.p.has(`${name}:narrow`)) {
       const w = narrowWG(R);
       const rows = name === 'dw' ? d.N : M;
-      this.record(`${name}:narrow`, bufs, u, { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) });
-      return;
+      return { key: `${name}:narrow`, grid: { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) } };
     }
-    this.record(`${name}:${v}`, bufs, u, grid(v));
+    return { key: `${name}:${v}`, grid: grid(v) };
   }
 
-  private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number }): void {
+  /**
+   * How many partial sums dY B's dispatches (one per segment view) split into: 1 unless every
+   * segment runs dx_rb (narrow or rb: the split entry) on fewer than SPLIT_MIN_GROUPS workgroups;
+   * then enough to reach that many, each split at least SPLIT_MIN_VEC4 vec4 columns of the widest.
+   */
+  private dybSplit(views: DView[], M: number, R: number): number {
+    if (!this.p.has('sum')) return 1;
+    const choices = views.map((d) => this.mmChoice('dxF32', d, M, R));
+    if (choices.some((c) => c.key !== 'dxF32:narrow' && c.key !== 'dxF32:rb')) return 1;
+    const groups = Math.min(...choices.map((c) => c.grid.x * c.grid.y));
+    const widest4 = Math.max(...views.map((d) => d.N / 4));
+    return groups >= SPLIT_MIN_GROUPS ? 1 : Math.max(1, Math.min(Math.ceil(SPLIT_MIN_GROUPS / groups), Math.floor(widest4 / SPLIT_MIN_VEC4)));
+  }
+
+  private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number; z?: number }): void {
     const pipeline = this.p.get(name);
     if (!pipeline) throw new Error(`linear_backward ${this.spec.label}: pipeline ${name} not built`);
     this.rt.dispatch(pipeline, bufs, u, wg);
@@ -238,13 +276,12 @@ export class LinearBackward {
     return { x, y: Math.ceil(groups / x) };
   }
 
-  private scratch(kind: 'xa' | 'dyb', floats: number, label: string): GPUBuffer {
-    const key = kind === 'xa' ? 'xaScratch' : 'dybScratch';
-    const cur = this[key];
+  private scratch(kind: 'xa' | 'dyb' | 'dybParts', floats: number, label: string): GPUBuffer {
+    const cur = this.scratchBufs.get(kind);
     if (cur && cur.size >= floats * 4) return cur;
     if (cur) this.rt.release(cur);
     const b = this.rt.storage(Math.max(16, floats * 4), label);
-    this[key] = b;
+    this.scratchBufs.set(kind, b);
     return b;
   }
 

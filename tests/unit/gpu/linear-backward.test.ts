@@ -1,7 +1,8 @@
 // LinearBackward (shaders/linear_bwd.wgsl) against linear_backward + lora_backward: dX (= and +=),
 // LoRA dA/dB per segment (1, 2 and 3 segments), full-mode dW/dbias, f32 and NF4 weights, both
 // variants, ranks on and off multiples of 4 (view and scalar LoRA kernels), M not a multiple of
-// the tile, gradients pre-filled to check the += contract, X A^T taken from the forward Linear.
+// the tile, gradients pre-filled to check the += contract, X A^T taken from the forward Linear;
+// at few rows and wide segments LoRA's dY B split along N into partial sums (the split count checked).
 // Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
@@ -35,6 +36,8 @@ function cols(a: Float32Array, M: number, N: number, c0: number, c1: number): Fl
 interface Case {
   name: string; nf4: boolean; M: number; K: number; NW: number; R: number; starts: number[];
   bias: boolean; full: boolean; swiglu?: boolean;
+  /** The split of dY B the rb and rb16 variants must use (default 1: none). */
+  dybSplit?: number;
 }
 
 /** Reference: dX, and the pre-filled gradients after +=. */
@@ -76,6 +79,7 @@ async function runCase(c: Case): Promise<void> {
     for (const [buf, k] of [[dX, 'dX0'], [dA, 'dA0'], [dB, 'dB0'], [dW, 'dW0'], [db, 'db0']] as const) rt.write(buf, d[k]);
     if (variant !== 'tiled') fwd.run(X, Y, M, { xa });
     bwd.run(dY, X, M, { dX, accumulate: true, lora: { dA, dB }, full: c.full ? { dW, dbias: c.bias ? db : null } : null, xa: variant !== 'tiled' ? xa : undefined });
+    expect(bwd.lastDybSplit, `${variant}: dY B split`).toBe(variant === 'tiled' ? 1 : c.dybSplit ?? 1);
     const diffs: Record<string, number> = {
       dX: maxAbsDiff(await rt.readF32(dX, M * K), ref.dX),
       dA: maxAbsDiff(await rt.readF32(dA, S * R * K), ref.dA),
@@ -103,7 +107,11 @@ describe('LinearBackward', () => {
   it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile); rank 16 (dY B and dB in 2 x 8 workgroups)', () => runCase({ name: 'nf4 rb16 r16', nf4: true, M: 70, K: 256, NW: 44, R: 16, starts: [], bias: false, full: false }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
-  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb two rows per step)', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true }));
+  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb two rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
+  it('LoRA dY B split along N at few rows: q|k|v segments of 1024, 8 and 8 (the short ones\' later partials empty), rank 8, M=20', () =>
+    runCase({ name: 'dyb split', nf4: false, M: 20, K: 64, NW: 1040, R: 8, starts: [1024, 1032], bias: false, full: false, dybSplit: 16 }));
+  it('LoRA dY B split at rank 16 and M=64, NF4 W, one segment of 1000 (250 vec4 in 15 splits of 17)', () =>
+    runCase({ name: 'dyb split r16', nf4: true, M: 64, K: 64, NW: 1000, R: 16, starts: [], bias: false, full: false, dybSplit: 15 }));
   it('rejects wrong shapes with the op and the expected shape', async () => {
     const rt = await nodeRuntime();
     const W = rt.storage(8 * 16 * 4, 'W'), small = rt.storage(16, 'small');
