@@ -268,17 +268,23 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     { let y = X[x14 + k]; a14a += y * wa; a14b += y * wb; a14c += y * wc; a14d += y * wd; }
     { let y = X[x15 + k]; a15a += y * wa; a15b += y * wb; a15c += y * wc; a15d += y * wd; }
   }
-  // Whole 8 x 8 quarters straight from registers (linear_tile.wgsl); the others element-wise.
-  let t = array<Tile8, 4>(Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b),
-    Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d),
-    Tile8(a8a, a8b, a9a, a9b, a10a, a10b, a11a, a11b, a12a, a12b, a13a, a13b, a14a, a14b, a15a, a15b),
-    Tile8(a8c, a8d, a9c, a9d, a10c, a10d, a11c, a11d, a12c, a12d, a13c, a13d, a14c, a14d, a15c, a15d));
+  // Whole 8 x 8 quarters straight from registers (linear_tile.wgsl); the others element-wise. The
+  // quarter is picked by a switch, not from an array of the four tiles: SwiftShader spills a
+  // dynamically indexed array to memory (64 vec4 out and back per invocation, 3-8 % of the kernel
+  // at K = 64); four separate store_tile8 calls instead inline four epilogues and ran 3x slower.
   for (var q = 0u; q < 4u; q++) {
     let r = row0 + 8u * (q / 2u);
     let g = g0 + q % 2u;
-    if (r >= p.M || out_col(g, 0u, 8u) >= p.N || store_tile8(r, g, t[q])) { continue; }
-    let acc = array<vec4<f32>, 16>(t[q].a0l, t[q].a0h, t[q].a1l, t[q].a1h, t[q].a2l, t[q].a2h, t[q].a3l, t[q].a3h,
-      t[q].a4l, t[q].a4h, t[q].a5l, t[q].a5h, t[q].a6l, t[q].a6h, t[q].a7l, t[q].a7h);
+    var t: Tile8;
+    switch q {
+      case 0u: { t = Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b); }
+      case 1u: { t = Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d); }
+      case 2u: { t = Tile8(a8a, a8b, a9a, a9b, a10a, a10b, a11a, a11b, a12a, a12b, a13a, a13b, a14a, a14b, a15a, a15b); }
+      default: { t = Tile8(a8c, a8d, a9c, a9d, a10c, a10d, a11c, a11d, a12c, a12d, a13c, a13d, a14c, a14d, a15c, a15d); }
+    }
+    if (r >= p.M || out_col(g, 0u, 8u) >= p.N || store_tile8(r, g, t)) { continue; }
+    let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h,
+      t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
     for (var i = 0u; i < 8u; i++) { store8(r + i, g, acc[2u * i], acc[2u * i + 1u]); }
   }
 }
