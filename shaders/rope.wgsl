@@ -7,6 +7,9 @@
 // [Tmax, HS/2] built on the host (so positions of any size stay exact and rope scalings are a
 // table change). CPU twin: src/reference/rope.ts (rope_forward) + a scatter, composed in
 // tests/unit/gpu/rope-forward.test.ts. Launcher: src/gpu/kernels/rope.ts.
+// qkv_rope4 / qkv_rope_backward4: the same with four pairs (i .. i + 3) per invocation and vec4
+// loads and stores, for HS a multiple of 8 (every real model; the launchers pick them): on a CPU
+// adapter each storage access is a per-lane gather whatever its width.
 // Write contract: Q overwritten (=); Kc/Vc overwritten (=) at the rows' (s, p) slots only,
 // rows with s >= B or p >= Tmax are skipped (the launcher's KvCache forbids them).
 
@@ -119,4 +122,95 @@ fn qkv_rope_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let cs = rope[min(pos, p.Tmax - 1u) * half + i];
   dQKV[dst + i] = a * cs.x + b * cs.y;
   dQKV[dst + i + half] = b * cs.x - a * cs.y;
+}
+
+// ---- four pairs per invocation (HS % 8 == 0) -------------------------------------------------
+@group(0) @binding(0) var<storage, read> QKV4: array<vec4<f32>>;          // [M, (NH + 2*KVH) * HS / 4]
+@group(0) @binding(2) var<storage, read> rope4: array<vec4<f32>>;         // [Tmax, HS/4]: (cos, sin) of two pairs
+@group(0) @binding(3) var<storage, read_write> Q4: array<vec4<f32>>;      // [M, NH, HS / 4]
+@group(0) @binding(4) var<storage, read_write> Kc4: array<vec4<f32>>;     // [B, KVH, Tmax, HS / 4]
+@group(0) @binding(5) var<storage, read_write> Vc4: array<vec4<f32>>;     // [B, KVH, Tmax, HS / 4]
+
+/** cos (x) and sin (y) of pairs i4 * 4 .. + 3 at position pos, from the [Tmax, HS/2] vec2 table. */
+fn cos_sin4(pos: u32, i4: u32) -> mat2x4<f32> {
+  let b = (min(pos, p.Tmax - 1u) * (p.HS / 2u)) / 2u + 2u * i4;
+  let r0 = rope4[b];
+  let r1 = rope4[b + 1u];
+  return mat2x4<f32>(vec4<f32>(r0.x, r0.z, r1.x, r1.z), vec4<f32>(r0.y, r0.w, r1.y, r1.w));
+}
+
+// One invocation per (row, head among NH + 2*KVH, group of four pairs), as qkv_rope.
+@compute @workgroup_size(WG)
+fn qkv_rope4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q4 = p.HS / 8u;   // vec4 per half head
+  let H = p.NH + 2u * p.KVH;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * H * q4) { return; }
+  let i4 = idx % q4;
+  let h = (idx / q4) % H;
+  let m = idx / (q4 * H);
+  let seq = rows[2u * m];
+  let pos = rows[2u * m + 1u];
+  let src = (m * H + h) * 2u * q4 + i4;
+  let a = QKV4[src];
+  let b = QKV4[src + q4];
+  let cs = cos_sin4(pos, i4);
+  let ra = a * cs[0] - b * cs[1];
+  let rb = b * cs[0] + a * cs[1];
+  if (h < p.NH) {
+    let dst = (m * p.NH + h) * 2u * q4 + i4;
+    Q4[dst] = ra;
+    Q4[dst + q4] = rb;
+    return;
+  }
+  if (seq >= p.B || pos >= p.Tmax) { return; }
+  let kh = (h - p.NH) % p.KVH;
+  let dst = ((seq * p.KVH + kh) * p.Tmax + pos) * 2u * q4 + i4;
+  if (h < p.NH + p.KVH) {
+    Kc4[dst] = ra;
+    Kc4[dst + q4] = rb;
+  } else {
+    Vc4[dst] = a;
+    Vc4[dst + q4] = b;
+  }
+}
+
+@group(0) @binding(0) var<storage, read> dQ4: array<vec4<f32>>;          // [M, NH, HS / 4]
+@group(0) @binding(3) var<storage, read> dKc4: array<vec4<f32>>;         // [B, KVH, Tmax, HS / 4]
+@group(0) @binding(4) var<storage, read> dVc4: array<vec4<f32>>;         // [B, KVH, Tmax, HS / 4]
+@group(0) @binding(5) var<storage, read_write> dQKV4: array<vec4<f32>>;  // [M, (NH + 2*KVH) * HS / 4]
+
+// One invocation per (row, head among NH + 2*KVH, group of four pairs), as qkv_rope_backward.
+@compute @workgroup_size(WG)
+fn qkv_rope_backward4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let q4 = p.HS / 8u;
+  let H = p.NH + 2u * p.KVH;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * H * q4) { return; }
+  let i4 = idx % q4;
+  let h = (idx / q4) % H;
+  let m = idx / (q4 * H);
+  let seq = rows[2u * m];
+  let pos = rows[2u * m + 1u];
+  let dst = (m * H + h) * 2u * q4 + i4;
+  var a = vec4<f32>();
+  var b = vec4<f32>();
+  if (h < p.NH) {
+    let src = (m * p.NH + h) * 2u * q4 + i4;
+    a = dQ4[src];
+    b = dQ4[src + q4];
+  } else if (seq < p.B && pos < p.Tmax) {
+    let kh = (h - p.NH) % p.KVH;
+    let src = ((seq * p.KVH + kh) * p.Tmax + pos) * 2u * q4 + i4;
+    if (h >= p.NH + p.KVH) {
+      dQKV4[dst] = dVc4[src];
+      dQKV4[dst + q4] = dVc4[src + q4];
+      return;
+    }
+    a = dKc4[src];
+    b = dKc4[src + q4];
+  }
+  let cs = cos_sin4(pos, i4);
+  dQKV4[dst] = a * cs[0] + b * cs[1];
+  dQKV4[dst + q4] = b * cs[0] - a * cs[1];
 }

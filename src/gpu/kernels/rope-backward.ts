@@ -6,7 +6,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
-import { ropeTable, type QkvRopeOptions } from './rope';
+import { pairsPerHead, ropeTable, type QkvRopeOptions } from './rope';
 
 /** The cache geometry dK/dV follow ([B, KVH, Tmax, HS]); a KvCache's `cfg` fits. */
 export interface CacheGeometry {
@@ -33,7 +33,8 @@ export class QkvRopeBackward {
     if (HS % 2 !== 0) throw new ShapeError('qkv_rope_backward', 'HS even', `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('qkv_rope_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (!(Tmax > 0)) throw new ShapeError('qkv_rope_backward', 'Tmax > 0', `Tmax=${Tmax}`);
-    const pipeline = await rt.kernel({ shader: 'rope', entry: 'qkv_rope_backward', overrides: { WG: o.wg } });
+    // Four pairs per invocation (vec4) where HS is a multiple of 8, else one.
+    const pipeline = await rt.kernel({ shader: 'rope', entry: HS % 8 === 0 ? 'qkv_rope_backward4' : 'qkv_rope_backward', overrides: { WG: o.wg } });
     const table = rt.upload(ropeTable(Tmax, HS, o.theta), `rope backward cos/sin [${Tmax}, ${HS / 2}]`);
     return new QkvRopeBackward(rt, pipeline, table, o);
   }
@@ -57,7 +58,7 @@ export class QkvRopeBackward {
     if (dQKV.size < M * F * 4) throw new ShapeError(op, `dQKV of [${M}, ${F}] f32 (${M * F * 4} bytes)`, `${dQKV.size} bytes (${dQKV.label})`);
     if (M === 0) return;
     this.uniforms.set([M, NH, KVH, HS, g.Tmax, g.B, 0, 0]);
-    const groups = Math.ceil((M * (NH + 2 * KVH) * (HS / 2)) / wg);
+    const groups = Math.ceil((M * (NH + 2 * KVH) * pairsPerHead(HS)) / wg);
     const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
     this.rt.dispatch(this.pipeline, [dQ, rows, this.table, dK, dV, dQKV], this.uniforms, { x, y: Math.ceil(groups / x) });
   }

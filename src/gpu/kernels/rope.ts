@@ -53,7 +53,8 @@ export class QkvRope {
     if (HS % 2 !== 0) throw new ShapeError('qkv_rope', 'HS even', `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('qkv_rope', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (!(Tmax > 0)) throw new ShapeError('qkv_rope', 'Tmax > 0', `Tmax=${Tmax}`);
-    const pipeline = await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: o.wg } });
+    // Four pairs per invocation (vec4) where HS is a multiple of 8, else one.
+    const pipeline = await rt.kernel({ shader: 'rope', entry: HS % 8 === 0 ? 'qkv_rope4' : 'qkv_rope', overrides: { WG: o.wg } });
     const table = rt.upload(ropeTable(Tmax, HS, o.theta), `rope cos/sin [${Tmax}, ${HS / 2}]`);
     return new QkvRope(rt, pipeline, table, o);
   }
@@ -75,13 +76,16 @@ export class QkvRope {
     if (M === 0) return;
     this.uniforms.set([M, NH, KVH, HS, c.Tmax, c.B, 0, 0]);
     this.rt.dispatch(this.pipeline, [QKV, rows, this.table, Q, cache.k[layer], cache.v[layer]], this.uniforms,
-      grid(M * (NH + 2 * KVH) * (HS / 2), wg, this.rt.device.limits.maxComputeWorkgroupsPerDimension));
+      grid(M * (NH + 2 * KVH) * pairsPerHead(HS), wg, this.rt.device.limits.maxComputeWorkgroupsPerDimension));
   }
 
   destroy(): void {
     this.rt.release(this.table);
   }
 }
+
+/** Invocations per (row, head): one per pair, or per four pairs where HS % 8 == 0 (qkv_rope4 and its backward). */
+export const pairsPerHead = (HS: number): number => (HS % 8 === 0 ? HS / 8 : HS / 2);
 
 /** Workgroups covering `n` invocations of `wg`, wrapping into y past the per-dimension limit. */
 function grid(n: number, wg: number, max: number): { x: number; y: number } {

@@ -1,6 +1,7 @@
 // qkv_rope_backward (shaders/rope.wgsl) on Dawn: against rope_backward + a gather from the cache
 // layout for rows at arbitrary (slot, position) (and a row outside the cache, whose k/v parts
-// must be 0), then the whole attention block backward chain (qkv_rope -> attention -> attention
+// must be 0; HS 8 and 64 run qkv_rope_backward4, HS 12 the one-pair entry), then the whole
+// attention block backward chain (qkv_rope -> attention -> attention
 // backward -> qkv_rope_backward) against the CPU twins. Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
@@ -14,6 +15,7 @@ import { ShapeError } from '../../../src/gpu/errors';
 const cases = [
   { NH: 4, KVH: 2, HS: 8, theta: 10000, rows: [[0, 0], [0, 1], [2, 5], [1, 30], [2, 6]] },
   { NH: 14, KVH: 2, HS: 64, theta: 1e6, rows: [[1, 3], [0, 31], [2, 0], [3, 4]] }, // slot 3 >= B: outside
+  { NH: 2, KVH: 1, HS: 12, theta: 10000, rows: [[0, 2], [1, 7], [3, 1]] },            // HS % 8 != 0: one pair per invocation
 ];
 
 describe('qkv_rope_backward', () => {

@@ -21,6 +21,7 @@ const cases = [
   { NH: 4, KVH: 2, HS: 8, theta: 10000, lengths: [3, 8, 5], prior: [0, 4, 2] },
   { NH: 2, KVH: 2, HS: 16, theta: 1e6, lengths: [7], prior: [40] },
   { NH: 14, KVH: 2, HS: 64, theta: 1e6, lengths: [2, 1], prior: [100, 0] },
+  { NH: 2, KVH: 1, HS: 12, theta: 10000, lengths: [3, 2], prior: [5, 0] },   // HS % 8 != 0: one pair per invocation (qkv_rope); the others qkv_rope4
 ];
 
 describe('qkv_rope', () => {
