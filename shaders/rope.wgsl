@@ -35,18 +35,25 @@ struct Params {
 // Invocations per workgroup; the grid may wrap into y when x would exceed the device limit.
 override WG: u32 = 64;
 
+// What an invocation works on: pair (or group of four pairs) i of head h (among NH + 2*KVH) of
+// row m, whose cache slot is (seq, pos); ok is false past the last row. per: i's per head.
+struct Slot { i: u32, h: u32, m: u32, seq: u32, pos: u32, ok: bool }
+fn slot(gid: vec3<u32>, nwg: vec3<u32>, per: u32) -> Slot {
+  let H = p.NH + 2u * p.KVH;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= p.M * H * per) { return Slot(0u, 0u, 0u, 0u, 0u, false); }
+  let m = idx / (per * H);
+  return Slot(idx % per, (idx / per) % H, m, rows[2u * m], rows[2u * m + 1u], true);
+}
+
 // One invocation per (row, head among NH + 2*KVH, pair i < HS/2): it moves elements i and i + HS/2.
 @compute @workgroup_size(WG)
 fn qkv_rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let half = p.HS / 2u;
   let H = p.NH + 2u * p.KVH;
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= p.M * H * half) { return; }
-  let i = idx % half;
-  let h = (idx / half) % H;
-  let m = idx / (half * H);
-  let seq = rows[2u * m];
-  let pos = rows[2u * m + 1u];
+  let t = slot(gid, nwg, half);
+  if (!t.ok) { return; }
+  let i = t.i; let h = t.h; let m = t.m; let seq = t.seq; let pos = t.pos;
   let src = (m * H + h) * p.HS;
   let a = QKV[src + i];
   let b = QKV[src + i + half];
@@ -94,13 +101,9 @@ fn qkv_rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 fn qkv_rope_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let half = p.HS / 2u;
   let H = p.NH + 2u * p.KVH;
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= p.M * H * half) { return; }
-  let i = idx % half;
-  let h = (idx / half) % H;
-  let m = idx / (half * H);
-  let seq = rows[2u * m];
-  let pos = rows[2u * m + 1u];
+  let t = slot(gid, nwg, half);
+  if (!t.ok) { return; }
+  let i = t.i; let h = t.h; let m = t.m; let seq = t.seq; let pos = t.pos;
   let dst = (m * H + h) * p.HS;
   var a = 0.0;
   var b = 0.0;
@@ -144,13 +147,9 @@ fn cos_sin4(pos: u32, i4: u32) -> mat2x4<f32> {
 fn qkv_rope4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let q4 = p.HS / 8u;   // vec4 per half head
   let H = p.NH + 2u * p.KVH;
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= p.M * H * q4) { return; }
-  let i4 = idx % q4;
-  let h = (idx / q4) % H;
-  let m = idx / (q4 * H);
-  let seq = rows[2u * m];
-  let pos = rows[2u * m + 1u];
+  let t = slot(gid, nwg, q4);
+  if (!t.ok) { return; }
+  let i4 = t.i; let h = t.h; let m = t.m; let seq = t.seq; let pos = t.pos;
   let src = (m * H + h) * 2u * q4 + i4;
   let a = QKV4[src];
   let b = QKV4[src + q4];
@@ -183,15 +182,11 @@ fn qkv_rope4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 // One invocation per (row, head among NH + 2*KVH, group of four pairs), as qkv_rope_backward.
 @compute @workgroup_size(WG)
 fn qkv_rope_backward4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let q4 = p.HS / 8u;
+  let q4 = p.HS / 8u;   // vec4 per half head
   let H = p.NH + 2u * p.KVH;
-  let idx = gid.x + gid.y * nwg.x * WG;
-  if (idx >= p.M * H * q4) { return; }
-  let i4 = idx % q4;
-  let h = (idx / q4) % H;
-  let m = idx / (q4 * H);
-  let seq = rows[2u * m];
-  let pos = rows[2u * m + 1u];
+  let t = slot(gid, nwg, q4);
+  if (!t.ok) { return; }
+  let i4 = t.i; let h = t.h; let m = t.m; let seq = t.seq; let pos = t.pos;
   let dst = (m * H + h) * 2u * q4 + i4;
   var a = vec4<f32>();
   var b = vec4<f32>();
