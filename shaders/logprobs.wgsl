@@ -162,3 +162,101 @@ fn logprobs_backward_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_
     dlogits[o + i] = (g * (onehot - pv) - ge * pv * (lp + ent)) * pb.invT;
   }
 }
+
+// ---- vec4 forms (V % 4 == 0; the launchers pick them): two reads of the row instead of one ------
+// The row's max first, then (sum e^(z - max), sum e^(z - max) (z - max)) with that max: no online
+// re-centring, whose branch costs an exp on both of its sides once lanes diverge, and vec4 loads (on
+// a CPU adapter each storage access is a per-lane gather whatever its width). Same results as the
+// one-pass forms up to the order of the sums.
+@group(0) @binding(0) var<storage, read> logits4: array<vec4<f32>>;           // [N, V / 4]
+@group(0) @binding(3) var<storage, read_write> dlogits4: array<vec4<f32>>;    // [N, V / 4]
+
+fn hmax(v: vec4<f32>) -> f32 { return max(max(v.x, v.y), max(v.z, v.w)); }
+
+/** The workgroup's max of v (call from uniform control flow). */
+fn wg_max(lid: u32, v: f32) -> f32 {
+  rm[lid] = v;
+  for (var k = WG / 2u; k > 0u; k >>= 1u) {
+    workgroupBarrier();
+    if (lid < k) { rm[lid] = max(rm[lid], rm[lid + k]); }
+  }
+  workgroupBarrier();
+  return rm[0];
+}
+
+/** The workgroup's sums of a and b (call from uniform control flow). */
+fn wg_sum2(lid: u32, a: f32, b: f32) -> vec2<f32> {
+  rs[lid] = a;
+  rt[lid] = b;
+  for (var k = WG / 2u; k > 0u; k >>= 1u) {
+    workgroupBarrier();
+    if (lid < k) {
+      rs[lid] += rs[lid + k];
+      rt[lid] += rt[lid + k];
+    }
+  }
+  workgroupBarrier();
+  return vec2<f32>(rs[0], rt[0]);
+}
+
+@compute @workgroup_size(WG)
+fn logprobs_rows4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row = wid.x;
+  if (row >= p.N) { return; }
+  let V4 = p.V / 4u;
+  let o4 = row * V4;
+  var m = NEG_BIG;
+  for (var i = lid; i < V4; i += WG) { m = max(m, hmax(logits4[o4 + i] * p.invT)); }
+  let mx = wg_max(lid, m);
+  var s = 0.0;
+  var t = 0.0;
+  for (var i = lid; i < V4; i += WG) {
+    let z = logits4[o4 + i] * p.invT - vec4<f32>(mx);
+    let e = exp(z);
+    s += dot(e, vec4<f32>(1.0));
+    t += dot(e, z);
+  }
+  let st = wg_sum2(lid, s, t);
+  if (lid == 0u) {
+    let logS = log(st.x);
+    let r = p.r0 + row;
+    let tg = targets[r];
+    var lp = 1.0;   // impossible log-prob: marks an out-of-range target
+    if (tg < p.V) { lp = logits4[o4 + tg / 4u][tg % 4u] * p.invT - mx - logS; }
+    logp[r] = lp;
+    entropy[r] = logS - st.y / st.x;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn logprobs_backward_rows4(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row = wid.x;
+  if (row >= pb.N) { return; }
+  let V4 = pb.V / 4u;
+  let o4 = row * V4;
+  var m = NEG_BIG;
+  for (var i = lid; i < V4; i += WG) { m = max(m, hmax(dlogits4[o4 + i] * pb.invT)); }
+  let mx = wg_max(lid, m);
+  var s = 0.0;
+  var t = 0.0;
+  for (var i = lid; i < V4; i += WG) {
+    let z = dlogits4[o4 + i] * pb.invT - vec4<f32>(mx);
+    let e = exp(z);
+    s += dot(e, vec4<f32>(1.0));
+    t += dot(e, z);
+  }
+  let st = wg_sum2(lid, s, t);
+  let logZ = mx + log(st.x);
+  let ent = log(st.x) - st.y / st.x;
+  let r = pb.r0 + row;
+  let tg = btargets[r];
+  let g = dlogp[r];
+  var ge = 0.0;
+  if (pb.hasDent != 0u) { ge = dentropy[r]; }
+  for (var i = lid; i < V4; i += WG) {
+    let lp = dlogits4[o4 + i] * pb.invT - vec4<f32>(logZ);
+    let pv = exp(lp);
+    let onehot = select(vec4<f32>(0.0), vec4<f32>(1.0), vec4<u32>(4u * i) + vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(tg));
+    dlogits4[o4 + i] = (g * (onehot - pv) - ge * pv * (lp + vec4<f32>(ent))) * pb.invT;
+  }
+}

@@ -52,7 +52,8 @@ export class ChunkedLogprobs {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ShapeError('logprobs', `${k} a positive integer`, `${k}=${o[k]}`);
     }
     if ((o.wg & (o.wg - 1)) !== 0) throw new ShapeError('logprobs', 'a power-of-two workgroup size', `wg=${o.wg}`);
-    const pipeline = await rt.kernel({ shader: 'logprobs', entry: 'logprobs_rows', overrides: { WG: o.wg } });
+    // V a multiple of 4 (every real vocabulary): the vec4 two-read form; any other V the one-pass form.
+    const pipeline = await rt.kernel({ shader: 'logprobs', entry: o.V % 4 === 0 ? 'logprobs_rows4' : 'logprobs_rows', overrides: { WG: o.wg } });
     return new ChunkedLogprobs(rt, pipeline, o);
   }
 
