@@ -13,7 +13,9 @@
 // the partials in order): the norm is deterministic.
 
 override WG: u32 = 256;   // a power of two
-const PER: u32 = 8u;      // elements per invocation in sumsq
+override PER: u32 = 8u;   // elements per invocation in sumsq (the launcher: 8 on GPUs, 64 on CPU
+                          // adapters, whose sumsq / grad_norm run 4-wide: SwiftShader runs a
+                          // workgroup's barriers as context switches, 8 + 1 of them at 256)
 var<workgroup> red: array<f32, WG>;
 
 fn reduce(li: u32, v: f32) -> f32 {

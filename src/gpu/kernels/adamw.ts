@@ -2,14 +2,25 @@
 // gradient norm reduced on the GPU, clip coefficient computed on the GPU (clip_grad_norm), AdamW
 // with bias correction and decoupled weight decay (adamw_step), gradients zeroed. Nothing is read
 // back during a step; readGradNorm() fetches the norm for logging. CPU twins: src/reference/adamw.ts.
-// Tested by tests/unit/gpu/adamw-kernel.test.ts (3 steps against adamw_step / clip_grad_norm).
+// Tested by tests/unit/gpu/adamw-kernel.test.ts (3 steps against adamw_step / clip_grad_norm, both
+// norm reduction shapes).
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { ADAMW_DEFAULTS } from '../../reference/adamw';
+import { isCpuAdapter, type AdapterReport } from '../device';
 
 const WG = 256;
-const CHUNK = WG * 8; // elements per partial sum (shaders/adamw.wgsl PER)
+
+/**
+ * The gradient-norm reduction's shape (sumsq and grad_norm): workgroup size and elements per
+ * invocation (shaders/adamw.wgsl WG, PER); one partial per WG * PER elements. A CPU adapter gets
+ * 4 x 64 (SwiftShader switches context at every workgroup barrier: the 256-wide tree took 1.8 ms
+ * for 24.5K gradients), a GPU 256 x 8.
+ */
+export function normShape(r: AdapterReport): { wg: number; per: number } {
+  return isCpuAdapter(r) ? { wg: 4, per: 64 } : { wg: WG, per: 8 };
+}
 
 /** One trainable tensor: its values and its gradient, `size` f32 each. */
 export interface OptimParam {
@@ -59,8 +70,12 @@ export class GpuAdamW {
     }
   }
 
-  /** Allocates zeroed moments for every tensor (recorded into the current step). */
-  static async create(rt: GpuRuntime, params: OptimParam[], config: Partial<GpuAdamWConfig> = {}): Promise<GpuAdamW> {
+  /**
+   * Allocates zeroed moments for every tensor (recorded into the current step). `shape`: the norm
+   * reduction's (default: this adapter's, normShape).
+   */
+  static async create(rt: GpuRuntime, params: OptimParam[], config: Partial<GpuAdamWConfig> = {}, shape = normShape(rt.report)): Promise<GpuAdamW> {
+    const chunk = shape.wg * shape.per;
     const names = new Set<string>();
     let offset = 0;
     const slots: Slot[] = [];
@@ -70,12 +85,13 @@ export class GpuAdamW {
       for (const [what, b] of [['param', p.param], ['grad', p.grad]] as const) {
         if (b.size < p.size * 4) throw new ShapeError('adamw', `${p.name} ${what} of [${p.size}] f32 (${p.size * 4} bytes)`, `${b.size} bytes (${b.label})`);
       }
-      const chunks = Math.ceil(p.size / CHUNK);
+      const chunks = Math.ceil(p.size / chunk);
       slots.push({ ...p, offset, chunks, m: rt.storage(p.size * 4, `${p.name} adam m`), v: rt.storage(p.size * 4, `${p.name} adam v`) });
       offset += chunks;
     }
-    const kern = (entry: string) => rt.kernel({ shader: 'adamw', entry, overrides: { WG } });
-    const [sumsq, norm, adamw, fill] = await Promise.all([kern('sumsq'), kern('grad_norm'), kern('adamw'), kern('fill')]);
+    const kern = (entry: string, overrides: Record<string, number> = { WG }) => rt.kernel({ shader: 'adamw', entry, overrides });
+    const reduce = { WG: shape.wg, PER: shape.per };
+    const [sumsq, norm, adamw, fill] = await Promise.all([kern('sumsq', reduce), kern('grad_norm', reduce), kern('adamw'), kern('fill')]);
     const cfg: GpuAdamWConfig = { ...ADAMW_DEFAULTS, maxGradNorm: null, ...config };
     return new GpuAdamW(rt, slots, cfg, { sumsq, norm, adamw, fill });
   }

@@ -10,7 +10,8 @@ import { randomArray } from '../../../src/gpu/selftest';
 import { ShapeError } from '../../../src/gpu/errors';
 
 describe('GpuAdamW', () => {
-  it('matches clip_grad_norm + adamw_step over 3 steps (two decay groups)', async () => {
+  // The norm reduction as a CPU adapter runs it (4 x 64 per partial) and as a GPU does (256 x 8).
+  for (const shape of [{ wg: 4, per: 64 }, { wg: 256, per: 8 }]) it(`matches clip_grad_norm + adamw_step over 3 steps (two decay groups; norm partials of ${shape.wg} x ${shape.per})`, async () => {
     const rt = await nodeRuntime();
     // Dirty the pool so fresh moment buffers would hold garbage without the zero fill.
     const junk = [5000, 2049, 37].map((n) => rt.upload(new Float32Array(n).fill(7), 'junk'));
@@ -22,7 +23,7 @@ describe('GpuAdamW', () => {
     const bufs = host.map((h) => ({ param: rt.upload(h.param, `${h.name}`), grad: rt.storage(h.param.length * 4, `${h.name} grad`) }));
     const maxNorm = 12;
     const opt = await GpuAdamW.create(rt, host.map((h, i) => ({ name: h.name, param: bufs[i].param, grad: bufs[i].grad, size: h.param.length,
-      weightDecay: decayed.includes(h.name) ? undefined : 0 })), { weightDecay: 0.01, maxGradNorm: maxNorm });
+      weightDecay: decayed.includes(h.name) ? undefined : 0 })), { weightDecay: 0.01, maxGradNorm: maxNorm }, shape);
     const sDecay = adamw_state(), sNoDecay = adamw_state();
     const lrs = [1e-2, 5e-3, 2e-3];
     const scales = [0.5, 0.35, 0.1]; // norms ~ 0.577 * sqrt(7086) * scale: ~24, ~17, ~5
