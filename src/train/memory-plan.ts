@@ -9,6 +9,7 @@
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import { attentionScratchBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
+import { dybSplitCount, dybViews, type BackwardVariant } from '../gpu/kernels/linear-backward';
 import type { QuantMode } from '../model/gpu/upload';
 import { LINEAR_GROUPS, groupShape, groupTargeted, type GroupShape, type LinearGroup } from '../model/gpu/lora-upload';
 import { STEP_ACTS, stepActRows, stepActWidths } from '../model/gpu/step-acts';
@@ -292,7 +293,17 @@ export interface TrainingPlanOptions {
    * Planning 'thread' where 'wg' runs is high by that row, never low.
    */
   attention?: AttentionVariant;
+  /**
+   * The linear backward's variant (defaultBackwardVariant; default 'rb16', the CPU adapters'
+   * choice): with it LoRA's dY B may split into partial sums at few rows (dybSplitCount).
+   */
+  backward?: BackwardVariant;
+  /** Gradients per AdamW grad-norm partial (normShape: default 256, a CPU adapter's 4 x 64; GPUs 2048). */
+  gradNormChunk?: number;
 }
+
+/** The kernel choices of the adapter a plan is for (what the engine worker passes; defaults: a CPU adapter's). */
+export type PlanKernels = Pick<TrainingPlanOptions, 'attention' | 'backward' | 'gradNormChunk'>;
 
 const TROW = {
   grads: 'gradients (same layout as the trained tensors)',
@@ -320,6 +331,7 @@ const TROW = {
 /** What one LinearBackward keeps between steps (grown as needed). */
 interface BwdScratch {
   dyb: SimBuffer | null;
+  dybParts: SimBuffer | null;
   xa: SimBuffer | null;
 }
 
@@ -418,7 +430,8 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     sim.acquire(n * 4, 'storage', TROW.adam, `f32, 2 x ${tensors.length} tensors`);
     sim.acquire(n * 4, 'storage', TROW.adam);
   }
-  sim.acquire(Math.max(16, tensors.reduce((s, n) => s + Math.ceil(n / 2048), 0) * 4), 'storage', TROW.adamScratch);
+  const normChunk = o.gradNormChunk ?? 256;
+  sim.acquire(Math.max(16, tensors.reduce((s, n) => s + Math.ceil(n / normChunk), 0) * 4), 'storage', TROW.adamScratch);
   sim.acquire(16, 'storage', TROW.adamScratch);
   for (let i = 0; i < 2 * tensors.length; i++) frame.dispatch(16);
   // rl/reference-policy.ts frozenReference: a copy of each trainable tensor (not the value head), then a submit.
@@ -433,7 +446,8 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   let rstd: SimBuffer | null = null;
   let scores: SimBuffer | null = null;
   const scratch: Record<Group, BwdScratch>[] = Array.from({ length: d.L }, () => ({
-    qkv: { dyb: null, xa: null }, o: { dyb: null, xa: null }, gateUp: { dyb: null, xa: null }, down: { dyb: null, xa: null },
+    qkv: { dyb: null, dybParts: null, xa: null }, o: { dyb: null, dybParts: null, xa: null },
+    gateUp: { dyb: null, dybParts: null, xa: null }, down: { dyb: null, dybParts: null, xa: null },
   }));
   const grow = (cur: SimBuffer | null, bytes: number, row: string): SimBuffer => {
     if (cur && cur.size >= bytes) return cur;
@@ -489,7 +503,11 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       const SR = lg.S * lora.rank, vec = lora.rank % 4 === 0;
       const s = scratch[l][g];
       s.dyb = grow(s.dyb, M * SR * 4, TROW.loraBwd);
+      const starts = lg.outs.slice(0, -1).map((_, i) => lg.outs.slice(0, i + 1).reduce((a, b) => a + b, 0));
+      const P = vec ? dybSplitCount(o.backward ?? 'rb16', lora.rank, dybViews(lg.NW, starts), M) : 1;
+      if (P > 1) s.dybParts = grow(s.dybParts, P * M * SR * 4, TROW.loraBwd);
       for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
+      if (P > 1) frame.dispatch(64); // sum_split
       if (!xaKept) {
         s.xa = grow(s.xa, M * SR * 4, TROW.loraBwd);
         frame.dispatch(48);

@@ -27,12 +27,13 @@ export const PROBE_MS = 150;
 
 /**
  * The trace saw the probe: its task at least PROBE_MS of wall time (the busy loop's length, less
- * 1 ms of clock granularity) and over half of it on the CPU (thread time measured, in the right
- * unit; the OS may still take the core away for a moment: a probe read 139.6 ms CPU in CI).
- * Throws what it saw otherwise.
+ * 1 ms of clock granularity) and between a tenth of that and its wall time on the CPU (thread
+ * time measured, in the right unit). Not more: the OS gives the page's thread what SwiftShader's
+ * threads leave of the two cores (probes read 139.6 ms CPU, and 49.2 ms while the engine worker
+ * was still busy, in CI). Throws what it saw otherwise.
  */
 export function checkProbe(w: TraceWindow): void {
-  if (w.probeWall < PROBE_MS - 1 || w.probeCpu < PROBE_MS / 2 || w.probeCpu > w.probeWall + 1) {
+  if (w.probeWall < PROBE_MS - 1 || w.probeCpu < PROBE_MS / 10 || w.probeCpu > w.probeWall + 1) {
     throw new Error(`main-thread trace: the ${PROBE_MS} ms probe task read ${w.probeWall.toFixed(1)} ms wall / ${w.probeCpu.toFixed(1)} ms CPU; the measure is broken`);
   }
 }

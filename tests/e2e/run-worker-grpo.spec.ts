@@ -28,8 +28,8 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
 
   await page.goto('/harness.html');
   await expect(page.locator('#status')).toContainText('engineLoad');
+  await startMainThreadTrace(page);   // before the load: the page is quiet, the probe gets its core
   const info = await call<{ modelId: string; architecture: string }>(page, 'engineLoad', '/models/stories260K');
-  await startMainThreadTrace(page);
   const runId = `e2e-${Date.now()}`;
   await call(page, 'engineStart', info.modelId, config(50, 'runs/worker'), runId);
   // Pause at once: the loop holds before its next step (step 1, or step 2 when step 1 was already under way).
@@ -95,11 +95,11 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
   expect(rollouts).toHaveLength(rows.length * 2 * 4);
 
   const run = await stopMainThreadTrace(page);
-  console.log(`main thread during the run: ${describeTasks(run)}`);
+  console.log(`main thread during the load and the run: ${describeTasks(run)}`);
   await page.screenshot({ path: testInfo.outputPath('stopped.png') });
   checkProbe(run);
-  expect(run.longestCpu, `no main-thread task over ${LONG_TASK_MS} ms CPU during the run`).toBeLessThanOrEqual(LONG_TASK_MS);
-  expect(run.longestWall, `no main-thread task over ${BLOCKED_MS} ms wall (blocked) during the run`).toBeLessThanOrEqual(BLOCKED_MS);
+  expect(run.longestCpu, `no main-thread task over ${LONG_TASK_MS} ms CPU during the load and the run`).toBeLessThanOrEqual(LONG_TASK_MS);
+  expect(run.longestWall, `no main-thread task over ${BLOCKED_MS} ms wall (blocked) during the load and the run`).toBeLessThanOrEqual(BLOCKED_MS);
 
   // The OPFS folder, copied out through the worker, resumes in the CLI and ends like the CLI's own run.
   expect(cancelled.step!).toBeLessThan(FULL_STEPS);

@@ -22,6 +22,12 @@ export function normShape(r: AdapterReport): { wg: number; per: number } {
   return isCpuAdapter(r) ? { wg: 4, per: 64 } : { wg: WG, per: 8 };
 }
 
+/** Gradients per grad-norm partial on this adapter (normShape's wg x per; the memory plan's gradNormChunk). */
+export function normChunk(r: AdapterReport): number {
+  const { wg, per } = normShape(r);
+  return wg * per;
+}
+
 /** One trainable tensor: its values and its gradient, `size` f32 each. */
 export interface OptimParam {
   name: string;
@@ -75,7 +81,7 @@ export class GpuAdamW {
    * reduction's (default: this adapter's, normShape).
    */
   static async create(rt: GpuRuntime, params: OptimParam[], config: Partial<GpuAdamWConfig> = {}, shape = normShape(rt.report)): Promise<GpuAdamW> {
-    const chunk = shape.wg * shape.per;
+    const chunk = shape.wg * shape.per; // normChunk for the default shape
     const names = new Set<string>();
     let offset = 0;
     const slots: Slot[] = [];

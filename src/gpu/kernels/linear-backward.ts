@@ -49,13 +49,73 @@ const RB16_MIN_GROUPS = 4;
 const SPLIT_MIN_GROUPS = 16;
 const SPLIT_MIN_VEC4 = 16;
 /** A dx_* / dw_* dispatch's D view: vec4-aligned views can use the register-blocked entries. */
-interface DView { N: number; ldD: number; dOff: number }
+export interface DView { N: number; ldD: number; dOff: number }
 const MAX_GROUPS = 65535;
 
 /** rb16 on CPU adapters (8 x 8 tiles where 16 x 16 would leave threads or lanes idle), tiled elsewhere. */
 export function defaultBackwardVariant(rt: GpuRuntime): BackwardVariant {
   const cpu = isCpuAdapter(rt.report);
   return cpu ? 'rb16' : 'tiled';
+}
+
+/** The narrow rb pipelines (dY B and dB at LoRA rank R <= 16, R % 4 == 0; R = 0: no LoRA) exist for this variant. */
+function hasNarrow(R: number, variant: BackwardVariant): boolean {
+  return R > 0 && variant !== 'tiled' && R % 4 === 0 && narrowWG(R).x < RB_WG;
+}
+
+function gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
+  if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
+  if (v === 'rb16') return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
+  const cols = nf4 ? K / 8 : Math.ceil(K / 8);
+  return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
+}
+
+function gridDW(v: BackwardVariant, N: number, K: number): { x: number; y: number } {
+  if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(N / 64) };
+  const t = v === 'rb16' ? 16 : 8;
+  return { x: Math.ceil(Math.ceil(K / t) / RB_WG), y: Math.ceil(N / (t * RB_WG)) };
+}
+
+/**
+ * The kernel of a dx_* / dw_* dispatch: the layer's variant, or tiled when the D view is not
+ * vec4-aligned, rb where rb16's 16 x 16 tiles would leave threads or lanes idle, the narrow rb
+ * pipelines on LoRA's rank-wide products; its pipeline key and grid.
+ */
+function mmChoice(variant: BackwardVariant, R: number, nf4W: boolean, name: 'dx' | 'dxF32' | 'dw', d: DView, M: number, K: number): { key: string; grid: { x: number; y: number } } {
+  let v: BackwardVariant = variant !== 'tiled' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? variant : 'tiled';
+  const nf4 = name === 'dx' && nf4W;
+  const grid = (w: BackwardVariant) => (name === 'dw' ? gridDW(w, d.N, K) : gridDX(w, M, K, nf4));
+  // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
+  // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
+  if (v === 'rb16') { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
+  if (v === 'rb' && name !== 'dx' && K === R && hasNarrow(R, variant)) {
+    const w = narrowWG(R);
+    const rows = name === 'dw' ? d.N : M;
+    return { key: `${name}:narrow`, grid: { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) } };
+  }
+  return { key: `${name}:${v}`, grid: grid(v) };
+}
+
+/** LoRA's dY B views (one per segment: D = dY's columns of the segment) of a fused out NW split at `starts`. */
+export function dybViews(NW: number, starts: readonly number[] = []): DView[] {
+  const bounds = [0, ...starts, NW];
+  return bounds.slice(1).map((n1, s) => ({ N: n1 - bounds[s], ldD: NW, dOff: bounds[s] }));
+}
+
+/**
+ * How many partial sums LoRA's dY B (one dx dispatch per segment view) splits into at M rows: 1
+ * unless the rank is a multiple of 4 and every segment runs dx_rb (narrow or rb: the split entry;
+ * never with tiled) on fewer than SPLIT_MIN_GROUPS workgroups; then enough to reach that many,
+ * each split at least SPLIT_MIN_VEC4 vec4 columns of the widest. LinearBackward.run and the
+ * memory plan (src/train/memory-plan.ts) both follow it.
+ */
+export function dybSplitCount(variant: BackwardVariant, R: number, views: DView[], M: number): number {
+  if (variant === 'tiled' || R <= 0 || R % 4 !== 0) return 1;
+  const choices = views.map((d) => mmChoice(variant, R, false, 'dxF32', d, M, R));
+  if (choices.some((c) => c.key !== 'dxF32:narrow' && c.key !== 'dxF32:rb')) return 1;
+  const groups = Math.min(...choices.map((c) => c.grid.x * c.grid.y));
+  const widest4 = Math.max(...views.map((d) => d.N / 4));
+  return groups >= SPLIT_MIN_GROUPS ? 1 : Math.max(1, Math.min(Math.ceil(SPLIT_MIN_GROUPS / groups), Math.floor(widest4 / SPLIT_MIN_VEC4)));
 }
 
 export class LinearBackward {
@@ -92,14 +152,14 @@ export class LinearBackward {
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
     const nw = narrowWG(spec.lora?.R ?? 0);
-    if (spec.lora && variant !== 'tiled' && spec.lora.R % 4 === 0 && nw.x < RB_WG) {
+    if (hasNarrow(spec.lora?.R ?? 0, variant)) {
       const o = { WG_X: nw.x, WG_Y: nw.y };
       jobs.push(add('dxF32:narrow', 'dx_rb', o), add('dw:narrow', 'dw_rb', o));
     }
     if (lora) {
       const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
       jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant !== 'tiled' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
-      if (variant !== 'tiled') jobs.push(add('sum', 'sum_split'));
+      if (variant !== 'tiled') jobs.push(add('sum', 'sum_split')); // dybSplitCount is 1 for tiled
     }
     if (spec.bias) jobs.push(add('bias', 'bias_grad'));
     await Promise.all(jobs);
@@ -132,12 +192,11 @@ export class LinearBackward {
     if (lora && this.loraEnabled) {
       const { R, scale } = lora;
       const SR = segments(lora) * R;
-      const bounds = [0, ...(lora.segmentStarts ?? []), NW];
       const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
+      const views = dybViews(NW, lora.segmentStarts);
       dyb = this.scratch('dyb', M * SR, `${label} bwd dY B`);
       if (vec) {
-        const views = bounds.slice(1).map((n1, s) => ({ N: n1 - bounds[s], ldD: NW, dOff: bounds[s] }));
-        const P = this.dybSplit(views, M, R);
+        const P = dybSplitCount(this.variant, R, views, M);
         this.lastDybSplit = P;
         const zStride = (M * SR) / 4;
         const out = P > 1 ? this.scratch('dybParts', P * M * SR, `${label} bwd dY B partials`) : dyb;
@@ -156,21 +215,20 @@ export class LinearBackward {
         this.record('dyb', [dY, lora.B, dyb], this.loraParams(lora, M, NW), this.flat(M * SR));
       }
       if (g.lora) {
-        need(op, 'dA', g.lora.dA, SR * K, `[${SR}, ${K}]`);
-        need(op, 'dB', g.lora.dB, NW * R, `[${NW}, ${R}]`);
+        const { dA, dB } = g.lora;
+        need(op, 'dA', dA, SR * K, `[${SR}, ${K}]`);
+        need(op, 'dB', dB, NW * R, `[${NW}, ${R}]`);
         const xa = g.xa ?? this.recomputeXA(X, M, lora);
         need(op, 'xa', xa, M * SR, `[${M}, ${SR}]`);
         if (vec) {
-          for (let s = 0; s + 1 < bounds.length; s++) {
-            const [n0, n1] = [bounds[s], bounds[s + 1]];
-            const d = { N: n1 - n0, ldD: NW, dOff: n0 };
-            const u = this.view({ M, ...d, K: R, rowOff: n0, ld2: SR / 4, off2: s * R / 4, alpha: scale });
-            this.recordMM('dw', d, [dY, xa, g.lora.dB], u, M, R);
-          }
+          views.forEach((d, s) => {
+            const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
+            this.recordMM('dw', d, [dY, xa, dB], u, M, R);
+          });
         } else {
-          this.record('db', [dY, xa, g.lora.dB], this.loraParams(lora, M, NW), this.flat(NW * R));
+          this.record('db', [dY, xa, dB], this.loraParams(lora, M, NW), this.flat(NW * R));
         }
-        this.recordMM('dw', { N: SR, ldD: SR, dOff: 0 }, [dyb, X, g.lora.dA], this.view({ M, N: SR, K }), M, K);
+        this.recordMM('dw', { N: SR, ldD: SR, dOff: 0 }, [dyb, X, dA], this.view({ M, N: SR, K }), M, K);
       }
     }
     if (g.dX) {
@@ -198,39 +256,8 @@ export class LinearBackward {
 
   /** Records a dx_* / dw_* dispatch (`z` workgroups deep: a split dx_rb) with the kernel mmChoice picks. */
   private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number, z = 1): void {
-    const { key, grid } = this.mmChoice(name, d, M, K);
+    const { key, grid } = mmChoice(this.variant, this.spec.lora?.R ?? 0, this.spec.weight.format === 'nf4', name, d, M, K);
     this.record(key, bufs, u, { ...grid, z });
-  }
-
-  /** The layer's variant for a dx_* / dw_* dispatch, or tiled when the D view is not vec4-aligned; its pipeline key and grid. */
-  private mmChoice(name: 'dx' | 'dxF32' | 'dw', d: DView, M: number, K: number): { key: string; grid: { x: number; y: number } } {
-    let v: BackwardVariant = this.variant !== 'tiled' && d.N % 4 === 0 && d.ldD % 4 === 0 && d.dOff % 4 === 0 ? this.variant : 'tiled';
-    const nf4 = name === 'dx' && this.spec.weight.format === 'nf4';
-    const grid = (w: BackwardVariant) => (name === 'dw' ? this.gridDW(w, d.N, K) : this.gridDX(w, M, K, nf4));
-    // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
-    // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
-    if (v === 'rb16') { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
-    const R = this.spec.lora?.R ?? 0;
-    if (v === 'rb' && name !== 'dx' && K === R && this.p.has(`${name}:narrow`)) {
-      const w = narrowWG(R);
-      const rows = name === 'dw' ? d.N : M;
-      return { key: `${name}:narrow`, grid: { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) } };
-    }
-    return { key: `${name}:${v}`, grid: grid(v) };
-  }
-
-  /**
-   * How many partial sums dY B's dispatches (one per segment view) split into: 1 unless every
-   * segment runs dx_rb (narrow or rb: the split entry) on fewer than SPLIT_MIN_GROUPS workgroups;
-   * then enough to reach that many, each split at least SPLIT_MIN_VEC4 vec4 columns of the widest.
-   */
-  private dybSplit(views: DView[], M: number, R: number): number {
-    if (!this.p.has('sum')) return 1;
-    const choices = views.map((d) => this.mmChoice('dxF32', d, M, R));
-    if (choices.some((c) => c.key !== 'dxF32:narrow' && c.key !== 'dxF32:rb')) return 1;
-    const groups = Math.min(...choices.map((c) => c.grid.x * c.grid.y));
-    const widest4 = Math.max(...views.map((d) => d.N / 4));
-    return groups >= SPLIT_MIN_GROUPS ? 1 : Math.max(1, Math.min(Math.ceil(SPLIT_MIN_GROUPS / groups), Math.floor(widest4 / SPLIT_MIN_VEC4)));
   }
 
   private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number; z?: number }): void {
@@ -255,19 +282,6 @@ export class LinearBackward {
     this.u.set([segments(lora) * lora.R, lora.R, st[0] ?? NW, st[1] ?? NW], 10);
     this.uf[9] = lora.scale;
     return this.u;
-  }
-
-  private gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
-    if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
-    if (v === 'rb16') return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
-    const cols = nf4 ? K / 8 : Math.ceil(K / 8);
-    return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
-  }
-
-  private gridDW(v: BackwardVariant, N: number, K: number): { x: number; y: number } {
-    if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(N / 64) };
-    const t = v === 'rb16' ? 16 : 8;
-    return { x: Math.ceil(Math.ceil(K / t) / RB_WG), y: Math.ceil(N / (t * RB_WG)) };
   }
 
   private flat(n: number): { x: number; y: number } {

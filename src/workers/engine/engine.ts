@@ -45,6 +45,8 @@ import { tokenPieces } from './decode';
 import { scoreText } from './score';
 import { planRequest } from './plan';
 import { defaultAttentionVariant } from '../../gpu/kernels/attention';
+import { defaultBackwardVariant } from '../../gpu/kernels/linear-backward';
+import { normChunk } from '../../gpu/kernels/adamw';
 import { planOfRun } from '../../run/run-plan';
 import { previewTokens } from './preview-tokens';
 import { stepTimeRequest } from './step-time';
@@ -108,7 +110,8 @@ export class Engine {
         }
         case 'plan-run': {
           const rt = await this.runtime();
-          return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, rt.report.limits, defaultAttentionVariant(rt)));
+          const kernels = { attention: defaultAttentionVariant(rt), backward: defaultBackwardVariant(rt), gradNormChunk: normChunk(rt.report) };
+          return this.reply(req.id, 'plan-run', await planRequest(await openModelSource(req.source), req.configYaml, rt.report.limits, kernels));
         }
         case 'preview-tokens': return this.reply(req.id, 'preview-tokens', await previewTokens(await openModelSource(req.source), req.configYaml, req.data));
         case 'time-step': return this.reply(req.id, 'time-step', await stepTimeRequest(this.policies, this.serial, req,

@@ -9,8 +9,7 @@ import { parseConfig } from '../../rl/config-validate';
 import type { RunConfig } from '../../run/config';
 import { planOptionsOf } from '../../run/run-plan';
 import { inspectModel } from './inspect';
-import { planTraining, type MemoryPlan } from '../../train/memory-plan';
-import type { AttentionVariant } from '../../gpu/kernels/attention';
+import { planTraining, type MemoryPlan, type PlanKernels } from '../../train/memory-plan';
 
 /** The device limits a single buffer must respect (GPUDevice.limits). */
 export interface BufferLimits {
@@ -43,10 +42,10 @@ function adviceFor(row: string, cfg: RunConfig): string {
     : 'lower rollout.batch_size, grpo.micro_batch_size or rollout.max_tokens';
 }
 
-/** The run's plan against the device's buffer limits, for the attention variant it runs (default 'thread'). */
-export function planRun(mc: ModelConfig, cfg: RunConfig, limits: BufferLimits, attention?: AttentionVariant): RunPlan {
+/** The run's plan against the device's buffer limits, for the kernels the adapter runs (default: a CPU adapter's). */
+export function planRun(mc: ModelConfig, cfg: RunConfig, limits: BufferLimits, kernels: PlanKernels = {}): RunPlan {
   const { options, shape } = planOptionsOf(mc, cfg);
-  const plan = planTraining(mc, { ...options, attention });
+  const plan = planTraining(mc, { ...options, ...kernels });
   const big = plan.largestBuffer;
   const [limitName, limit] = limits.maxStorageBufferBindingSize <= limits.maxBufferSize
     ? ['maxStorageBufferBindingSize', limits.maxStorageBufferBindingSize] : ['maxBufferSize', limits.maxBufferSize];
@@ -57,12 +56,12 @@ export function planRun(mc: ModelConfig, cfg: RunConfig, limits: BufferLimits, a
 }
 
 /** The worker's answer: the model's config.json read (no weights), the YAML parsed as Start parses it. */
-export async function planRequest(source: FileSource, configYaml: string, limits: BufferLimits, attention?: AttentionVariant): Promise<RunPlan> {
+export async function planRequest(source: FileSource, configYaml: string, limits: BufferLimits, kernels: PlanKernels = {}): Promise<RunPlan> {
   const cfg = parseConfig(configYaml, 'config.yaml');
   const report = await inspectModel(source);
   if (!report.config) {
     const p = report.problems[0];
     throw new Error(`${report.source}: ${p ? `${p.file}: ${p.message}` : 'no model config found'}; fix the model folder in the Models panel`);
   }
-  return planRun(report.config, cfg, limits, attention);
+  return planRun(report.config, cfg, limits, kernels);
 }
