@@ -121,7 +121,7 @@ export function dybSplitCount(variant: BackwardVariant, R: number, views: DView[
 export class LinearBackward {
   /** Include the LoRA path in dX (the forward ran with LoRA on). Default: true when spec.lora. */
   loraEnabled: boolean;
-  /** Partial sums the last run split LoRA's dY B into (1: not split; see dybSplit). */
+  /** Partial sums the last run split LoRA's dY B into (1: not split; see dybSplitCount). */
   lastDybSplit = 1;
   readonly NW: number;
   private readonly u = new Uint32Array(16);
@@ -195,9 +195,9 @@ export class LinearBackward {
       const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
       const views = dybViews(NW, lora.segmentStarts);
       dyb = this.scratch('dyb', M * SR, `${label} bwd dY B`);
+      const P = vec ? dybSplitCount(this.variant, R, views, M) : 1;
+      this.lastDybSplit = P;
       if (vec) {
-        const P = dybSplitCount(this.variant, R, views, M);
-        this.lastDybSplit = P;
         const zStride = (M * SR) / 4;
         const out = P > 1 ? this.scratch('dybParts', P * M * SR, `${label} bwd dY B partials`) : dyb;
         views.forEach((d, s) => {
