@@ -38,12 +38,15 @@ fn swiglu(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(0) var<storage, read> gu4: array<vec4<f32>>;         // [M, 2I / 4]
 @group(0) @binding(1) var<storage, read_write> out4: array<vec4<f32>>;  // [M, I / 4]
 
+// The vec4 of gate values of out's vec4 e (its up values are i4 further), I = 4 i4.
+fn gate4(e: u32, i4: u32) -> u32 { return (e / i4) * 2u * i4 + e % i4; }
+
 @compute @workgroup_size(WG)
 fn swiglu4(@builtin(global_invocation_id) gid: vec3<u32>) {
   let e = gid.y * p.rowStride + gid.x;   // index of a vec4 of out
   let i4 = p.I / 4u;
   if (e >= p.M * i4) { return; }
-  let gi = (e / i4) * 2u * i4 + e % i4;
+  let gi = gate4(e, i4);
   let g = gu4[gi];
   out4[e] = g / (vec4<f32>(1.0) + exp(-g)) * gu4[gi + i4];
 }
@@ -78,7 +81,7 @@ fn swiglu_bwd4(@builtin(global_invocation_id) gid: vec3<u32>) {
   let e = gid.y * pb.rowStride + gid.x;   // index of a vec4 of dout
   let i4 = pb.I / 4u;
   if (e >= pb.M * i4) { return; }
-  let gi = (e / i4) * 2u * i4 + e % i4;
+  let gi = gate4(e, i4);
   let g = bgu4[gi];
   let u = bgu4[gi + i4];
   let s = vec4<f32>(1.0) / (vec4<f32>(1.0) + exp(-g));

@@ -503,8 +503,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       const SR = lg.S * lora.rank, vec = lora.rank % 4 === 0;
       const s = scratch[l][g];
       s.dyb = grow(s.dyb, M * SR * 4, TROW.loraBwd);
-      const starts = lg.outs.slice(0, -1).map((_, i) => lg.outs.slice(0, i + 1).reduce((a, b) => a + b, 0));
-      const P = vec ? dybSplitCount(o.backward ?? 'rb16', lora.rank, dybViews(lg.NW, starts), M) : 1;
+      const P = vec ? dybSplitCount(o.backward ?? 'rb16', lora.rank, dybViews(lg.NW, lg.starts), M) : 1;
       if (P > 1) s.dybParts = grow(s.dybParts, P * M * SR * 4, TROW.loraBwd);
       for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
       if (P > 1) frame.dispatch(64); // sum_split

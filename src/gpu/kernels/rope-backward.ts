@@ -6,7 +6,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
-import { pairsPerHead, ropeTable, type QkvRopeOptions } from './rope';
+import { pairsPerHead, ropeEntry, ropeTable, type QkvRopeOptions } from './rope';
 
 /** The cache geometry dK/dV follow ([B, KVH, Tmax, HS]); a KvCache's `cfg` fits. */
 export interface CacheGeometry {
@@ -33,8 +33,7 @@ export class QkvRopeBackward {
     if (HS % 2 !== 0) throw new ShapeError('qkv_rope_backward', 'HS even', `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('qkv_rope_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (!(Tmax > 0)) throw new ShapeError('qkv_rope_backward', 'Tmax > 0', `Tmax=${Tmax}`);
-    // Four pairs per invocation (vec4) where HS is a multiple of 8, else one.
-    const pipeline = await rt.kernel({ shader: 'rope', entry: HS % 8 === 0 ? 'qkv_rope_backward4' : 'qkv_rope_backward', overrides: { WG: o.wg } });
+    const pipeline = await rt.kernel({ shader: 'rope', entry: ropeEntry('qkv_rope_backward', HS), overrides: { WG: o.wg } });
     const table = rt.upload(ropeTable(Tmax, HS, o.theta), `rope backward cos/sin [${Tmax}, ${HS / 2}]`);
     return new QkvRopeBackward(rt, pipeline, table, o);
   }

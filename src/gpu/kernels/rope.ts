@@ -53,8 +53,7 @@ export class QkvRope {
     if (HS % 2 !== 0) throw new ShapeError('qkv_rope', 'HS even', `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('qkv_rope', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
     if (!(Tmax > 0)) throw new ShapeError('qkv_rope', 'Tmax > 0', `Tmax=${Tmax}`);
-    // Four pairs per invocation (vec4) where HS is a multiple of 8, else one.
-    const pipeline = await rt.kernel({ shader: 'rope', entry: HS % 8 === 0 ? 'qkv_rope4' : 'qkv_rope', overrides: { WG: o.wg } });
+    const pipeline = await rt.kernel({ shader: 'rope', entry: ropeEntry('qkv_rope', HS), overrides: { WG: o.wg } });
     const table = rt.upload(ropeTable(Tmax, HS, o.theta), `rope cos/sin [${Tmax}, ${HS / 2}]`);
     return new QkvRope(rt, pipeline, table, o);
   }
@@ -84,8 +83,12 @@ export class QkvRope {
   }
 }
 
-/** Invocations per (row, head): one per pair, or per four pairs where HS % 8 == 0 (qkv_rope4 and its backward). */
-export const pairsPerHead = (HS: number): number => (HS % 8 === 0 ? HS / 8 : HS / 2);
+/** Four pairs per invocation (qkv_rope4 and its backward) where HS is a multiple of 8, else one. */
+const fourPairs = (HS: number): boolean => HS % 8 === 0;
+/** The entry of `base` (qkv_rope, qkv_rope_backward) for heads of HS. */
+export const ropeEntry = (base: string, HS: number): string => (fourPairs(HS) ? `${base}4` : base);
+/** Invocations per (row, head): one per pair, or per four pairs (ropeEntry). */
+export const pairsPerHead = (HS: number): number => (fourPairs(HS) ? HS / 8 : HS / 2);
 
 /** Workgroups covering `n` invocations of `wg`, wrapping into y past the per-dimension limit. */
 function grid(n: number, wg: number, max: number): { x: number; y: number } {

@@ -11,14 +11,18 @@ export const GROUPS: Record<LinearGroup, Projection[]> = { qkv: ['q', 'k', 'v'],
 /** The fused groups in the order each layer builds them. */
 export const LINEAR_GROUPS = Object.keys(GROUPS) as LinearGroup[];
 
-/** A group's packed LoRA shape: S segments, in features K, per-projection outs and fused out NW. */
-export interface GroupShape { S: number; K: number; outs: number[]; NW: number }
+/**
+ * A group's packed LoRA shape: S segments, in features K, per-projection outs, the first fused
+ * row of each segment after the first (starts: LinearLora.segmentStarts) and fused out NW.
+ */
+export interface GroupShape { S: number; K: number; outs: number[]; starts: number[]; NW: number }
 
 /** The shape rule of a fused group (also sizes the memory plan: src/train/memory-plan.ts). */
 export function groupShape(cfg: ModelConfig, group: LinearGroup): GroupShape {
   const projs = GROUPS[group];
   const outs = projs.map((p) => projShape(cfg, p)[0]);
-  return { S: projs.length, K: projShape(cfg, projs[0])[1], outs, NW: outs.reduce((a, b) => a + b, 0) };
+  const starts = outs.slice(0, -1).map((_, s) => outs.slice(0, s + 1).reduce((a, b) => a + b, 0));
+  return { S: projs.length, K: projShape(cfg, projs[0])[1], outs, starts, NW: outs.reduce((a, b) => a + b, 0) };
 }
 
 /** Whether an adapter targeting `targets` has LoRA on this group (any of its projections). */
@@ -32,22 +36,18 @@ export function uploadLoraGroup(rt: GpuRuntime, cfg: ModelConfig, lora: LoraWeig
   const pairs = projs.map((p) => lora.pairs.get(loraKey(layer, p)) ?? null);
   if (pairs.every((p) => p === null)) return null;
   const R = lora.config.rank;
-  const { K, outs, NW } = groupShape(cfg, group);
+  const { K, starts, NW } = groupShape(cfg, group);
   const A = new Float32Array(projs.length * R * K);
   const B = new Float32Array(NW * R);
-  let row = 0;
-  const segmentStarts: number[] = [];
   projs.forEach((_p, s) => {
     const pair = pairs[s];
-    if (s > 0) segmentStarts.push(row);
     if (pair) {
       A.set(pair.A, s * R * K);
-      B.set(pair.B, row * R);
+      B.set(pair.B, (s > 0 ? starts[s - 1] : 0) * R);
     }
-    row += outs[s];
   });
   const label = `layers.${layer}.${group} lora`;
   const a = rt.upload(A, `${label} A`), b = rt.upload(B, `${label} B`);
   buffers.push(a, b);
-  return { A: a, B: b, R, scale: loraScale(lora.config), segmentStarts: segmentStarts.length ? segmentStarts : undefined };
+  return { A: a, B: b, R, scale: loraScale(lora.config), segmentStarts: starts.length ? starts : undefined };
 }
