@@ -44,10 +44,11 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const params = { temperature: 0, topK: 0, topP: 1, seed: 1, step: 0 };
   const stepMs = new Map<number, number>();
   for (const B of getString(args, 'batches', '1,8').split(',').map(Number)) {
-    // Untimed warm-up: a short prefill in the same row bucket and one decode step, so kernels
-    // built on first use (the decode linears' per-row-count pipelines) are not timed.
-    const warm = new DecodeSession(rt, model, B, 16);
-    const w = await warm.step(Array.from({ length: B }, (_, b) => prompt(b).slice(0, Math.max(1, Math.ceil(9 / B)))), params);
+    // Untimed warm-up: the same prefill (its rows decide the linears' row bucket, hence which
+    // pipelines run; a shorter one left the large bucket's to be built inside the timed prefill)
+    // and one decode step, so kernels built on first use are not timed.
+    const warm = new DecodeSession(rt, model, B, P + 2);
+    const w = await warm.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
     await warm.step(Array.from(w.ids, (id) => [id]), params);
     warm.free();
     rt.pool.resetPeak();

@@ -12,7 +12,8 @@ struct Tile8 {
 // A whole tile (all 8 columns of group g and MR rows from row0 in range, no SwiGLU) whose 8
 // columns share one LoRA segment: bias and LoRA (scale (XA B^T)) added in registers, then stored
 // directly, not through the includer's per-element epilogue (at K = 64 that cost as much as the
-// main loop). Returns false, storing nothing, for any other tile.
+// main loop). A whole SwiGLU tile without bias or LoRA likewise (below). Returns false, storing
+// nothing, for any other tile.
 fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
   var t = tile;
   let n = g * 8u;
@@ -70,7 +71,35 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
     }
     return true;
   }
+  // SwiGLU (gate in columns 0-3 of the tile, up in 4-7; 4 outputs per row) without bias or LoRA,
+  // all 4 outputs and MR rows in range: silu(gate) * up from registers. The per-row path
+  // (store8) reads the tile back from an array, which SwiftShader spills to memory.
+  if (SWIGLU && (p.flags & 3u) == 0u && g * 4u + 4u <= p.N && row0 + MR <= p.M) {
+    let i0 = row0 * p.N + g * 4u;
+    put4(i0, swiglu4(t.a0l, t.a0h));
+    if (MR > 1u) { put4(i0 + p.N, swiglu4(t.a1l, t.a1h)); }
+    if (MR > 2u) { put4(i0 + 2u * p.N, swiglu4(t.a2l, t.a2h)); put4(i0 + 3u * p.N, swiglu4(t.a3l, t.a3h)); }
+    if (MR > 4u) {
+      put4(i0 + 4u * p.N, swiglu4(t.a4l, t.a4h)); put4(i0 + 5u * p.N, swiglu4(t.a5l, t.a5h));
+      put4(i0 + 6u * p.N, swiglu4(t.a6l, t.a6h)); put4(i0 + 7u * p.N, swiglu4(t.a7l, t.a7h));
+    }
+    return true;
+  }
   return false;
+}
+
+// silu(gate) * up on four outputs (the same operations as silu() per element).
+fn swiglu4(gate: vec4<f32>, up: vec4<f32>) -> vec4<f32> {
+  return gate / (vec4<f32>(1.0) + exp(-gate)) * up;
+}
+
+// Four consecutive outputs from Y[i] (=, or += with flags bit 2).
+fn put4(i: u32, v: vec4<f32>) {
+  if ((p.flags & 4u) != 0u) {
+    Y[i] += v.x; Y[i + 1u] += v.y; Y[i + 2u] += v.z; Y[i + 3u] += v.w;
+  } else {
+    Y[i] = v.x; Y[i + 1u] = v.y; Y[i + 2u] = v.z; Y[i + 3u] = v.w;
+  }
 }
 
 // Eight consecutive outputs from Y[i] (=, or += with flags bit 2), no epilogue.

@@ -127,7 +127,7 @@ describe('Linear', () => {
       rt.release(ab, Bb, ...bufs);
     });
 
-    it(`${fmt}: SwiGLU without bias or LoRA (lin_rb8's vector epilogue; I=22 leaves a partial column group)`, async () => {
+    it(`${fmt}: SwiGLU without bias or LoRA (whole tiles from registers, the rest through the vector epilogue; I=22 leaves a partial column group)`, async () => {
       const rt = await nodeRuntime();
       const M = 40, K = 64, I = 22;
       const X = randomArray(M * K, 31), W = randomArray(2 * I * K, 32), Y0 = randomArray(M * I, 33);
