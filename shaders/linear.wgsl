@@ -62,7 +62,7 @@ fn epi(r: u32, n: u32, base: f32) -> f32 {
   var v = base;
   if ((p.flags & 1u) != 0u) { v += bias[n]; }
   if ((p.flags & 2u) != 0u) {
-    let s = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
+    let s = segment(n);
     let xa = r * p.xaStride + s * p.R;
     let lb = n * p.R;
     var d = 0.0;

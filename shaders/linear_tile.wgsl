@@ -9,72 +9,32 @@ struct Tile8 {
   a4l: vec4<f32>, a4h: vec4<f32>, a5l: vec4<f32>, a5h: vec4<f32>, a6l: vec4<f32>, a6h: vec4<f32>, a7l: vec4<f32>, a7h: vec4<f32>,
 }
 
-// A whole tile (all 8 columns of group g and MR rows from row0 in range, no SwiGLU) whose 8
-// columns share one LoRA segment: bias and LoRA (scale (XA B^T)) added in registers, then stored
-// directly, not through the includer's per-element epilogue (at K = 64 that cost as much as the
-// main loop). A whole SwiGLU tile without bias or LoRA likewise (below). Returns false, storing
-// nothing, for any other tile.
+// A whole tile (MR rows from row0 and its 8 columns in range; with SwiGLU its 4 outputs) whose low
+// and high four columns each lie in one LoRA segment: bias and LoRA (scale (XA B^T)) added in
+// registers, then stored directly (SwiGLU: silu(gate) * up first), not through the includer's
+// per-element epilogue (at K = 64 that cost as much as the main loop; with SwiGLU the per-row path
+// also reads the tile back from an array, which SwiftShader spills to memory). Returns false,
+// storing nothing, for any other tile.
 fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
+  // W rows (bias and LoRA B rows) of the low and high columns: 8g and 8g + 4; SwiGLU: gate 4g, up N + 4g.
+  let nl = select(g * 8u, g * 4u, SWIGLU);
+  let nh = select(g * 8u + 4u, p.N + g * 4u, SWIGLU);
+  let sl = segment(nl);
+  let sh = segment(nh);
+  let inRange = row0 + MR <= p.M && select(nl + 8u <= p.N, nl + 4u <= p.N, SWIGLU);
+  let oneSeg = sl == segment(nl + 3u) && sh == segment(nh + 3u);
+  if (!inRange || ((p.flags & 2u) != 0u && !oneSeg)) { return false; }
   var t = tile;
-  let n = g * 8u;
-  let seg = select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
-  let oneSeg = seg == select(0u, 1u, n + 7u >= p.seg1) + select(0u, 1u, n + 7u >= p.seg2);
-  if (!SWIGLU && n + 8u <= p.N && row0 + MR <= p.M && ((p.flags & 2u) == 0u || oneSeg)) {
-    if ((p.flags & 1u) != 0u) {
-      let bl = vec4<f32>(bias[n], bias[n + 1u], bias[n + 2u], bias[n + 3u]);
-      let bh = vec4<f32>(bias[n + 4u], bias[n + 5u], bias[n + 6u], bias[n + 7u]);
-      t.a0l += bl; t.a0h += bh;
-      if (MR > 1u) { t.a1l += bl; t.a1h += bh; }
-      if (MR > 2u) { t.a2l += bl; t.a2h += bh; t.a3l += bl; t.a3h += bh; }
-      if (MR > 4u) { t.a4l += bl; t.a4h += bh; t.a5l += bl; t.a5h += bh; t.a6l += bl; t.a6h += bh; t.a7l += bl; t.a7h += bh; }
-    }
-    if ((p.flags & 2u) != 0u) {
-      // d = XA B^T summed over q in order, then scale d added: the rounding of epi() exactly, so a
-      // row's output does not depend on whether its tile took this path.
-      let xa = row0 * p.xaStride + seg * p.R;
-      let R = p.R;
-      var d0l = vec4<f32>(); var d0h = vec4<f32>(); var d1l = vec4<f32>(); var d1h = vec4<f32>();
-      var d2l = vec4<f32>(); var d2h = vec4<f32>(); var d3l = vec4<f32>(); var d3h = vec4<f32>();
-      var d4l = vec4<f32>(); var d4h = vec4<f32>(); var d5l = vec4<f32>(); var d5h = vec4<f32>();
-      var d6l = vec4<f32>(); var d6h = vec4<f32>(); var d7l = vec4<f32>(); var d7h = vec4<f32>();
-      for (var q = 0u; q < R; q++) {
-        let ll = vec4<f32>(LB[n * R + q], LB[(n + 1u) * R + q], LB[(n + 2u) * R + q], LB[(n + 3u) * R + q]);
-        let lh = vec4<f32>(LB[(n + 4u) * R + q], LB[(n + 5u) * R + q], LB[(n + 6u) * R + q], LB[(n + 7u) * R + q]);
-        { let x = XA[xa + q]; d0l += x * ll; d0h += x * lh; }
-        if (MR > 1u) { let x = XA[xa + p.xaStride + q]; d1l += x * ll; d1h += x * lh; }
-        if (MR > 2u) {
-          { let x = XA[xa + 2u * p.xaStride + q]; d2l += x * ll; d2h += x * lh; }
-          { let x = XA[xa + 3u * p.xaStride + q]; d3l += x * ll; d3h += x * lh; }
-        }
-        if (MR > 4u) {
-          { let x = XA[xa + 4u * p.xaStride + q]; d4l += x * ll; d4h += x * lh; }
-          { let x = XA[xa + 5u * p.xaStride + q]; d5l += x * ll; d5h += x * lh; }
-          { let x = XA[xa + 6u * p.xaStride + q]; d6l += x * ll; d6h += x * lh; }
-          { let x = XA[xa + 7u * p.xaStride + q]; d7l += x * ll; d7h += x * lh; }
-        }
-      }
-      t.a0l += p.scale * d0l; t.a0h += p.scale * d0h;
-      if (MR > 1u) { t.a1l += p.scale * d1l; t.a1h += p.scale * d1h; }
-      if (MR > 2u) { t.a2l += p.scale * d2l; t.a2h += p.scale * d2h; t.a3l += p.scale * d3l; t.a3h += p.scale * d3h; }
-      if (MR > 4u) {
-        t.a4l += p.scale * d4l; t.a4h += p.scale * d4h; t.a5l += p.scale * d5l; t.a5h += p.scale * d5h;
-        t.a6l += p.scale * d6l; t.a6h += p.scale * d6h; t.a7l += p.scale * d7l; t.a7h += p.scale * d7h;
-      }
-    }
-    let i0 = row0 * p.N + n;
-    put8(i0, t.a0l, t.a0h);
-    if (MR > 1u) { put8(i0 + p.N, t.a1l, t.a1h); }
-    if (MR > 2u) { put8(i0 + 2u * p.N, t.a2l, t.a2h); put8(i0 + 3u * p.N, t.a3l, t.a3h); }
-    if (MR > 4u) {
-      put8(i0 + 4u * p.N, t.a4l, t.a4h); put8(i0 + 5u * p.N, t.a5l, t.a5h);
-      put8(i0 + 6u * p.N, t.a6l, t.a6h); put8(i0 + 7u * p.N, t.a7l, t.a7h);
-    }
-    return true;
+  if ((p.flags & 1u) != 0u) {
+    let bl = vec4<f32>(bias[nl], bias[nl + 1u], bias[nl + 2u], bias[nl + 3u]);
+    let bh = vec4<f32>(bias[nh], bias[nh + 1u], bias[nh + 2u], bias[nh + 3u]);
+    t.a0l += bl; t.a0h += bh;
+    if (MR > 1u) { t.a1l += bl; t.a1h += bh; }
+    if (MR > 2u) { t.a2l += bl; t.a2h += bh; t.a3l += bl; t.a3h += bh; }
+    if (MR > 4u) { t.a4l += bl; t.a4h += bh; t.a5l += bl; t.a5h += bh; t.a6l += bl; t.a6h += bh; t.a7l += bl; t.a7h += bh; }
   }
-  // SwiGLU (gate in columns 0-3 of the tile, up in 4-7; 4 outputs per row) without bias or LoRA,
-  // all 4 outputs and MR rows in range: silu(gate) * up from registers. The per-row path
-  // (store8) reads the tile back from an array, which SwiftShader spills to memory.
-  if (SWIGLU && (p.flags & 3u) == 0u && g * 4u + 4u <= p.N && row0 + MR <= p.M) {
+  if ((p.flags & 2u) != 0u) { t = add_lora8(t, row0, nl, nh, sl, sh); }
+  if (SWIGLU) {
     let i0 = row0 * p.N + g * 4u;
     put4(i0, swiglu4(t.a0l, t.a0h));
     if (MR > 1u) { put4(i0 + p.N, swiglu4(t.a1l, t.a1h)); }
@@ -85,7 +45,79 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
     }
     return true;
   }
-  return false;
+  let i0 = row0 * p.N + nl;
+  put8(i0, t.a0l, t.a0h);
+  if (MR > 1u) { put8(i0 + p.N, t.a1l, t.a1h); }
+  if (MR > 2u) { put8(i0 + 2u * p.N, t.a2l, t.a2h); put8(i0 + 3u * p.N, t.a3l, t.a3h); }
+  if (MR > 4u) {
+    put8(i0 + 4u * p.N, t.a4l, t.a4h); put8(i0 + 5u * p.N, t.a5l, t.a5h);
+    put8(i0 + 6u * p.N, t.a6l, t.a6h); put8(i0 + 7u * p.N, t.a7l, t.a7h);
+  }
+  return true;
+}
+
+// The LoRA segment of W row n (as epi() counts it).
+fn segment(n: u32) -> u32 {
+  return select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
+}
+
+// t + scale (XA B^T) for the tile's rows; low columns from B rows nl.. (XA segment sl), high from
+// nh.. (sh). d = XA B^T is summed over q in order, then scale d added: the rounding of epi()
+// exactly, so a row's output does not depend on whether its tile took this path. Without SwiGLU
+// the two halves share a segment unless a segment starts at 8g + 4, so XA is read once for both.
+fn add_lora8(tile: Tile8, row0: u32, nl: u32, nh: u32, sl: u32, sh: u32) -> Tile8 {
+  var t = tile;
+  let R = p.R;
+  let S = p.xaStride;
+  let xl = row0 * S + sl * R;
+  let xh = row0 * S + sh * R;
+  var d0l = vec4<f32>(); var d0h = vec4<f32>(); var d1l = vec4<f32>(); var d1h = vec4<f32>();
+  var d2l = vec4<f32>(); var d2h = vec4<f32>(); var d3l = vec4<f32>(); var d3h = vec4<f32>();
+  var d4l = vec4<f32>(); var d4h = vec4<f32>(); var d5l = vec4<f32>(); var d5h = vec4<f32>();
+  var d6l = vec4<f32>(); var d6h = vec4<f32>(); var d7l = vec4<f32>(); var d7h = vec4<f32>();
+  if (xl == xh) {
+    for (var q = 0u; q < R; q++) {
+      let ll = vec4<f32>(LB[nl * R + q], LB[(nl + 1u) * R + q], LB[(nl + 2u) * R + q], LB[(nl + 3u) * R + q]);
+      let lh = vec4<f32>(LB[nh * R + q], LB[(nh + 1u) * R + q], LB[(nh + 2u) * R + q], LB[(nh + 3u) * R + q]);
+      { let x = XA[xl + q]; d0l += x * ll; d0h += x * lh; }
+      if (MR > 1u) { let x = XA[xl + S + q]; d1l += x * ll; d1h += x * lh; }
+      if (MR > 2u) {
+        { let x = XA[xl + 2u * S + q]; d2l += x * ll; d2h += x * lh; }
+        { let x = XA[xl + 3u * S + q]; d3l += x * ll; d3h += x * lh; }
+      }
+      if (MR > 4u) {
+        { let x = XA[xl + 4u * S + q]; d4l += x * ll; d4h += x * lh; }
+        { let x = XA[xl + 5u * S + q]; d5l += x * ll; d5h += x * lh; }
+        { let x = XA[xl + 6u * S + q]; d6l += x * ll; d6h += x * lh; }
+        { let x = XA[xl + 7u * S + q]; d7l += x * ll; d7h += x * lh; }
+      }
+    }
+  } else {
+    for (var q = 0u; q < R; q++) {
+      let ll = vec4<f32>(LB[nl * R + q], LB[(nl + 1u) * R + q], LB[(nl + 2u) * R + q], LB[(nl + 3u) * R + q]);
+      let lh = vec4<f32>(LB[nh * R + q], LB[(nh + 1u) * R + q], LB[(nh + 2u) * R + q], LB[(nh + 3u) * R + q]);
+      d0l += XA[xl + q] * ll; d0h += XA[xh + q] * lh;
+      if (MR > 1u) { d1l += XA[xl + S + q] * ll; d1h += XA[xh + S + q] * lh; }
+      if (MR > 2u) {
+        d2l += XA[xl + 2u * S + q] * ll; d2h += XA[xh + 2u * S + q] * lh;
+        d3l += XA[xl + 3u * S + q] * ll; d3h += XA[xh + 3u * S + q] * lh;
+      }
+      if (MR > 4u) {
+        d4l += XA[xl + 4u * S + q] * ll; d4h += XA[xh + 4u * S + q] * lh;
+        d5l += XA[xl + 5u * S + q] * ll; d5h += XA[xh + 5u * S + q] * lh;
+        d6l += XA[xl + 6u * S + q] * ll; d6h += XA[xh + 6u * S + q] * lh;
+        d7l += XA[xl + 7u * S + q] * ll; d7h += XA[xh + 7u * S + q] * lh;
+      }
+    }
+  }
+  t.a0l += p.scale * d0l; t.a0h += p.scale * d0h;
+  if (MR > 1u) { t.a1l += p.scale * d1l; t.a1h += p.scale * d1h; }
+  if (MR > 2u) { t.a2l += p.scale * d2l; t.a2h += p.scale * d2h; t.a3l += p.scale * d3l; t.a3h += p.scale * d3h; }
+  if (MR > 4u) {
+    t.a4l += p.scale * d4l; t.a4h += p.scale * d4h; t.a5l += p.scale * d5l; t.a5h += p.scale * d5h;
+    t.a6l += p.scale * d6l; t.a6h += p.scale * d6h; t.a7l += p.scale * d7l; t.a7h += p.scale * d7h;
+  }
+  return t;
 }
 
 // silu(gate) * up on four outputs (the same operations as silu() per element).

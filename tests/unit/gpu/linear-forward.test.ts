@@ -116,9 +116,13 @@ describe('Linear', () => {
       const { w, eff, bufs } = await weightOf(rt, fmt, W, 2 * I, K);
       const ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
       const lin = await Linear.create(rt, { label: 'gate_up', K, N: I, weight: w, swiglu: true, lora: { A: ab, B: Bb, R, scale, segmentStarts: [I] } });
-      const gate = add(linear_forward(X, rows(eff, K, 0, I), null, M, K, I), lora_forward(X, rows(A, K, 0, R), rows(B, R, 0, I), scale, M, K, I, R));
-      const up = add(linear_forward(X, rows(eff, K, I, 2 * I), null, M, K, I), lora_forward(X, rows(A, K, R, 2 * R), rows(B, R, I, 2 * I), scale, M, K, I, R));
-      expect(report(`swiglu-fused ${fmt} M=${M}`, await allVariants(rt, lin, X, M, I, swiglu_forward(gate, up)))).toBeLessThan(1e-4);
+      const withLora = (x: Float32Array, m: number) => swiglu_forward(
+        add(linear_forward(x, rows(eff, K, 0, I), null, m, K, I), lora_forward(x, rows(A, K, 0, R), rows(B, R, 0, I), scale, m, K, I, R)),
+        add(linear_forward(x, rows(eff, K, I, 2 * I), null, m, K, I), lora_forward(x, rows(A, K, R, 2 * R), rows(B, R, I, 2 * I), scale, m, K, I, R)));
+      expect(report(`swiglu-fused ${fmt} M=${M}`, await allVariants(rt, lin, X, M, I, withLora(X, M)))).toBeLessThan(1e-4);
+      // M = 40: whole 8-row tiles, where gate (segment 0) and up (segment 1) take LoRA in registers.
+      const M3 = 40, X3 = randomArray(M3 * K, 16);
+      expect(report(`swiglu-fused ${fmt} M=${M3}`, await allVariants(rt, lin, X3, M3, I, withLora(X3, M3)))).toBeLessThan(1e-4);
       const M2 = 19, X2 = randomArray(M2 * K, 15);
       lin.loraEnabled = false;
       const ref2 = swiglu_forward(linear_forward(X2, rows(eff, K, 0, I), null, M2, K, I), linear_forward(X2, rows(eff, K, I, 2 * I), null, M2, K, I));
@@ -127,7 +131,7 @@ describe('Linear', () => {
       rt.release(ab, Bb, ...bufs);
     });
 
-    it(`${fmt}: SwiGLU without bias or LoRA (whole tiles from registers, the rest through the vector epilogue; I=22 leaves a partial column group)`, async () => {
+    it(`${fmt}: SwiGLU without bias or LoRA, then with a bias (whole tiles from registers, the rest through the vector epilogue; I=22 leaves a partial column group)`, async () => {
       const rt = await nodeRuntime();
       const M = 40, K = 64, I = 22;
       const X = randomArray(M * K, 31), W = randomArray(2 * I * K, 32), Y0 = randomArray(M * I, 33);
@@ -137,7 +141,13 @@ describe('Linear', () => {
       expect(report(`swiglu-fused ${fmt} plain M=${M}`, await allVariants(rt, lin, X, M, I, ref))).toBeLessThan(1e-4);
       expect(report(`swiglu-fused ${fmt} plain Y += M=${M}`, await allVariants(rt, lin, X, M, I, add(Y0, ref), { accumulateOnto: Y0 }))).toBeLessThan(1e-4);
       lin.dispose();
-      rt.release(...bufs);
+      // With a bias (gate rows 0..I-1, up rows I..2I-1), added in registers on whole tiles.
+      const b = randomArray(2 * I, 34), bb = rt.upload(b, 'bias');
+      const linB = await Linear.create(rt, { label: 'gate_up bias', K, N: I, weight: w, swiglu: true, bias: bb });
+      const refB = swiglu_forward(linear_forward(X, rows(eff, K, 0, I), b.slice(0, I), M, K, I), linear_forward(X, rows(eff, K, I, 2 * I), b.slice(I), M, K, I));
+      expect(report(`swiglu-fused ${fmt} bias M=${M}`, await allVariants(rt, linB, X, M, I, refB))).toBeLessThan(1e-4);
+      linB.dispose();
+      rt.release(bb, ...bufs);
     });
   }
 
