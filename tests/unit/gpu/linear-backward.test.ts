@@ -74,6 +74,7 @@ async function runCase(c: Case): Promise<void> {
   // X A^T from the forward Linear, handed to the backward (rb) or recomputed (tiled).
   const fwd = await Linear.create(rt, spec);
   const xa = rt.storage(M * S * R * 4, 'xa'), Y = rt.storage(M * spec.N * 4, 'Y');
+  const dWOf: Record<string, Float32Array> = {};
   for (const variant of VARIANTS) {
     const bwd = await LinearBackward.create(rt, spec, variant);
     for (const [buf, k] of [[dX, 'dX0'], [dA, 'dA0'], [dB, 'dB0'], [dW, 'dW0'], [db, 'db0']] as const) rt.write(buf, d[k]);
@@ -85,7 +86,10 @@ async function runCase(c: Case): Promise<void> {
       dA: maxAbsDiff(await rt.readF32(dA, S * R * K), ref.dA),
       dB: maxAbsDiff(await rt.readF32(dB, NW * R), ref.dB),
     };
-    if (ref.dW) diffs.dW = maxAbsDiff(await rt.readF32(dW, NW * K), ref.dW);
+    if (ref.dW) {
+      dWOf[variant] = await rt.readF32(dW, NW * K);
+      diffs.dW = maxAbsDiff(dWOf[variant], ref.dW);
+    }
     if (ref.dbias) diffs.dbias = maxAbsDiff(await rt.readF32(db, NW), ref.dbias);
     // dX overwrite (=) with LoRA switched off: the base path alone.
     bwd.loraEnabled = false;
@@ -96,6 +100,8 @@ async function runCase(c: Case): Promise<void> {
     for (const v of Object.values(diffs)) expect(v).toBeLessThan(2e-4);
     bwd.dispose();
   }
+  // dw_rb16 sums in dw_rb's order (two rows of M per step): the same dW bit for bit.
+  if (dWOf.rb && dWOf.rb16) expect(dWOf.rb16, 'dW rb16 = rb').toEqual(dWOf.rb);
   fwd.dispose();
   rt.release(X, b, A, B, dY, dX, dA, dB, dW, db, xa, Y, ...bufs);
 }
@@ -107,7 +113,11 @@ describe('LinearBackward', () => {
   it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile); rank 16 (dY B and dB in 2 x 8 workgroups)', () => runCase({ name: 'nf4 rb16 r16', nf4: true, M: 70, K: 256, NW: 44, R: 16, starts: [], bias: false, full: false }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
-  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb two rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
+  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb16 two rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
+  it('f32 W, full mode with odd M and M = 2 (dw_rb16\'s row past the last two-row step; 4 workgroups of 16 x 16 tiles)', async () => {
+    await runCase({ name: 'dw_rb16 tail', nf4: false, M: 39, K: 64, NW: 256, R: 4, starts: [], bias: true, full: true, dybSplit: 4 });
+    await runCase({ name: 'dw_rb16 two rows', nf4: false, M: 2, K: 64, NW: 256, R: 4, starts: [], bias: false, full: true, dybSplit: 4 });
+  });
   it('LoRA dY B split along N at few rows: q|k|v segments of 1024, 8 and 8 (the short ones\' later partials empty), rank 8, M=20', () =>
     runCase({ name: 'dyb split', nf4: false, M: 20, K: 64, NW: 1040, R: 8, starts: [1024, 1032], bias: false, full: false, dybSplit: 16 }));
   it('LoRA dY B split at rank 16 and M=64, NF4 W, one segment of 1000 (250 vec4 in 15 splits of 17)', () =>
