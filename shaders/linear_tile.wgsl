@@ -9,8 +9,8 @@ struct Tile8 {
   a4l: vec4<f32>, a4h: vec4<f32>, a5l: vec4<f32>, a5h: vec4<f32>, a6l: vec4<f32>, a6h: vec4<f32>, a7l: vec4<f32>, a7h: vec4<f32>,
 }
 
-// A whole tile (MR rows from row0 and its 8 columns in range; with SwiGLU its 4 outputs) whose low
-// and high four columns each lie in one LoRA segment: bias and LoRA (scale (XA B^T)) added in
+// A whole tile (MR rows from row0 and its 8 columns in range; with SwiGLU its 4 outputs) whose 8
+// columns lie in one LoRA segment (SwiGLU: gate and up each in one): bias and LoRA (scale (XA B^T)) added in
 // registers, then stored directly (SwiGLU: silu(gate) * up first), not through the includer's
 // per-element epilogue (at K = 64 that cost as much as the main loop; with SwiGLU the per-row path
 // also reads the tile back from an array, which SwiftShader spills to memory). Returns false,
@@ -22,7 +22,7 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
   let sl = segment(nl);
   let sh = segment(nh);
   let inRange = row0 + MR <= p.M && select(nl + 8u <= p.N, nl + 4u <= p.N, SWIGLU);
-  let oneSeg = sl == segment(nl + 3u) && sh == segment(nh + 3u);
+  let oneSeg = sl == segment(nl + 3u) && sh == segment(nh + 3u) && (SWIGLU || sl == sh);
   if (!inRange || ((p.flags & 2u) != 0u && !oneSeg)) { return false; }
   var t = tile;
   if ((p.flags & 1u) != 0u) {
@@ -64,7 +64,8 @@ fn segment(n: u32) -> u32 {
 // t + scale (XA B^T) for the tile's rows; low columns from B rows nl.. (XA segment sl), high from
 // nh.. (sh). d = XA B^T is summed over q in order, then scale d added: the rounding of epi()
 // exactly, so a row's output does not depend on whether its tile took this path. Without SwiGLU
-// the two halves share a segment unless a segment starts at 8g + 4, so XA is read once for both.
+// the two halves share their segment (store_tile8 asks it), so XA is read once for both (SWIGLU is
+// a compile-time constant: each pipeline holds one of the two loops).
 fn add_lora8(tile: Tile8, row0: u32, nl: u32, nh: u32, sl: u32, sh: u32) -> Tile8 {
   var t = tile;
   let R = p.R;
@@ -75,7 +76,7 @@ fn add_lora8(tile: Tile8, row0: u32, nl: u32, nh: u32, sl: u32, sh: u32) -> Tile
   var d2l = vec4<f32>(); var d2h = vec4<f32>(); var d3l = vec4<f32>(); var d3h = vec4<f32>();
   var d4l = vec4<f32>(); var d4h = vec4<f32>(); var d5l = vec4<f32>(); var d5h = vec4<f32>();
   var d6l = vec4<f32>(); var d6h = vec4<f32>(); var d7l = vec4<f32>(); var d7h = vec4<f32>();
-  if (xl == xh) {
+  if (!SWIGLU) {
     for (var q = 0u; q < R; q++) {
       let ll = vec4<f32>(LB[nl * R + q], LB[(nl + 1u) * R + q], LB[(nl + 2u) * R + q], LB[(nl + 3u) * R + q]);
       let lh = vec4<f32>(LB[nh * R + q], LB[(nh + 1u) * R + q], LB[(nh + 2u) * R + q], LB[(nh + 3u) * R + q]);
