@@ -16,7 +16,7 @@ struct Params {
   M: u32,
   N: u32,         // output columns (I when SWIGLU)
   K: u32,
-  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate
+  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate, bit3 (lin_rb16 without WHOLE) skip whole tiles
   R: u32,         // LoRA rank; with SAMPLE the draw's row of X's row 0 (a step split into passes)
   xaStride: u32,  // columns of XA (segments * R)
   seg1: u32,      // first W row of LoRA segment 1
@@ -41,6 +41,7 @@ override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
 override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
+override WHOLE: bool = false;   // lin_rb16: whole 16 x 16 tiles without LoRA alone (else every tile, or with flags bit 3 every other)
 
 // ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
 fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
@@ -123,6 +124,12 @@ fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
 // MR (compile-time) rows per invocation: 8 for prefill; the dec variant (decode, M <= 8) compiles
 // 1, 2, 4 and 8, so each weight is read once per step for all rows and the rows an invocation
 // lacks cost nothing (their registers and loads are folded away).
+// Four bias values from column n (zeros without a bias).
+fn bias4(on: bool, n: u32) -> vec4<f32> {
+  if (!on) { return vec4<f32>(); }
+  return vec4<f32>(bias[n], bias[n + 1u], bias[n + 2u], bias[n + 3u]);
+}
+
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   if (r >= p.M) { return; }
   // Plain output (no bias, LoRA or SwiGLU) and all 8 columns in range: no per-element epilogue.
@@ -211,6 +218,10 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 16u;
   let g0 = 2u * gid.x;
   if (row0 >= p.M || out_col(g0, 0u, 8u) >= p.N) { return; }
+  // Linear may dispatch two pipelines: WHOLE takes the tiles whose 16 rows and columns are all in
+  // range when LoRA is off, the other (with flags bit 3) every remaining tile.
+  let whole = (p.flags & 2u) == 0u && row0 + 16u <= p.M && out_col(g0, 0u, 8u) + select(16u, 8u, SWIGLU) <= p.N;
+  if (select(whole && (p.flags & 8u) != 0u, !whole, WHOLE)) { return; }
   let K4 = p.K / 4u;
   let last = nw() - 1u;
   let lastM = p.M - 1u;
@@ -268,24 +279,78 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     { let y = X[x14 + k]; a14a += y * wa; a14b += y * wb; a14c += y * wc; a14d += y * wd; }
     { let y = X[x15 + k]; a15a += y * wa; a15b += y * wb; a15c += y * wc; a15d += y * wd; }
   }
-  // Whole 8 x 8 quarters straight from registers (linear_tile.wgsl); the others element-wise. The
-  // quarter is picked by a switch, not from an array of the four tiles: SwiftShader spills a
-  // dynamically indexed array to memory (64 vec4 out and back per invocation, 3-8 % of the kernel
-  // at K = 64); four separate store_tile8 calls instead inline four epilogues and ran 3x slower.
-  for (var q = 0u; q < 4u; q++) {
-    let r = row0 + 8u * (q / 2u);
-    let g = g0 + q % 2u;
-    var t: Tile8;
-    switch q {
-      case 0u: { t = Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b); }
-      case 1u: { t = Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d); }
-      case 2u: { t = Tile8(a8a, a8b, a9a, a9b, a10a, a10b, a11a, a11b, a12a, a12b, a13a, a13b, a14a, a14b, a15a, a15b); }
-      default: { t = Tile8(a8c, a8d, a9c, a9d, a10c, a10d, a11c, a11d, a12c, a12d, a13c, a13d, a14c, a14d, a15c, a15d); }
+  // Whole tiles: bias added and stored straight from the named sums. A kernel that also holds the
+  // quarters' path below ran 1.3-1.4x slower at K = 64 even when every tile took this one, hence
+  // two pipelines; and the paths in if / else: with the quarters merely after an `if (WHOLE)` that
+  // returns, SwiftShader kept them and the whole-tile pipeline gained only half as much.
+  if (WHOLE) {
+    let hasBias = (p.flags & 1u) != 0u;
+    if (SWIGLU) {
+      // Gate (a, c) and up (b, d) of output columns 4 g0 .. 4 g0 + 7; bias rows as w_row() counts them.
+      let c0 = g0 * 4u;
+      let ga = bias4(hasBias, c0); let ua = bias4(hasBias, p.N + c0);
+      let gc = bias4(hasBias, c0 + 4u); let uc = bias4(hasBias, p.N + c0 + 4u);
+      let i0 = row0 * p.N + c0;
+      put8(i0, swiglu4(a0a + ga, a0b + ua), swiglu4(a0c + gc, a0d + uc));
+      put8(i0 + 1u * p.N, swiglu4(a1a + ga, a1b + ua), swiglu4(a1c + gc, a1d + uc));
+      put8(i0 + 2u * p.N, swiglu4(a2a + ga, a2b + ua), swiglu4(a2c + gc, a2d + uc));
+      put8(i0 + 3u * p.N, swiglu4(a3a + ga, a3b + ua), swiglu4(a3c + gc, a3d + uc));
+      put8(i0 + 4u * p.N, swiglu4(a4a + ga, a4b + ua), swiglu4(a4c + gc, a4d + uc));
+      put8(i0 + 5u * p.N, swiglu4(a5a + ga, a5b + ua), swiglu4(a5c + gc, a5d + uc));
+      put8(i0 + 6u * p.N, swiglu4(a6a + ga, a6b + ua), swiglu4(a6c + gc, a6d + uc));
+      put8(i0 + 7u * p.N, swiglu4(a7a + ga, a7b + ua), swiglu4(a7c + gc, a7d + uc));
+      put8(i0 + 8u * p.N, swiglu4(a8a + ga, a8b + ua), swiglu4(a8c + gc, a8d + uc));
+      put8(i0 + 9u * p.N, swiglu4(a9a + ga, a9b + ua), swiglu4(a9c + gc, a9d + uc));
+      put8(i0 + 10u * p.N, swiglu4(a10a + ga, a10b + ua), swiglu4(a10c + gc, a10d + uc));
+      put8(i0 + 11u * p.N, swiglu4(a11a + ga, a11b + ua), swiglu4(a11c + gc, a11d + uc));
+      put8(i0 + 12u * p.N, swiglu4(a12a + ga, a12b + ua), swiglu4(a12c + gc, a12d + uc));
+      put8(i0 + 13u * p.N, swiglu4(a13a + ga, a13b + ua), swiglu4(a13c + gc, a13d + uc));
+      put8(i0 + 14u * p.N, swiglu4(a14a + ga, a14b + ua), swiglu4(a14c + gc, a14d + uc));
+      put8(i0 + 15u * p.N, swiglu4(a15a + ga, a15b + ua), swiglu4(a15c + gc, a15d + uc));
+    } else {
+      let c0 = g0 * 8u;
+      let b0 = bias4(hasBias, c0); let b1 = bias4(hasBias, c0 + 4u);
+      let b2 = bias4(hasBias, c0 + 8u); let b3 = bias4(hasBias, c0 + 12u);
+      let i0 = row0 * p.N + c0;
+      put8(i0, a0a + b0, a0b + b1); put8(i0 + 8u, a0c + b2, a0d + b3);
+      put8(i0 + 1u * p.N, a1a + b0, a1b + b1); put8(i0 + 1u * p.N + 8u, a1c + b2, a1d + b3);
+      put8(i0 + 2u * p.N, a2a + b0, a2b + b1); put8(i0 + 2u * p.N + 8u, a2c + b2, a2d + b3);
+      put8(i0 + 3u * p.N, a3a + b0, a3b + b1); put8(i0 + 3u * p.N + 8u, a3c + b2, a3d + b3);
+      put8(i0 + 4u * p.N, a4a + b0, a4b + b1); put8(i0 + 4u * p.N + 8u, a4c + b2, a4d + b3);
+      put8(i0 + 5u * p.N, a5a + b0, a5b + b1); put8(i0 + 5u * p.N + 8u, a5c + b2, a5d + b3);
+      put8(i0 + 6u * p.N, a6a + b0, a6b + b1); put8(i0 + 6u * p.N + 8u, a6c + b2, a6d + b3);
+      put8(i0 + 7u * p.N, a7a + b0, a7b + b1); put8(i0 + 7u * p.N + 8u, a7c + b2, a7d + b3);
+      put8(i0 + 8u * p.N, a8a + b0, a8b + b1); put8(i0 + 8u * p.N + 8u, a8c + b2, a8d + b3);
+      put8(i0 + 9u * p.N, a9a + b0, a9b + b1); put8(i0 + 9u * p.N + 8u, a9c + b2, a9d + b3);
+      put8(i0 + 10u * p.N, a10a + b0, a10b + b1); put8(i0 + 10u * p.N + 8u, a10c + b2, a10d + b3);
+      put8(i0 + 11u * p.N, a11a + b0, a11b + b1); put8(i0 + 11u * p.N + 8u, a11c + b2, a11d + b3);
+      put8(i0 + 12u * p.N, a12a + b0, a12b + b1); put8(i0 + 12u * p.N + 8u, a12c + b2, a12d + b3);
+      put8(i0 + 13u * p.N, a13a + b0, a13b + b1); put8(i0 + 13u * p.N + 8u, a13c + b2, a13d + b3);
+      put8(i0 + 14u * p.N, a14a + b0, a14b + b1); put8(i0 + 14u * p.N + 8u, a14c + b2, a14d + b3);
+      put8(i0 + 15u * p.N, a15a + b0, a15b + b1); put8(i0 + 15u * p.N + 8u, a15c + b2, a15d + b3);
     }
-    if (r >= p.M || out_col(g, 0u, 8u) >= p.N || store_tile8(r, g, t)) { continue; }
-    let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h,
-      t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
-    for (var i = 0u; i < 8u; i++) { store8(r + i, g, acc[2u * i], acc[2u * i + 1u]); }
+    return;
+  }
+  if (!WHOLE) {
+    // Whole 8 x 8 quarters straight from registers (linear_tile.wgsl); the others element-wise. The
+    // quarter is picked by a switch, not from an array of the four tiles: SwiftShader spills a
+    // dynamically indexed array to memory (64 vec4 out and back per invocation, 3-8 % of the kernel
+    // at K = 64); four separate store_tile8 calls instead inline four epilogues and ran 3x slower.
+    for (var q = 0u; q < 4u; q++) {
+      let r = row0 + 8u * (q / 2u);
+      let g = g0 + q % 2u;
+      var t: Tile8;
+      switch q {
+        case 0u: { t = Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b); }
+        case 1u: { t = Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d); }
+        case 2u: { t = Tile8(a8a, a8b, a9a, a9b, a10a, a10b, a11a, a11b, a12a, a12b, a13a, a13b, a14a, a14b, a15a, a15b); }
+        default: { t = Tile8(a8c, a8d, a9c, a9d, a10c, a10d, a11c, a11d, a12c, a12d, a13c, a13d, a14c, a14d, a15c, a15d); }
+      }
+      if (r >= p.M || out_col(g, 0u, 8u) >= p.N || store_tile8(r, g, t)) { continue; }
+      let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h,
+        t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
+      for (var i = 0u; i < 8u; i++) { store8(r + i, g, acc[2u * i], acc[2u * i + 1u]); }
+    }
   }
 }
 

@@ -276,14 +276,24 @@ export class Linear {
     const get = (spec: KernelSpec) => (build ? this.rt.builtKernel(spec) : this.rt.kernel(spec));
     // The runtime caches kernels by key: asking again returns the same one (built, with `build`).
     this.kernels.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
+    if (this.splitsWhole(variant)) this.kernels.set(`whole:${key}`, await get(this.kernelSpec(variant, 'whole', mr)));
     if (this.spec.lora && !REGISTER_BLOCKED.includes(kind)) this.kernels.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
     if (this.spec.lora && REGISTER_BLOCKED.includes(kind)) this.kernels.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
     this.prepared.add(variant);
   }
 
-  /** The kernel of one of this layer's pipelines: the layer's (main), LoRA's X A^T in the variant's
-   * own shape (xa) or narrowXA's (narrow); mr rows per block for dec / sg (0 otherwise). */
-  private kernelSpec(variant: LinearVariant, which: 'main' | 'xa' | 'narrow', mr: number): KernelSpec {
+  /**
+   * f32 rb16 runs as two pipelines (shaders/linear.wgsl WHOLE): one for the whole 16 x 16 tiles
+   * without LoRA, lean enough to keep its sums in registers (1.4x at K = 64), one for every other tile.
+   */
+  private splitsWhole(variant: LinearVariant): boolean {
+    return this.format === 'f32' && this.base(variant).kind === 'rb16';
+  }
+
+  /** The kernel of one of this layer's pipelines: the layer's (main; whole: its whole-tile half,
+   * see splitsWhole), LoRA's X A^T in the variant's own shape (xa) or narrowXA's (narrow); mr rows
+   * per block for dec / sg (0 otherwise). */
+  private kernelSpec(variant: LinearVariant, which: 'main' | 'whole' | 'xa' | 'narrow', mr: number): KernelSpec {
     const o = (v: VariantShape) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
     if (which === 'narrow') {
       const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
@@ -294,7 +304,8 @@ export class Linear {
     const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
-    return { ...entry(this.format, s.kind), overrides: { ...o(m), ...pairs, SWIGLU: this.spec.swiglu ? 1 : 0 } };
+    const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1 } : {};
+    return { ...entry(this.format, s.kind), overrides: { ...o(m), ...pairs, ...whole, SWIGLU: this.spec.swiglu ? 1 : 0 } };
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
@@ -334,7 +345,24 @@ export class Linear {
     const w = this.spec.weight;
     const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
     const buffers = [X, ...weights, bias ?? this.dummy, xa, lora?.B ?? this.dummy, Y];
-    this.rt.dispatch(pipeline, buffers, this.uniforms, this.grid(this.shape(variant), M, N, Boolean(this.spec.swiglu)));
+    const grid = this.grid(this.shape(variant), M, N, Boolean(this.spec.swiglu));
+    if (!this.splitsWhole(variant)) {
+      this.rt.dispatch(pipeline, buffers, this.uniforms, grid);
+      return;
+    }
+    const whole = this.kernels.get(`whole:${pipelineKey(variant, M)}`);
+    if (!whole) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
+    // Whole tiles (LoRA off, whole column groups) in the lean pipeline, the partial row block in the
+    // other (flags bit 3: it skips whole tiles); one uniform buffer for both, as the memory plan
+    // counts. With a partial column group the other pipeline takes every tile: the lanes of a SIMD
+    // group (adjacent columns) would run the main loop in both for one partial tile.
+    const cols = this.spec.swiglu ? 8 : 16;
+    if (lora || N % cols !== 0 || M < 16) {
+      this.rt.dispatch(pipeline, buffers, this.uniforms, grid);
+      return;
+    }
+    this.uniforms[3] = flags | 8;
+    this.rt.dispatchEach(M % 16 === 0 ? [whole] : [whole, pipeline], buffers, this.uniforms, grid);
   }
 
   /**

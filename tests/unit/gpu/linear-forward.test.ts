@@ -95,6 +95,40 @@ describe('Linear', () => {
       }
     }
 
+    if (fmt === 'f32') {
+      // rb16 runs two pipelines (whole 16 x 16 tiles without LoRA; every other tile): shapes with
+      // only whole tiles (the second pipeline is then needed for LoRA alone), partial rows only (both
+      // run), partial columns (the second alone); plain and SwiGLU layers, bias, LoRA on and off.
+      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [32, 40, false], [32, 16, true], [40, 16, true]] as const) {
+        it(`f32 rb16 whole / other tiles: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off`, async () => {
+          const rt = await nodeRuntime();
+          const K = 64, R = 4, scale = 1.5, NW = swiglu ? 2 * N : N, S = swiglu ? 2 : 1;
+          const X = randomArray(M * K, 41), W = randomArray(NW * K, 42), b = randomArray(NW, 43);
+          const A = randomArray(S * R * K, 44), B = randomArray(NW * R, 45);
+          const wb = rt.upload(W, 'W'), bb = rt.upload(b, 'bias'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+          const lin = await Linear.create(rt, { label: 'rb16 split', K, N, weight: { format: 'f32', W: wb }, bias: bb, swiglu,
+            lora: { A: ab, B: Bb, R, scale, segmentStarts: swiglu ? [N] : undefined } });
+          await lin.prepare('rb16');
+          const half = (h: number, withLora: boolean) => {
+            const r0 = h * N, y = linear_forward(X, rows(W, K, r0, r0 + N), b.slice(r0, r0 + N), M, K, N);
+            return withLora ? add(y, lora_forward(X, rows(A, K, h * R, (h + 1) * R), rows(B, R, r0, r0 + N), scale, M, K, N, R)) : y;
+          };
+          const ref = (withLora: boolean) => (swiglu ? swiglu_forward(half(0, withLora), half(1, withLora)) : half(0, withLora));
+          const xb = rt.upload(X, 'X'), yb = rt.storage(M * N * 4, 'Y');
+          for (const on of [true, false]) {
+            lin.loraEnabled = on;
+            rt.write(yb, new Float32Array(M * N).fill(NaN));
+            lin.run(xb, yb, M, { variant: 'rb16' });
+            const d = maxAbsDiff(await rt.readF32(yb, M * N), ref(on));
+            console.log(`rb16 split M=${M} N=${N}${swiglu ? ' swiglu' : ''} lora ${on ? 'on' : 'off'}: maxdiff=${d.toExponential(2)}`);
+            expect(d).toBeLessThan(1e-4);
+          }
+          lin.dispose();
+          rt.release(wb, bb, ab, Bb, xb, yb);
+        });
+      }
+    }
+
     it(`${fmt} M=17: no bias or LoRA (lin_rb8's direct stores; N=44 leaves a partial column group)`, async () => {
       const rt = await nodeRuntime();
       const M = 17, K = 64, N = 44;
