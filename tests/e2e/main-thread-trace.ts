@@ -9,8 +9,13 @@ import type { Page } from '@playwright/test';
 /** One main-thread task over the report threshold: start (ms from the window's start), wall and CPU ms. */
 export type MainTask = { at: number; wall: number; cpu: number };
 
-/** What the checks allow: a main-thread task's CPU time at most the browser's long-task threshold. */
-export const LONG_TASK_MS = 50;
+/**
+ * What the checks allow: a main-thread task's CPU time at most 100 ms, what the studio's issue asks.
+ * It was the browser's 50 ms long-task threshold, which a slower machine's chart mounts reached by
+ * themselves (37-55 ms CPU around the first chart points, where a faster one read 11-17 ms; the
+ * same at the previous commit), so it failed CI without a regression.
+ */
+export const LONG_TASK_MS = 100;
 /**
  * And its wall time at most this: a task that waits without using the CPU (a synchronous call into
  * another thread) shows only in wall time. Tasks of 15-35 ms CPU took up to 105 ms wall on a loaded
