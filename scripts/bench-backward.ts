@@ -1,4 +1,4 @@
-// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb] [--budget-ms 300]`:
+// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb16] [--budget-ms 300]`:
 // GFLOPS of the linear backward kernels (shaders/linear_bwd.wgsl) at Qwen2.5-0.5B shapes (C=896,
 // I=4864, R=16): dX through f32 and NF4 weights, full-mode dW, and the LoRA gradients (dY B, dB,
 // dA; X A^T given), per row count M; `--model agent`: the default agent's full-mode training
@@ -7,7 +7,7 @@
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
-import { LinearBackward, type BackwardVariant, type LinearGrads } from '../src/gpu/kernels/linear-backward';
+import { LinearBackward, defaultBackwardVariant, type BackwardVariant, type LinearGrads } from '../src/gpu/kernels/linear-backward';
 import type { LinearSpec, LinearWeight } from '../src/gpu/kernels/linear';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
@@ -16,7 +16,6 @@ import { measureLimits } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '64,512').split(',').map(Number);
-const variants = getString(args, 'variants', 'rb').split(',') as BackwardVariant[];
 const budget = getNumber(args, 'budget-ms', 300);
 const R = 16;
 const agent = getString(args, 'model', 'qwen') === 'agent';
@@ -35,6 +34,8 @@ const shapes: { name: string; NW: number; K: number; S: number }[] = agent ? [
 
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
+// Default: the variant training runs on this adapter (rb16 on a CPU adapter).
+const variants = getString(args, 'variants', defaultBackwardVariant(rt)).split(',') as BackwardVariant[];
 console.log(`adapter: ${rt.report.vendor} ${rt.report.architecture}; GFLOPS = flops / time; dX, dW: 2 M NW K; LoRA grads: 2 M R (2 NW + S K)`);
 const { peakGflops } = await measureLimits(rt);
 console.log(`measured peak ${peakGflops.toFixed(2)} GFLOPS`);

@@ -87,7 +87,12 @@ function mmChoice(variant: BackwardVariant, R: number, nf4W: boolean, name: 'dx'
   const grid = (w: BackwardVariant) => (name === 'dw' ? gridDW(w, d.N, K) : gridDX(w, M, K, nf4));
   // 16 x 16 tiles only where they still give every CPU thread work and every SIMD lane (adjacent
   // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
-  if (v === 'rb16') { const g = grid('rb16'); if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb'; }
+  if (v === 'rb16') {
+    const g = grid('rb16');
+    // A small dW (the default agent's 64 x 64): one SIMD group per workgroup, so both CPU threads get tiles.
+    if (name === 'dw' && K >= 16 * RB_WG && g.x * g.y < RB16_MIN_GROUPS) return { key: 'dw:rb16s', grid: { x: g.x, y: Math.ceil(d.N / 16) } };
+    if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb';
+  }
   if (v === 'rb' && name !== 'dx' && K === R && hasNarrow(R, variant)) {
     const w = narrowWG(R);
     const rows = name === 'dw' ? d.N : M;
@@ -149,6 +154,7 @@ export class LinearBackward {
     for (const v of new Set<BackwardVariant>([variant, ...(variant === 'rb16' ? ['rb' as const] : []), 'tiled'])) {
       const wg: Record<string, number> = v !== 'tiled' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
       jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${v}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
+      if (v === 'rb16') jobs.push(add('dw:rb16s', 'dw_rb16', { WG_X: RB_WG, WG_Y: 1 })); // see mmChoice
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
     const nw = narrowWG(spec.lora?.R ?? 0);
