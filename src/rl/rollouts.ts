@@ -74,11 +74,19 @@ export async function collectRollouts(ctx: AnyRolloutContext, tasks: Task[], ste
   const er = envRollout(ctx.env, tasks, G);
   const prefill = ctx.cfg.rollout.prefill;
   const t0 = performance.now();
-  const batch = await runEngineRollout({
-    engine: engineOf(ctx), tokenizer: ctx.tokenizer, registry: er.registry,
-    prompts: er.prompts.map((p) => (prefill ? { ...p, prefill } : p)),
-    config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, ...ctx.chat,
-  });
+  // The adapter is fixed while the batch is sampled: our engine decodes with it merged into the
+  // weights (GpuModel.mergeLora; not on NF4 or large models), the separate path again after.
+  const merged = 'model' in ctx && (await ctx.model.mergeLora());
+  let batch: Awaited<ReturnType<typeof runEngineRollout>>;
+  try {
+    batch = await runEngineRollout({
+      engine: engineOf(ctx), tokenizer: ctx.tokenizer, registry: er.registry,
+      prompts: er.prompts.map((p) => (prefill ? { ...p, prefill } : p)),
+      config: agentConfig(ctx.cfg, G, step, opts.temperature), hooks: er.hooks, signal: ctx.signal, ...ctx.chat,
+    });
+  } finally {
+    if (merged) ctx.model.unmergeLora();
+  }
   const t1 = performance.now();
   const info = { step, tasks, episodes: batch.episodes, rewards: await er.rewards(batch.episodes) };
   await ctx.hooks.on_rollout_end(info);

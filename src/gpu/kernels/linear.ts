@@ -240,6 +240,7 @@ export class Linear {
   private readonly xaUniforms = new Uint32Array(12);
   private readonly dummy: GPUBuffer;
   private xaScratch: GPUBuffer | null = null;
+  private merged: GPUBuffer | null = null;
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, public variants: LinearVariantChoice, private readonly options: LinearOptions) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
@@ -257,6 +258,18 @@ export class Linear {
 
   get format(): 'f32' | 'nf4' {
     return this.spec.weight.format;
+  }
+
+  /**
+   * The f32 weight with this layer's LoRA folded in (W + scale B A: LoraMerge), run instead of W
+   * plus the LoRA path while LoRA is on; null: the separate path again. The caller keeps it current
+   * (the adapter changes with every update) and owns the buffer.
+   */
+  useMergedWeight(W: GPUBuffer | null): void {
+    const { label, K } = this.spec;
+    if (W && (this.spec.weight.format !== 'f32' || !this.spec.lora)) throw new Error(`linear ${label}: a merged weight needs an f32 weight and a LoRA (this layer: ${this.spec.weight.format}, ${this.spec.lora ? 'LoRA' : 'no LoRA'})`);
+    if (W && W.size < this.NW * K * 4) throw new ShapeError(`linear ${label}`, `a merged weight of [${this.NW}, ${K}] f32 (${this.NW * K * 4} bytes)`, `${W.size} bytes (${W.label})`);
+    this.merged = W;
   }
 
   /**
@@ -333,7 +346,9 @@ export class Linear {
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
     const pipeline = this.kernelFor(variant, 'main', M);
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
-    const lora = this.spec.lora && this.loraEnabled ? this.spec.lora : null;
+    // A caller asking for X A^T (training's forward) gets the separate path.
+    const merged = this.loraEnabled && !opts.xa ? this.merged : null;
+    const lora = this.spec.lora && this.loraEnabled && !merged ? this.spec.lora : null;
     let xa = this.dummy;
     if (lora) xa = this.recordXA(X, M, lora, opts.xa, variant);
     const bias = this.spec.bias ?? null;
@@ -343,7 +358,7 @@ export class Linear {
     this.uniforms.set([M, N, K, flags, lora?.R ?? 0, S * (lora?.R ?? 0), starts[0] ?? this.NW, starts[1] ?? this.NW, 0, 0, 0, 0]);
     this.uniformsF32[8] = lora?.scale ?? 0;
     const w = this.spec.weight;
-    const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
+    const weights = merged ? [merged] : w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
     const buffers = [X, ...weights, bias ?? this.dummy, xa, lora?.B ?? this.dummy, Y];
     const grid = this.grid(this.shape(variant), M, N, Boolean(this.spec.swiglu));
     if (!this.splitsWhole(variant)) {

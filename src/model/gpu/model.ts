@@ -15,9 +15,17 @@ import { ChunkedLogprobs, type LogitsFn } from '../../gpu/kernels/logprobs';
 import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
-import { GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
+import { GROUPS, LINEAR_GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
+import { LoraMerge } from '../../gpu/kernels/lora-merge';
 import { stepActRows, stepActWidths, type StepAct } from './step-acts';
 import type { LoraWeights, ModelConfig } from '../types';
+
+/**
+ * Most bytes GpuModel.mergeLora holds for the merged copies of the adapted weights (an f32 copy
+ * of every adapted layer): small models merge (the default agent: about 1 MiB), a 0.5B model in
+ * f32 (about 1.4 GB of adapted weights) keeps the separate LoRA path.
+ */
+export const MERGE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The LM head fused with sampling for one draw (GpuModel.fusedHead). */
 export interface FusedHead {
@@ -101,6 +109,10 @@ export class GpuModel {
   private readonly loraBuffers: GPUBuffer[] = [];
   private loraOn: boolean;
   private loraAttached: boolean;
+  private readonly mergedBufs: GPUBuffer[] = [];
+  private merger: LoraMerge | null = null;
+  /** Merges done by mergeLora (a rollout collection does one). */
+  loraMerges = 0;
 
   private constructor(
     private readonly rt: GpuRuntime,
@@ -191,6 +203,7 @@ export class GpuModel {
    * enabled afterwards when attached.
    */
   async useLora(lora: ((layer: number, group: LinearGroup) => LinearLora | null) | null): Promise<void> {
+    this.unmergeLora();
     // A lost device only needs its buffers let go (closing a run after a device loss).
     if (lora === null && this.rt.lost) {
       this.rt.release(...this.loraBuffers.splice(0));
@@ -210,6 +223,46 @@ export class GpuModel {
     this.rt.release(...this.loraBuffers.splice(0));
     this.loraAttached = any;
     this.loraOn = any;
+  }
+
+  /** The forward runs merged weights (mergeLora) while LoRA is on. */
+  get loraMerged(): boolean {
+    return this.mergedBufs.length > 0;
+  }
+
+  /**
+   * Folds the attached adapter into f32 copies of the adapted layers' weights (W + scale B A,
+   * LoraMerge), which the forward then runs instead of W plus the LoRA path: one product per
+   * linear, so fewer dispatches and flops per decoded token. For inference while the adapter
+   * stays as it is (a batch of rollouts); call unmergeLora before the adapter changes. Outputs
+   * differ from the separate path by float rounding only. Returns false, merging nothing, without
+   * an adapter, with NF4 weights (the copy would be f32) or when the copies would exceed
+   * MERGE_MAX_BYTES.
+   */
+  async mergeLora(): Promise<boolean> {
+    this.unmergeLora();
+    if (!this.hasLora || this.rt.lost) return false;
+    const adapted = this.layers.flatMap((l) => LINEAR_GROUPS.map((g) => l[g]).filter((lin) => lin.spec.lora));
+    if (!adapted.length || adapted.some((lin) => lin.spec.weight.format !== 'f32')) return false;
+    if (adapted.reduce((n, lin) => n + lin.NW * lin.spec.K * 4, 0) > MERGE_MAX_BYTES) return false;
+    this.merger ??= await LoraMerge.create(this.rt);
+    for (const lin of adapted) {
+      const { weight, lora, K, label } = lin.spec;
+      if (weight.format !== 'f32' || !lora) continue;
+      const out = this.rt.storage(lin.NW * K * 4, `${label} merged with LoRA`);
+      this.mergedBufs.push(out);
+      this.merger.run(weight.W, lora, lin.NW, K, out, label);
+      lin.useMergedWeight(out);
+    }
+    this.loraMerges++;
+    return true;
+  }
+
+  /** Back to W plus the LoRA path (the adapter may change again); releases the merged copies. */
+  unmergeLora(): void {
+    if (!this.mergedBufs.length) return;
+    for (const l of this.layers) for (const g of LINEAR_GROUPS) l[g].useMergedWeight(null);
+    this.rt.release(...this.mergedBufs.splice(0));
   }
 
   /** LoRA on (the policy) or off (the base model = the reference policy for RL). */
@@ -320,6 +373,7 @@ export class GpuModel {
   }
 
   dispose(): void {
+    this.unmergeLora();
     for (const l of this.layers) for (const g of Object.keys(GROUPS) as LinearGroup[]) l[g].dispose();
     this.lmHead.dispose();
     this.logprobsOp.destroy();

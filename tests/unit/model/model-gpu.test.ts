@@ -87,6 +87,33 @@ describe('GpuModel (tiny Qwen2)', () => {
     model.dispose();
   });
 
+  it('f32 with the adapter merged into the weights (as rollouts run) matches PyTorch and decodes what the separate path decodes; unmerged, the separate path again; NF4 does not merge', async () => {
+    const model = await load({ lora });
+    const prompts = [[5, 9, 17], [3], [40, 41, 42, 43, 44, 45]];
+    const separate = await generate(rt, model, null, prompts, { maxNewTokens: 8, temperature: 0 });
+    expect(await model.mergeLora()).toBe(true);
+    expect(model.loraMerged).toBe(true);
+    await compare(model, cases('f32', true), 'gpu f32+lora merged vs torch');
+    const merged = await generate(rt, model, null, prompts, { maxNewTokens: 8, temperature: 0 });
+    prompts.forEach((_p, i) => {
+      const d = maxAbsDiff(Float32Array.from(merged[i].logprobs), Float32Array.from(separate[i].logprobs));
+      console.log(`greedy merged vs separate LoRA prompt ${i}: ${merged[i].tokens.join(',')} | ${separate[i].tokens.join(',')}, logprobs maxdiff=${d.toExponential(2)}`);
+      expect(merged[i].tokens).toEqual(separate[i].tokens);
+      expect(d).toBeLessThan(1e-4);
+    });
+    model.loraEnabled = false; // the reference policy: the base weights, merged or not
+    await compare(model, cases('f32', false), 'gpu f32 merged, lora-off vs torch');
+    model.loraEnabled = true;
+    model.unmergeLora();
+    expect(model.loraMerged).toBe(false);
+    await compare(model, cases('f32', true), 'gpu f32+lora unmerged again vs torch');
+    model.dispose();
+    const nf4 = await load({ quant: 'nf4', lora });
+    expect(await nf4.mergeLora()).toBe(false);
+    expect(nf4.loraMerged).toBe(false);
+    nf4.dispose();
+  });
+
   it('NF4 base (+ adapter) matches the CPU reference on the same quantized weights', async () => {
     const model = await load({ quant: 'nf4', lora });
     const report = model.weights.report;

@@ -79,6 +79,12 @@ describe('GRPO end to end on stories260K with the python tool', () => {
     expect(result.history[1].num_tokens).toBeGreaterThan(result.history[0].num_tokens);
   });
 
+  it('samples each step\'s rollouts with the adapter merged into the f32 weights, and trains on the separate path', () => {
+    // One merge per step (the adapter changed since the last), none left for the training passes.
+    expect(run.ctx.model.loraMerges).toBe(result.history.length);
+    expect(run.ctx.model.loraMerged).toBe(false);
+  });
+
   it('writes metrics.jsonl, rollouts.jsonl with tool output masked, checkpoints and the adapter', async () => {
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     const eps = readFileSync(join(out, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RolloutRecord);
