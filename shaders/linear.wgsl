@@ -41,7 +41,7 @@ override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
 override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
-override WHOLE: bool = false;   // lin_rb16: whole 16 x 16 tiles without LoRA alone (else every tile, or with flags bit 3 every other)
+override WHOLE: bool = false;   // lin_rb16 without LoRA, whole column groups: straight stores from the sums (else the quarters' epilogue)
 
 // ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
 fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
@@ -128,6 +128,14 @@ fn lin_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn bias4(on: bool, n: u32) -> vec4<f32> {
   if (!on) { return vec4<f32>(); }
   return vec4<f32>(bias[n], bias[n + 1u], bias[n + 2u], bias[n + 3u]);
+}
+
+// Row r's 8 outputs from column c, for lin_rb16's WHOLE tiles, whose rows may pass M: those rows
+// read X's last row (x_i clamped), so their sums are its sums bit for bit, and store its values
+// again (= and the same values: no race in the one invocation), or add zeros (+=).
+fn put8_row(r: u32, c: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  let keep = r < p.M || (p.flags & 4u) == 0u;
+  put8(min(r, p.M - 1u) * p.N + c, select(vec4<f32>(), lo, keep), select(vec4<f32>(), hi, keep));
 }
 
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
@@ -218,10 +226,8 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 16u;
   let g0 = 2u * gid.x;
   if (row0 >= p.M || out_col(g0, 0u, 8u) >= p.N) { return; }
-  // Linear may dispatch two pipelines: WHOLE takes the tiles whose 16 rows and columns are all in
-  // range when LoRA is off, the other (with flags bit 3) every remaining tile.
-  let whole = (p.flags & 2u) == 0u && row0 + 16u <= p.M && out_col(g0, 0u, 8u) + select(16u, 8u, SWIGLU) <= p.N;
-  if (select(whole && (p.flags & 8u) != 0u, !whole, WHOLE)) { return; }
+  // Linear runs WHOLE, when LoRA is off and every tile's columns are in range, on every tile
+  // (rows past M: put8_row), else the other pipeline alone.
   let K4 = p.K / 4u;
   let last = nw() - 1u;
   let lastM = p.M - 1u;
@@ -290,44 +296,42 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
       let c0 = g0 * 4u;
       let ga = bias4(hasBias, c0); let ua = bias4(hasBias, p.N + c0);
       let gc = bias4(hasBias, c0 + 4u); let uc = bias4(hasBias, p.N + c0 + 4u);
-      let i0 = row0 * p.N + c0;
-      put8(i0, swiglu4(a0a + ga, a0b + ua), swiglu4(a0c + gc, a0d + uc));
-      put8(i0 + 1u * p.N, swiglu4(a1a + ga, a1b + ua), swiglu4(a1c + gc, a1d + uc));
-      put8(i0 + 2u * p.N, swiglu4(a2a + ga, a2b + ua), swiglu4(a2c + gc, a2d + uc));
-      put8(i0 + 3u * p.N, swiglu4(a3a + ga, a3b + ua), swiglu4(a3c + gc, a3d + uc));
-      put8(i0 + 4u * p.N, swiglu4(a4a + ga, a4b + ua), swiglu4(a4c + gc, a4d + uc));
-      put8(i0 + 5u * p.N, swiglu4(a5a + ga, a5b + ua), swiglu4(a5c + gc, a5d + uc));
-      put8(i0 + 6u * p.N, swiglu4(a6a + ga, a6b + ua), swiglu4(a6c + gc, a6d + uc));
-      put8(i0 + 7u * p.N, swiglu4(a7a + ga, a7b + ua), swiglu4(a7c + gc, a7d + uc));
-      put8(i0 + 8u * p.N, swiglu4(a8a + ga, a8b + ua), swiglu4(a8c + gc, a8d + uc));
-      put8(i0 + 9u * p.N, swiglu4(a9a + ga, a9b + ua), swiglu4(a9c + gc, a9d + uc));
-      put8(i0 + 10u * p.N, swiglu4(a10a + ga, a10b + ua), swiglu4(a10c + gc, a10d + uc));
-      put8(i0 + 11u * p.N, swiglu4(a11a + ga, a11b + ua), swiglu4(a11c + gc, a11d + uc));
-      put8(i0 + 12u * p.N, swiglu4(a12a + ga, a12b + ua), swiglu4(a12c + gc, a12d + uc));
-      put8(i0 + 13u * p.N, swiglu4(a13a + ga, a13b + ua), swiglu4(a13c + gc, a13d + uc));
-      put8(i0 + 14u * p.N, swiglu4(a14a + ga, a14b + ua), swiglu4(a14c + gc, a14d + uc));
-      put8(i0 + 15u * p.N, swiglu4(a15a + ga, a15b + ua), swiglu4(a15c + gc, a15d + uc));
+      put8_row(row0 + 0u, c0, swiglu4(a0a + ga, a0b + ua), swiglu4(a0c + gc, a0d + uc));
+      put8_row(row0 + 1u, c0, swiglu4(a1a + ga, a1b + ua), swiglu4(a1c + gc, a1d + uc));
+      put8_row(row0 + 2u, c0, swiglu4(a2a + ga, a2b + ua), swiglu4(a2c + gc, a2d + uc));
+      put8_row(row0 + 3u, c0, swiglu4(a3a + ga, a3b + ua), swiglu4(a3c + gc, a3d + uc));
+      put8_row(row0 + 4u, c0, swiglu4(a4a + ga, a4b + ua), swiglu4(a4c + gc, a4d + uc));
+      put8_row(row0 + 5u, c0, swiglu4(a5a + ga, a5b + ua), swiglu4(a5c + gc, a5d + uc));
+      put8_row(row0 + 6u, c0, swiglu4(a6a + ga, a6b + ua), swiglu4(a6c + gc, a6d + uc));
+      put8_row(row0 + 7u, c0, swiglu4(a7a + ga, a7b + ua), swiglu4(a7c + gc, a7d + uc));
+      put8_row(row0 + 8u, c0, swiglu4(a8a + ga, a8b + ua), swiglu4(a8c + gc, a8d + uc));
+      put8_row(row0 + 9u, c0, swiglu4(a9a + ga, a9b + ua), swiglu4(a9c + gc, a9d + uc));
+      put8_row(row0 + 10u, c0, swiglu4(a10a + ga, a10b + ua), swiglu4(a10c + gc, a10d + uc));
+      put8_row(row0 + 11u, c0, swiglu4(a11a + ga, a11b + ua), swiglu4(a11c + gc, a11d + uc));
+      put8_row(row0 + 12u, c0, swiglu4(a12a + ga, a12b + ua), swiglu4(a12c + gc, a12d + uc));
+      put8_row(row0 + 13u, c0, swiglu4(a13a + ga, a13b + ua), swiglu4(a13c + gc, a13d + uc));
+      put8_row(row0 + 14u, c0, swiglu4(a14a + ga, a14b + ua), swiglu4(a14c + gc, a14d + uc));
+      put8_row(row0 + 15u, c0, swiglu4(a15a + ga, a15b + ua), swiglu4(a15c + gc, a15d + uc));
     } else {
       let c0 = g0 * 8u;
       let b0 = bias4(hasBias, c0); let b1 = bias4(hasBias, c0 + 4u);
       let b2 = bias4(hasBias, c0 + 8u); let b3 = bias4(hasBias, c0 + 12u);
-      let i0 = row0 * p.N + c0;
-      put8(i0, a0a + b0, a0b + b1); put8(i0 + 8u, a0c + b2, a0d + b3);
-      put8(i0 + 1u * p.N, a1a + b0, a1b + b1); put8(i0 + 1u * p.N + 8u, a1c + b2, a1d + b3);
-      put8(i0 + 2u * p.N, a2a + b0, a2b + b1); put8(i0 + 2u * p.N + 8u, a2c + b2, a2d + b3);
-      put8(i0 + 3u * p.N, a3a + b0, a3b + b1); put8(i0 + 3u * p.N + 8u, a3c + b2, a3d + b3);
-      put8(i0 + 4u * p.N, a4a + b0, a4b + b1); put8(i0 + 4u * p.N + 8u, a4c + b2, a4d + b3);
-      put8(i0 + 5u * p.N, a5a + b0, a5b + b1); put8(i0 + 5u * p.N + 8u, a5c + b2, a5d + b3);
-      put8(i0 + 6u * p.N, a6a + b0, a6b + b1); put8(i0 + 6u * p.N + 8u, a6c + b2, a6d + b3);
-      put8(i0 + 7u * p.N, a7a + b0, a7b + b1); put8(i0 + 7u * p.N + 8u, a7c + b2, a7d + b3);
-      put8(i0 + 8u * p.N, a8a + b0, a8b + b1); put8(i0 + 8u * p.N + 8u, a8c + b2, a8d + b3);
-      put8(i0 + 9u * p.N, a9a + b0, a9b + b1); put8(i0 + 9u * p.N + 8u, a9c + b2, a9d + b3);
-      put8(i0 + 10u * p.N, a10a + b0, a10b + b1); put8(i0 + 10u * p.N + 8u, a10c + b2, a10d + b3);
-      put8(i0 + 11u * p.N, a11a + b0, a11b + b1); put8(i0 + 11u * p.N + 8u, a11c + b2, a11d + b3);
-      put8(i0 + 12u * p.N, a12a + b0, a12b + b1); put8(i0 + 12u * p.N + 8u, a12c + b2, a12d + b3);
-      put8(i0 + 13u * p.N, a13a + b0, a13b + b1); put8(i0 + 13u * p.N + 8u, a13c + b2, a13d + b3);
-      put8(i0 + 14u * p.N, a14a + b0, a14b + b1); put8(i0 + 14u * p.N + 8u, a14c + b2, a14d + b3);
-      put8(i0 + 15u * p.N, a15a + b0, a15b + b1); put8(i0 + 15u * p.N + 8u, a15c + b2, a15d + b3);
+      put8_row(row0 + 0u, c0, a0a + b0, a0b + b1); put8_row(row0 + 0u, c0 + 8u, a0c + b2, a0d + b3);
+      put8_row(row0 + 1u, c0, a1a + b0, a1b + b1); put8_row(row0 + 1u, c0 + 8u, a1c + b2, a1d + b3);
+      put8_row(row0 + 2u, c0, a2a + b0, a2b + b1); put8_row(row0 + 2u, c0 + 8u, a2c + b2, a2d + b3);
+      put8_row(row0 + 3u, c0, a3a + b0, a3b + b1); put8_row(row0 + 3u, c0 + 8u, a3c + b2, a3d + b3);
+      put8_row(row0 + 4u, c0, a4a + b0, a4b + b1); put8_row(row0 + 4u, c0 + 8u, a4c + b2, a4d + b3);
+      put8_row(row0 + 5u, c0, a5a + b0, a5b + b1); put8_row(row0 + 5u, c0 + 8u, a5c + b2, a5d + b3);
+      put8_row(row0 + 6u, c0, a6a + b0, a6b + b1); put8_row(row0 + 6u, c0 + 8u, a6c + b2, a6d + b3);
+      put8_row(row0 + 7u, c0, a7a + b0, a7b + b1); put8_row(row0 + 7u, c0 + 8u, a7c + b2, a7d + b3);
+      put8_row(row0 + 8u, c0, a8a + b0, a8b + b1); put8_row(row0 + 8u, c0 + 8u, a8c + b2, a8d + b3);
+      put8_row(row0 + 9u, c0, a9a + b0, a9b + b1); put8_row(row0 + 9u, c0 + 8u, a9c + b2, a9d + b3);
+      put8_row(row0 + 10u, c0, a10a + b0, a10b + b1); put8_row(row0 + 10u, c0 + 8u, a10c + b2, a10d + b3);
+      put8_row(row0 + 11u, c0, a11a + b0, a11b + b1); put8_row(row0 + 11u, c0 + 8u, a11c + b2, a11d + b3);
+      put8_row(row0 + 12u, c0, a12a + b0, a12b + b1); put8_row(row0 + 12u, c0 + 8u, a12c + b2, a12d + b3);
+      put8_row(row0 + 13u, c0, a13a + b0, a13b + b1); put8_row(row0 + 13u, c0 + 8u, a13c + b2, a13d + b3);
+      put8_row(row0 + 14u, c0, a14a + b0, a14b + b1); put8_row(row0 + 14u, c0 + 8u, a14c + b2, a14d + b3);
+      put8_row(row0 + 15u, c0, a15a + b0, a15b + b1); put8_row(row0 + 15u, c0 + 8u, a15c + b2, a15d + b3);
     }
     return;
   }

@@ -172,22 +172,12 @@ export class GpuRuntime {
    * kernel's order (inputs, outputs); `uniforms`, when given, is bound next.
    */
   dispatch(kernel: Kernel, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
-    this.dispatchEach([kernel], buffers, uniforms, wg);
-  }
-
-  /**
-   * Records one dispatch of each kernel, in order, over the same grid with the same bindings and
-   * one uniform buffer for all (as dispatch(): buffers, then the uniforms). For kernels that split
-   * one operation's work between them (Linear's two rb16 pipelines).
-   */
-  dispatchEach(kernels: Kernel[], buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
     this.checkAlive();
-    if (!kernels.length) return;
-    const label = kernels[0].pipeline.label;
+    const pipeline = kernel.pipeline;
     const all = buffers.slice();
     if (uniforms) {
       const u = this.usage;
-      const ub = this.pool.acquire(Math.max(16, uniforms.byteLength), u.UNIFORM | u.COPY_DST, `${label} uniforms`);
+      const ub = this.pool.acquire(Math.max(16, uniforms.byteLength), u.UNIFORM | u.COPY_DST, `${pipeline.label} uniforms`);
       this.write(ub, uniforms);
       this.frameUniforms.push(ub);
       all.push(ub);
@@ -195,18 +185,16 @@ export class GpuRuntime {
     const max = this.device.limits.maxComputeWorkgroupsPerDimension;
     const y = wg.y ?? 1, z = wg.z ?? 1;
     if (wg.x > max || y > max || z > max) {
-      throw new GpuError(`${label}: ${wg.x}x${y}x${z} workgroups exceed the device limit ${max} per dimension`);
+      throw new GpuError(`${pipeline.label}: ${wg.x}x${y}x${z} workgroups exceed the device limit ${max} per dimension`);
     }
-    for (const { pipeline } of kernels) {
-      const stamps = this.profiler?.next(`${pipeline.label} [${wg.x}x${y}x${z}]`);
-      if (stamps) this.endPass();
-      const pass = this.computePass(stamps);
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, this.pipelines.bindGroup(pipeline, all));
-      pass.dispatchWorkgroups(wg.x, y, z);
-      if (stamps) this.endPass();
-      this.dispatchCount++;
-    }
+    const stamps = this.profiler?.next(`${pipeline.label} [${wg.x}x${y}x${z}]`);
+    if (stamps) this.endPass();
+    const pass = this.computePass(stamps);
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, this.pipelines.bindGroup(pipeline, all));
+    pass.dispatchWorkgroups(wg.x, y, z);
+    if (stamps) this.endPass();
+    this.dispatchCount++;
   }
 
   /** Records a buffer copy in the current step. */

@@ -91,9 +91,11 @@ const SHAPES: Record<LinearVariant, VariantShape> = {
   // The same tile in workgroups of 8 x 8 (64 x 64 outputs): a quarter of the workgroups, which
   // SwiftShader runs one per CPU thread; faster there at K = 64 with many rows (training).
   rb8w: { kind: 'rb8', TM: 8, TN: 8, WG_X: 8, WG_Y: 8 },
-  // f32: lin_rb16, 16 x 16 outputs per invocation, workgroups of 64 x 64 outputs. NF4: nf4_dec16,
-  // the same tile in workgroups of 16 invocations along the columns (NF4_RB16).
-  rb16: { kind: 'rb16', TM: 16, TN: 16, WG_X: 4, WG_Y: 4 },
+  // f32: lin_rb16, 16 x 16 outputs per invocation, workgroups of 4 invocations (one SIMD group
+  // on a CPU adapter) along the columns: at 9-40 rows and 64 outputs 4 x 4 made one workgroup,
+  // one CPU thread (1.1-1.9x there; the same at Qwen shapes). NF4: nf4_dec16, the same tile in
+  // workgroups of 16 invocations along the columns (NF4_RB16).
+  rb16: { kind: 'rb16', TM: 16, TN: 16, WG_X: 4, WG_Y: 1 },
   rb1: { kind: 'rb', TM: 1, TN: 8, WG_X: 64, WG_Y: 1 },
   tiled: { kind: 'tiled', TM: 4, TN: 4, WG_X: 16, WG_Y: 16 },
   gemv: { kind: 'gemv', TM: 1, TN: 2, WG_X: 32, WG_Y: 8 },
@@ -296,8 +298,9 @@ export class Linear {
   }
 
   /**
-   * f32 rb16 runs as two pipelines (shaders/linear.wgsl WHOLE): one for the whole 16 x 16 tiles
-   * without LoRA, lean enough to keep its sums in registers (1.4x at K = 64), one for every other tile.
+   * f32 rb16 has two pipelines (shaders/linear.wgsl WHOLE): a lean one for layers without LoRA
+   * whose column groups are whole (every row tile, rows past M clamped), lean enough to keep its
+   * sums in registers (1.4x at K = 64), and the general one for the rest.
    */
   private splitsWhole(variant: LinearVariant): boolean {
     return this.format === 'f32' && this.base(variant).kind === 'rb16';
@@ -365,19 +368,13 @@ export class Linear {
       this.rt.dispatch(pipeline, buffers, this.uniforms, grid);
       return;
     }
-    const whole = this.kernels.get(`whole:${pipelineKey(variant, M)}`);
-    if (!whole) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
-    // Whole tiles (LoRA off, whole column groups) in the lean pipeline, the partial row block in the
-    // other (flags bit 3: it skips whole tiles); one uniform buffer for both, as the memory plan
-    // counts. With a partial column group the other pipeline takes every tile: the lanes of a SIMD
-    // group (adjacent columns) would run the main loop in both for one partial tile.
+    // Without LoRA and with whole column groups the lean pipeline takes every tile (rows past M
+    // included: put8_row in shaders/linear.wgsl); else the other one. A partial column group stays
+    // out of the lean one: the lanes of a SIMD group are adjacent columns.
     const cols = this.spec.swiglu ? 8 : 16;
-    if (lora || N % cols !== 0 || M < 16) {
-      this.rt.dispatch(pipeline, buffers, this.uniforms, grid);
-      return;
-    }
-    this.uniforms[3] = flags | 8;
-    this.rt.dispatchEach(M % 16 === 0 ? [whole] : [whole, pipeline], buffers, this.uniforms, grid);
+    const whole = !lora && N % cols === 0 ? this.kernels.get(`whole:${pipelineKey(variant, M)}`) : pipeline;
+    if (!whole) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
+    this.rt.dispatch(whole, buffers, this.uniforms, grid);
   }
 
   /**

@@ -96,15 +96,16 @@ describe('Linear', () => {
     }
 
     if (fmt === 'f32') {
-      // rb16 runs two pipelines (whole 16 x 16 tiles without LoRA; every other tile): shapes with
-      // only whole tiles (the second pipeline is then needed for LoRA alone), partial rows only (both
-      // run), partial columns (the second alone); plain and SwiGLU layers, bias, LoRA on and off.
-      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [32, 40, false], [32, 16, true], [40, 16, true]] as const) {
-        it(`f32 rb16 whole / other tiles: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off`, async () => {
+      // rb16 runs one of two pipelines: without LoRA and with whole column groups the lean one
+      // (every tile, rows past M clamped: put8_row), else the general one. Shapes with whole tiles,
+      // partial rows (M = 24, 40, and 12 < 16), partial columns; plain and SwiGLU, bias, LoRA on
+      // and off, = and +=; the rows past M (Y is 16 rows longer) must stay untouched.
+      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [12, 32, false], [32, 40, false], [32, 16, true], [40, 16, true], [9, 16, true]] as const) {
+        it(`f32 rb16 lean / general pipeline: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off, = and +=`, async () => {
           const rt = await nodeRuntime();
           const K = 64, R = 4, scale = 1.5, NW = swiglu ? 2 * N : N, S = swiglu ? 2 : 1;
           const X = randomArray(M * K, 41), W = randomArray(NW * K, 42), b = randomArray(NW, 43);
-          const A = randomArray(S * R * K, 44), B = randomArray(NW * R, 45);
+          const A = randomArray(S * R * K, 44), B = randomArray(NW * R, 45), Y0 = randomArray(M * N, 46);
           const wb = rt.upload(W, 'W'), bb = rt.upload(b, 'bias'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
           const lin = await Linear.create(rt, { label: 'rb16 split', K, N, weight: { format: 'f32', W: wb }, bias: bb, swiglu,
             lora: { A: ab, B: Bb, R, scale, segmentStarts: swiglu ? [N] : undefined } });
@@ -114,14 +115,22 @@ describe('Linear', () => {
             return withLora ? add(y, lora_forward(X, rows(A, K, h * R, (h + 1) * R), rows(B, R, r0, r0 + N), scale, M, K, N, R)) : y;
           };
           const ref = (withLora: boolean) => (swiglu ? swiglu_forward(half(0, withLora), half(1, withLora)) : half(0, withLora));
-          const xb = rt.upload(X, 'X'), yb = rt.storage(M * N * 4, 'Y');
+          const xb = rt.upload(X, 'X'), yb = rt.storage((M + 16) * N * 4, 'Y');
+          const sentinel = new Float32Array(16 * N).fill(7.25);
           for (const on of [true, false]) {
-            lin.loraEnabled = on;
-            rt.write(yb, new Float32Array(M * N).fill(NaN));
-            lin.run(xb, yb, M, { variant: 'rb16' });
-            const d = maxAbsDiff(await rt.readF32(yb, M * N), ref(on));
-            console.log(`rb16 split M=${M} N=${N}${swiglu ? ' swiglu' : ''} lora ${on ? 'on' : 'off'}: maxdiff=${d.toExponential(2)}`);
-            expect(d).toBeLessThan(1e-4);
+            for (const acc of [false, true]) {
+              lin.loraEnabled = on;
+              const init = new Float32Array((M + 16) * N);
+              init.set(acc ? Y0 : new Float32Array(M * N).fill(NaN));
+              init.set(sentinel, M * N);
+              rt.write(yb, init);
+              lin.run(xb, yb, M, { variant: 'rb16', accumulate: acc });
+              const y = await rt.readF32(yb, (M + 16) * N);
+              const d = maxAbsDiff(y.subarray(0, M * N), acc ? add(Y0, ref(on)) : ref(on));
+              console.log(`rb16 M=${M} N=${N}${swiglu ? ' swiglu' : ''} lora ${on ? 'on' : 'off'} ${acc ? '+=' : '='}: maxdiff=${d.toExponential(2)}`);
+              expect(d).toBeLessThan(1e-4);
+              expect(y.subarray(M * N), 'rows past M untouched').toEqual(sentinel);
+            }
           }
           lin.dispose();
           rt.release(wb, bb, ab, Bb, xb, yb);
