@@ -12,10 +12,11 @@ export class LoraMerge {
   private readonly uniforms = new Uint32Array(8);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly scalar: Kernel, private readonly vec4: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<LoraMerge> {
-    return new LoraMerge(rt, await rt.kernel({ shader: 'lora_merge', entry: 'lora_merge', overrides: { WG } }));
+    const [scalar, vec4] = await Promise.all(['lora_merge', 'lora_merge4'].map((entry) => rt.kernel({ shader: 'lora_merge', entry, overrides: { WG } })));
+    return new LoraMerge(rt, scalar, vec4);
   }
 
   /** Records out [NW, K] = W + lora.scale * B A (each row with its segment's A rows); out is overwritten. */
@@ -30,10 +31,11 @@ export class LoraMerge {
     need('out', out, NW * K, `[${NW}, ${K}]`);
     need('LoRA A', lora.A, S * R * K, `[${S * R}, ${K}]`);
     need('LoRA B', lora.B, NW * R, `[${NW}, ${R}]`);
-    const groups = Math.ceil((NW * K) / WG);
+    const per = K % 4 === 0 ? 4 : 1; // lora_merge4: four elements of a row per invocation
+    const groups = Math.ceil((NW * K) / per / WG);
     const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
     this.uniforms.set([NW, K, R, starts[0] ?? NW, starts[1] ?? NW, x * WG, 0, 0]);
     this.uniformsF32[6] = lora.scale;
-    this.rt.dispatch(this.pipeline, [W, lora.A, lora.B, out], this.uniforms, { x, y: Math.ceil(groups / x) });
+    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [W, lora.A, lora.B, out], this.uniforms, { x, y: Math.ceil(groups / x) });
   }
 }

@@ -25,9 +25,9 @@ function reference(W: Float32Array, A: Float32Array, B: Float32Array, NW: number
 }
 
 describe('LoraMerge', () => {
-  it('folds each segment\'s B A into its rows of a fused q|k|v weight (K not a multiple of 4), and follows a changed adapter', async () => {
+  for (const K of [30, 32]) it(`folds each segment's B A into its rows of a fused q|k|v weight (K = ${K}: ${K % 4 ? 'lora_merge' : 'lora_merge4'}), and follows a changed adapter`, async () => {
     const rt = await nodeRuntime();
-    const NW = 44, K = 30, R = 4, starts = [24, 34], scale = 1.75;
+    const NW = 44, R = 4, starts = [24, 34], scale = 1.75;
     const W = randomArray(NW * K, 1), A = randomArray(3 * R * K, 2), B = randomArray(NW * R, 3);
     const [w, a, b] = [W, A, B].map((x, i) => rt.upload(x, `merge ${i}`));
     const out = rt.storage(NW * K * 4, 'merged');
