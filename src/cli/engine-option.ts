@@ -42,6 +42,8 @@ export async function openCliEngine(args: ParsedArgs, modelDir: string | undefin
   if (engineName(args) === 'ours') {
     if (getString(args, 'onnx')) throw new Error('--onnx is for --engine ort; add --engine ort (or drop --onnx)');
     const m = await loadOurs();
+    // The adapter (--adapter) stays as loaded: decode with it merged into the weights (GpuModel.mergeLora).
+    await m.model.mergeLora();
     return { engine: gpuEngine(m.rt, m.model), tokenizer: m.loaded.tokenizer, config: m.loaded.config, close: async () => m.model.dispose() };
   }
   if (getString(args, 'adapter')) {

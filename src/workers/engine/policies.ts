@@ -128,9 +128,18 @@ export class Policies {
     }
     const lora = await readPeftAdapter(new StorageSource(storage, 'adapter'), m.loaded.config);
     const w = m.loaded.weights;
-    return GpuModel.load(await this.runtime(), m.loaded.config, { read: (n) => w.read(n), has: (n) => w.tensors.has(n) }, {
+    const model = await GpuModel.load(await this.runtime(), m.loaded.config, { read: (n) => w.read(n), has: (n) => w.tensors.has(n) }, {
       quant: m.quant, quantEmbeddings: m.quantEmbeddings, lora, tune: false,
     });
+    // A finished run's adapter never changes in this model: chat, score and eval run it merged
+    // into the weights (GpuModel.mergeLora; f32 and small models only).
+    try {
+      await model.mergeLora();
+    } catch (e) {
+      model.dispose();
+      throw e;
+    }
+    return model;
   }
 }
 

@@ -50,6 +50,11 @@ describe('adapter cache', () => {
       await writeAdapter('a', 1);
       const a1 = await use('a');
       expect(maxdiff(a1.lp, baseLp)).toBeGreaterThan(1e-3);
+      // The finished run's adapter is merged into the weights (f32 agent-tiny): the same log-probs as the separate path.
+      expect(a1.model.loraMerged).toBe(true);
+      a1.model.unmergeLora();
+      expect(maxdiff(await score(a1.model), a1.lp)).toBeLessThan(1e-4);
+      await a1.model.mergeLora();
       expect((await use('a')).model).toBe(a1.model);
       expect(policies.cachedAdapters).toBe(1);
 
