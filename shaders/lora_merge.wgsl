@@ -5,8 +5,8 @@
 // rank-R path); training keeps the separate path (its gradients need X A^T).
 // CPU twin: mergeLoraPair (src/export/merge.ts), per segment, in f64. Launcher:
 // src/gpu/kernels/lora-merge.ts. Tested by tests/unit/gpu/lora-merge.test.ts.
-// Write contract: out is overwritten (=). lora_merge: one invocation per element of W [NW, K];
-// lora_merge4 (K % 4 == 0): one per 4 consecutive elements of a row, the same sums (4x fewer loads).
+// Write contract: out is overwritten (=). One invocation per 4 consecutive elements of a row
+// (K % 4 == 0, as every Linear has).
 
 struct Params {
   NW: u32,
@@ -23,33 +23,15 @@ struct Params {
 
 override WG: u32 = 64;
 
-@group(0) @binding(0) var<storage, read> W: array<f32>;            // [NW, K]
-@group(0) @binding(1) var<storage, read> A: array<f32>;            // [S * R, K]
+@group(0) @binding(0) var<storage, read> W4: array<vec4<f32>>;     // [NW, K / 4]
+@group(0) @binding(1) var<storage, read> A4: array<vec4<f32>>;     // [S * R, K / 4]
 @group(0) @binding(2) var<storage, read> B: array<f32>;            // [NW, R]
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;    // [NW, K]
+@group(0) @binding(3) var<storage, read_write> out4: array<vec4<f32>>; // [NW, K / 4]
 @group(0) @binding(4) var<uniform> p: Params;
 
 fn segment(n: u32) -> u32 {
   return select(0u, 1u, n >= p.seg1) + select(0u, 1u, n >= p.seg2);
 }
-
-@compute @workgroup_size(WG)
-fn lora_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let i = gid.y * p.stride + gid.x;
-  if (i >= p.NW * p.K) { return; }
-  let n = i / p.K;
-  let k = i % p.K;
-  let s = segment(n);
-  var d = 0.0;
-  for (var r = 0u; r < p.R; r++) {
-    d += B[n * p.R + r] * A[(s * p.R + r) * p.K + k];
-  }
-  out[i] = W[i] + p.scale * d;
-}
-
-@group(0) @binding(0) var<storage, read> W4: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> A4: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> out4: array<vec4<f32>>;
 
 @compute @workgroup_size(WG)
 fn lora_merge4(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -12,18 +12,18 @@ export class LoraMerge {
   private readonly uniforms = new Uint32Array(8);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly scalar: Kernel, private readonly vec4: Kernel) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<LoraMerge> {
-    const [scalar, vec4] = await Promise.all(['lora_merge', 'lora_merge4'].map((entry) => rt.kernel({ shader: 'lora_merge', entry, overrides: { WG } })));
-    return new LoraMerge(rt, scalar, vec4);
+    return new LoraMerge(rt, await rt.kernel({ shader: 'lora_merge', entry: 'lora_merge4', overrides: { WG } }));
   }
 
-  /** Records out [NW, K] = W + lora.scale * B A (each row with its segment's A rows); out is overwritten. */
+  /** Records out [NW, K] = W + lora.scale * B A (each row with its segment's A rows); out is overwritten. K % 4 == 0 (as a Linear's). */
   run(W: GPUBuffer, lora: LinearLora, NW: number, K: number, out: GPUBuffer, label = 'lora_merge'): void {
     const op = `lora_merge ${label}`;
     const starts = lora.segmentStarts ?? [];
     const S = 1 + starts.length, R = lora.R;
+    if (K % 4 !== 0) throw new ShapeError(op, 'K (in features) a multiple of 4', `K=${K}`);
     const need = (what: string, b: GPUBuffer, floats: number, shape: string) => {
       if (b.size < floats * 4) throw new ShapeError(op, `${what} of ${shape} f32 (${floats * 4} bytes)`, `${b.size} bytes (${b.label})`);
     };
@@ -31,11 +31,10 @@ export class LoraMerge {
     need('out', out, NW * K, `[${NW}, ${K}]`);
     need('LoRA A', lora.A, S * R * K, `[${S * R}, ${K}]`);
     need('LoRA B', lora.B, NW * R, `[${NW}, ${R}]`);
-    const per = K % 4 === 0 ? 4 : 1; // lora_merge4: four elements of a row per invocation
-    const groups = Math.ceil((NW * K) / per / WG);
+    const groups = Math.ceil((NW * K) / 4 / WG);
     const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
     this.uniforms.set([NW, K, R, starts[0] ?? NW, starts[1] ?? NW, x * WG, 0, 0]);
     this.uniformsF32[6] = lora.scale;
-    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [W, lora.A, lora.B, out], this.uniforms, { x, y: Math.ceil(groups / x) });
+    this.rt.dispatch(this.pipeline, [W, lora.A, lora.B, out], this.uniforms, { x, y: Math.ceil(groups / x) });
   }
 }

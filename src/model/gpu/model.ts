@@ -243,15 +243,15 @@ export class GpuModel {
     this.unmergeLora();
     if (!this.hasLora || this.rt.lost) return false;
     const adapted = this.layers.flatMap((l) => LINEAR_GROUPS.map((g) => l[g]).filter((lin) => lin.spec.lora));
-    if (!adapted.length || adapted.some((lin) => lin.spec.weight.format !== 'f32')) return false;
+    const f32 = adapted.flatMap((lin) => (lin.spec.weight.format === 'f32' && lin.spec.lora ? [{ lin, W: lin.spec.weight.W, lora: lin.spec.lora }] : []));
+    if (!adapted.length || f32.length < adapted.length) return false;
     if (adapted.reduce((n, lin) => n + lin.NW * lin.spec.K * 4, 0) > MERGE_MAX_BYTES) return false;
     this.merger ??= await LoraMerge.create(this.rt);
-    for (const lin of adapted) {
-      const { weight, lora, K, label } = lin.spec;
-      if (weight.format !== 'f32' || !lora) continue;
+    for (const { lin, W, lora } of f32) {
+      const { K, label } = lin.spec;
       const out = this.rt.storage(lin.NW * K * 4, `${label} merged with LoRA`);
       this.mergedBufs.push(out);
-      this.merger.run(weight.W, lora, lin.NW, K, out, label);
+      this.merger.run(W, lora, lin.NW, K, out, label);
       lin.useMergedWeight(out);
     }
     this.loraMerges++;
