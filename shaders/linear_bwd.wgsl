@@ -2,9 +2,9 @@
 //   dX[M, K]  (=|+=) alpha D[M, N] . W[N, K]            dx_*      (W f32, or NF4 read in place)
 //   G[N, K]   +=     alpha D[M, N]^T . X[M, K]           dw_*      (dW with D = dY; dA with D = dYB)
 //   dYB[M, SR] =     scale dY[M, seg] . B[seg, R]        per LoRA segment: dx_* on views when R % 4
-//                                                      == 0, else lora_dyb; at few rows dx_rb split
-//                                                      along N (split4) into partials, summed by
-//                                                      sum_split
+//                                                      == 0, else lora_dyb; at few rows dx_rb or
+//                                                      dx_rb16 split along N (split4) into
+//                                                      partials, summed by sum_split
 //   dB[N, R]  +=     scale dY[M, N]^T . XA[M, seg R]     per segment: dw_* on views when R % 4 == 0,
 //                                                      else lora_db (XA = X A^T, forward kernel)
 //   dbias[N]  +=     sum over rows of dY[M, N]           bias_grad
@@ -41,9 +41,9 @@ struct Params {
   R: u32,        // LoRA rank
   seg1: u32,     // first W row of LoRA segment 1 (N when one segment)
   seg2: u32,     // first W row of LoRA segment 2 (N when at most two)
-  split4: u32,   // dx_rb: vec4 columns of D per gid.z (0: all N in one pass), each z writing
+  split4: u32,   // dx_rb, dx_rb16: vec4 columns of D per gid.z (0: all N in one pass), each z writing
                  // its partial sums (=, no flags) zStride vec4 after the previous z's
-  zStride: u32,  // dx_rb with split4: vec4 between partials; sum_split: vec4 between its parts
+  zStride: u32,  // dx_rb* with split4: vec4 between partials; sum_split: vec4 between its parts
 }
 
 override WG_X: u32 = 4;
@@ -135,7 +135,8 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // 16 rows x 16 columns (four vec4) per invocation: dx_rb's loop with twice the rows and columns,
 // so each W and D load feeds twice the multiply-adds (a CPU adapter gathers every per-lane load).
-// Same requirements as dx_rb; 64 vec4 sums a<row><q> (columns 4 (c4 + q) .. + 3).
+// Same requirements as dx_rb, and the same split4 (LoRA's dY B at ranks 16-64 on the rb16 variant);
+// 64 vec4 sums a<row><q> (columns 4 (c4 + q) .. + 3).
 @compute @workgroup_size(WG_X, WG_Y)
 fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let row0 = gid.y * 16u;
@@ -156,6 +157,10 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let d12 = min(row0 + 12u, lastM) * ld + o; let d13 = min(row0 + 13u, lastM) * ld + o;
   let d14 = min(row0 + 14u, lastM) * ld + o; let d15 = min(row0 + 15u, lastM) * ld + o;
   let w0 = px.rowOff * K4;
+  let split = px.split4 != 0u;
+  let n4a = select(0u, min(gid.z * px.split4, N4), split);
+  let n4b = select(N4, min(n4a + px.split4, N4), split);
+  let zo = select(0u, gid.z * px.zStride, split);
   var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
   var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
   var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
@@ -172,7 +177,7 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
   var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
   var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
-  for (var n4 = 0u; n4 < N4; n4++) {
+  for (var n4 = n4a; n4 < n4b; n4++) {
     let w1 = w0 + 4u * n4 * K4; let w2 = w1 + K4; let w3 = w2 + K4; let w4 = w3 + K4;
     let la = xW[w1 + c4]; let lb = xW[w2 + c4]; let lc = xW[w3 + c4]; let ld_ = xW[w4 + c4];
     let ma = xW[w1 + cb]; let mb = xW[w2 + cb]; let mc = xW[w3 + cb]; let md = xW[w4 + cb];
@@ -195,22 +200,22 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     { let y = xD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
     { let y = xD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
   }
-  put_dx(row0, c4, a0a); put_dx(row0, c4 + 1u, a0b); put_dx(row0, c4 + 2u, a0c); put_dx(row0, c4 + 3u, a0d);
-  put_dx(row0 + 1u, c4, a1a); put_dx(row0 + 1u, c4 + 1u, a1b); put_dx(row0 + 1u, c4 + 2u, a1c); put_dx(row0 + 1u, c4 + 3u, a1d);
-  put_dx(row0 + 2u, c4, a2a); put_dx(row0 + 2u, c4 + 1u, a2b); put_dx(row0 + 2u, c4 + 2u, a2c); put_dx(row0 + 2u, c4 + 3u, a2d);
-  put_dx(row0 + 3u, c4, a3a); put_dx(row0 + 3u, c4 + 1u, a3b); put_dx(row0 + 3u, c4 + 2u, a3c); put_dx(row0 + 3u, c4 + 3u, a3d);
-  put_dx(row0 + 4u, c4, a4a); put_dx(row0 + 4u, c4 + 1u, a4b); put_dx(row0 + 4u, c4 + 2u, a4c); put_dx(row0 + 4u, c4 + 3u, a4d);
-  put_dx(row0 + 5u, c4, a5a); put_dx(row0 + 5u, c4 + 1u, a5b); put_dx(row0 + 5u, c4 + 2u, a5c); put_dx(row0 + 5u, c4 + 3u, a5d);
-  put_dx(row0 + 6u, c4, a6a); put_dx(row0 + 6u, c4 + 1u, a6b); put_dx(row0 + 6u, c4 + 2u, a6c); put_dx(row0 + 6u, c4 + 3u, a6d);
-  put_dx(row0 + 7u, c4, a7a); put_dx(row0 + 7u, c4 + 1u, a7b); put_dx(row0 + 7u, c4 + 2u, a7c); put_dx(row0 + 7u, c4 + 3u, a7d);
-  put_dx(row0 + 8u, c4, a8a); put_dx(row0 + 8u, c4 + 1u, a8b); put_dx(row0 + 8u, c4 + 2u, a8c); put_dx(row0 + 8u, c4 + 3u, a8d);
-  put_dx(row0 + 9u, c4, a9a); put_dx(row0 + 9u, c4 + 1u, a9b); put_dx(row0 + 9u, c4 + 2u, a9c); put_dx(row0 + 9u, c4 + 3u, a9d);
-  put_dx(row0 + 10u, c4, a10a); put_dx(row0 + 10u, c4 + 1u, a10b); put_dx(row0 + 10u, c4 + 2u, a10c); put_dx(row0 + 10u, c4 + 3u, a10d);
-  put_dx(row0 + 11u, c4, a11a); put_dx(row0 + 11u, c4 + 1u, a11b); put_dx(row0 + 11u, c4 + 2u, a11c); put_dx(row0 + 11u, c4 + 3u, a11d);
-  put_dx(row0 + 12u, c4, a12a); put_dx(row0 + 12u, c4 + 1u, a12b); put_dx(row0 + 12u, c4 + 2u, a12c); put_dx(row0 + 12u, c4 + 3u, a12d);
-  put_dx(row0 + 13u, c4, a13a); put_dx(row0 + 13u, c4 + 1u, a13b); put_dx(row0 + 13u, c4 + 2u, a13c); put_dx(row0 + 13u, c4 + 3u, a13d);
-  put_dx(row0 + 14u, c4, a14a); put_dx(row0 + 14u, c4 + 1u, a14b); put_dx(row0 + 14u, c4 + 2u, a14c); put_dx(row0 + 14u, c4 + 3u, a14d);
-  put_dx(row0 + 15u, c4, a15a); put_dx(row0 + 15u, c4 + 1u, a15b); put_dx(row0 + 15u, c4 + 2u, a15c); put_dx(row0 + 15u, c4 + 3u, a15d);
+  put_dx_at(row0, c4, a0a, zo); put_dx_at(row0, c4 + 1u, a0b, zo); put_dx_at(row0, c4 + 2u, a0c, zo); put_dx_at(row0, c4 + 3u, a0d, zo);
+  put_dx_at(row0 + 1u, c4, a1a, zo); put_dx_at(row0 + 1u, c4 + 1u, a1b, zo); put_dx_at(row0 + 1u, c4 + 2u, a1c, zo); put_dx_at(row0 + 1u, c4 + 3u, a1d, zo);
+  put_dx_at(row0 + 2u, c4, a2a, zo); put_dx_at(row0 + 2u, c4 + 1u, a2b, zo); put_dx_at(row0 + 2u, c4 + 2u, a2c, zo); put_dx_at(row0 + 2u, c4 + 3u, a2d, zo);
+  put_dx_at(row0 + 3u, c4, a3a, zo); put_dx_at(row0 + 3u, c4 + 1u, a3b, zo); put_dx_at(row0 + 3u, c4 + 2u, a3c, zo); put_dx_at(row0 + 3u, c4 + 3u, a3d, zo);
+  put_dx_at(row0 + 4u, c4, a4a, zo); put_dx_at(row0 + 4u, c4 + 1u, a4b, zo); put_dx_at(row0 + 4u, c4 + 2u, a4c, zo); put_dx_at(row0 + 4u, c4 + 3u, a4d, zo);
+  put_dx_at(row0 + 5u, c4, a5a, zo); put_dx_at(row0 + 5u, c4 + 1u, a5b, zo); put_dx_at(row0 + 5u, c4 + 2u, a5c, zo); put_dx_at(row0 + 5u, c4 + 3u, a5d, zo);
+  put_dx_at(row0 + 6u, c4, a6a, zo); put_dx_at(row0 + 6u, c4 + 1u, a6b, zo); put_dx_at(row0 + 6u, c4 + 2u, a6c, zo); put_dx_at(row0 + 6u, c4 + 3u, a6d, zo);
+  put_dx_at(row0 + 7u, c4, a7a, zo); put_dx_at(row0 + 7u, c4 + 1u, a7b, zo); put_dx_at(row0 + 7u, c4 + 2u, a7c, zo); put_dx_at(row0 + 7u, c4 + 3u, a7d, zo);
+  put_dx_at(row0 + 8u, c4, a8a, zo); put_dx_at(row0 + 8u, c4 + 1u, a8b, zo); put_dx_at(row0 + 8u, c4 + 2u, a8c, zo); put_dx_at(row0 + 8u, c4 + 3u, a8d, zo);
+  put_dx_at(row0 + 9u, c4, a9a, zo); put_dx_at(row0 + 9u, c4 + 1u, a9b, zo); put_dx_at(row0 + 9u, c4 + 2u, a9c, zo); put_dx_at(row0 + 9u, c4 + 3u, a9d, zo);
+  put_dx_at(row0 + 10u, c4, a10a, zo); put_dx_at(row0 + 10u, c4 + 1u, a10b, zo); put_dx_at(row0 + 10u, c4 + 2u, a10c, zo); put_dx_at(row0 + 10u, c4 + 3u, a10d, zo);
+  put_dx_at(row0 + 11u, c4, a11a, zo); put_dx_at(row0 + 11u, c4 + 1u, a11b, zo); put_dx_at(row0 + 11u, c4 + 2u, a11c, zo); put_dx_at(row0 + 11u, c4 + 3u, a11d, zo);
+  put_dx_at(row0 + 12u, c4, a12a, zo); put_dx_at(row0 + 12u, c4 + 1u, a12b, zo); put_dx_at(row0 + 12u, c4 + 2u, a12c, zo); put_dx_at(row0 + 12u, c4 + 3u, a12d, zo);
+  put_dx_at(row0 + 13u, c4, a13a, zo); put_dx_at(row0 + 13u, c4 + 1u, a13b, zo); put_dx_at(row0 + 13u, c4 + 2u, a13c, zo); put_dx_at(row0 + 13u, c4 + 3u, a13d, zo);
+  put_dx_at(row0 + 14u, c4, a14a, zo); put_dx_at(row0 + 14u, c4 + 1u, a14b, zo); put_dx_at(row0 + 14u, c4 + 2u, a14c, zo); put_dx_at(row0 + 14u, c4 + 3u, a14d, zo);
+  put_dx_at(row0 + 15u, c4, a15a, zo); put_dx_at(row0 + 15u, c4 + 1u, a15b, zo); put_dx_at(row0 + 15u, c4 + 2u, a15c, zo); put_dx_at(row0 + 15u, c4 + 3u, a15d, zo);
 }
 
 // Workgroup (16, 16): a tile of 64 rows x 64 columns (16 vec4); each invocation 4 rows x 1 vec4.

@@ -39,6 +39,14 @@ function narrowWG(R: number): { x: number; y: number } {
   const x = R <= 8 ? 1 : R <= 16 ? 2 : RB_WG;
   return { x, y: (RB_WG * RB_WG) / x };
 }
+/**
+ * Workgroup of the rb16 variant on LoRA's rank-wide products (dY B and dB: K = R columns, R a
+ * multiple of 16, at most 64) with 16 x 16 tiles: R / 16 invocations across, four down. At ranks
+ * 16-64 these beat rb's narrow 8 x 8 tiles (each D and B load feeds four times the multiply-adds).
+ */
+function wideWG(R: number): { x: number; y: number } | null {
+  return R > 0 && R % 16 === 0 && R <= 16 * RB_WG ? { x: R / 16, y: RB_WG } : null;
+}
 /** Fewest workgroups a dispatch of the rb16 variant runs with 16 x 16 tiles; smaller ones use rb's 8 x 8. */
 const RB16_MIN_GROUPS = 4;
 /**
@@ -89,8 +97,11 @@ function mmChoice(variant: BackwardVariant, R: number, nf4W: boolean, name: 'dx'
   // invocations: 16 columns each) columns of its own: K >= 64 (the rb pipelines exist too).
   if (v === 'rb16') {
     const g = grid('rb16');
-    // A small dW (the default agent's 64 x 64): one SIMD group per workgroup, so both CPU threads get tiles.
-    if (name === 'dw' && K >= 16 * RB_WG && g.x * g.y < RB16_MIN_GROUPS) return { key: 'dw:rb16s', grid: { x: g.x, y: Math.ceil(d.N / 16) } };
+    const wide = name !== 'dx' && K === R ? wideWG(R) : null;
+    if (wide) return { key: `${name}:wide`, grid: { x: 1, y: Math.ceil((name === 'dw' ? d.N : M) / (16 * wide.y)) } };
+    // A small dW (the default agent's 64 x 64), or one of at most three 16-row tiles (LoRA's dA at
+    // S R <= 48): one SIMD group per workgroup, so both CPU threads get tiles and no rows idle.
+    if (name === 'dw' && K >= 16 * RB_WG && (g.x * g.y < RB16_MIN_GROUPS || Math.ceil(d.N / 16) < RB_WG)) return { key: 'dw:rb16s', grid: { x: g.x, y: Math.ceil(d.N / 16) } };
     if (g.x * g.y < RB16_MIN_GROUPS || K < 16 * RB_WG) v = 'rb';
   }
   if (v === 'rb' && name !== 'dx' && K === R && hasNarrow(R, variant)) {
@@ -117,7 +128,7 @@ export function dybViews(NW: number, starts: readonly number[] = []): DView[] {
 export function dybSplitCount(variant: BackwardVariant, R: number, views: DView[], M: number): number {
   if (variant === 'tiled' || R <= 0 || R % 4 !== 0) return 1;
   const choices = views.map((d) => mmChoice(variant, R, false, 'dxF32', d, M, R));
-  if (choices.some((c) => c.key !== 'dxF32:narrow' && c.key !== 'dxF32:rb')) return 1;
+  if (choices.some((c) => c.key !== 'dxF32:narrow' && c.key !== 'dxF32:rb' && c.key !== 'dxF32:wide')) return 1;
   const groups = Math.min(...choices.map((c) => c.grid.x * c.grid.y));
   const widest4 = Math.max(...views.map((d) => d.N / 4));
   return groups >= SPLIT_MIN_GROUPS ? 1 : Math.max(1, Math.min(Math.ceil(SPLIT_MIN_GROUPS / groups), Math.floor(widest4 / SPLIT_MIN_VEC4)));
@@ -162,6 +173,11 @@ export class LinearBackward {
       const o = { WG_X: nw.x, WG_Y: nw.y };
       jobs.push(add('dxF32:narrow', 'dx_rb', o), add('dw:narrow', 'dw_rb', o));
     }
+    const wide = variant === 'rb16' ? wideWG(spec.lora?.R ?? 0) : null;
+    if (wide) {
+      const o = { WG_X: wide.x, WG_Y: wide.y };
+      jobs.push(add('dxF32:wide', 'dx_rb16', o), add('dw:wide', 'dw_rb16', o));
+    }
     if (lora) {
       const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
       jobs.push(add('dyb', 'lora_dyb'), add('db', 'lora_db'), add('xa', variant !== 'tiled' ? 'lin_rb' : 'lin_tiled', xaShape, 'linear'));
@@ -205,10 +221,13 @@ export class LinearBackward {
       this.lastDybSplit = P;
       if (vec) {
         const zStride = (M * SR) / 4;
+        // Every segment's partial z covers the same vec4 columns [z split4, (z + 1) split4) of its
+        // own width (a short segment's later partials are zeros), so no split is a sliver of work.
+        const split4 = Math.ceil(Math.max(...views.map((d) => d.N / 4)) / P);
         const out = P > 1 ? this.scratch('dybParts', P * M * SR, `${label} bwd dY B partials`) : dyb;
         views.forEach((d, s) => {
           const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
-          if (P > 1) u.set([Math.ceil(d.N / 4 / P), zStride], 14);
+          if (P > 1) u.set([split4, zStride], 14);
           this.recordMM('dxF32', d, [dY, lora.B, out], u, M, R, P);
         });
         if (P > 1) {

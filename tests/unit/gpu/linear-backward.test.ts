@@ -122,6 +122,10 @@ describe('LinearBackward', () => {
     runCase({ name: 'dyb split', nf4: false, M: 20, K: 64, NW: 1040, R: 8, starts: [1024, 1032], bias: false, full: false, dybSplit: 16 }));
   it('LoRA dY B split at rank 16 and M=64, NF4 W, one segment of 1000 (250 vec4 in 15 splits of 17)', () =>
     runCase({ name: 'dyb split r16', nf4: true, M: 64, K: 64, NW: 1000, R: 16, starts: [], bias: false, full: false, dybSplit: 15 }));
+  it('rank 16 on rb16: dY B and dB on 16 x 16 tiles (dY B split in 14 at M=60, the short k / v segments\' later partials zeros), dA (48 rows, K=256) in one-SIMD-group workgroups', () =>
+    runCase({ name: 'wide r16', nf4: false, M: 60, K: 256, NW: 1152, R: 16, starts: [896, 1024], bias: true, full: false, dybSplit: 14 }));
+  it('rank 32 on rb16 (two invocations across), M=75 (a partial row tile), segments of 64 and 32 (too short to split)', () =>
+    runCase({ name: 'wide r32', nf4: false, M: 75, K: 128, NW: 96, R: 32, starts: [64], bias: false, full: false, dybSplit: 1 }));
   it('rejects wrong shapes with the op and the expected shape', async () => {
     const rt = await nodeRuntime();
     const W = rt.storage(8 * 16 * 4, 'W'), small = rt.storage(16, 'small');
