@@ -72,8 +72,12 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
       trainer = new OnlineTrainer(rt, setup.trainer, setup.loss, {
         batch: positiveInt('online-batch', getNumber(args, 'online-batch', 8)), outDir: out, baseModelName: modelPath, modelCfg: loaded.config,
         checkpointEvery: positiveInt('checkpoint-every', getNumber(args, 'checkpoint-every', 1)),
-        keepCheckpoints: positiveInt('keep-checkpoints', getNumber(args, 'keep-checkpoints', DEFAULT_KEEP)), train: setup.options,
+        keepCheckpoints: positiveInt('keep-checkpoints', getNumber(args, 'keep-checkpoints', DEFAULT_KEEP)), train: setup.options, served: model,
       }, log);
+      await trainer.mergeServed();
+    } else {
+      // The adapter (--adapter) never changes: decode with it merged into the weights.
+      await model.mergeLora();
     }
     // Kernels' pipelines are built at first dispatch: build the common ones before listening.
     const w = await warmUp(rt, model, maxBatch);

@@ -3,7 +3,10 @@
 // sampled them, runs one trace-training update (trace-train.ts, the same code as train-traces) on
 // the LoRA adapter being served (the trainer's tensors ARE the served adapter, so the next request
 // reads the updated weights: the hot swap), writes metrics.jsonl, adapter/ and checkpoints/step-N/
-// (the newest keepCheckpoints kept, as every trainer) into the run folder, then resumes. Tested by tests/unit/server/serve-online.test.ts.
+// (the newest keepCheckpoints kept, as every trainer) into the run folder, then resumes. With
+// `served` (the served GpuModel) requests decode on the adapter merged into the weights
+// (GpuModel.mergeLora): merged at mergeServed(), unmerged while an update runs, merged again after
+// it. Tested by tests/unit/server/serve-online.test.ts.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GpuRuntime } from '../../gpu/runtime';
@@ -33,6 +36,17 @@ export interface OnlineOptions {
    * (log.keep_checkpoints of the run config; 0: keep all). */
   keepCheckpoints: number;
   train: TraceTrainOptions;
+  /**
+   * The served model, whose adapter is the trainer's: decoded with the adapter merged between
+   * updates (a no-op where GpuModel.mergeLora declines: NF4, large models).
+   */
+  served?: MergeableModel;
+}
+
+/** What OnlineTrainer needs of the served GpuModel. */
+export interface MergeableModel {
+  mergeLora(): Promise<boolean>;
+  unmergeLora(): void;
 }
 
 export interface OnlineStatus {
@@ -104,6 +118,11 @@ export class OnlineTrainer {
     };
   }
 
+  /** Serve on the adapter merged into the weights (call once the trainer's adapter is attached). */
+  async mergeServed(): Promise<boolean> {
+    return (await this.opts.served?.mergeLora()) ?? false;
+  }
+
   /** Resolves when no update is running or due (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -115,7 +134,13 @@ export class OnlineTrainer {
       try {
         if (this.leases > 0) await new Promise<void>((resolve) => { this.drained = resolve; });
         this.drained = null;
-        await this.update();
+        // The adapter changes: train on the separate path, serve a fresh merge afterwards.
+        this.opts.served?.unmergeLora();
+        try {
+          await this.update();
+        } finally {
+          await this.mergeServed();
+        }
       } finally {
         this.paused = false;
         const w = this.resumeWaiters;

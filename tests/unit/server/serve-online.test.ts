@@ -4,7 +4,8 @@
 // group, so every group has a spread), then the server's update. Checks /v1/train/status, the run
 // folder (metrics.jsonl, adapter/, checkpoints/step-1/, only the newest kept with keepCheckpoints 1) and the hot swap: the log-probs served
 // for a fixed completion after the update differ from the base's and equal a fresh forward with
-// the written adapter (maxdiff printed, <= 1e-4: see SERVED_TOL).
+// the written adapter (maxdiff printed, <= 1e-4: see SERVED_TOL), served on the adapter merged
+// into the weights between updates (merged again after the update).
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,7 +38,8 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'serve-online-'));
   const args = parseArgs(['--trainer', 'grpo', '--lr', '3e-2', '--rank', '4', '--alpha', '8', '--micro-batch', '4', '--steps', '1']);
   setup = await openTraceTrainer(args, rt, model, loaded.config, (l) => console.log(l));
-  online = new OnlineTrainer(rt, setup.trainer, setup.loss, { batch: 4, outDir: out, baseModelName: DIR, modelCfg: loaded.config, checkpointEvery: 1, keepCheckpoints: 1, train: setup.options }, (l) => console.log(l));
+  online = new OnlineTrainer(rt, setup.trainer, setup.loss, { batch: 4, outDir: out, baseModelName: DIR, modelCfg: loaded.config, checkpointEvery: 1, keepCheckpoints: 1, train: setup.options, served: model }, (l) => console.log(l));
+  expect(await online.mergeServed(), 'the served adapter merged into the f32 weights').toBe(true);
   srv = await startServe(rt, model, loaded.tokenizer, loaded.config.eosTokenIds, { modelId: MODEL, host: '127.0.0.1', port: 0, outDir: out, maxBatch: 4, maxContext: 256, http: DEFAULT_HTTP, online });
   client = new OpenAI({ baseURL: `${srv.url}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
@@ -77,6 +79,7 @@ async function servedVsForward(m: GpuModel, rec: CallRecord): Promise<number> {
 describe('serve --online: GRPO updates of the served adapter from rewarded rollouts (agent-tiny)', () => {
   it('collects 4 rewarded rollouts, runs one update, writes the run folder and hot-swaps the adapter', async () => {
     const before = await probe('probe-before');
+    const merges0 = model.loraMerges;
     const s0 = await status();
     expect(s0).toMatchObject({ object: 'train.status', updates: 0, rollouts_pending: 0, batch: 4 });
 
@@ -97,6 +100,9 @@ describe('serve --online: GRPO updates of the served adapter from rewarded rollo
     console.log(`status after the update: ${JSON.stringify(s1)}`);
     expect(s1).toMatchObject({ updates: 1, optimizer_steps: 1, rollouts_pending: 0, rollouts_trained: 4, batches_skipped: 0, training: false });
     expect(s1.last_metrics!.reward).toBeCloseTo(0.5, 6);
+    // Served merged again after the update (the merge of the updated adapter: checked by dAfter below).
+    expect(model.loraMerged).toBe(true);
+    expect(model.loraMerges).toBe(merges0 + 1);
 
     const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
     expect(rows).toHaveLength(1);
