@@ -5,7 +5,8 @@
 // appear, with no main-thread task over 100 ms of CPU time (nor 300 ms wall) from Start to the first
 // points (a Chrome trace, main-thread-trace.ts: on SwiftShader the GPU's work shares the cores and
 // lengthens wall times; the requirement is no task over 100 ms); Stop; Export downloads the PEFT zip; the Playground's "Score text" gives, with that
-// adapter, the per-token log-probs `npm run cli -- logprobs --adapter DIR` writes (max abs diff printed, <= 1e-4).
+// adapter, the per-token log-probs `npm run cli -- logprobs --adapter DIR` writes (max abs diff printed, <= 1e-6: both merge the adapter into the weights and run the same
+// kernels; the separate LoRA path on one side differs by up to about 1e-4).
 import { expect, test } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -135,7 +136,7 @@ test('first run: default agent, Start, live charts and tool-call episodes, Stop,
   const maxdiff = Math.max(...cli.map((v, i) => Math.abs(v - studio[i])));
   const moved = Math.max(...base.map((v, i) => Math.abs(v - studio[i])));
   console.log(`${at()}: ${studio.length} log-probs; studio vs CLI (adapter) maxdiff ${maxdiff.toExponential(2)}; adapter vs base in the studio max |diff| ${moved.toExponential(2)}`);
-  expect(maxdiff).toBeLessThanOrEqual(1e-4);
+  expect(maxdiff).toBeLessThanOrEqual(1e-6);
 
   expect(await seriousViolations(page)).toEqual([]);
   for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
