@@ -41,9 +41,7 @@ export function engineName(args: ParsedArgs): EngineName {
 export async function openCliEngine(args: ParsedArgs, modelDir: string | undefined, loadOurs: () => Promise<CliModel>, log: (s: string) => void): Promise<CliEngine> {
   if (engineName(args) === 'ours') {
     if (getString(args, 'onnx')) throw new Error('--onnx is for --engine ort; add --engine ort (or drop --onnx)');
-    const m = await loadOurs();
-    // The adapter (--adapter) stays as loaded: decode with it merged into the weights (GpuModel.mergeLora).
-    await m.model.mergeLora();
+    const m = await loadOurs(); // an --adapter comes merged into the weights (loadCliModel)
     return { engine: gpuEngine(m.rt, m.model), tokenizer: m.loaded.tokenizer, config: m.loaded.config, close: async () => m.model.dispose() };
   }
   if (getString(args, 'adapter')) {

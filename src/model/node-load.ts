@@ -1,6 +1,7 @@
 // Shared by the CLI commands that run a model: opens WebGPU in Node, loads a Hugging Face folder
-// or a llama2.c .bin (tokenizer beside it or --tokenizer), an optional PEFT adapter, and builds
-// the GPU model with --quant / --quant-embeddings, reporting progress on stderr.
+// or a llama2.c .bin (tokenizer beside it or --tokenizer), an optional PEFT adapter (run merged
+// into the weights: it never changes), and builds the GPU model with --quant / --quant-embeddings,
+// reporting progress on stderr.
 import { getNodeGpu } from '../gpu/node-gpu';
 import { GpuRuntime } from '../gpu/runtime';
 import { NodeDirSource, openNodeModelSource } from './io/node-source';
@@ -62,6 +63,9 @@ export async function loadCliModel(args: ParsedArgs, log: (s: string) => void = 
       if (process.stderr.isTTY || done === total) log(`\rloading weights ${done}/${total}${done === total ? '\n' : ''}`);
     },
   });
+  // A CLI model's adapter (--adapter) never changes: it runs merged into the weights (as the
+  // studio's models with a finished run's adapter), a no-op on NF4 or large models.
+  if (lora) await model.mergeLora();
   logQuantReport(model, getBool(args, 'verbose', false), log);
   const c = loaded.config;
   log(`model: ${c.architecture} L=${c.numLayers} C=${c.hiddenSize} V=${c.vocabSize}, quant ${quant}${lora ? `, adapter r=${lora.config.rank}` : ''}, weights ${formatBytes(model.weightBytes)} on the GPU\n`);

@@ -48,7 +48,6 @@ Pyodide pool, search over the config's corpus) and their responses print after "
     // --adapter, else the config's model.adapter (readConfig puts --adapter there too).
     const adapter = cfg.model.adapter ?? undefined;
     const m = await loadRunModel(cfg, log, adapter, { tune: getBool(args, 'tune', true) });
-    await m.model.mergeLora(); // the adapter never changes: decode with it merged, as the studio's chat
     const svc = await startServices(cfg);
     let agent: ChatAgent | undefined;
     try {

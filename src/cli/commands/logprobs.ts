@@ -29,10 +29,9 @@ ${MODEL_OPTIONS}
     const tooLong = getString(args, 'too-long', 'skip');
     if (!(TOO_LONG_POLICIES as readonly string[]).includes(tooLong)) throw new Error(`--too-long must be one of ${TOO_LONG_POLICIES.join(', ')}, got "${tooLong}"`);
     const content = readFileSync(input, 'utf8');
+    // An --adapter comes merged into the weights (loadCliModel), as the studio's Playground runs
+    // it: the same kernels, so the same log-probs bit for bit.
     const { loaded, model } = await loadCliModel(args);
-    // The adapter (--adapter) never changes: score with it merged into the weights, as the
-    // studio's Playground does (the same kernels, so the same log-probs bit for bit).
-    await model.mergeLora();
     const tok = loaded.tokenizer;
     const parsed = readScoreInput(content, input, {
       encode: (text) => tok.encode(text, { addSpecialTokens: true }),

@@ -74,10 +74,7 @@ http://HOST:PORT/rollout/{id}/v1; its task by x-task-id or metadata.task_id.`,
         checkpointEvery: positiveInt('checkpoint-every', getNumber(args, 'checkpoint-every', 1)),
         keepCheckpoints: positiveInt('keep-checkpoints', getNumber(args, 'keep-checkpoints', DEFAULT_KEEP)), train: setup.options, served: model,
       }, log);
-      await trainer.mergeServed();
-    } else {
-      // The adapter (--adapter) never changes: decode with it merged into the weights.
-      await model.mergeLora();
+      await trainer.mergeServed(); // without --online an --adapter comes merged (loadCliModel)
     }
     // Kernels' pipelines are built at first dispatch: build the common ones before listening.
     const w = await warmUp(rt, model, maxBatch);

@@ -168,15 +168,16 @@ export class LinearBackward {
       if (v === 'rb16') jobs.push(add('dw:rb16s', 'dw_rb16', { WG_X: RB_WG, WG_Y: 1 })); // see mmChoice
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
-    const nw = narrowWG(spec.lora?.R ?? 0);
-    if (hasNarrow(spec.lora?.R ?? 0, variant)) {
-      const o = { WG_X: nw.x, WG_Y: nw.y };
-      jobs.push(add('dxF32:narrow', 'dx_rb', o), add('dw:narrow', 'dw_rb', o));
-    }
-    const wide = variant === 'rb16' ? wideWG(spec.lora?.R ?? 0) : null;
+    // LoRA's rank-wide products: 16 x 16 tiles on rb16 at ranks 16-64 (mmChoice takes them first), else the narrow 8 x 8 ones.
+    const R = spec.lora?.R ?? 0;
+    const wide = variant === 'rb16' ? wideWG(R) : null;
     if (wide) {
       const o = { WG_X: wide.x, WG_Y: wide.y };
       jobs.push(add('dxF32:wide', 'dx_rb16', o), add('dw:wide', 'dw_rb16', o));
+    } else if (hasNarrow(R, variant)) {
+      const nw = narrowWG(R);
+      const o = { WG_X: nw.x, WG_Y: nw.y };
+      jobs.push(add('dxF32:narrow', 'dx_rb', o), add('dw:narrow', 'dw_rb', o));
     }
     if (lora) {
       const xaShape = variant !== 'tiled' ? { WG_X: 4, WG_Y: 4, TM: 8, TN: 8, SWIGLU: 0 } : { WG_X: 16, WG_Y: 16, TM: 4, TN: 4, SWIGLU: 0 };
