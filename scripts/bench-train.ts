@@ -1,6 +1,8 @@
 // `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
+// `--loss-rows F`: the last F of each sequence's rows in the loss mask (a prompt masked; the LM
+// head runs on the masked rows only: TrainBatch.lossRows, as sftStep and GRPO pass it),
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections;
 // `--only agent`: the shipped default agent (agent-tiny, heads of 16) in full mode.
@@ -25,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 const args = parseArgs(process.argv.slice(2));
 const { gpu } = await getNodeGpu();
 const B = getNumber(args, 'batch', 2), T = getNumber(args, 'seq', 64);
+const lossFraction = getNumber(args, 'loss-rows', 1);
+if (!(lossFraction > 0 && lossFraction <= 1)) throw new Error(`--loss-rows ${lossFraction}: give the fraction of each sequence's rows in the loss, in (0, 1]`);
 const recomputeArg = getString(args, 'recompute', 'both');
 const profile = getBool(args, 'profile', false);
 let limits: AdapterLimits | null = null;
@@ -36,14 +40,15 @@ if (getBool(args, 'limits', true)) {
 }
 
 /**
- * Useful flops of one token's training: the forward's matmuls and attention times 3 in full mode
- * (forward, dX, dW) or 2 with LoRA (forward, dX; the adapter's own flops are left out).
+ * Useful flops of one update over `rows` tokens of which `headRows` reach the loss (the LM head
+ * runs on those): the forward's matmuls and attention times 3 in full mode (forward, dX, dW) or
+ * 2 with LoRA (forward, dX; the adapter's own flops are left out).
  */
-function trainFlopsPerToken(cfg: ModelConfig, T: number, full: boolean): number {
+function trainFlops(cfg: ModelConfig, T: number, full: boolean, rows: number, headRows: number): number {
   const C = cfg.hiddenSize, I = cfg.intermediateSize, HS = cfg.headDim, NQ = cfg.numHeads * HS, F = NQ + 2 * cfg.numKvHeads * HS;
   const linear = 2 * (C * F + NQ * C + 2 * C * I + I * C);
   const attention = 4 * NQ * ((T + 1) / 2);
-  return (full ? 3 : 2) * (cfg.numLayers * (linear + attention) + 2 * C * cfg.vocabSize);
+  return (full ? 3 : 2) * (cfg.numLayers * (linear + attention) * rows + 2 * C * cfg.vocabSize * headRows);
 }
 const modes = recomputeArg === 'both' ? [false, true] : [recomputeArg === 'on'];
 
@@ -63,8 +68,10 @@ async function bench(c: Case): Promise<void> {
   const V = c.cfg.vocabSize;
   const batch = Array.from({ length: B }, (_, b) => {
     const ids = Array.from({ length: T }, (_, i) => (i * 7919 + b * 104729 + 3) % V);
-    return { ids, mask: ids.slice(1).map(() => 1) };
+    const first = Math.round((1 - lossFraction) * (T - 1));
+    return { ids, mask: ids.slice(1).map((_, t) => (t >= first ? 1 : 0)) };
   });
+  const lossRows = batch.reduce((n, e) => n + e.mask.filter((m) => m === 1).length, 0);
   for (const recompute of modes) {
     const trainer = await Trainer.create(rt, model, { params: c.params, optimizer: { schedule: { kind: 'constant', lr: 1e-4 } }, recompute });
     // pipelines are built at their first dispatch: one untimed step at the timed shapes builds them all
@@ -78,7 +85,7 @@ async function bench(c: Case): Promise<void> {
     for (let s = 0; s < c.steps; s++) {
       let t = performance.now();
       const { dlogp } = masked_ce(batch.map((e) => new Float32Array(e.ids.length - 1)), batch.map((e) => e.mask));
-      const r = await trainer.accumulate({ seqs: batch.map((e) => e.ids), dlogp });
+      const r = await trainer.accumulate({ seqs: batch.map((e) => e.ids), dlogp, lossRows: batch.map((e) => e.mask) });
       fb += performance.now() - t;
       loss = masked_ce(r.logprobs, batch.map((e) => e.mask)).loss;
       t = performance.now();
@@ -95,9 +102,9 @@ async function bench(c: Case): Promise<void> {
       rt.profiler.destroy();
       rt.profiler = null;
     }
-    const gflops = (trainFlopsPerToken(c.cfg, T, c.params.mode === 'full') * B * T) / (per * 1e9);
+    const gflops = trainFlops(c.cfg, T, c.params.mode === 'full', B * T, lossRows) / (per * 1e9);
     console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? ofPeak(gflops, limits.peakGflops, 'GFLOPS') : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
-      `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
+      `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); LM head on ${lossRows} of ${B * T} rows; ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
       `${c.warmup ? `untimed first step (pipelines built) ${compileS.toFixed(1)} s` : 'pipeline building included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize, true).large}`);
     await trainer.dispose();

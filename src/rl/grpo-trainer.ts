@@ -29,11 +29,11 @@ export async function referenceLogprobs(ctx: GrpoContext, seqs: number[][], temp
   return (await ctx.trainer.logprobs(seqs, false, temperature)).logprobs;
 }
 
-/** referenceLogprobs left on the GPU (Trainer.logprobsOnGpu's layout; the caller releases it). */
-export async function referenceLogprobsOnGpu(ctx: GrpoContext, seqs: number[][], temperature: number): Promise<GPUBuffer> {
-  if (ctx.reference) return ctx.reference.logprobsOnGpu(seqs, temperature);
+/** referenceLogprobs left on the GPU (Trainer.logprobsOnGpu's layout, `lossRows` only when given; the caller releases it). */
+export async function referenceLogprobsOnGpu(ctx: GrpoContext, seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null = null): Promise<GPUBuffer> {
+  if (ctx.reference) return ctx.reference.logprobsOnGpu(seqs, temperature, lossRows);
   checkReference(ctx);
-  return ctx.trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs');
+  return ctx.trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs', lossRows);
 }
 
 function checkReference(ctx: GrpoContext): void {
@@ -92,11 +92,13 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
     const t1 = performance.now(), readback0 = rt.readbackCount;
     // Old (mu > 1, truncated sampler) and reference (beta > 0) log-probs stay on the GPU: the
     // loss copies each pass's rows from them (no readback, no upload).
+    // The LM head of every pass runs on the loss rows only (lossRows: the masks).
     const resident: ResidentLogprobs = { old: null, ref: null, rowStart: rowStarts(seqs), firstSeq: 0 };
+    const masks = rows.map((r) => r.mask);
     const releaseResident = () => rt.release(...[resident.old, resident.ref].filter((b): b is GPUBuffer => b !== null));
     try {
-      if (recomputeOld) resident.old = await trainer.logprobsOnGpu(seqs, true, temperature, 'grpo old log-probs (step)');
-      if (lcfg.beta > 0) resident.ref = await referenceLogprobsOnGpu(ctx, seqs, temperature);
+      if (recomputeOld) resident.old = await trainer.logprobsOnGpu(seqs, true, temperature, 'grpo old log-probs (step)', masks);
+      if (lcfg.beta > 0) resident.ref = await referenceLogprobsOnGpu(ctx, seqs, temperature, masks);
     } catch (e) {
       releaseResident();
       throw e;
@@ -117,7 +119,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
       for (let it = 0; it < mu; it++) {
         for (let i = 0; i < rows.length; i += mb) {
           const mbRows = rows.slice(i, i + mb);
-          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, ctx.loss, mbRows, lcfg, norm, stepSums, { ...resident, firstSeq: i }), temperature });
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, ctx.loss, mbRows, lcfg, norm, stepSums, { ...resident, firstSeq: i }), temperature, lossRows: masks.slice(i, i + mb) });
           trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
         }
         rt.phase('optimizer');

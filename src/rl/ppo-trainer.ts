@@ -66,7 +66,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     const probe = new ValueHeadHook(rt, kernel, head);
     let oldValues: Float32Array[];
     try {
-      const old = await trainer.accumulate({ seqs, dlogp: null, temperature, hidden: probe });
+      const old = await trainer.accumulate({ seqs, dlogp: null, temperature, hidden: probe, lossRows: masks });
       if (recomputeOld) old.logprobs.forEach((lp, s) => { base[s].old = lp.map((v, t) => (masks[s][t] ? v : 0)); });
       oldValues = seqs.map((_, s) => probe.values.get(s)!.map((v, t) => (masks[s][t] ? v : 0)));
     } finally {
@@ -91,7 +91,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
           const hook = new ValueHeadHook(rt, kernel, head, false);
           try {
             const dlogp = ppoGpuUpstream(rt, ctx.loss, valueKernel, hook, mbRows, lcfg, norm, { vfCoef: p.vf_coef, clip: p.cliprange_value }, stepSums, valueSums);
-            await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, temperature, hidden: hook });
+            await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp, temperature, hidden: hook, lossRows: masks.slice(i, i + mb) });
           } finally {
             hook.dispose();
           }

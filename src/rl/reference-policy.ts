@@ -16,8 +16,8 @@ export interface ReferencePolicy {
   readonly bytes: number;
   /** [S] log-probs [T-1] of each sequence under the reference policy. */
   logprobs(seqs: number[][], temperature: number): Promise<Float32Array[]>;
-  /** The same left on the GPU in Trainer.logprobsOnGpu's layout (the caller releases it). */
-  logprobsOnGpu(seqs: number[][], temperature: number): Promise<GPUBuffer>;
+  /** The same left on the GPU in Trainer.logprobsOnGpu's layout, `lossRows` only when given (the caller releases it). */
+  logprobsOnGpu(seqs: number[][], temperature: number, lossRows?: ArrayLike<number>[] | null): Promise<GPUBuffer>;
   dispose(): void;
 }
 
@@ -27,7 +27,7 @@ export function baseReference(trainer: Trainer): ReferencePolicy {
   return {
     kind: 'base', bytes: 0,
     async logprobs(seqs, temperature) { return (await trainer.logprobs(seqs, false, temperature)).logprobs; },
-    logprobsOnGpu: (seqs, temperature) => trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs'),
+    logprobsOnGpu: (seqs, temperature, lossRows) => trainer.logprobsOnGpu(seqs, false, temperature, 'reference log-probs', lossRows),
     dispose() {},
   };
 }
@@ -73,7 +73,7 @@ export function frozenReference(rt: GpuRuntime, trainer: Trainer): ReferencePoli
   return {
     kind: 'frozen', bytes,
     logprobs: (seqs, temperature) => swapped(async () => (await trainer.logprobs(seqs, true, temperature)).logprobs),
-    logprobsOnGpu: (seqs, temperature) => swapped(() => trainer.logprobsOnGpu(seqs, true, temperature, 'reference log-probs')),
+    logprobsOnGpu: (seqs, temperature, lossRows) => swapped(() => trainer.logprobsOnGpu(seqs, true, temperature, 'reference log-probs', lossRows)),
     dispose() { rt.release(...frozen); },
   };
 }

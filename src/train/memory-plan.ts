@@ -540,6 +540,11 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));
     }
     const owned = [M * 4, 2 * M * 4, M * 4, M * 4, M * 4].map((b) => sim.acquire(b, 'storage', TROW.rows));
+    // Trainer.sftStep passes its masks as TrainBatch.lossRows: the LM head runs on those rows
+    // (their index, its inverse, targets, log-probs, entropies). The plan takes all-ones masks:
+    // every row but each sequence's last.
+    const nl = M - n;
+    owned.push(...[nl * 4, M * 4, nl * 4, Math.max(16, nl * 4), Math.max(16, nl * 4)].map((b) => sim.acquire(b, 'storage', TROW.rows)));
     if (!(acts && acts.rows >= M && acts.kept === kept)) {
       const rows = Math.min(maxRows, Math.max(M, acts && acts.kept === kept ? acts.rows * 2 : 8));
       if (acts) sim.release(...acts.bufs);
@@ -551,13 +556,17 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     owned.push(sim.acquire(M * 4, 'storage', TROW.rows));
     owned.push(sim.acquire(kvBytes, 'storage', TROW.bwd), sim.acquire(kvBytes, 'storage', TROW.bwd));
     owned.push(sim.acquire(2 * n * 4, 'storage', TROW.rows));
-    for (let r0 = 0; r0 < M; r0 += chunkRows) {
+    owned.push(sim.acquire(Math.max(16, nl * 4), 'storage', TROW.rows), sim.acquire(Math.max(16, nl * d.C * 4), 'storage', TROW.bwd));   // the loss rows' dlogp, dH
+    frame.dispatch(16); // dlogp of the loss rows
+    for (let r0 = 0; r0 < nl; r0 += chunkRows) {
+      frame.dispatch(16); // the chunk's loss rows of hf
       frame.dispatch(48); // LM head
       frame.dispatch(16); // log-probs
       frame.dispatch(32); // dlogits
       frame.dispatch(64); // dH
       if (full) frame.dispatch(64); // dW_lm
     }
+    for (let i = 0; i < 3; i++) frame.dispatch(16); // dH, log-probs and entropies spread back to every row
     normBwd(M);
     for (let l = d.L - 1; l >= 0; l--) {
       if (o.recompute) layerFwd(false);

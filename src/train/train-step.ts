@@ -21,6 +21,8 @@ import { QkvRopeBackward } from '../gpu/kernels/rope-backward';
 import { Attention, defaultAttentionVariant } from '../gpu/kernels/attention';
 import { AttentionBackward, sequenceTable } from '../gpu/kernels/attention-backward';
 import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
+import { GatherRows } from '../gpu/kernels/rows';
+import { inverseRows } from '../reference/rows';
 import type { GpuModel } from '../model/gpu/model';
 import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { GpuLoraParams } from './lora-params';
@@ -36,6 +38,8 @@ export interface TrainStepOptions {
   recompute?: boolean;
   /** Most rows (tokens) per forward/backward pass; a batch is split into passes of whole sequences (default model.maxRows). */
   maxRows?: number;
+  /** Rows per LM-head chunk of a pass (default trainChunkRows: 4 MiB of logits). */
+  chunkRows?: number;
 }
 
 /**
@@ -100,6 +104,13 @@ export interface TrainBatch {
   adapter?: boolean;
   /** Softmax temperature of the log-probs (default 1). */
   temperature?: number;
+  /**
+   * Per sequence [T_b - 1]: the rows the loss reads (nonzero), e.g. its loss mask. When given,
+   * the LM head, the log-probs and their backward run on those rows only (GRPO: the completion
+   * tokens, not the prompt or the tool output); the other rows' log-probs and entropies are 0
+   * and their dlogp / dentropy are not read (the gradient is the full one when those are 0).
+   */
+  lossRows?: ArrayLike<number>[] | null;
   /** A head on the final hidden state (HiddenHook), e.g. PPO's value head. */
   hidden?: HiddenHook;
   /**
@@ -126,6 +137,20 @@ interface LayerOps {
   bwd: Record<LinearGroup, LinearBackward>;
 }
 
+/**
+ * The rows a pass's LM head runs on: all M rows (sel null: the pass's own targets, log-probs and
+ * entropies), or the loss rows gathered from them (sel [n] packed row of each, inv [M] its
+ * position or NO_ROW) with compact targets, log-probs and entropies [n].
+ */
+interface HeadRows {
+  n: number;
+  sel: GPUBuffer | null;
+  inv: GPUBuffer | null;
+  targets: GPUBuffer;
+  logp: GPUBuffer;
+  entropy: GPUBuffer;
+}
+
 /** One pass: a group of sequences that fits in maxRows, with its per-pass GPU buffers. */
 interface Pass {
   M: number;
@@ -142,6 +167,7 @@ interface Pass {
   /** The slot table [B, 2] (first row, length) of the packed rows (sequenceTable). */
   seqs: GPUBuffer;
   temperature: number;
+  head: HeadRows;
   owned: GPUBuffer[];
   plans: EmbeddingGradPlan[];
 }
@@ -156,10 +182,12 @@ export class TrainStep {
     readonly model: GpuModel,
     readonly trainable: Trainable,
     readonly maxRows: number,
+    private readonly headChunkRows: number | undefined,
     private readonly layers: LayerOps[],
     private readonly k: {
       embed: Embedding; embedB: EmbeddingBackward | null; norm: RmsNorm; normB: RmsNormBackward; swiglu: SwiGlu; swigluB: SwiGluBackward;
       rope: QkvRope; ropeB: QkvRopeBackward; attn: Attention; attnB: AttentionBackward; lmHeadB: LinearBackward; lpB: ChunkedLogprobsBackward;
+      rows: GatherRows;
     },
     recompute: boolean,
   ) {
@@ -176,6 +204,7 @@ export class TrainStep {
     const NQ = NH * HS, NKV = KVH * HS;
     const maxRows = opts.maxRows ?? model.maxRows;
     if (!(Number.isInteger(maxRows) && maxRows > 0)) throw new Error(`TrainStep: maxRows must be a positive integer, got ${maxRows}`);
+    if (opts.chunkRows !== undefined && !(Number.isInteger(opts.chunkRows) && opts.chunkRows > 0)) throw new Error(`TrainStep: chunkRows must be a positive integer, got ${opts.chunkRows}`);
     const full = trainable.mode === 'full' ? trainable.params : null;
     if (full && model.hasLora) throw new Error('TrainStep: full mode trains every weight of a model without an adapter; detach it first (model.useLora(null))');
     if (trainable.mode === 'lora') {
@@ -218,8 +247,9 @@ export class TrainStep {
       attnB: await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows }),
       lmHeadB: await LinearBackward.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }),
       lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows: 1 }), // dlogitsInPlace only: no chunk scratch of its own
+      rows: await GatherRows.create(rt),
     };
-    return new TrainStep(rt, model, trainable, maxRows, layers, k, opts.recompute ?? false);
+    return new TrainStep(rt, model, trainable, maxRows, opts.chunkRows, layers, k, opts.recompute ?? false);
   }
 
   /**
@@ -244,6 +274,7 @@ export class TrainStep {
     }
     if (Array.isArray(batch.dlogp)) this.checkRows('dlogp', batch.dlogp, seqs);
     if (batch.dentropy) this.checkRows('dentropy', batch.dentropy, seqs);
+    if (batch.lossRows) this.checkRows('lossRows', batch.lossRows, seqs);
     const loraOn = adapter && this.trainable.mode === 'lora';
     for (const op of this.layers) for (const g of GROUP_NAMES) {
       op.fwd[g].loraEnabled = loraOn && Boolean(op.fwd[g].spec.lora);
@@ -263,9 +294,9 @@ export class TrainStep {
     return out;
   }
 
-  /** Rows of the backward's LM-head chunks (train-acts.ts trainChunkRows). */
+  /** Rows of the backward's LM-head chunks (train-acts.ts trainChunkRows, or TrainStepOptions.chunkRows). */
   get chunkRows(): number {
-    return trainChunkRows(this.model.cfg.vocabSize, this.model.logprobsOp.opts.chunkRows, this.maxRows);
+    return this.headChunkRows ?? trainChunkRows(this.model.cfg.vocabSize, this.model.logprobsOp.opts.chunkRows, this.maxRows);
   }
 
   /** Bytes of the activation buffers currently held. */
@@ -283,7 +314,7 @@ export class TrainStep {
 
   private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number): Promise<StepResult> {
     const rt = this.rt;
-    const p = this.begin(seqs, batch.temperature ?? 1);
+    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null);
     const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
     try {
       const a = this.activations(p.M);
@@ -295,7 +326,7 @@ export class TrainStep {
       const early = !train || typeof batch.dlogp === 'function' || gpuUp !== null;
       let result: StepResult | null = null;
       // One LM-head chunk holding the whole pass: its logits stay in a.logits for the backward.
-      const logitsKept = early && train && p.M <= this.chunkRows;
+      const logitsKept = early && train && p.head.n <= this.chunkRows;
       if (early) {
         this.forwardLogprobs(p, a);
         if (gpuUp) result = { logprobs: [], entropy: [] };
@@ -347,7 +378,7 @@ export class TrainStep {
     }
   }
 
-  private begin(seqs: number[][], temperature: number): Pass {
+  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null): Pass {
     const rt = this.rt, cfg = this.model.cfg;
     const lens = seqs.map((s) => s.length);
     const cache = new KvCache(rt, { numLayers: this.recompute ? 1 : cfg.numLayers, B: seqs.length, KVH: cfg.numKvHeads, HS: cfg.headDim, Tmax: Math.max(...lens) });
@@ -363,7 +394,37 @@ export class TrainStep {
     ];
     const [idsBuf, table, tBuf, logp, entropy, seqTable] = owned;
     const recompute = this.recompute;
-    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, owned, plans: [] };
+    let head: HeadRows = { n: M, sel: null, inv: null, targets: tBuf, logp, entropy };
+    if (lossRows) {
+      const picked: number[] = [];
+      let o = 0;
+      lossRows.forEach((rows, b) => {
+        for (let t = 0; t < rows.length; t++) if (rows[t] !== 0) picked.push(o + t);
+        o += lens[b];
+      });
+      const n = picked.length, bytes = Math.max(16, n * 4);
+      const sel = Uint32Array.from(picked);
+      const bufs = [rt.upload(sel, 'train loss rows'), rt.upload(inverseRows(picked, M), 'train loss rows inverse'), rt.upload(sel.map((r) => targets[r]), 'train loss-row targets'),
+        rt.storage(bytes, 'train loss-row logp'), rt.storage(bytes, 'train loss-row entropy')];
+      owned.push(...bufs);
+      head = { n, sel: bufs[0], inv: bufs[1], targets: bufs[2], logp: bufs[3], entropy: bufs[4] };
+    }
+    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [] };
+  }
+
+  /** Records hChunk [n, C] = the head rows r0..r0+n-1 of hf (a copy, or a gather of loss rows). */
+  private loadChunk(p: Pass, a: TrainActs, r0: number, n: number): void {
+    const C = this.model.cfg.hiddenSize;
+    if (p.head.sel) this.k.rows.run(a.hf, p.head.sel, r0, n, C, a.hChunk, 'lm-head loss rows');
+    else this.rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+  }
+
+  /** Records the pass's log-probs / entropies [M] from the head rows' (0 on the other rows). */
+  private spreadLogprobs(p: Pass): void {
+    const h = p.head;
+    if (!h.inv) return;
+    this.k.rows.run(h.logp, h.inv, 0, p.M, 1, p.logp, 'loss-row logp');
+    this.k.rows.run(h.entropy, h.inv, 0, p.M, 1, p.entropy, 'loss-row entropy');
   }
 
   /**
@@ -372,13 +433,14 @@ export class TrainStep {
    * model's 16-row decode chunks).
    */
   private forwardLogprobs(p: Pass, a: TrainActs): void {
-    const C = this.model.cfg.hiddenSize, chunkRows = this.chunkRows, rt = this.rt;
-    for (let r0 = 0; r0 < p.M; r0 += chunkRows) {
-      const n = Math.min(chunkRows, p.M - r0);
-      rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+    const chunkRows = this.chunkRows, h = p.head;
+    for (let r0 = 0; r0 < h.n; r0 += chunkRows) {
+      const n = Math.min(chunkRows, h.n - r0);
+      this.loadChunk(p, a, r0, n);
       this.model.lmHeadFn(a.hChunk, n, a.logits);
-      this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
+      this.model.logprobsOp.reduce(a.logits, n, r0, h.targets, h.logp, h.entropy, p.temperature);
     }
+    this.spreadLogprobs(p);
   }
 
   /** Records the forward: embedding, every layer (keeping activations unless recomputing), final norm. */
@@ -420,20 +482,38 @@ export class TrainStep {
     const { M } = p, C = cfg.hiddenSize, I = cfg.intermediateSize, L = cfg.numLayers;
     const full = this.trainable.mode === 'full' ? this.trainable.params : null;
     const lora = this.trainable.mode === 'lora' ? this.trainable.params : null;
-    // LM head, chunk by chunk (at most [chunkRows, V] logits): logits, [log-probs], dlogits in
-    // place, dH rows into dN; full mode: dW_lm (the embedding when tied) +=.
+    // LM head on the head rows (every row, or the loss rows gathered), chunk by chunk (at most
+    // [chunkRows, V] logits): logits, [log-probs], dlogits in place, dH rows into dN (the loss
+    // rows' spread back, zeros elsewhere); full mode: dW_lm (the embedding when tied) +=.
     const dWlm = full ? { dW: full.lmHead ?? full.embed } : null;
-    const chunkRows = this.chunkRows;
-    for (let r0 = 0; r0 < M; r0 += chunkRows) {
-      const n = Math.min(chunkRows, M - r0);
+    const chunkRows = this.chunkRows, h = p.head;
+    let dlH = dlogp, deH = dentropy, dH = a.dN;
+    if (h.sel) {
+      const c = (src: GPUBuffer, label: string) => {
+        const b = rt.storage(Math.max(16, h.n * 4), `train loss-row ${label}`);
+        p.owned.push(b);
+        k.rows.run(src, h.sel as GPUBuffer, 0, h.n, 1, b, `loss-row ${label}`);
+        return b;
+      };
+      dlH = c(dlogp, 'dlogp');
+      deH = dentropy ? c(dentropy, 'dentropy') : null;
+      dH = rt.storage(Math.max(16, h.n * C * 4), 'train loss-row dH');
+      p.owned.push(dH);
+    }
+    for (let r0 = 0; r0 < h.n; r0 += chunkRows) {
+      const n = Math.min(chunkRows, h.n - r0);
       if (!logitsKept) {
-        rt.copy(a.hf, r0 * C * 4, a.hChunk, 0, n * C * 4);
+        this.loadChunk(p, a, r0, n);
         this.model.lmHeadFn(a.hChunk, n, a.logits);
       }
-      if (logprobs) this.model.logprobsOp.reduce(a.logits, n, r0, p.targets, p.logp, p.entropy, p.temperature);
-      k.lpB.dlogitsInPlace(a.logits, n, r0, p.targets, dlogp, dentropy, p.temperature);
+      if (logprobs) this.model.logprobsOp.reduce(a.logits, n, r0, h.targets, h.logp, h.entropy, p.temperature);
+      k.lpB.dlogitsInPlace(a.logits, n, r0, h.targets, dlH, deH, p.temperature);
       k.lmHeadB.run(a.logits, a.hChunk, n, { dX: a.dhChunk, full: dWlm });
-      rt.copy(a.dhChunk, 0, a.dN, r0 * C * 4, n * C * 4);
+      rt.copy(a.dhChunk, 0, dH, r0 * C * 4, n * C * 4);
+    }
+    if (h.inv) {
+      k.rows.run(dH, h.inv, 0, M, C, a.dN, 'loss-row dH');
+      if (logprobs) this.spreadLogprobs(p);
     }
     addHidden?.(a.dN);   // a head on hf (HiddenHook): dN += its dH
     k.normB.run(a.dN, a.resid[L], w.finalNorm, a.dRes, M, { dw: full?.finalNorm });
@@ -501,7 +581,7 @@ export class TrainStep {
     return out;
   }
 
-  private checkRows(what: string, v: Float32Array[], seqs: number[][]): void {
+  private checkRows(what: string, v: ArrayLike<number>[], seqs: number[][]): void {
     if (v.length !== seqs.length) throw new Error(`TrainStep: ${what} has ${v.length} rows for ${seqs.length} sequences`);
     v.forEach((d, b) => {
       if (d.length !== seqs[b].length - 1) throw new Error(`TrainStep: ${what}[${b}] has ${d.length} values; expected [T-1] = [${seqs[b].length - 1}]`);

@@ -80,12 +80,13 @@ export class Trainer {
   /**
    * The log-probs of `seqs` left on the GPU: a new f32 buffer of packedRows(seqs) rows (each
    * sequence's T_b rows in order, row t scoring token t+1; the last row of each is padding).
-   * Nothing is read back; the caller releases the buffer.
+   * With `lossRows` (per sequence [T_b - 1]) only those rows are computed, the others are 0
+   * (TrainBatch.lossRows). Nothing is read back; the caller releases the buffer.
    */
-  async logprobsOnGpu(seqs: number[][], adapter = true, temperature = 1, label = 'log-probs'): Promise<GPUBuffer> {
+  async logprobsOnGpu(seqs: number[][], adapter = true, temperature = 1, label = 'log-probs', lossRows: ArrayLike<number>[] | null = null): Promise<GPUBuffer> {
     const buf = this.step.rt.storage(Math.max(1, packedRows(seqs)) * 4, label);
     try {
-      await this.step.run({ seqs, dlogp: null, adapter, temperature, logprobsTo: buf });
+      await this.step.run({ seqs, dlogp: null, adapter, temperature, logprobsTo: buf, lossRows });
       return buf;
     } catch (e) {
       this.step.rt.release(buf);
@@ -110,7 +111,8 @@ export class Trainer {
       const zeros = mb.map((e) => new Float32Array(e.ids.length - 1));
       // dlogp does not depend on logp: -mask / nTokens.
       const { dlogp } = masked_ce(zeros, mbMasks, nTokens);
-      const r = await this.step.run({ seqs: mb.map((e) => e.ids), dlogp });
+      // The LM head runs on the masked rows only (the loss reads no other log-prob).
+      const r = await this.step.run({ seqs: mb.map((e) => e.ids), dlogp, lossRows: mbMasks });
       loss += masked_ce(r.logprobs, mbMasks, nTokens).loss;
     }
     const u = await this.optimizer.update();

@@ -72,7 +72,7 @@ export async function trainOnTraces(rt: GpuRuntime, trainer: Trainer, loss: Grpo
     let sums: GrpoSums = zeroSums();
     for (let i = 0; i < rows.length; i += o.microBatch) {
       const dlogp = grpoGpuDlogp(rt, loss, rows.slice(i, i + o.microBatch), o.loss, norm, (x) => { sums = addSums(sums, x); });
-      await trainer.accumulate({ seqs: seqs.slice(i, i + o.microBatch), dlogp, temperature: T });
+      await trainer.accumulate({ seqs: seqs.slice(i, i + o.microBatch), dlogp, temperature: T, lossRows: rows.slice(i, i + o.microBatch).map((r) => r.mask) });
     }
     const u = await trainer.optimizer.update();
     const m: Record<string, number> = { step: s, reward: meanReward, frac_reward_zero_std: fracZeroStd, ...grpoMetrics(sums, { beta: o.loss.beta, hasEntropy: true }), grad_norm: u.gradNorm, learning_rate: u.lr, num_tokens: norm.tokens };

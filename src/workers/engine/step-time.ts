@@ -207,7 +207,7 @@ async function timeGrpoTrain(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, se
     try {
       for (let it = 0; it < iterations; it++) {
         for (let i = 0; i < upTo; i += mb) {
-          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, loss, seqRows.slice(i, i + mb), lcfg, norm, sums), temperature: cfg.rollout.temperature });
+          await trainer.accumulate({ seqs: seqs.slice(i, i + mb), dlogp: grpoGpuUpstream(rt, loss, seqRows.slice(i, i + mb), lcfg, norm, sums), temperature: cfg.rollout.temperature, lossRows: seqRows.slice(i, i + mb).map((r) => r.mask) });
         }
         await trainer.optimizer.update();
       }

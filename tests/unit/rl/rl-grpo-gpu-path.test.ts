@@ -181,4 +181,48 @@ describe('GRPO update: GPU-resident loss vs the CPU twin', () => {
     await t.dispose();
     t.model.dispose();
   }, 120_000);
+
+  it('loss rows only (the masks as lossRows): old log-probs on the GPU and one update equal those of every row', async () => {
+    const lcfg = resolveGrpoLoss({ aggregation: 'token-mean', beta: 0, klEstimator: 'k3', entropyCoef: 0.01, maxCompletionLength: 16 });
+    const t = await newTrainer();   // maxRows 16: three passes
+    const masks = SEQS.map((q, b) => Float32Array.from({ length: q.length - 1 }, (_, r) => (r < 2 || (r + b) % 4 === 0 ? 0 : 1)));
+    const starts = rowStarts(SEQS), rowsN = SEQS.reduce((n, q) => n + q.length, 0);
+    const allBuf = await t.logprobsOnGpu(SEQS), selBuf = await t.logprobsOnGpu(SEQS, true, 1, 'loss-row log-probs', masks);
+    const all = await rt.readF32(allBuf, rowsN), sel = await rt.readF32(selBuf, rowsN);
+    let dOn = 0, maxOff = 0;
+    masks.forEach((m, b) => m.forEach((v, r) => {
+      const i = starts[b] + r;
+      if (v) dOn = Math.max(dOn, Math.abs(sel[i] - all[i]));
+      else maxOff = Math.max(maxOff, Math.abs(sel[i]));
+    }));
+    const rows: SeqRows[] = masks.map((mask, b) => ({ mask, old: null, ref: null, advantage: b - 2 }));
+    const norm = batchNormaliser(masks.flatMap((m) => Array.from(m)), rowStarts(masks.map((m) => Array.from(m))).concat(masks.reduce((n, m) => n + m.length, 0)));
+    const run = async (lossRows: boolean) => {
+      const sums = new GrpoStepSums(rt);
+      const old = lossRows ? selBuf : allBuf;
+      for (let i = 0; i < SEQS.length; i += MB) {
+        await t.accumulate({ seqs: SEQS.slice(i, i + MB), dlogp: grpoGpuUpstream(rt, loss, rows.slice(i, i + MB), lcfg, norm, sums, { old, ref: null, rowStart: starts, firstSeq: i }),
+          lossRows: lossRows ? masks.slice(i, i + MB) : null });
+      }
+      const got = sums.parse((await rt.readParts([{ buf: sums.buf, bytes: GRPO_METRICS_BYTES }])).parts[0]);
+      sums.release();
+      const grads = await gradsOf(t);
+      t.optimizer.zeroGrads();
+      return { got, grads };
+    };
+    const every = await run(false), only = await run(true);
+    let gd = 0, gmax = 0;
+    every.grads.forEach((v, i) => { gd = Math.max(gd, Math.abs(v - only.grads[i])); gmax = Math.max(gmax, Math.abs(v)); });
+    const sd = Math.max(...(Object.keys(every.got) as (keyof GrpoSums)[]).map((k) => Math.abs(only.got[k] - every.got[k]) / Math.max(1, Math.abs(every.got[k]))));
+    console.log(`loss rows only vs every row: old log-probs on the mask maxdiff ${dOn.toExponential(2)} (off the mask max |v| ${maxOff}); ` +
+      `grads maxdiff ${gd.toExponential(2)} at max |grad| ${gmax.toExponential(2)}; sums rel maxdiff ${sd.toExponential(2)} (entropy ${only.got.entropy} vs ${every.got.entropy})`);
+    expect(dOn).toBeLessThan(1e-6);
+    expect(maxOff).toBe(0);
+    expect(gmax).toBeGreaterThan(1e-3);
+    expect(gd).toBeLessThan(1e-6 * gmax);
+    expect(sd).toBeLessThan(1e-6);
+    rt.release(allBuf, selBuf);
+    await t.dispose();
+    t.model.dispose();
+  }, 120_000);
 });

@@ -98,6 +98,36 @@ describe('GPU training step modes (tiny Qwen2)', () => {
     }
   });
 
+  it('loss rows only (lossRows): the LM head on the masked rows gives the gradients and log-probs of every row, 0 off the mask', async () => {
+    // One sequence without a loss row; dlogp / dentropy are 0 off the mask (what a loss gives).
+    const MASK = SEQS.map((s, b) => Float32Array.from({ length: s.length - 1 }, (_, t) => (b === 1 || (t * 7 + b) % 3 === 0 ? 0 : 1)));
+    const masked = (v: Float32Array[]) => v.map((x, b) => x.map((y, t) => y * MASK[b][t]));
+    const dl = masked(DLOGP), de = masked(DENT);
+    const flat = (v: Float32Array[]) => v.flatMap((x) => [...x]);
+    for (const [mode, grads] of [['lora', loraGrads], ['full', fullGrads]] as const) {
+      let lpAll: Float32Array[] = [], lpSel: Float32Array[] = [], lpFn: Float32Array[] = [];
+      const all = await grads({}, async (s) => { lpAll = (await s.run({ seqs: SEQS, dlogp: dl, dentropy: de })).logprobs; });
+      const sel = await grads({}, async (s) => { lpSel = (await s.run({ seqs: SEQS, dlogp: dl, dentropy: de, lossRows: MASK })).logprobs; });
+      // Passes of 7+2, 11, 5 rows (recomputing) in LM-head chunks of 3 rows, and the log-probs
+      // first (a DlogpFn: the one chunk's logits kept for the backward).
+      const split = await grads({ maxRows: 12, recompute: true, chunkRows: 3 }, async (s) => { await s.run({ seqs: SEQS, dlogp: dl, dentropy: de, lossRows: MASK }); });
+      const viaFn = await grads({}, async (s) => {
+        await s.run({ seqs: SEQS, lossRows: MASK, dlogp: (lp) => { lpFn = lp; return { dlogp: dl, dentropy: de }; } });
+      });
+      const m = maxAbs(all);
+      const dSel = maxAbsDiff(sel, all), dSplit = maxAbsDiff(split, all), dFn = maxAbsDiff(viaFn, all);
+      const onMask = (v: Float32Array[]) => flat(masked(v)), offMask = (v: Float32Array[]) => flat(v.map((x, b) => x.filter((_, t) => !MASK[b][t])));
+      const dLp = Math.max(maxAbsDiff(onMask(lpSel), onMask(lpAll)), maxAbsDiff(onMask(lpFn), onMask(lpAll)));
+      console.log(`${mode}: loss rows only (${MASK.reduce((n, x) => n + x.reduce((a, v) => a + v, 0), 0)} of ${flat(MASK).length}) vs every row: grads maxdiff=${dSel.toExponential(2)}, ` +
+        `3 passes in chunks of 3 rows ${dSplit.toExponential(2)}, DlogpFn ${dFn.toExponential(2)} (max |grad| ${m.toExponential(2)}); log-probs on the mask maxdiff=${dLp.toExponential(2)}`);
+      expect(m).toBeGreaterThan(1e-3);
+      for (const d of [dSel, dSplit, dFn]) expect(d / m).toBeLessThan(1e-6);
+      expect(dLp).toBeLessThan(1e-6);
+      expect(maxAbs(onMask(lpAll))).toBeGreaterThan(0.1);
+      expect(maxAbs([...offMask(lpSel), ...offMask(lpFn)])).toBe(0);   // rows off the mask: not computed, 0
+    }
+  });
+
   it('a DlogpFn sees the forward log-probs and gives the same gradients as precomputed dlogp', async () => {
     let seen: Float32Array[] = [];
     const direct = await loraGrads({}, whole);
