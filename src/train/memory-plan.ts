@@ -7,6 +7,7 @@
 // Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
+import { MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
 import { attentionScratchBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
 import { dybSplitCount, dybViews, type BackwardVariant } from '../gpu/kernels/linear-backward';
@@ -320,6 +321,7 @@ const TROW = {
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
   scores: 'attention backward dQ partials [ceil(T / 16), M, NH, HS] f32 (thread variant, HS 8 / 16; grown to the largest pass)',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
+  merged: 'LoRA merged into f32 copies of the adapted weights for a training call (TrainStep.merge)',
   valueHead: 'PPO value head w [C] + b [1] and their gradients',
   frozenRef: 'KL reference: frozen copy of the trainable tensors (full mode with beta > 0, or model.adapter)',
   csr: 'embedding backward CSR (full mode)',
@@ -497,6 +499,13 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     frame.dispatch(16);
     if (withDown) linearFwd('down');
   };
+  // TrainStep.mergeAdapter: a training call of LoRA over f32 weights first merges each adapted
+  // linear into a pooled copy (W + scale B A, one dispatch each), released after its passes.
+  const merges = lora && o.quant === 'none' ? Array.from({ length: d.L }, () => GROUP_ORDER.flatMap((g) => {
+    const lg = loraGroup(cfg, lora, g);
+    return lg ? [lg.NW * lg.K * 4] : [];
+  })).flat() : [];
+  const mergeBytes = merges.reduce((a, b) => a + b, 0) <= MERGE_MAX_BYTES ? merges : [];
   const linearBwd = (l: number, g: Group, M: number, xaKept: boolean) => {
     const lg = loraGroup(cfg, lora, g);
     if (lg && lora) {
@@ -514,7 +523,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
       frame.dispatch(64); // dA
       frame.dispatch(64); // dX
-      frame.dispatch(64); // dX += dY B A
+      if (!mergeBytes.length) frame.dispatch(64); // dX += dY B A (merged weights: in the dX above)
     } else {
       frame.dispatch(64);
     }
@@ -608,6 +617,11 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     // Trainer.sftStep: micro-batches of mb sequences; TrainStep.run: passes of whole sequences <= maxRows rows.
     for (let i = 0; i < lens.length; i += mb) {
       const micro = lens.slice(i, i + mb);
+      const merged = mergeBytes.map((b) => {
+        const buf = sim.acquire(b, 'storage', TROW.merged);
+        frame.dispatch(32);
+        return buf;
+      });
       let start = 0;
       while (start < micro.length) {
         let end = start, rows = 0;
@@ -615,6 +629,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
         pass(micro.slice(start, end));
         start = end;
       }
+      sim.release(...merged);
     }
     // TrainOptimizer.update: grad norm, AdamW per tensor, one scalar readback.
     for (let i = 0; i < tensors.length; i++) frame.dispatch(16);

@@ -23,6 +23,7 @@ import { AttentionBackward, sequenceTable } from '../gpu/kernels/attention-backw
 import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
 import { GatherRows } from '../gpu/kernels/rows';
 import { inverseRows } from '../reference/rows';
+import { LoraMerge, MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
 import type { GpuModel } from '../model/gpu/model';
 import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { GpuLoraParams } from './lora-params';
@@ -40,6 +41,12 @@ export interface TrainStepOptions {
   maxRows?: number;
   /** Rows per LM-head chunk of a pass (default trainChunkRows: 4 MiB of logits). */
   chunkRows?: number;
+  /**
+   * LoRA over f32 weights: a training call runs each adapted linear on W + scale B A merged at
+   * its start (forward and dX one product each; X A^T and dY B still for dA / dB), when the copies
+   * fit in MERGE_MAX_BYTES (default true). Log-prob passes keep the separate path.
+   */
+  merge?: boolean;
 }
 
 /**
@@ -175,7 +182,10 @@ interface Pass {
 export class TrainStep {
   /** Recompute each layer's activations in the backward (switchable between calls). */
   recompute: boolean;
+  /** Training calls run the adapted linears on merged weights (TrainStepOptions.merge; switchable between calls). */
+  merge: boolean;
   private acts: TrainActs | null = null;
+  private merger: LoraMerge | null = null;
 
   private constructor(
     readonly rt: GpuRuntime,
@@ -190,8 +200,10 @@ export class TrainStep {
       rows: GatherRows;
     },
     recompute: boolean,
+    merge: boolean,
   ) {
     this.recompute = recompute;
+    this.merge = merge;
   }
 
   /**
@@ -249,7 +261,7 @@ export class TrainStep {
       lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows: 1 }), // dlogitsInPlace only: no chunk scratch of its own
       rows: await GatherRows.create(rt),
     };
-    return new TrainStep(rt, model, trainable, maxRows, opts.chunkRows, layers, k, opts.recompute ?? false);
+    return new TrainStep(rt, model, trainable, maxRows, opts.chunkRows, layers, k, opts.recompute ?? false, opts.merge ?? true);
   }
 
   /**
@@ -281,15 +293,46 @@ export class TrainStep {
       op.bwd[g].loraEnabled = op.fwd[g].loraEnabled;
     }
     const out: StepResult = { logprobs: [], entropy: [] };
-    let start = 0, row0 = 0;
-    while (start < seqs.length) {
-      let end = start, rows = 0;
-      while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
-      const r = await this.pass(seqs.slice(start, end), start, batch, train, row0);
-      row0 += rows;
-      out.logprobs.push(...r.logprobs);
-      out.entropy.push(...r.entropy);
-      start = end;
+    const merged = train && loraOn && this.merge ? await this.mergeAdapter() : [];
+    try {
+      let start = 0, row0 = 0;
+      while (start < seqs.length) {
+        let end = start, rows = 0;
+        while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
+        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0);
+        row0 += rows;
+        out.logprobs.push(...r.logprobs);
+        out.entropy.push(...r.entropy);
+        start = end;
+      }
+    } finally {
+      if (merged.length) {
+        for (const op of this.layers) for (const g of GROUP_NAMES) { op.fwd[g].useMergedWeight(null); op.bwd[g].useMergedWeight(null); }
+        this.rt.release(...merged);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Records W + scale B A of every adapted linear (LoraMerge) into pooled copies and hands them to
+   * its forward and backward for this call (the adapter does not change within it); none when a
+   * weight is NF4 or the copies would exceed MERGE_MAX_BYTES. Returns the copies to release.
+   */
+  private async mergeAdapter(): Promise<GPUBuffer[]> {
+    const adapted = this.layers.flatMap((op) => GROUP_NAMES.filter((g) => op.fwd[g].spec.lora).map((g) => ({ fwd: op.fwd[g], bwd: op.bwd[g] })));
+    if (!adapted.length || adapted.some(({ fwd }) => fwd.spec.weight.format !== 'f32')) return [];
+    if (adapted.reduce((n, { fwd }) => n + fwd.NW * fwd.spec.K * 4, 0) > MERGE_MAX_BYTES) return [];
+    this.merger ??= await LoraMerge.create(this.rt);
+    const out: GPUBuffer[] = [];
+    for (const { fwd, bwd } of adapted) {
+      const { K, label, weight, lora } = fwd.spec;
+      if (weight.format !== 'f32' || !lora) continue;
+      const W = this.rt.storage(fwd.NW * K * 4, `train ${label} merged with LoRA`);
+      out.push(W);
+      this.merger.run(weight.W, lora, fwd.NW, K, W, label);
+      fwd.useMergedWeight(W);
+      bwd.useMergedWeight(W);
     }
     return out;
   }

@@ -144,12 +144,25 @@ export class LinearBackward {
   private readonly uf = new Float32Array(this.u.buffer);
   private readonly dummy: GPUBuffer;
   private readonly scratchBufs = new Map<'xa' | 'dyb' | 'dybParts', GPUBuffer>();
+  private merged: GPUBuffer | null = null;
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, readonly variant: BackwardVariant,
     private readonly p: Map<string, Kernel>) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
     this.loraEnabled = Boolean(spec.lora);
     this.dummy = rt.storage(16, `${spec.label} bwd unused binding`);
+  }
+
+  /**
+   * The f32 weight with this layer's LoRA folded in (W + scale B A, the one the forward ran):
+   * while LoRA is on dX is one product with it instead of dY W plus (scale dY B) A; null: the
+   * separate path again. The caller keeps it current and owns the buffer (Linear.useMergedWeight).
+   */
+  useMergedWeight(W: GPUBuffer | null): void {
+    const { label, K } = this.spec;
+    if (W && (this.spec.weight.format !== 'f32' || !this.spec.lora)) throw new Error(`linear_backward ${label}: a merged weight needs an f32 weight and a LoRA (this layer: ${this.spec.weight.format}, ${this.spec.lora ? 'LoRA' : 'no LoRA'})`);
+    if (W) need(`linear_backward ${label}`, 'a merged weight', W, this.NW * K, `[${this.NW}, ${K}]`);
+    this.merged = W;
   }
 
   static async create(rt: GpuRuntime, spec: LinearSpec, variant: BackwardVariant = defaultBackwardVariant(rt)): Promise<LinearBackward> {
@@ -211,8 +224,10 @@ export class LinearBackward {
       }
     }
     if (g.lora && !this.loraEnabled) throw new ShapeError(op, 'loraEnabled (the forward ran with LoRA) for LoRA gradients', 'loraEnabled = false');
+    // With the merged weight dX = dY (W + scale B A) in one product: dY B only for dA.
+    const merged = lora && this.loraEnabled ? this.merged : null;
     let dyb: GPUBuffer | null = null;
-    if (lora && this.loraEnabled) {
+    if (lora && this.loraEnabled && (g.lora || !merged)) {
       const { R, scale } = lora;
       const SR = segments(lora) * R;
       const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
@@ -259,10 +274,10 @@ export class LinearBackward {
     }
     if (g.dX) {
       const w = this.spec.weight;
-      const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
+      const weights = merged ? [merged] : w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
       const flags = g.accumulate ? 1 : 0;
       this.recordMM('dx', { N: NW, ldD: NW, dOff: 0 }, [dY, ...weights, g.dX], this.view({ M, N: NW, K, flags }), M, K);
-      if (lora && dyb) {
+      if (lora && dyb && !merged) {
         const SR = segments(lora) * lora.R;
         this.recordMM('dxF32', { N: SR, ldD: SR, dOff: 0 }, [dyb, lora.A, g.dX], this.view({ M, N: SR, K, flags: 1 }), M, K);
       }

@@ -349,11 +349,13 @@ export class Linear {
     if (variant === 'gemv' && M > DECODE_MAX_M) throw new ShapeError(op, `M <= ${DECODE_MAX_M} for the gemv variant`, `M=${M}`);
     const pipeline = this.kernelFor(variant, 'main', M);
     if (!pipeline) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
-    // A caller asking for X A^T (training's forward) gets the separate path.
-    const merged = this.loraEnabled && !opts.xa ? this.merged : null;
+    // The merged weight replaces W plus the LoRA path while LoRA is on; a caller asking for X A^T
+    // (training's forward: the backward's dB reads it) gets it from its own dispatch.
+    const merged = this.loraEnabled ? this.merged : null;
     const lora = this.spec.lora && this.loraEnabled && !merged ? this.spec.lora : null;
     let xa = this.dummy;
     if (lora) xa = this.recordXA(X, M, lora, opts.xa, variant);
+    else if (merged && opts.xa && this.spec.lora) this.recordXA(X, M, this.spec.lora, opts.xa, variant);
     const bias = this.spec.bias ?? null;
     const S = lora ? this.segments(lora) : 1;
     const starts = lora?.segmentStarts ?? [];

@@ -8,6 +8,14 @@ import type { LinearLora } from './linear';
 
 const WG = 64;
 
+/**
+ * Most bytes of merged copies of the adapted weights (an f32 copy of every adapted layer) that
+ * GpuModel.mergeLora (rollouts) and TrainStep (a training call) hold: small models merge (the
+ * default agent: about 1 MiB), a 0.5B model in f32 (about 1.4 GB of adapted weights) keeps the
+ * separate LoRA path.
+ */
+export const MERGE_MAX_BYTES = 64 * 1024 * 1024;
+
 export class LoraMerge {
   private readonly uniforms = new Uint32Array(8);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);

@@ -16,16 +16,9 @@ import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
 import { GROUPS, LINEAR_GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
-import { LoraMerge } from '../../gpu/kernels/lora-merge';
+import { LoraMerge, MERGE_MAX_BYTES } from '../../gpu/kernels/lora-merge';
 import { stepActRows, stepActWidths, type StepAct } from './step-acts';
 import type { LoraWeights, ModelConfig } from '../types';
-
-/**
- * Most bytes GpuModel.mergeLora holds for the merged copies of the adapted weights (an f32 copy
- * of every adapted layer): small models merge (the default agent: about 1 MiB), a 0.5B model in
- * f32 (about 1.4 GB of adapted weights) keeps the separate LoRA path.
- */
-export const MERGE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The LM head fused with sampling for one draw (GpuModel.fusedHead). */
 export interface FusedHead {
