@@ -23,7 +23,7 @@ import { AttentionBackward, sequenceTable } from '../gpu/kernels/attention-backw
 import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
 import { GatherRows } from '../gpu/kernels/rows';
 import { inverseRows } from '../reference/rows';
-import { LoraMerge, MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
+import { LoraMerge } from '../gpu/kernels/lora-merge';
 import type { GpuModel } from '../model/gpu/model';
 import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { GpuLoraParams } from './lora-params';
@@ -321,20 +321,12 @@ export class TrainStep {
    */
   private async mergeAdapter(): Promise<GPUBuffer[]> {
     const adapted = this.layers.flatMap((op) => GROUP_NAMES.filter((g) => op.fwd[g].spec.lora).map((g) => ({ fwd: op.fwd[g], bwd: op.bwd[g] })));
-    if (!adapted.length || adapted.some(({ fwd }) => fwd.spec.weight.format !== 'f32')) return [];
-    if (adapted.reduce((n, { fwd }) => n + fwd.NW * fwd.spec.K * 4, 0) > MERGE_MAX_BYTES) return [];
+    if (!adapted.length) return [];
     this.merger ??= await LoraMerge.create(this.rt);
-    const out: GPUBuffer[] = [];
-    for (const { fwd, bwd } of adapted) {
-      const { K, label, weight, lora } = fwd.spec;
-      if (weight.format !== 'f32' || !lora) continue;
-      const W = this.rt.storage(fwd.NW * K * 4, `train ${label} merged with LoRA`);
-      out.push(W);
-      this.merger.run(weight.W, lora, fwd.NW, K, W, label);
-      fwd.useMergedWeight(W);
-      bwd.useMergedWeight(W);
-    }
-    return out;
+    const copies = this.merger.copies(adapted.map(({ fwd }) => fwd));
+    if (!copies) return [];
+    adapted.forEach(({ fwd, bwd }, i) => { fwd.useMergedWeight(copies[i]); bwd.useMergedWeight(copies[i]); });
+    return copies;
   }
 
   /** Rows of the backward's LM-head chunks (train-acts.ts trainChunkRows, or TrainStepOptions.chunkRows). */

@@ -4,7 +4,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
-import type { LinearLora } from './linear';
+import type { LinearLora, LinearSpec } from './linear';
 
 const WG = 64;
 
@@ -16,6 +16,12 @@ const WG = 64;
  */
 export const MERGE_MAX_BYTES = 64 * 1024 * 1024;
 
+/** A linear whose weight LoraMerge folds its LoRA into (a Linear or LinearBackward: NW rows of W). */
+export interface MergeTarget {
+  readonly NW: number;
+  readonly spec: LinearSpec;
+}
+
 export class LoraMerge {
   private readonly uniforms = new Uint32Array(8);
   private readonly uniformsF32 = new Float32Array(this.uniforms.buffer);
@@ -24,6 +30,21 @@ export class LoraMerge {
 
   static async create(rt: GpuRuntime): Promise<LoraMerge> {
     return new LoraMerge(rt, await rt.kernel({ shader: 'lora_merge', entry: 'lora_merge4', overrides: { WG } }));
+  }
+
+  /**
+   * Records merged copies (W + scale B A) of these adapted linears into pooled buffers, in order;
+   * null, recording nothing, when one has an NF4 weight or no LoRA, or the copies would exceed
+   * MERGE_MAX_BYTES. The caller hands them to its linears and releases them.
+   */
+  copies(targets: readonly MergeTarget[]): GPUBuffer[] | null {
+    if (targets.some((t) => t.spec.weight.format !== 'f32' || !t.spec.lora)) return null;
+    if (targets.reduce((n, t) => n + t.NW * t.spec.K * 4, 0) > MERGE_MAX_BYTES) return null;
+    return targets.map(({ NW, spec }) => {
+      const out = this.rt.storage(NW * spec.K * 4, `${spec.label} merged with LoRA`);
+      if (spec.weight.format === 'f32' && spec.lora) this.run(spec.weight.W, spec.lora, NW, spec.K, out, spec.label);
+      return out;
+    });
   }
 
   /** Records out [NW, K] = W + lora.scale * B A (each row with its segment's A rows); out is overwritten. K % 4 == 0 (as a Linear's). */

@@ -16,7 +16,7 @@ import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
 import { GROUPS, LINEAR_GROUPS, uploadLoraGroup, type LinearGroup } from './lora-upload';
-import { LoraMerge, MERGE_MAX_BYTES } from '../../gpu/kernels/lora-merge';
+import { LoraMerge } from '../../gpu/kernels/lora-merge';
 import { stepActRows, stepActWidths, type StepAct } from './step-acts';
 import type { LoraWeights, ModelConfig } from '../types';
 
@@ -236,17 +236,12 @@ export class GpuModel {
     this.unmergeLora();
     if (!this.hasLora || this.rt.lost) return false;
     const adapted = this.layers.flatMap((l) => LINEAR_GROUPS.map((g) => l[g]).filter((lin) => lin.spec.lora));
-    const f32 = adapted.flatMap((lin) => (lin.spec.weight.format === 'f32' && lin.spec.lora ? [{ lin, W: lin.spec.weight.W, lora: lin.spec.lora }] : []));
-    if (!adapted.length || f32.length < adapted.length) return false;
-    if (adapted.reduce((n, lin) => n + lin.NW * lin.spec.K * 4, 0) > MERGE_MAX_BYTES) return false;
+    if (!adapted.length) return false;
     this.merger ??= await LoraMerge.create(this.rt);
-    for (const { lin, W, lora } of f32) {
-      const { K, label } = lin.spec;
-      const out = this.rt.storage(lin.NW * K * 4, `${label} merged with LoRA`);
-      this.mergedBufs.push(out);
-      this.merger.run(W, lora, lin.NW, K, out, label);
-      lin.useMergedWeight(out);
-    }
+    const copies = this.merger.copies(adapted);
+    if (!copies) return false;
+    adapted.forEach((lin, i) => lin.useMergedWeight(copies[i]));
+    this.mergedBufs.push(...copies);
     this.loraMerges++;
     return true;
   }
