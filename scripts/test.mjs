@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
 import { findChrome } from './find-chrome.mjs';
+import { relative } from 'node:path';
 
 const started = Date.now();
 
@@ -64,6 +65,29 @@ if (pw?.stats) {
   failed += (pw.stats.unexpected ?? 0) + (pw.stats.flaky ?? 0);
   skipped += pw.stats.skipped ?? 0;
 }
+// The names of the failed tests, last, so that a log cut to its tail still says what broke.
+const failures = [];
+const firstLine = (text) => String(text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
+for (const file of vitest?.testResults ?? []) {
+  for (const t of file.assertionResults ?? []) {
+    if (t.status === 'failed') failures.push(`unit ${relative(process.cwd(), file.name)} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+  }
+  if (file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed')) {
+    failures.push(`unit ${relative(process.cwd(), file.name)}: ${firstLine(file.message)}`);
+  }
+}
+(function walk(suite, path) {
+  for (const spec of suite?.specs ?? []) {
+    for (const t of spec.tests ?? []) {
+      if (t.status === 'unexpected' || t.status === 'flaky') {
+        const err = (t.results ?? []).map((r) => r.error?.message).find(Boolean);
+        failures.push(`e2e ${spec.file}:${spec.line} > ${[...path, spec.title].join(' > ')} (${t.status}): ${firstLine(err)}`);
+      }
+    }
+  }
+  for (const child of suite?.suites ?? []) walk(child, child.title && !child.title.endsWith('.ts') ? [...path, child.title] : path);
+})({ suites: pw?.suites ?? [] }, []);
+if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 const bad = steps.filter(([, status]) => status !== 0).map(([name]) => name);
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
 console.log(`\nSteps: ${steps.map(([n, s]) => `${n} ${s === 0 ? 'ok' : 'FAILED'}`).join(', ')} (${minutes} min)`);
