@@ -100,6 +100,34 @@ export class KvCache {
     return { M, rows, lastRow };
   }
 
+  /**
+   * Makes each slot of `dsts` hold what slot `src` holds: its keys and values at positions
+   * [0, lengths[src]) of every layer (copied on the queue, through a staging buffer: WebGPU does
+   * not copy within one buffer) and its length. A sequence that starts with the same tokens as
+   * another is computed once (DecodeSession's shared prompts).
+   */
+  copySlot(src: number, dsts: readonly number[]): void {
+    this.checkAlive();
+    const { B, KVH, HS, Tmax } = this.cfg;
+    for (const s of [src, ...dsts]) {
+      if (!(Number.isInteger(s) && s >= 0 && s < B)) throw new ShapeError('KvCache.copySlot', `slots in [0, ${B})`, `${s}`);
+    }
+    const to = dsts.filter((d) => d !== src), n = this.lengths[src];
+    if (to.length === 0) return;
+    if (n > 0) {
+      const headBytes = n * HS * 4, at = (slot: number, h: number) => (slot * KVH + h) * Tmax * HS * 4;
+      const staging = this.rt.storage(KVH * headBytes, 'kv-cache slot copy');
+      for (const buf of [...this.k, ...this.v]) {
+        for (let h = 0; h < KVH; h++) this.rt.copy(buf, at(src, h), staging, h * headBytes, headBytes);
+        for (const d of to) {
+          for (let h = 0; h < KVH; h++) this.rt.copy(staging, h * headBytes, buf, at(d, h), headBytes);
+        }
+      }
+      this.rt.release(staging); // commands run in order: a later reuse comes after these copies
+    }
+    for (const d of to) this.lengths[d] = n;
+  }
+
   /** Empties one sequence slot for reuse (its old keys are never read again). */
   reset(seq: number): void {
     if (!(seq >= 0 && seq < this.cfg.B)) throw new ShapeError('KvCache.reset', `a slot in [0, ${this.cfg.B})`, `${seq}`);

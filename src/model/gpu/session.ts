@@ -8,6 +8,8 @@
 // The next step() takes the rows whose slot does append exactly that token with the same sampling
 // parameters (greedy or seeded draws: the same rows, kernels and noise as recording them then), rolls
 // back the others (a finished slot, a tool response) and runs only those slots' tokens itself.
+// Shared prompts: empty slots that append the same tokens in one step (GRPO's samples of a task)
+// run the model once; the others copy its keys and values and draw from its last row.
 // Used by generate.ts and the agent loop; tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { KvCache } from '../../gpu/kv-cache';
@@ -63,6 +65,10 @@ export function restSeed(seed: number): number {
 export class DecodeSession implements DecodeStepper {
   readonly cache: KvCache;
   readonly lookAheadStats: LookAheadStats = { recorded: 0, used: 0, wasted: 0, rowsRolledBack: 0 };
+  /** Prompt rows not computed: copied from a slot that started with the same tokens (sharedPrompts). */
+  readonly promptStats = { rowsShared: 0 };
+  /** False: every slot's prompt runs through the model, shared or not (tests compare both). */
+  sharePrompts = true;
   private logits: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
   /** The look-ahead's ids [B] and its two sample buffers (alternating: one read while the next is recorded). */
@@ -157,7 +163,8 @@ export class DecodeSession implements DecodeStepper {
    * token of every slot that appended any into `out`; returns those slots in row order.
    */
   private record(newTokens: number[][], params: SamplingParams, out: GPUBuffer): number[] {
-    const remaining = newTokens.map((t) => t.slice());
+    const copyOf = this.sharedPrompts(newTokens);
+    const remaining = newTokens.map((t, s) => (copyOf[s] >= 0 ? [] : t.slice()));
     const sampled: number[] = []; // row -> slot
     const R = newTokens.filter((t) => t.length > 0).length;
     const { head, rowBytes, draw } = this.headFor(R, params);
@@ -173,10 +180,21 @@ export class DecodeSession implements DecodeStepper {
       const step = this.cache.append(counts);
       const h = this.model.forward(ids, step, this.cache);
       const rows: number[] = [];
+      const done = (s: number) => counts[s] > 0 && remaining[s].length === 0;
       for (let s = 0; s < this.B; s++) {
-        if (counts[s] > 0 && remaining[s].length === 0) {
+        // A copy samples from its source's last row, in its own row of the draw (its own noise).
+        const from = copyOf[s] >= 0 ? copyOf[s] : s;
+        if (done(from)) {
           sampled.push(s);
-          rows.push(step.lastRow[s]);
+          rows.push(step.lastRow[from]);
+        }
+      }
+      for (let s = 0; s < this.B; s++) {
+        if (!done(s)) continue;
+        const copies = [...copyOf.keys()].filter((d) => copyOf[d] === s);
+        if (copies.length) {
+          this.cache.copySlot(s, copies);
+          this.promptStats.rowsShared += copies.length * newTokens[s].length;
         }
       }
       if (rows.length) this.gather(h, rows, logits, sampled.length - rows.length, head, rowBytes);
@@ -185,6 +203,25 @@ export class DecodeSession implements DecodeStepper {
     }
     draw(logits, R, out);
     return sampled;
+  }
+
+  /**
+   * Per slot, the earlier slot whose prompt it shares (-1: none): both empty, appending the same
+   * tokens (GRPO's samples of one task). The forward runs the first only; the others get its
+   * keys and values (KvCache.copySlot) and sample from its last row.
+   */
+  private sharedPrompts(newTokens: number[][]): Int32Array {
+    const copyOf = new Int32Array(this.B).fill(-1);
+    if (!this.sharePrompts) return copyOf;
+    const first = new Map<string, number>();
+    newTokens.forEach((t, s) => {
+      if (t.length < 2 || this.cache.lengths[s] !== 0) return;
+      const key = t.join(',');
+      const f = first.get(key);
+      if (f === undefined) first.set(key, s);
+      else copyOf[s] = f;
+    });
+    return copyOf;
   }
 
   /**
