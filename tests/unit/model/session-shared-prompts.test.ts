@@ -14,12 +14,12 @@ import { KvCache } from '../../../src/gpu/kv-cache';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { openWeights, type WeightStore } from '../../../src/model/io/weights';
 import { readJson } from '../../../src/model/io/source';
-import { parseModelConfig, type ModelConfig } from '../../../src/model/hf-config';
+import { parseModelConfig } from '../../../src/model/hf-config';
 import { readPeftAdapter } from '../../../src/model/io/peft';
 import { GpuModel } from '../../../src/model/gpu/model';
 import { DecodeSession } from '../../../src/model/gpu/session';
 import type { SamplingParams } from '../../../src/gpu/kernels/sampling';
-import type { LoraWeights } from '../../../src/model/types';
+import type { LoraWeights, ModelConfig } from '../../../src/model/types';
 
 const DIR = join(__dirname, '../../fixtures/goldens');
 
@@ -93,7 +93,7 @@ describe('DecodeSession shared prompts (tiny Qwen2)', () => {
     const session = new DecodeSession(rt, model, 5, 40);
     session.sharePrompts = share;
     const ids: number[][] = [], logprobs: number[][] = [], shared: number[] = [];
-    let last = new Int32Array(5).fill(-1);
+    let last: Int32Array = new Int32Array(5).fill(-1);
     try {
       for (const [step, s] of schedule.entries()) {
         for (const slot of s.reset ?? []) session.reset(slot);
