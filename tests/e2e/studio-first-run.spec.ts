@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { BLOCKED_MS, checkProbe, describeTasks, LONG_TASK_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
-import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+import { expectNoClippingAt, openPanel, seriousViolations, shot } from './studio-helpers';
 
 /** configs/agent_grpo.yaml, smaller for test speed (what a user could type in the YAML editor). */
 function shrunkPreset(): string {
@@ -140,9 +140,7 @@ test('first run: default agent, Start, live charts and tool-call episodes, Stop,
 
   expect(await seriousViolations(page)).toEqual([]);
   for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(300);
-    expect(await clippedText(page), `clipped at ${size.width}x${size.height}`).toEqual([]);
+    await expectNoClippingAt(page, size);
   }
   expect(errors).toEqual([]);
   console.log(`first run walked in ${at()}`);

@@ -33,6 +33,15 @@ export async function clippedText(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Resizes the window and waits until nothing is clipped (up to 10 s): the charts re-measure on a
+ * resize observation, which a loaded machine delivers late; clipping that stays fails the test.
+ */
+export async function expectNoClippingAt(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  await expect.poll(() => clippedText(page), { message: `clipped at ${size.width}x${size.height}`, timeout: 10_000 }).toEqual([]);
+}
+
 export async function shot(page: Page, testInfo: TestInfo, name: string, docsFile?: string): Promise<void> {
   const body = await page.screenshot({ fullPage: false });
   await testInfo.attach(name, { body, contentType: 'image/png' });

@@ -10,7 +10,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { BLOCKED_MS, checkProbe, describeTasks, LONG_TASK_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
-import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+import { expectNoClippingAt, openPanel, seriousViolations, shot } from './studio-helpers';
 
 /** configs/stories_grpo.yaml made small: 2 words x 4 stories of 16 new tokens, a length part so groups have reward variance. */
 function config(modelPath = 'public/models/stories260K'): string {
@@ -109,9 +109,7 @@ test('Start from Config: live status, charts and rollouts; episode detail; pause
 
   expect(await seriousViolations(page)).toEqual([]);
   for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(500);   // the charts re-measure on the next resize observation
-    expect(await clippedText(page), `clipped at ${size.width}x${size.height}`).toEqual([]);
+    await expectNoClippingAt(page, size);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 
