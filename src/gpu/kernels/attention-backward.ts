@@ -12,6 +12,7 @@ import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
 import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, threadEntry, type AttentionVariant } from './attention';
+import { flatGrid } from '../grid';
 
 export interface AttentionBackwardOptions {
   NH: number;
@@ -261,22 +262,22 @@ export class AttentionBackward {
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
     this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : 'kept';
-    if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, grid(M * NH, wg, max));
+    if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
       // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
       // attn_bwd_dq_reduce: dQ from the partials.
       const { fused, reduce } = this.fusedKernels;
       const fusedWg = Math.min(wg, SIXTEEN_POSITION_WORKGROUP);
-      this.rt.dispatch(fused, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV, ps], u, grid(c.B * KVH * Math.ceil(c.Tmax / FUSED_KEYS), fusedWg, max));
-      this.rt.dispatch(reduce, [ps, a.rows, a.dQ], u, grid(M * NH, wg, max));
+      this.rt.dispatch(fused, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV, ps], u, flatGrid(c.B * KVH * Math.ceil(c.Tmax / FUSED_KEYS), fusedWg, max));
+      this.rt.dispatch(reduce, [ps, a.rows, a.dQ], u, flatGrid(M * NH, wg, max));
       return;
     }
     if (ps && this.psKernels) {
       // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
       const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
-      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, grid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
-      this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
+      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, flatGrid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
+      this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, flatGrid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
       return;
     }
     if (M > 0) {
@@ -285,16 +286,16 @@ export class AttentionBackward {
         this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, { x: NH, y: M });
       } else if (REGISTER_HEAD_SIZES.includes(HS)) {
         // attn_bwd_dq_thread_hs8 / hs16: four query positions of one (slot, head) per invocation, from the slot table.
-        this.rt.dispatch(this.pDq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ], u, grid(c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION), wg, max));
+        this.rt.dispatch(this.pDq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ], u, flatGrid(c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION), wg, max));
       } else {
-        this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, grid(M * NH, wg, max));
+        this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, flatGrid(M * NH, wg, max));
       }
     }
     // dK/dV always runs: it also zeroes positions no row reaches.
     if (variant === 'wg' && (c.Tmax > max || c.B * KVH > max)) throw new ShapeError(op, `Tmax and B*KVH at most ${max} (workgroups per dimension)`, `Tmax=${c.Tmax}, B*KVH=${c.B * KVH}`);
     // The HS = 8 and 16 thread forms take four key positions per invocation (attn_bwd_dkv_thread_hs8/16).
     const keysPer = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? TRAIN_POSITIONS_PER_INVOCATION : 1;
-    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : grid(c.B * KVH * Math.ceil(c.Tmax / keysPer), wg, max);
+    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : flatGrid(c.B * KVH * Math.ceil(c.Tmax / keysPer), wg, max);
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
   }
 
@@ -334,9 +335,3 @@ export class AttentionBackward {
   }
 }
 
-/** Workgroups covering `n` invocations of `wg`, wrapping into y past the per-dimension limit. */
-function grid(n: number, wg: number, max: number): { x: number; y: number } {
-  const groups = Math.ceil(n / wg);
-  const x = Math.min(groups, max);
-  return { x, y: Math.ceil(groups / x) };
-}

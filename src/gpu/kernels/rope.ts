@@ -6,6 +6,7 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
+import { flatGrid } from '../grid';
 
 export interface QkvRopeOptions {
   NH: number;
@@ -75,7 +76,7 @@ export class QkvRope {
     if (M === 0) return;
     this.uniforms.set([M, NH, KVH, HS, c.Tmax, c.B, 0, 0]);
     this.rt.dispatch(this.pipeline, [QKV, rows, this.table, Q, cache.k[layer], cache.v[layer]], this.uniforms,
-      grid(M * (NH + 2 * KVH) * pairsPerHead(HS), wg, this.rt.device.limits.maxComputeWorkgroupsPerDimension));
+      flatGrid(M * (NH + 2 * KVH) * pairsPerHead(HS), wg, this.rt.device.limits.maxComputeWorkgroupsPerDimension));
   }
 
   destroy(): void {
@@ -90,9 +91,3 @@ export const ropeEntry = (base: string, HS: number): string => (fourPairs(HS) ? 
 /** Invocations per (row, head): one per pair, or per four pairs (ropeEntry). */
 export const pairsPerHead = (HS: number): number => (fourPairs(HS) ? HS / 8 : HS / 2);
 
-/** Workgroups covering `n` invocations of `wg`, wrapping into y past the per-dimension limit. */
-function grid(n: number, wg: number, max: number): { x: number; y: number } {
-  const groups = Math.ceil(n / wg);
-  const x = Math.min(groups, max);
-  return { x, y: Math.ceil(groups / x) };
-}
