@@ -8,6 +8,7 @@ import type { KvCache } from '../kv-cache';
 import { ShapeError } from '../errors';
 import { getTuning } from '../tuning';
 import { rowWorkgroupSize } from '../device';
+import { flatGrid } from '../grid';
 
 /** 'thread': one invocation per (row, head), no workgroup memory (CPU adapters such as
  * SwiftShader); 'wg': one workgroup per (row, head), keys split across it (real GPUs). */
@@ -179,9 +180,7 @@ export class Attention {
       wgs = { x: NH, y: M };
     } else {
       const invocations = train ? c.B * NH * Math.ceil(c.Tmax / train.positions) : M * NH / form.heads;
-      const groups = Math.ceil(invocations / (train ? train.wg : this.rowWg));
-      const x = Math.min(groups, max);
-      wgs = { x, y: Math.ceil(groups / x) };
+      wgs = flatGrid(invocations, train ? train.wg : this.rowWg, max);
     }
     const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);

@@ -5,6 +5,7 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import type { LinearLora, LinearSpec } from './linear';
+import { flatGrid } from '../grid';
 
 const WG = 64;
 
@@ -60,10 +61,9 @@ export class LoraMerge {
     need('out', out, NW * K, `[${NW}, ${K}]`);
     need('LoRA A', lora.A, S * R * K, `[${S * R}, ${K}]`);
     need('LoRA B', lora.B, NW * R, `[${NW}, ${R}]`);
-    const groups = Math.ceil((NW * K) / 4 / WG);
-    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.uniforms.set([NW, K, R, starts[0] ?? NW, starts[1] ?? NW, x * WG, 0, 0]);
+    const g = flatGrid((NW * K) / 4, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.uniforms.set([NW, K, R, starts[0] ?? NW, starts[1] ?? NW, g.x * WG, 0, 0]);
     this.uniformsF32[6] = lora.scale;
-    this.rt.dispatch(this.pipeline, [W, lora.A, lora.B, out], this.uniforms, { x, y: Math.ceil(groups / x) });
+    this.rt.dispatch(this.pipeline, [W, lora.A, lora.B, out], this.uniforms, g);
   }
 }

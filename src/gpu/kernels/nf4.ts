@@ -4,6 +4,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { flatGrid } from '../grid';
 
 export const NF4_BLOCK = 64;
 
@@ -58,10 +59,8 @@ export class Nf4Quantizer {
     const err = rt.storage(blocks * 8, `${label} nf4 block errors`);
     const total = rt.storage(16, `${label} nf4 error total`);
     try {
-      const groups = Math.ceil(blocks / WG);
-      const maxX = rt.device.limits.maxComputeWorkgroupsPerDimension;
-      const x = Math.min(groups, maxX), y = Math.ceil(groups / x);
-      rt.dispatch(this.quant, [W, codes, absmax, err], new Uint32Array([n, blocks, x * WG, 0]), { x, y });
+      const g = flatGrid(blocks, WG, rt.device.limits.maxComputeWorkgroupsPerDimension);
+      rt.dispatch(this.quant, [W, codes, absmax, err], new Uint32Array([n, blocks, g.x * WG, 0]), g);
       rt.dispatch(this.reduce, [err, total], new Uint32Array([n, blocks, 0, 0]), { x: 1 });
       const [sum, max] = await rt.readF32(total, 2);
       return { weight: { codes, absmax, rows, cols }, error: { meanAbs: sum / n, maxAbs: max } };

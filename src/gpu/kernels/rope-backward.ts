@@ -7,6 +7,7 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { pairsPerHead, ropeEntry, ropeTable, type QkvRopeOptions } from './rope';
+import { flatGrid } from '../grid';
 
 /** The cache geometry dK/dV follow ([B, KVH, Tmax, HS]); a KvCache's `cfg` fits. */
 export interface CacheGeometry {
@@ -57,9 +58,8 @@ export class QkvRopeBackward {
     if (dQKV.size < M * F * 4) throw new ShapeError(op, `dQKV of [${M}, ${F}] f32 (${M * F * 4} bytes)`, `${dQKV.size} bytes (${dQKV.label})`);
     if (M === 0) return;
     this.uniforms.set([M, NH, KVH, HS, g.Tmax, g.B, 0, 0]);
-    const groups = Math.ceil((M * (NH + 2 * KVH) * pairsPerHead(HS)) / wg);
-    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.rt.dispatch(this.pipeline, [dQ, rows, this.table, dK, dV, dQKV], this.uniforms, { x, y: Math.ceil(groups / x) });
+    this.rt.dispatch(this.pipeline, [dQ, rows, this.table, dK, dV, dQKV], this.uniforms,
+      flatGrid(M * (NH + 2 * KVH) * pairsPerHead(HS), wg, this.rt.device.limits.maxComputeWorkgroupsPerDimension));
   }
 
   destroy(): void {

@@ -5,6 +5,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { flatGrid } from '../grid';
 
 const WG = 64;
 
@@ -31,9 +32,8 @@ export class GatherRows {
     if (idx.size < (i0 + n) * 4) throw new ShapeError(op, `idx of [${i0 + n}] u32 (${(i0 + n) * 4} bytes)`, `${idx.size} bytes (${idx.label})`);
     if (dst.size < n * W * 4) throw new ShapeError(op, `dst of [${n}, ${W}] f32 (${n * W * 4} bytes)`, `${dst.size} bytes (${dst.label})`);
     if (n === 0) return;
-    const groups = Math.ceil((n * W) / WG);
-    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.uniforms.set([n, W, i0, x * WG]);
-    this.rt.dispatch(this.pipeline, [src, idx, dst], this.uniforms, { x, y: Math.ceil(groups / x) });
+    const g = flatGrid(n * W, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.uniforms.set([n, W, i0, g.x * WG]);
+    this.rt.dispatch(this.pipeline, [src, idx, dst], this.uniforms, g);
   }
 }

@@ -6,6 +6,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { flatGrid } from '../grid';
 
 const WG = 64;
 
@@ -27,9 +28,8 @@ export class SwiGluBackward {
       if (b.size < M * 2 * I * 4) throw new ShapeError(op, `${name} of [${M}, ${2 * I}] f32 (${M * 2 * I * 4} bytes)`, `${b.size} bytes (${b.label})`);
     }
     const per = I % 4 === 0 ? 4 : 1;
-    const groups = Math.ceil((M * I) / per / WG);
-    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.u.set([M, I, x * WG, 0]);
-    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [dout, gu, dgu], this.u, { x, y: Math.ceil(groups / x) });
+    const g = flatGrid((M * I) / per, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.u.set([M, I, g.x * WG, 0]);
+    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [dout, gu, dgu], this.u, g);
   }
 }

@@ -6,6 +6,7 @@
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
+import { flatGrid } from '../grid';
 
 const WG = 64;
 
@@ -24,9 +25,8 @@ export class SwiGlu {
     if (gu.size < M * 2 * I * 4) throw new ShapeError('swiglu', `gate|up of [${M}, ${2 * I}] f32 (${M * 2 * I * 4} bytes)`, `${gu.size} bytes (${gu.label})`);
     if (out.size < M * I * 4) throw new ShapeError('swiglu', `out of [${M}, ${I}] f32 (${M * I * 4} bytes)`, `${out.size} bytes (${out.label})`);
     const per = I % 4 === 0 ? 4 : 1;
-    const groups = Math.ceil((M * I) / per / WG);
-    const x = Math.min(groups, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.uniforms.set([M, I, x * WG, 0]);
-    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [gu, out], this.uniforms, { x, y: Math.ceil(groups / x) });
+    const g = flatGrid((M * I) / per, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.uniforms.set([M, I, g.x * WG, 0]);
+    this.rt.dispatch(per === 4 ? this.vec4 : this.scalar, [gu, out], this.uniforms, g);
   }
 }

@@ -163,7 +163,7 @@ export class DecodeSession implements DecodeStepper {
    * token of every slot that appended any into `out`; returns those slots in row order.
    */
   private record(newTokens: number[][], params: SamplingParams, out: GPUBuffer): number[] {
-    const copyOf = this.sharedPrompts(newTokens);
+    const { copyOf, copies } = this.sharedPrompts(newTokens);
     const remaining = newTokens.map((t, s) => (copyOf[s] >= 0 ? [] : t.slice()));
     const sampled: number[] = []; // row -> slot
     const R = newTokens.filter((t) => t.length > 0).length;
@@ -189,13 +189,10 @@ export class DecodeSession implements DecodeStepper {
           rows.push(step.lastRow[from]);
         }
       }
-      for (let s = 0; s < this.B; s++) {
+      for (const [s, to] of copies) {
         if (!done(s)) continue;
-        const copies = [...copyOf.keys()].filter((d) => copyOf[d] === s);
-        if (copies.length) {
-          this.cache.copySlot(s, copies);
-          this.promptStats.rowsShared += copies.length * newTokens[s].length;
-        }
+        this.cache.copySlot(s, to);
+        this.promptStats.rowsShared += to.length * newTokens[s].length;
       }
       if (rows.length) this.gather(h, rows, logits, sampled.length - rows.length, head, rowBytes);
       // The next pass rewrites the step's ids and row table on the queue: submit this one first.
@@ -206,22 +203,26 @@ export class DecodeSession implements DecodeStepper {
   }
 
   /**
-   * Per slot, the earlier slot whose prompt it shares (-1: none): both empty, appending the same
-   * tokens (GRPO's samples of one task). The forward runs the first only; the others get its
-   * keys and values (KvCache.copySlot) and sample from its last row.
+   * Per slot, the earlier slot whose prompt it shares (copyOf, -1: none), and per such source its
+   * copies: both empty, appending the same tokens (GRPO's samples of one task). The forward runs
+   * the source only; the others get its keys and values (KvCache.copySlot) and sample from its last row.
    */
-  private sharedPrompts(newTokens: number[][]): Int32Array {
-    const copyOf = new Int32Array(this.B).fill(-1);
-    if (!this.sharePrompts) return copyOf;
+  private sharedPrompts(newTokens: number[][]): { copyOf: Int32Array; copies: Map<number, number[]> } {
+    const copyOf = new Int32Array(this.B).fill(-1), copies = new Map<number, number[]>();
+    if (!this.sharePrompts) return { copyOf, copies };
     const first = new Map<string, number>();
     newTokens.forEach((t, s) => {
       if (t.length < 2 || this.cache.lengths[s] !== 0) return;
       const key = t.join(',');
       const f = first.get(key);
-      if (f === undefined) first.set(key, s);
-      else copyOf[s] = f;
+      if (f === undefined) {
+        first.set(key, s);
+        return;
+      }
+      copyOf[s] = f;
+      copies.set(f, [...(copies.get(f) ?? []), s]);
     });
-    return copyOf;
+    return { copyOf, copies };
   }
 
   /**
