@@ -29,7 +29,7 @@ struct Params {
 }
 
 override WG: u32 = 64;         // grpo_token: invocations per workgroup
-override RWG: u32 = 256;       // grpo_reduce: invocations of its single workgroup (a power of two)
+override RWG: u32 = 64;        // grpo_reduce: invocations of its single workgroup (a power of two)
 
 // ---- inputs shared by both entry points ---------------------------------------------------------
 @group(0) @binding(0) var<storage, read> logp: array<f32>;        // [N] policy log probs

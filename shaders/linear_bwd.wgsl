@@ -123,14 +123,12 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y7 = xD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
   }
   let hi = c4 + 1u;
-  put_dx_at(row0, c4, a0l, zo);      put_dx_at(row0, hi, a0h, zo);
-  put_dx_at(row0 + 1u, c4, a1l, zo); put_dx_at(row0 + 1u, hi, a1h, zo);
-  put_dx_at(row0 + 2u, c4, a2l, zo); put_dx_at(row0 + 2u, hi, a2h, zo);
-  put_dx_at(row0 + 3u, c4, a3l, zo); put_dx_at(row0 + 3u, hi, a3h, zo);
-  put_dx_at(row0 + 4u, c4, a4l, zo); put_dx_at(row0 + 4u, hi, a4h, zo);
-  put_dx_at(row0 + 5u, c4, a5l, zo); put_dx_at(row0 + 5u, hi, a5h, zo);
-  put_dx_at(row0 + 6u, c4, a6l, zo); put_dx_at(row0 + 6u, hi, a6h, zo);
-  put_dx_at(row0 + 7u, c4, a7l, zo); put_dx_at(row0 + 7u, hi, a7h, zo);
+  // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  for (var r = 0u; r < 8u; r++) {
+    put_dx_at(row0 + r, c4, acc[2u * r], zo); put_dx_at(row0 + r, hi, acc[2u * r + 1u], zo);
+  }
 }
 
 // 16 rows x 16 columns (four vec4) per invocation: dx_rb's loop with twice the rows and columns,
@@ -200,22 +198,15 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     { let y = xD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
     { let y = xD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
   }
-  put_dx_at(row0, c4, a0a, zo); put_dx_at(row0, c4 + 1u, a0b, zo); put_dx_at(row0, c4 + 2u, a0c, zo); put_dx_at(row0, c4 + 3u, a0d, zo);
-  put_dx_at(row0 + 1u, c4, a1a, zo); put_dx_at(row0 + 1u, c4 + 1u, a1b, zo); put_dx_at(row0 + 1u, c4 + 2u, a1c, zo); put_dx_at(row0 + 1u, c4 + 3u, a1d, zo);
-  put_dx_at(row0 + 2u, c4, a2a, zo); put_dx_at(row0 + 2u, c4 + 1u, a2b, zo); put_dx_at(row0 + 2u, c4 + 2u, a2c, zo); put_dx_at(row0 + 2u, c4 + 3u, a2d, zo);
-  put_dx_at(row0 + 3u, c4, a3a, zo); put_dx_at(row0 + 3u, c4 + 1u, a3b, zo); put_dx_at(row0 + 3u, c4 + 2u, a3c, zo); put_dx_at(row0 + 3u, c4 + 3u, a3d, zo);
-  put_dx_at(row0 + 4u, c4, a4a, zo); put_dx_at(row0 + 4u, c4 + 1u, a4b, zo); put_dx_at(row0 + 4u, c4 + 2u, a4c, zo); put_dx_at(row0 + 4u, c4 + 3u, a4d, zo);
-  put_dx_at(row0 + 5u, c4, a5a, zo); put_dx_at(row0 + 5u, c4 + 1u, a5b, zo); put_dx_at(row0 + 5u, c4 + 2u, a5c, zo); put_dx_at(row0 + 5u, c4 + 3u, a5d, zo);
-  put_dx_at(row0 + 6u, c4, a6a, zo); put_dx_at(row0 + 6u, c4 + 1u, a6b, zo); put_dx_at(row0 + 6u, c4 + 2u, a6c, zo); put_dx_at(row0 + 6u, c4 + 3u, a6d, zo);
-  put_dx_at(row0 + 7u, c4, a7a, zo); put_dx_at(row0 + 7u, c4 + 1u, a7b, zo); put_dx_at(row0 + 7u, c4 + 2u, a7c, zo); put_dx_at(row0 + 7u, c4 + 3u, a7d, zo);
-  put_dx_at(row0 + 8u, c4, a8a, zo); put_dx_at(row0 + 8u, c4 + 1u, a8b, zo); put_dx_at(row0 + 8u, c4 + 2u, a8c, zo); put_dx_at(row0 + 8u, c4 + 3u, a8d, zo);
-  put_dx_at(row0 + 9u, c4, a9a, zo); put_dx_at(row0 + 9u, c4 + 1u, a9b, zo); put_dx_at(row0 + 9u, c4 + 2u, a9c, zo); put_dx_at(row0 + 9u, c4 + 3u, a9d, zo);
-  put_dx_at(row0 + 10u, c4, a10a, zo); put_dx_at(row0 + 10u, c4 + 1u, a10b, zo); put_dx_at(row0 + 10u, c4 + 2u, a10c, zo); put_dx_at(row0 + 10u, c4 + 3u, a10d, zo);
-  put_dx_at(row0 + 11u, c4, a11a, zo); put_dx_at(row0 + 11u, c4 + 1u, a11b, zo); put_dx_at(row0 + 11u, c4 + 2u, a11c, zo); put_dx_at(row0 + 11u, c4 + 3u, a11d, zo);
-  put_dx_at(row0 + 12u, c4, a12a, zo); put_dx_at(row0 + 12u, c4 + 1u, a12b, zo); put_dx_at(row0 + 12u, c4 + 2u, a12c, zo); put_dx_at(row0 + 12u, c4 + 3u, a12d, zo);
-  put_dx_at(row0 + 13u, c4, a13a, zo); put_dx_at(row0 + 13u, c4 + 1u, a13b, zo); put_dx_at(row0 + 13u, c4 + 2u, a13c, zo); put_dx_at(row0 + 13u, c4 + 3u, a13d, zo);
-  put_dx_at(row0 + 14u, c4, a14a, zo); put_dx_at(row0 + 14u, c4 + 1u, a14b, zo); put_dx_at(row0 + 14u, c4 + 2u, a14c, zo); put_dx_at(row0 + 14u, c4 + 3u, a14d, zo);
-  put_dx_at(row0 + 15u, c4, a15a, zo); put_dx_at(row0 + 15u, c4 + 1u, a15b, zo); put_dx_at(row0 + 15u, c4 + 2u, a15c, zo); put_dx_at(row0 + 15u, c4 + 3u, a15d, zo);
+  // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 64>(a0a, a0b, a0c, a0d, a1a, a1b, a1c, a1d, a2a, a2b, a2c, a2d, a3a, a3b, a3c, a3d,
+    a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d,
+    a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d,
+    a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
+  for (var r = 0u; r < 16u; r++) {
+    for (var q = 0u; q < 4u; q++) { put_dx_at(row0 + r, c4 + q, acc[4u * r + q], zo); }
+  }
 }
 
 // Workgroup (16, 16): a tile of 64 rows x 64 columns (16 vec4); each invocation 4 rows x 1 vec4.
@@ -310,14 +301,12 @@ fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
   }
   let c4 = 2u * kw;
   let hi = c4 + 1u;
-  put_dxq(row0, c4, a0l);      put_dxq(row0, hi, a0h);
-  put_dxq(row0 + 1u, c4, a1l); put_dxq(row0 + 1u, hi, a1h);
-  put_dxq(row0 + 2u, c4, a2l); put_dxq(row0 + 2u, hi, a2h);
-  put_dxq(row0 + 3u, c4, a3l); put_dxq(row0 + 3u, hi, a3h);
-  put_dxq(row0 + 4u, c4, a4l); put_dxq(row0 + 4u, hi, a4h);
-  put_dxq(row0 + 5u, c4, a5l); put_dxq(row0 + 5u, hi, a5h);
-  put_dxq(row0 + 6u, c4, a6l); put_dxq(row0 + 6u, hi, a6h);
-  put_dxq(row0 + 7u, c4, a7l); put_dxq(row0 + 7u, hi, a7h);
+  // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  for (var r = 0u; r < 8u; r++) {
+    put_dxq(row0 + r, c4, acc[2u * r]); put_dxq(row0 + r, hi, acc[2u * r + 1u]);
+  }
 }
 
 // 16 rows x 2 words (16 columns, four vec4) per invocation: dx_nf4_rb's loop with twice the rows
@@ -388,22 +377,15 @@ fn dx_nf4_rb16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
     { let y = qD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
   }
   let c4 = 4u * gid.x;
-  put_dxq(row0, c4, a0a); put_dxq(row0, c4 + 1u, a0b); put_dxq(row0, c4 + 2u, a0c); put_dxq(row0, c4 + 3u, a0d);
-  put_dxq(row0 + 1u, c4, a1a); put_dxq(row0 + 1u, c4 + 1u, a1b); put_dxq(row0 + 1u, c4 + 2u, a1c); put_dxq(row0 + 1u, c4 + 3u, a1d);
-  put_dxq(row0 + 2u, c4, a2a); put_dxq(row0 + 2u, c4 + 1u, a2b); put_dxq(row0 + 2u, c4 + 2u, a2c); put_dxq(row0 + 2u, c4 + 3u, a2d);
-  put_dxq(row0 + 3u, c4, a3a); put_dxq(row0 + 3u, c4 + 1u, a3b); put_dxq(row0 + 3u, c4 + 2u, a3c); put_dxq(row0 + 3u, c4 + 3u, a3d);
-  put_dxq(row0 + 4u, c4, a4a); put_dxq(row0 + 4u, c4 + 1u, a4b); put_dxq(row0 + 4u, c4 + 2u, a4c); put_dxq(row0 + 4u, c4 + 3u, a4d);
-  put_dxq(row0 + 5u, c4, a5a); put_dxq(row0 + 5u, c4 + 1u, a5b); put_dxq(row0 + 5u, c4 + 2u, a5c); put_dxq(row0 + 5u, c4 + 3u, a5d);
-  put_dxq(row0 + 6u, c4, a6a); put_dxq(row0 + 6u, c4 + 1u, a6b); put_dxq(row0 + 6u, c4 + 2u, a6c); put_dxq(row0 + 6u, c4 + 3u, a6d);
-  put_dxq(row0 + 7u, c4, a7a); put_dxq(row0 + 7u, c4 + 1u, a7b); put_dxq(row0 + 7u, c4 + 2u, a7c); put_dxq(row0 + 7u, c4 + 3u, a7d);
-  put_dxq(row0 + 8u, c4, a8a); put_dxq(row0 + 8u, c4 + 1u, a8b); put_dxq(row0 + 8u, c4 + 2u, a8c); put_dxq(row0 + 8u, c4 + 3u, a8d);
-  put_dxq(row0 + 9u, c4, a9a); put_dxq(row0 + 9u, c4 + 1u, a9b); put_dxq(row0 + 9u, c4 + 2u, a9c); put_dxq(row0 + 9u, c4 + 3u, a9d);
-  put_dxq(row0 + 10u, c4, a10a); put_dxq(row0 + 10u, c4 + 1u, a10b); put_dxq(row0 + 10u, c4 + 2u, a10c); put_dxq(row0 + 10u, c4 + 3u, a10d);
-  put_dxq(row0 + 11u, c4, a11a); put_dxq(row0 + 11u, c4 + 1u, a11b); put_dxq(row0 + 11u, c4 + 2u, a11c); put_dxq(row0 + 11u, c4 + 3u, a11d);
-  put_dxq(row0 + 12u, c4, a12a); put_dxq(row0 + 12u, c4 + 1u, a12b); put_dxq(row0 + 12u, c4 + 2u, a12c); put_dxq(row0 + 12u, c4 + 3u, a12d);
-  put_dxq(row0 + 13u, c4, a13a); put_dxq(row0 + 13u, c4 + 1u, a13b); put_dxq(row0 + 13u, c4 + 2u, a13c); put_dxq(row0 + 13u, c4 + 3u, a13d);
-  put_dxq(row0 + 14u, c4, a14a); put_dxq(row0 + 14u, c4 + 1u, a14b); put_dxq(row0 + 14u, c4 + 2u, a14c); put_dxq(row0 + 14u, c4 + 3u, a14d);
-  put_dxq(row0 + 15u, c4, a15a); put_dxq(row0 + 15u, c4 + 1u, a15b); put_dxq(row0 + 15u, c4 + 2u, a15c); put_dxq(row0 + 15u, c4 + 3u, a15d);
+  // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 64>(a0a, a0b, a0c, a0d, a1a, a1b, a1c, a1d, a2a, a2b, a2c, a2d, a3a, a3b, a3c, a3d,
+    a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d,
+    a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d,
+    a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
+  for (var r = 0u; r < 16u; r++) {
+    for (var q = 0u; q < 4u; q++) { put_dxq(row0 + r, c4 + q, acc[4u * r + q]); }
+  }
 }
 
 // As dx_tiled; the W tile (16 rows x 8 words) is dequantized on its way into workgroup memory.
@@ -515,14 +497,12 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     a7l += z.w * xl; a7h += z.w * xh;
   }
   let hi = c4 + 1u;
-  put_g(n0, c4, a0l);      put_g(n0, hi, a0h);
-  put_g(n0 + 1u, c4, a1l); put_g(n0 + 1u, hi, a1h);
-  put_g(n0 + 2u, c4, a2l); put_g(n0 + 2u, hi, a2h);
-  put_g(n0 + 3u, c4, a3l); put_g(n0 + 3u, hi, a3h);
-  put_g(n0 + 4u, c4, a4l); put_g(n0 + 4u, hi, a4h);
-  put_g(n0 + 5u, c4, a5l); put_g(n0 + 5u, hi, a5h);
-  put_g(n0 + 6u, c4, a6l); put_g(n0 + 6u, hi, a6h);
-  put_g(n0 + 7u, c4, a7l); put_g(n0 + 7u, hi, a7h);
+  // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 16>(a0l, a0h, a1l, a1h, a2l, a2h, a3l, a3h, a4l, a4h, a5l, a5h, a6l, a6h, a7l, a7h);
+  for (var r = 0u; r < 8u; r++) {
+    put_g(n0 + r, c4, acc[2u * r]); put_g(n0 + r, hi, acc[2u * r + 1u]);
+  }
 }
 
 // 16 out rows x 16 columns (four vec4) per invocation: dw_rb's loop (same order, two rows of M per
@@ -605,22 +585,15 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     a14a += d3.z * xa; a14b += d3.z * xb_; a14c += d3.z * xc_; a14d += d3.z * xd_;
     a15a += d3.w * xa; a15b += d3.w * xb_; a15c += d3.w * xc_; a15d += d3.w * xd_;
   }
-  put_g(n0, c4, a0a); put_g(n0, c4 + 1u, a0b); put_g(n0, c4 + 2u, a0c); put_g(n0, c4 + 3u, a0d);
-  put_g(n0 + 1u, c4, a1a); put_g(n0 + 1u, c4 + 1u, a1b); put_g(n0 + 1u, c4 + 2u, a1c); put_g(n0 + 1u, c4 + 3u, a1d);
-  put_g(n0 + 2u, c4, a2a); put_g(n0 + 2u, c4 + 1u, a2b); put_g(n0 + 2u, c4 + 2u, a2c); put_g(n0 + 2u, c4 + 3u, a2d);
-  put_g(n0 + 3u, c4, a3a); put_g(n0 + 3u, c4 + 1u, a3b); put_g(n0 + 3u, c4 + 2u, a3c); put_g(n0 + 3u, c4 + 3u, a3d);
-  put_g(n0 + 4u, c4, a4a); put_g(n0 + 4u, c4 + 1u, a4b); put_g(n0 + 4u, c4 + 2u, a4c); put_g(n0 + 4u, c4 + 3u, a4d);
-  put_g(n0 + 5u, c4, a5a); put_g(n0 + 5u, c4 + 1u, a5b); put_g(n0 + 5u, c4 + 2u, a5c); put_g(n0 + 5u, c4 + 3u, a5d);
-  put_g(n0 + 6u, c4, a6a); put_g(n0 + 6u, c4 + 1u, a6b); put_g(n0 + 6u, c4 + 2u, a6c); put_g(n0 + 6u, c4 + 3u, a6d);
-  put_g(n0 + 7u, c4, a7a); put_g(n0 + 7u, c4 + 1u, a7b); put_g(n0 + 7u, c4 + 2u, a7c); put_g(n0 + 7u, c4 + 3u, a7d);
-  put_g(n0 + 8u, c4, a8a); put_g(n0 + 8u, c4 + 1u, a8b); put_g(n0 + 8u, c4 + 2u, a8c); put_g(n0 + 8u, c4 + 3u, a8d);
-  put_g(n0 + 9u, c4, a9a); put_g(n0 + 9u, c4 + 1u, a9b); put_g(n0 + 9u, c4 + 2u, a9c); put_g(n0 + 9u, c4 + 3u, a9d);
-  put_g(n0 + 10u, c4, a10a); put_g(n0 + 10u, c4 + 1u, a10b); put_g(n0 + 10u, c4 + 2u, a10c); put_g(n0 + 10u, c4 + 3u, a10d);
-  put_g(n0 + 11u, c4, a11a); put_g(n0 + 11u, c4 + 1u, a11b); put_g(n0 + 11u, c4 + 2u, a11c); put_g(n0 + 11u, c4 + 3u, a11d);
-  put_g(n0 + 12u, c4, a12a); put_g(n0 + 12u, c4 + 1u, a12b); put_g(n0 + 12u, c4 + 2u, a12c); put_g(n0 + 12u, c4 + 3u, a12d);
-  put_g(n0 + 13u, c4, a13a); put_g(n0 + 13u, c4 + 1u, a13b); put_g(n0 + 13u, c4 + 2u, a13c); put_g(n0 + 13u, c4 + 3u, a13d);
-  put_g(n0 + 14u, c4, a14a); put_g(n0 + 14u, c4 + 1u, a14b); put_g(n0 + 14u, c4 + 2u, a14c); put_g(n0 + 14u, c4 + 3u, a14d);
-  put_g(n0 + 15u, c4, a15a); put_g(n0 + 15u, c4 + 1u, a15b); put_g(n0 + 15u, c4 + 2u, a15c); put_g(n0 + 15u, c4 + 3u, a15d);
+  // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
+  // inlined form 3-5x slower (seconds at the first step) and runs both alike.
+  let acc = array<vec4<f32>, 64>(a0a, a0b, a0c, a0d, a1a, a1b, a1c, a1d, a2a, a2b, a2c, a2d, a3a, a3b, a3c, a3d,
+    a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d,
+    a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d,
+    a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
+  for (var r = 0u; r < 16u; r++) {
+    for (var q = 0u; q < 4u; q++) { put_g(n0 + r, c4 + q, acc[4u * r + q]); }
+  }
 }
 
 // Workgroup (16, 16): a tile of 64 out rows x 64 columns; M in steps of 16 through td / tv.

@@ -18,7 +18,7 @@ struct Params {
 }
 
 override WG: u32 = 64;
-override RWG: u32 = 256;   // a power of two
+override RWG: u32 = 64;    // a power of two
 
 @group(0) @binding(0) var<storage, read> values: array<f32>;    // [N] value head outputs of this pass
 @group(0) @binding(1) var<storage, read> old_values: array<f32>; // [N] values at rollout time
