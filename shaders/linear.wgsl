@@ -284,50 +284,33 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   // Whole tiles: bias added and stored straight from the named sums. A kernel that also holds the
   // quarters' path below ran 1.3-1.4x slower at K = 64 even when every tile took this one, hence
   // two pipelines; and the paths in if / else: with the quarters merely after an `if (WHOLE)` that
-  // returns, SwiftShader kept them and the whole-tile pipeline gained only half as much.
+  // returns, SwiftShader kept them and the whole-tile pipeline gained only half as much. The rows
+  // are stored in a loop over an array of the sums: 32 inlined put8_row calls took SwiftShader
+  // 1.9 s to compile (0.5 s as a loop); `bench matmul --model agent --m 1280` measured no
+  // difference in speed (three alternating pairs, within +-5 %).
   if (WHOLE) {
     let hasBias = (p.flags & 1u) != 0u;
+    let acc = array<vec4<f32>, 64>(a0a, a0b, a0c, a0d, a1a, a1b, a1c, a1d, a2a, a2b, a2c, a2d, a3a, a3b, a3c, a3d,
+      a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d,
+      a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d,
+      a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
     if (SWIGLU) {
       // Gate (a, c) and up (b, d) of output columns 4 g0 .. 4 g0 + 7; bias rows as w_row() counts them.
       let c0 = g0 * 4u;
       let ga = bias4(hasBias, c0); let ua = bias4(hasBias, p.N + c0);
       let gc = bias4(hasBias, c0 + 4u); let uc = bias4(hasBias, p.N + c0 + 4u);
-      put8_row(row0 + 0u, c0, swiglu4(a0a + ga, a0b + ua), swiglu4(a0c + gc, a0d + uc));
-      put8_row(row0 + 1u, c0, swiglu4(a1a + ga, a1b + ua), swiglu4(a1c + gc, a1d + uc));
-      put8_row(row0 + 2u, c0, swiglu4(a2a + ga, a2b + ua), swiglu4(a2c + gc, a2d + uc));
-      put8_row(row0 + 3u, c0, swiglu4(a3a + ga, a3b + ua), swiglu4(a3c + gc, a3d + uc));
-      put8_row(row0 + 4u, c0, swiglu4(a4a + ga, a4b + ua), swiglu4(a4c + gc, a4d + uc));
-      put8_row(row0 + 5u, c0, swiglu4(a5a + ga, a5b + ua), swiglu4(a5c + gc, a5d + uc));
-      put8_row(row0 + 6u, c0, swiglu4(a6a + ga, a6b + ua), swiglu4(a6c + gc, a6d + uc));
-      put8_row(row0 + 7u, c0, swiglu4(a7a + ga, a7b + ua), swiglu4(a7c + gc, a7d + uc));
-      put8_row(row0 + 8u, c0, swiglu4(a8a + ga, a8b + ua), swiglu4(a8c + gc, a8d + uc));
-      put8_row(row0 + 9u, c0, swiglu4(a9a + ga, a9b + ua), swiglu4(a9c + gc, a9d + uc));
-      put8_row(row0 + 10u, c0, swiglu4(a10a + ga, a10b + ua), swiglu4(a10c + gc, a10d + uc));
-      put8_row(row0 + 11u, c0, swiglu4(a11a + ga, a11b + ua), swiglu4(a11c + gc, a11d + uc));
-      put8_row(row0 + 12u, c0, swiglu4(a12a + ga, a12b + ua), swiglu4(a12c + gc, a12d + uc));
-      put8_row(row0 + 13u, c0, swiglu4(a13a + ga, a13b + ua), swiglu4(a13c + gc, a13d + uc));
-      put8_row(row0 + 14u, c0, swiglu4(a14a + ga, a14b + ua), swiglu4(a14c + gc, a14d + uc));
-      put8_row(row0 + 15u, c0, swiglu4(a15a + ga, a15b + ua), swiglu4(a15c + gc, a15d + uc));
+      for (var i = 0u; i < 16u; i++) {
+        put8_row(row0 + i, c0, swiglu4(acc[4u * i] + ga, acc[4u * i + 1u] + ua),
+                 swiglu4(acc[4u * i + 2u] + gc, acc[4u * i + 3u] + uc));
+      }
     } else {
       let c0 = g0 * 8u;
       let b0 = bias4(hasBias, c0); let b1 = bias4(hasBias, c0 + 4u);
       let b2 = bias4(hasBias, c0 + 8u); let b3 = bias4(hasBias, c0 + 12u);
-      put8_row(row0 + 0u, c0, a0a + b0, a0b + b1); put8_row(row0 + 0u, c0 + 8u, a0c + b2, a0d + b3);
-      put8_row(row0 + 1u, c0, a1a + b0, a1b + b1); put8_row(row0 + 1u, c0 + 8u, a1c + b2, a1d + b3);
-      put8_row(row0 + 2u, c0, a2a + b0, a2b + b1); put8_row(row0 + 2u, c0 + 8u, a2c + b2, a2d + b3);
-      put8_row(row0 + 3u, c0, a3a + b0, a3b + b1); put8_row(row0 + 3u, c0 + 8u, a3c + b2, a3d + b3);
-      put8_row(row0 + 4u, c0, a4a + b0, a4b + b1); put8_row(row0 + 4u, c0 + 8u, a4c + b2, a4d + b3);
-      put8_row(row0 + 5u, c0, a5a + b0, a5b + b1); put8_row(row0 + 5u, c0 + 8u, a5c + b2, a5d + b3);
-      put8_row(row0 + 6u, c0, a6a + b0, a6b + b1); put8_row(row0 + 6u, c0 + 8u, a6c + b2, a6d + b3);
-      put8_row(row0 + 7u, c0, a7a + b0, a7b + b1); put8_row(row0 + 7u, c0 + 8u, a7c + b2, a7d + b3);
-      put8_row(row0 + 8u, c0, a8a + b0, a8b + b1); put8_row(row0 + 8u, c0 + 8u, a8c + b2, a8d + b3);
-      put8_row(row0 + 9u, c0, a9a + b0, a9b + b1); put8_row(row0 + 9u, c0 + 8u, a9c + b2, a9d + b3);
-      put8_row(row0 + 10u, c0, a10a + b0, a10b + b1); put8_row(row0 + 10u, c0 + 8u, a10c + b2, a10d + b3);
-      put8_row(row0 + 11u, c0, a11a + b0, a11b + b1); put8_row(row0 + 11u, c0 + 8u, a11c + b2, a11d + b3);
-      put8_row(row0 + 12u, c0, a12a + b0, a12b + b1); put8_row(row0 + 12u, c0 + 8u, a12c + b2, a12d + b3);
-      put8_row(row0 + 13u, c0, a13a + b0, a13b + b1); put8_row(row0 + 13u, c0 + 8u, a13c + b2, a13d + b3);
-      put8_row(row0 + 14u, c0, a14a + b0, a14b + b1); put8_row(row0 + 14u, c0 + 8u, a14c + b2, a14d + b3);
-      put8_row(row0 + 15u, c0, a15a + b0, a15b + b1); put8_row(row0 + 15u, c0 + 8u, a15c + b2, a15d + b3);
+      for (var i = 0u; i < 16u; i++) {
+        put8_row(row0 + i, c0, acc[4u * i] + b0, acc[4u * i + 1u] + b1);
+        put8_row(row0 + i, c0 + 8u, acc[4u * i + 2u] + b2, acc[4u * i + 3u] + b3);
+      }
     }
     return;
   }
