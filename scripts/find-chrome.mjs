@@ -26,8 +26,17 @@ export function findChrome() {
   return null;
 }
 
+/**
+ * Dawn zero-fills workgroup memory through a loop (Tint) instead of the Vulkan extension, whose
+ * form SwiftShader compiles into one store per element: 1-1.5 s more compile time for each
+ * pipeline that declares a tile, a reduction buffer or the NF4 code table (src/gpu/node-gpu.ts
+ * dawnFlags does the same in Node). Worth passing to Chrome on any machine without a GPU.
+ */
+export const SWIFTSHADER_FAST_COMPILE = '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension';
+
 /** Chromium flags that expose WebGPU on SwiftShader headless and keep it off the network. */
 export const chromeFlags = [
   '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+  SWIFTSHADER_FAST_COMPILE,
 ];

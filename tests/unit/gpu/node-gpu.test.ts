@@ -1,8 +1,12 @@
-// The Node WebGPU provider's driver discovery: an override naming a missing ICD file fails
-// with a message that says what to do. Runs in a child process because the provider caches
-// Dawn once per process.
+// The Node WebGPU provider: driver discovery (an override naming a missing ICD file fails with a
+// message that says what to do; in a child process because the provider caches Dawn once per
+// process), Dawn's options per driver (dawnFlags), and workgroup memory still zero-filled on the
+// device it opens (on SwiftShader Tint fills it, not the Vulkan extension: dawnFlags).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { dawnFlags } from '../../../src/gpu/node-gpu';
+import { Kernel } from '../../../src/gpu/pipelines';
+import { nodeRuntime } from '../helpers/gpu-helpers';
 
 describe('getNodeGpu', () => {
   it('names the bad RL_STUDIO_VK_ICD file and what to install', () => {
@@ -16,5 +20,37 @@ describe('getNodeGpu', () => {
     expect(out).toContain('WebGpuUnavailableError');
     expect(out).toContain('/nonexistent/icd.json');
     expect(out).toMatch(/apt-get install chromium/);
+  });
+
+  it('dawnFlags: SwiftShader zero-fills workgroup memory through Tint; robustness off only when asked', () => {
+    const noExtension = 'disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension';
+    expect(dawnFlags('/usr/lib/chromium/vk_swiftshader_icd.json', true)).toEqual([noExtension]);
+    expect(dawnFlags('/usr/lib/chromium/vk_swiftshader_icd.json', false)).toEqual(['enable-dawn-features=disable_robustness', noExtension]);
+    expect(dawnFlags('system', true)).toEqual([]);
+    expect(dawnFlags('/etc/vulkan/icd.d/nvidia_icd.json', false)).toEqual(['enable-dawn-features=disable_robustness']);
+  });
+
+  it('workgroup memory reads as zeros before any write, in every one of 64 workgroups', async () => {
+    // Each workgroup sums its tile before writing it, then fills it with non-zeros: a workgroup
+    // that ran after another on the same CPU thread would see those values if nothing zeroed it.
+    const rt = await nodeRuntime();
+    const code = `
+      var<workgroup> tile: array<f32, 1024>;
+      @group(0) @binding(0) var<storage, read_write> sums: array<f32>;
+      @compute @workgroup_size(64)
+      fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+        var s = 0.0;
+        for (var i = li; i < 1024u; i += 64u) { s += abs(tile[i]); }
+        workgroupBarrier();
+        for (var i = li; i < 1024u; i += 64u) { tile[i] = f32(i + 1u); }
+        sums[wid.x * 64u + li] = s;
+      }`;
+    const kernel = new Kernel('workgroup zero test', () =>
+      rt.device.createComputePipeline({ layout: 'auto', compute: { module: rt.device.createShaderModule({ code }), entryPoint: 'main' } }));
+    const out = rt.storage(64 * 64 * 4, 'workgroup zero sums');
+    rt.dispatch(kernel, [out], null, { x: 64 });
+    const sums = new Float32Array(await rt.read(out));
+    expect(sums.length).toBe(64 * 64);
+    expect(Math.max(...sums)).toBe(0);
   });
 });
