@@ -80,6 +80,19 @@ export async function openDevice(gpu: GPU, opts: OpenDeviceOptions = {}): Promis
   return { device, adapter, report };
 }
 
+/**
+ * Chrome's command-line switch that makes Dawn zero-fill workgroup memory with a loop instead of
+ * the Vulkan extension, whose form SwiftShader compiles into one store per element (seconds of
+ * compile time at a run's first step; src/gpu/node-gpu.ts dawnFlags does the same in Node,
+ * scripts/find-chrome.mjs passes it to the browser tests). The GPU panel suggests it on SwiftShader.
+ */
+export const SWIFTSHADER_CHROME_SWITCH = '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension';
+
+/** True when the adapter is SwiftShader (the CPU driver inside Chrome and Chromium). */
+export function isSwiftShader(r: AdapterReport): boolean {
+  return /swiftshader/i.test(r.architecture + r.description + r.vendor);
+}
+
 /** True for CPU implementations of WebGPU (SwiftShader, llvmpipe, lavapipe): barriers and
  * workgroup memory are expensive there, so kernels prefer one invocation per row or tile. */
 export function isCpuAdapter(r: AdapterReport): boolean {

@@ -1,6 +1,7 @@
 // Browser tests of the foundation: the studio shell loads, the GPU panel shows real adapter
 // figures, its self-test passes on WebGPU (SwiftShader here), and the same kernel runs in a
-// dedicated Web Worker; no text is clipped at three window sizes. Keeps screenshots of the panel
+// dedicated Web Worker; on SwiftShader it names the Chrome switch for faster kernel compiles; no
+// text is clipped at three window sizes. Keeps screenshots of the panel
 // as test artifacts.
 import { expect, test } from '@playwright/test';
 import { clippedText, shot } from './studio-helpers';
@@ -13,6 +14,10 @@ test('GPU panel shows the adapter and its self-test passes', async ({ page }, te
   await expect(page.getByTestId('gpu-vendor')).not.toHaveText('');
   const arch = await page.getByTestId('gpu-arch').textContent();
   console.log(`adapter architecture: ${arch}`);
+  // On SwiftShader (these machines) the panel names the Chrome switch that shortens kernel compiles.
+  if (/swiftshader/i.test(arch ?? '')) {
+    await expect(page.getByTestId('gpu-swiftshader-hint')).toContainText('--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension');
+  }
   await expect(page.getByTestId('gpu-limits')).toContainText('maxStorageBufferBindingSize');
   await page.getByTestId('selftest-run').click();
   const result = page.getByTestId('selftest-result');

@@ -1,10 +1,11 @@
 // GPU panel: adapter name and architecture, features, the limits obtained, memory counters,
 // and the matmul self-test (GPU vs CPU max difference and GFLOPS per kernel variant). When
-// WebGPU is unavailable it says so and how to enable it. Tested by tests/e2e/gpu.spec.ts.
+// WebGPU is unavailable it says so and how to enable it; on SwiftShader it names the Chrome
+// switch that shortens kernel compiles. Tested by tests/e2e/gpu.spec.ts.
 import { useState } from 'react';
 import { useStudio } from '../../store/store';
 import { formatBytes } from '../../gpu/errors';
-import { RAISED_LIMITS } from '../../gpu/device';
+import { RAISED_LIMITS, SWIFTSHADER_CHROME_SWITCH, isSwiftShader } from '../../gpu/device';
 
 const SIZES = [128, 256, 512];
 
@@ -44,6 +45,13 @@ export function GpuPanel() {
             <dt>Software adapter</dt><dd>{report.isFallback ? 'yes (slow; for testing)' : 'no'}</dd>
             {report.subgroupMinSize !== undefined && <><dt>Subgroup size</dt><dd>{report.subgroupMinSize}-{report.subgroupMaxSize}</dd></>}
           </dl>
+          {isSwiftShader(report) && (
+            <p className="small hint" data-testid="gpu-swiftshader-hint">
+              SwiftShader, Chrome's CPU driver: every kernel compiles at its first use, seconds at a
+              run's first step. Starting Chrome with <code>{SWIFTSHADER_CHROME_SWITCH}</code> cuts
+              that time (the same zeros in workgroup memory, filled by a loop).
+            </p>
+          )}
         </div>
         <div className="card">
           <h2>Features</h2>
