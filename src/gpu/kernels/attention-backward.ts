@@ -50,6 +50,11 @@ export interface AttentionBackwardOptions {
    * per stage). Its scratch (the partials) counts against psBudgetBytes as P/dS does.
    */
   fused?: boolean;
+  /**
+   * Fewest rows of a call that runs the fused or kept-P/dS kernels (default PS_MIN_ROWS); a
+   * smaller call runs the recomputing dQ and dK/dV kernels (0: every call may use the scratch).
+   */
+  psMinRows?: number;
 }
 
 /** Which kernels the last AttentionBackward.run used. */
@@ -74,6 +79,15 @@ export const DKV8_WORKGROUP = 16;
 /** Head sizes whose thread variant has the fused and the kept-P/dS backward kernels. */
 export const PS_HEAD_SIZES = [8, 16];
 
+/**
+ * Default fewest rows of a call that runs the wide kernels (fused, kept P/dS). Below it the work
+ * is a few milliseconds in any form, while the wide pipelines take 1.5-3 s of SwiftShader compile
+ * time at a run's first step (a short run or a test with small batches paid more in compiles
+ * than the kernels ever saved); the recomputing pair compiles in about 0.5 s. A run whose passes
+ * fill maxRows (512 by default) uses the wide kernels.
+ */
+export const PS_MIN_ROWS = 256;
+
 /** Default most bytes of the backward's scratch, dQ partials or P/dS (AttentionBackwardOptions.psBudgetBytes): the storage binding size every WebGPU device allows. */
 export const PS_BUDGET_BYTES = 128 * 2 ** 20;
 
@@ -91,17 +105,19 @@ export interface AttentionScratchShape {
   budget?: number;
   /** The fused form's dQ partials (default, at FUSED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
   fused?: boolean;
+  /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows). */
+  minRows?: number;
 }
 
 /**
  * Bytes of the scratch a backward call keeps (the memory plan's row; AttentionBackward grows its
  * buffer to it): the fused form's dQ partials [ceil(Tmax / 16), M, NH, HS] f32 or the kept form's
  * P/dS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4; 0 where the kernels recompute the scores instead
- * (variant 'wg', other head sizes, or over the budget).
+ * (variant 'wg', other head sizes, fewer rows than minRows, or over the budget).
  */
 export function attentionScratchBytes(c: AttentionScratchShape): number {
   const budget = c.budget ?? PS_BUDGET_BYTES;
-  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0) return 0;
+  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0 || c.M < (c.minRows ?? PS_MIN_ROWS)) return 0;
   const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
     : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
@@ -203,7 +219,7 @@ export class AttentionBackward {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, psMinRows: PS_MIN_ROWS, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -307,10 +323,10 @@ export class AttentionBackward {
    */
   private scratch(B: number, Tmax: number, M: number): GPUBuffer | null {
     if (!this.psKernels && !this.fusedKernels) return null;
-    const { variant, HS, NH, psBudgetBytes } = this.opts;
+    const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
     const fused = this.fusedKernels !== null;
     const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
-    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused });
+    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused, minRows: psMinRows });
     if (bytes === 0) return null;
     if (this.ps && this.ps.size >= bytes) return this.ps;
     const label = fused

@@ -46,7 +46,20 @@ export interface AttentionOptions {
    * pass); both give the row-table form's O and LSE bit for bit.
    */
   trainPositions?: 4 | 16;
+  /**
+   * Fewest rows of a call that runs the sixteen-position training form (default
+   * SIXTEEN_MIN_ROWS); a smaller one runs the four-position form (the same O and LSE bit for bit).
+   */
+  sixteenMinRows?: number;
 }
+
+/**
+ * Default fewest rows of a training forward that runs the sixteen-position form. It takes about
+ * 1.6 s of SwiftShader compile time at a run's first step and saves a few milliseconds per layer
+ * on passes of hundreds of rows; smaller passes (short runs, tests) run the four-position form,
+ * which compiles in about 0.2 s. A run whose passes fill maxRows (512 by default) uses sixteen.
+ */
+export const SIXTEEN_MIN_ROWS = 256;
 
 /** Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points. */
 export const REGISTER_HEAD_SIZES = [8, 16];
@@ -96,6 +109,9 @@ export const PAIR_MIN_INVOCATIONS = 8;
 /** A compiled row-table form: its pipeline and query heads per invocation. */
 interface RowForm { pipeline: Kernel; heads: 1 | 2 }
 
+/** A packed-training form: its pipeline, query positions per invocation and workgroup size. */
+interface TrainForm { pipeline: Kernel; positions: 4 | 16; wg: number }
+
 export class Attention {
   private readonly uniforms = new ArrayBuffer(32);
   private readonly u32 = new Uint32Array(this.uniforms);
@@ -110,9 +126,14 @@ export class Attention {
     /** Invocations per workgroup of both row-table forms. */
     private readonly rowWg: number,
     /** attn_train_hs{8,16}_lse{16,} (thread, lse): packed training rows by the slot table, `positions` per invocation in workgroups of `wg`. */
-    private readonly train: { pipeline: Kernel; positions: 4 | 16; wg: number } | null,
+    private readonly train: TrainForm | null,
+    /** With `train` at sixteen positions: the four-position form, for calls of fewer than sixteenMinRows rows. */
+    private readonly trainSmall: TrainForm | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
+
+  /** Query positions per invocation of the last run's packed-training form (0: a row-table form ran). */
+  lastTrainPositions = 0;
 
   /** Query heads per invocation of the row-table forward at M rows (2: the `_h2` form). */
   headsPerInvocation(M: number): 1 | 2 {
@@ -124,7 +145,7 @@ export class Attention {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, ...opts, trainPositions: opts.trainPositions ?? (opts.HS === 8 ? 16 : 4) };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, sixteenMinRows: SIXTEEN_MIN_ROWS, ...opts, trainPositions: opts.trainPositions ?? (opts.HS === 8 ? 16 : 4) };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -139,13 +160,16 @@ export class Attention {
     const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
     const positions = o.trainPositions;
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
-    const [single, paired, trainPipeline] = await Promise.all([
+    // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
+    const [single, paired, trainPipeline, fourPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
       train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse${positions === 16 ? '16' : ''}`, overrides: { WG: trainWg, HS } }) : null,
+      train && positions === 16 ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
     ]);
     const trainForm = trainPipeline && { pipeline: trainPipeline, positions, wg: trainWg };
-    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, o);
+    const smallForm = fourPipeline && { pipeline: fourPipeline, positions: 4 as const, wg };
+    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, smallForm, o);
   }
 
   /**
@@ -172,7 +196,8 @@ export class Attention {
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
-    const train = seqs && this.train ? this.train : null;
+    const train = seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
+    this.lastTrainPositions = train ? train.positions : 0;
     const form = this.rowForm(M);
     let wgs: { x: number; y: number };
     if (variant === 'wg') {

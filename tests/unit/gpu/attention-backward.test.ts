@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
-import { ATTENTION_VARIANTS, Attention } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { ATTENTION_VARIANTS, Attention, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
+import { AttentionBackward, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { KvCache } from '../../../src/gpu/kv-cache';
@@ -115,6 +115,35 @@ describe('attention backward', () => {
   // The kept-P/dS dK/dV kernels take eight keys per invocation (two quads; Tmax 10, 11, 14, 21 and
   // 38 leave the second quad partly or wholly past the cache): the same sums in the same order as
   // four.
+  // With the default size thresholds a call of fewer than 256 rows runs the four-position forward
+  // and the recomputing backward (the wide pipelines cost seconds of compile on a CPU adapter);
+  // at 256 rows or more the sixteen-position forward (HS = 8) and the fused (HS = 8) or kept-P/dS
+  // (HS = 16) backward. Both against the reference.
+  it('thread HS = 8 and 16: the default forms by call size (below / from 256 rows), all matching the reference', async () => {
+    const rt = await nodeRuntime();
+    const defaults = { psMinRows: PS_MIN_ROWS, sixteenMinRows: SIXTEEN_MIN_ROWS };
+    const sized: (AttnCase & { name: string })[] = [
+      { name: 'HS=8, 25 rows', NH: 4, KVH: 2, HS: 8, lengths: [10, 15], Tmax: 16, theta: 10000 },
+      { name: 'HS=8, 270 rows', NH: 4, KVH: 2, HS: 8, lengths: [130, 140], Tmax: 140, theta: 10000 },
+      { name: 'HS=16, 30 rows', NH: 4, KVH: 2, HS: 16, lengths: [18, 12], Tmax: 18, theta: 10000 },
+      { name: 'HS=16, 262 rows', NH: 4, KVH: 2, HS: 16, lengths: [150, 112], Tmax: 150, theta: 10000 },
+    ];
+    const got: string[] = [];
+    for (const c of sized) {
+      const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
+      const ref = referenceGrads(c, QKV, dO);
+      const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, defaults);
+      got.push(`${c.name}: ${g.trainPositions} positions, ${g.form}`);
+      const d = [maxAbsDiff(g.O, ref.O), maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
+      console.log(`attention default forms ${c.name}: ${g.trainPositions} positions, ${g.form}; maxdiff O=${d[0].toExponential(2)} dQ=${d[1].toExponential(2)} dK=${d[2].toExponential(2)} dV=${d[3].toExponential(2)}`);
+      for (const x of d) expect(x, c.name).toBeLessThan(2e-5);
+    }
+    expect(got).toEqual([
+      'HS=8, 25 rows: 4 positions, recomputed', 'HS=8, 270 rows: 16 positions, fused',
+      'HS=16, 30 rows: 4 positions, recomputed', 'HS=16, 262 rows: 4 positions, kept',
+    ]);
+  });
+
   it('thread HS = 8 and 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
@@ -158,7 +187,7 @@ describe('attention backward', () => {
       for (const HS of PS_HEAD_SIZES) {
         const big = { name: 'big', NH: 4, KVH: 2, HS, lengths: [37, 29], Tmax: 38, theta: 10000 };
         const small = { name: 'small', NH: 4, KVH: 2, HS, lengths: [14, 9], Tmax: 14, theta: 10000 };
-        const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66, fused });
+        const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66, fused, psMinRows: 0 });
         const b = caseInputs(big, 3), s = caseInputs(small, 4);
         await gpuGrads(rt, big, 'thread', b.QKV, b.dO, true, {}, bwd);
         const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);

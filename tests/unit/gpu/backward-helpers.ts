@@ -114,12 +114,13 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  */
 /**
  * `form` goes to AttentionBackward (psBudgetBytes 0: the recomputing dK/dV kernels); `keptScores`
- * in the result says which ran. `reuse`: run this (caller-owned) instance instead of a new one,
+ * in the result says which ran. The size thresholds (psMinRows, sixteenMinRows) default to 0 here,
+ * so that these small cases run the wide forms; pass them to test the defaults. `reuse`: run this (caller-owned) instance instead of a new one,
  * so its P/dS scratch holds what an earlier call left there.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused'> & Pick<AttentionOptions, 'trainPositions'> = {},
-  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> = {},
+  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; trainPositions: number }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -127,9 +128,9 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const M = step.M;
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
-  const { trainPositions, ...bwdForm } = form;
-  const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, ...(trainPositions ? { trainPositions } : {}) });
-  const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...bwdForm });
+  const { trainPositions, sixteenMinRows = 0, ...bwdForm } = form;
+  const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, sixteenMinRows, ...(trainPositions ? { trainPositions } : {}) });
+  const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, psMinRows: 0, ...bwdForm });
   const act = M * NH * HS * 4;
   const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
   const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
@@ -145,6 +146,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
     form: bwd.form,
     dkvKeys: bwd.dkvKeysPerInvocation,
     dqQueries: bwd.dqQueriesPerInvocation,
+    trainPositions: attn.lastTrainPositions,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
     dK: await rt.readF32(dK, n), dV: await rt.readF32(dV, n), dQKV: await rt.readF32(dQKV, M * F),
   };
