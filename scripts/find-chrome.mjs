@@ -30,7 +30,8 @@ export function findChrome() {
  * Dawn zero-fills workgroup memory through a loop (Tint) instead of the Vulkan extension, whose
  * form SwiftShader compiles into one store per element: 1-1.5 s more compile time for each
  * pipeline that declares a tile, a reduction buffer or the NF4 code table (src/gpu/node-gpu.ts
- * dawnFlags does the same in Node). Worth passing to Chrome on any machine without a GPU.
+ * dawnFlags does the same in Node). The same string as src/gpu/device.ts SWIFTSHADER_CHROME_SWITCH
+ * (this plain script cannot import TypeScript; tests/unit/gpu/node-gpu.test.ts checks they agree).
  */
 export const SWIFTSHADER_FAST_COMPILE = '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension';
 

@@ -80,13 +80,16 @@ export async function openDevice(gpu: GPU, opts: OpenDeviceOptions = {}): Promis
   return { device, adapter, report };
 }
 
+/** Dawn's toggle for zero-filling workgroup memory through VK_KHR_zero_initialize_workgroup_memory. */
+export const ZERO_INIT_EXTENSION_TOGGLE = 'use_vulkan_zero_initialize_workgroup_memory_extension';
+
 /**
  * Chrome's command-line switch that makes Dawn zero-fill workgroup memory with a loop instead of
  * the Vulkan extension, whose form SwiftShader compiles into one store per element (seconds of
  * compile time at a run's first step; src/gpu/node-gpu.ts dawnFlags does the same in Node,
  * scripts/find-chrome.mjs passes it to the browser tests). The GPU panel suggests it on SwiftShader.
  */
-export const SWIFTSHADER_CHROME_SWITCH = '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension';
+export const SWIFTSHADER_CHROME_SWITCH = `--disable-dawn-features=${ZERO_INIT_EXTENSION_TOGGLE}`;
 
 /** True when the adapter is SwiftShader (the CPU driver inside Chrome and Chromium). */
 export function isSwiftShader(r: AdapterReport): boolean {

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { WebGpuUnavailableError } from './errors';
 import { setTuningStore } from './tuning';
+import { ZERO_INIT_EXTENSION_TOGGLE } from './device';
 
 const SWIFTSHADER_DIRS = ['/usr/lib/chromium', '/usr/lib/chromium-browser', '/opt/google/chrome', '/snap/chromium/current/usr/lib/chromium-browser'];
 const SYSTEM_ICD_DIRS = ['/etc/vulkan/icd.d', '/usr/share/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
@@ -56,7 +57,7 @@ let cached: { gpu: GPU; setup: NodeGpuSetup } | undefined;
  */
 export function dawnFlags(icd: string, robustness: boolean): string[] {
   const flags = robustness ? [] : ['enable-dawn-features=disable_robustness'];
-  if (/swiftshader/i.test(icd)) flags.push('disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension');
+  if (/swiftshader/i.test(icd)) flags.push(`disable-dawn-features=${ZERO_INIT_EXTENSION_TOGGLE}`);
   return flags;
 }
 

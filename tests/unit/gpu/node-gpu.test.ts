@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { dawnFlags } from '../../../src/gpu/node-gpu';
 import { Kernel } from '../../../src/gpu/pipelines';
+import { SWIFTSHADER_CHROME_SWITCH } from '../../../src/gpu/device';
+import { SWIFTSHADER_FAST_COMPILE } from '../../../scripts/find-chrome.mjs';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 
 describe('getNodeGpu', () => {
@@ -28,6 +30,9 @@ describe('getNodeGpu', () => {
     expect(dawnFlags('/usr/lib/chromium/vk_swiftshader_icd.json', false)).toEqual(['enable-dawn-features=disable_robustness', noExtension]);
     expect(dawnFlags('system', true)).toEqual([]);
     expect(dawnFlags('/etc/vulkan/icd.d/nvidia_icd.json', false)).toEqual(['enable-dawn-features=disable_robustness']);
+    // The browser tests' Chromium switch and the one the GPU panel names are the same toggle.
+    expect(SWIFTSHADER_FAST_COMPILE).toBe(SWIFTSHADER_CHROME_SWITCH);
+    expect(SWIFTSHADER_CHROME_SWITCH).toBe(`--${noExtension}`);
   });
 
   it('workgroup memory reads as zeros before any write, in every one of 64 workgroups', async () => {
