@@ -16,7 +16,8 @@ struct Params {
   M: u32,
   N: u32,         // output columns (I when SWIGLU)
   K: u32,
-  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate, bit3 (lin_rb16 without WHOLE) skip whole tiles
+  flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate, bit3 (lin_rb16 without WHOLE) skip whole tiles;
+                  // bits 8-15 (lin_rb8) invocations across the workgroup
   R: u32,         // LoRA rank; with SAMPLE the draw's row of X's row 0 (a step split into passes)
   xaStride: u32,  // columns of XA (segments * R)
   seg1: u32,      // first W row of LoRA segment 1
@@ -163,10 +164,16 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j / 4u][j % 4u], hi[j % 4u]); }
 }
 
+// The workgroup's layout comes from flags bits 8-15 (invocations across; 0: WG_X), so that one
+// pipeline of 16 invocations serves every layout of at most 16 (src/gpu/kernels/linear.ts
+// compiledShape): each layout its own pipeline cost ~0.3 s of compile apiece on SwiftShader.
 @compute @workgroup_size(WG_X, WG_Y)
-fn lin_rb8(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let row0 = gid.y * MR;
-  let g = gid.x;
+fn lin_rb8(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let across = select(WG_X, (p.flags >> 8u) & 255u, ((p.flags >> 8u) & 255u) != 0u);
+  let down = (WG_X * WG_Y) / across;
+  if (li / across >= down) { return; }
+  let row0 = (wid.y * down + li / across) * MR;
+  let g = wid.x * across + li % across;
   if (row0 >= p.M || out_col(g, 0u, 8u) >= p.N) { return; }
   let K4 = p.K / 4u;
   let last = nw() - 1u;

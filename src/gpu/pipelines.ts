@@ -65,6 +65,11 @@ export class PipelineCache {
     return this.kernel(spec, await this.module(spec.shader));
   }
 
+  /** Keys of the kernels whose pipelines have been built, in the order they were asked for. */
+  builtKeys(): string[] {
+    return [...this.kernels.values()].filter((k) => k.isBuilt).map((k) => k.key);
+  }
+
   /** As get, with the pipeline built now: a build error rejects here instead of reaching the device's listeners. */
   async build(spec: KernelSpec): Promise<Kernel> {
     const kernel = await this.get(spec);

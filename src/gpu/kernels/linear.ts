@@ -131,6 +131,21 @@ function narrowXA(SR: number): VariantShape {
 }
 const REGISTER_BLOCKED: readonly VariantShape['kind'][] = ['rb', 'rb8', 'rb16'];
 
+/**
+ * f32 lin_rb8 (rb8, dec, narrowXA) reads its workgroup's layout from flags bits 8-15
+ * (shaders/linear.wgsl), so every layout of at most RB8_FLAT invocations runs one pipeline of
+ * RB8_FLAT across, with MR 8 spelled out as dec's eight-row pipeline has it: one compile where
+ * there were one per layout (4 x 4, 2 x 8, 3 x 5, 1 x 16, 16 x 1; ~0.3 s each on SwiftShader).
+ */
+const RB8_FLAT = 16;
+function flatRb8(format: 'f32' | 'nf4', s: VariantShape): boolean {
+  return format === 'f32' && (s.kind === 'rb8' || s.kind === 'dec') && s.WG_X * s.WG_Y <= RB8_FLAT;
+}
+/** The flags bits that tell a flat lin_rb8 pipeline the shape's layout (0 for other shapes). */
+function layoutFlags(format: 'f32' | 'nf4', s: VariantShape): number {
+  return flatRb8(format, s) ? s.WG_X << 8 : 0;
+}
+
 /** The rb16 variant's shape with NF4 weights (nf4_dec16). */
 const NF4_RB16: VariantShape = { kind: 'rb16', TM: 16, TN: 16, WG_X: 16, WG_Y: 1 };
 
@@ -310,18 +325,20 @@ export class Linear {
    * see splitsWhole), LoRA's X A^T in the variant's own shape (xa) or narrowXA's (narrow); mr rows
    * per block for dec / sg (0 otherwise). */
   private kernelSpec(variant: LinearVariant, which: 'main' | 'whole' | 'xa' | 'narrow', mr: number): KernelSpec {
-    const o = (v: VariantShape) => ({ WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) });
+    const o = (v: VariantShape, format: 'f32' | 'nf4') => flatRb8(format, v)
+      ? { WG_X: RB8_FLAT, WG_Y: 1, TM: v.TM, TN: v.TN, MR: mr || 8 }
+      : { WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) };
     if (which === 'narrow') {
       const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
-      return { ...entry('f32', n.kind), overrides: { ...o(n), SWIGLU: 0 } };
+      return { ...entry('f32', n.kind), overrides: { ...o(n, 'f32'), SWIGLU: 0 } };
     }
     const s = this.base(variant);
-    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s), SWIGLU: 0 } };
+    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s, 'f32'), SWIGLU: 0 } };
     const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
     const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1 } : {};
-    return { ...entry(this.format, s.kind), overrides: { ...o(m), ...pairs, ...whole, SWIGLU: this.spec.swiglu ? 1 : 0 } };
+    return { ...entry(this.format, s.kind), overrides: { ...o(m, this.format), ...pairs, ...whole, SWIGLU: this.spec.swiglu ? 1 : 0 } };
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
@@ -359,7 +376,7 @@ export class Linear {
     const bias = this.spec.bias ?? null;
     const S = lora ? this.segments(lora) : 1;
     const starts = lora?.segmentStarts ?? [];
-    const flags = (bias ? 1 : 0) | (lora ? 2 : 0) | (opts.accumulate ? 4 : 0);
+    const flags = (bias ? 1 : 0) | (lora ? 2 : 0) | (opts.accumulate ? 4 : 0) | layoutFlags(this.format, this.shape(variant));
     this.uniforms.set([M, N, K, flags, lora?.R ?? 0, S * (lora?.R ?? 0), starts[0] ?? this.NW, starts[1] ?? this.NW, 0, 0, 0, 0]);
     this.uniformsF32[8] = lora?.scale ?? 0;
     const w = this.spec.weight;
@@ -443,8 +460,8 @@ export class Linear {
     const narrow = REGISTER_BLOCKED.includes(SHAPES[variant].kind);
     const pipeline = narrow ? this.kernels.get('xa:narrow') : this.kernelFor(variant, 'xa', M);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
-    this.xaUniforms.set([M, SR, this.spec.K, 0, 0, 0, SR, SR, 0, 0, 0, 0]);
     const shape = narrow ? narrowXA(SR) : this.base(variant);
+    this.xaUniforms.set([M, SR, this.spec.K, layoutFlags('f32', shape), 0, 0, SR, SR, 0, 0, 0, 0]);
     this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(shape, M, SR, false));
     return xa;
   }

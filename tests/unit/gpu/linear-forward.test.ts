@@ -96,6 +96,37 @@ describe('Linear', () => {
     }
 
     if (fmt === 'f32') {
+      // lin_rb8 reads its workgroup layout from the flags, so rb8's 4 x 4, X A^T's narrow 1 x 16
+      // (rank 8) and 2 x 8 (rank 16), and dec's 16 x 1 at 5-8 rows run one pipeline of 16 invocations.
+      it('f32 lin_rb8 layouts of up to 16 invocations share one pipeline, each with its own rows and columns', async () => {
+        const rt = await nodeRuntime();
+        const K = 64, N = 72, scale = 0.5;
+        for (const [R, M] of [[8, 37], [16, 21], [8, 6]] as const) {
+          const X = randomArray(M * K, 51 + R), W = randomArray(N * K, 52), A = randomArray(R * K, 53), B = randomArray(N * R, 54);
+          const wb = rt.upload(W, 'W'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
+          const lin = await Linear.create(rt, { label: `flat rank ${R}`, K, N, weight: { format: 'f32', W: wb }, lora: { A: ab, B: Bb, R, scale } });
+          const ref = add(linear_forward(X, W, null, M, K, N), lora_forward(X, A, B, scale, M, K, N, R));
+          for (const variant of ['rb8', 'dec'] as const) {
+            await lin.prepare(variant, M);
+            const xb = rt.upload(X, 'X'), yb = rt.storage(M * N * 4, 'Y');
+            lin.run(xb, yb, M, { variant });
+            const d = maxAbsDiff(await rt.readF32(yb, M * N), ref);
+            console.log(`lin_rb8 flat: ${variant} M=${M} rank ${R}: maxdiff=${d.toExponential(2)}`);
+            expect(d, `${variant} M=${M} rank ${R}`).toBeLessThan(1e-4);
+            rt.release(xb, yb);
+          }
+          lin.dispose();
+          rt.release(wb, ab, Bb);
+        }
+        const small = rt.pipelines.builtKeys().filter((k) => k.startsWith('linear:lin_rb8:') && !/WG_X=8,WG_Y=8/.test(k));
+        console.log(`lin_rb8 pipelines of <= 16 invocations built in this file: ${small.join(' | ')}`);
+        expect(small.length).toBeGreaterThan(0);
+        for (const k of small) expect(k, 'one workgroup shape for every small layout').toMatch(/WG_X=16,WG_Y=1$/);
+        expect(small.filter((k) => !k.includes('MR=')), 'rb8 shares dec\'s eight-row pipeline (MR=8 spelled out)').toEqual([]);
+      });
+    }
+
+    if (fmt === 'f32') {
       // rb16 runs one of two pipelines: without LoRA and with whole column groups the lean one
       // (every tile, rows past M clamped: put8_row), else the general one. Shapes with whole tiles,
       // partial rows (M = 24, 40, and 12 < 16), partial columns; plain and SwiGLU, bias, LoRA on
