@@ -15,13 +15,14 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { BLOCKED_MS, checkProbe, describeTasks, LONG_TASK_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
 import { CLI_STEPS, FULL_STEPS, TIMING, call, config, progressed, readRows, untimed, waitFor, type Ev, type Row } from './run-worker-helpers';
+import { cliCommand } from '../fixtures/cli-command';
 
 test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / resume / checkpoint-now / stop', async ({ page }, testInfo) => {
   test.setTimeout(30 * 60_000);
   const dir = mkdtempSync(join(tmpdir(), 'run-worker-'));
   writeFileSync(join(dir, 'cli.yaml'), config(FULL_STEPS, join(dir, 'cli')));
   const t0 = Date.now();
-  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
+  const cli = spawnSync(...cliCommand('train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'), { encoding: 'utf8', timeout: 900_000 });
   expect(cli.status, cli.stderr).toBe(0);
   const cliRows = readRows(join(dir, 'cli'));
   console.log(`CLI: ${FULL_STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -109,7 +110,7 @@ test('GRPO through the engine worker: CLI-equal metrics, no long tasks, pause / 
     writeFileSync(join(resumed, path), Buffer.from(b64, 'base64'));
   }
   const t1 = Date.now();
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(resumed, 'config.yaml'), '--set', `train.steps=${FULL_STEPS}`, '--resume', resumed, '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
+  const r = spawnSync(...cliCommand('train', '--config', join(resumed, 'config.yaml'), '--set', `train.steps=${FULL_STEPS}`, '--resume', resumed, '--tune', 'false'), { encoding: 'utf8', timeout: 900_000 });
   expect(r.status, r.stderr).toBe(0);
   console.log(`CLI resume of the worker's folder from step ${cancelled.step} to ${FULL_STEPS} in ${((Date.now() - t1) / 1000).toFixed(0)} s: ${r.stderr.split('\n').find((l) => l.startsWith('resumed from'))}`);
   expect(readRows(resumed).map(untimed)).toEqual(cliRows.map(untimed));

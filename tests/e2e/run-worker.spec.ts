@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse, stringify } from 'yaml';
 import { call, config, readRows, untimed, waitFor, type Ev } from './run-worker-helpers';
+import { cliCommand } from '../fixtures/cli-command';
 
 test('SFT through the engine worker: the CLI\'s metrics, the run folder with checkpoint and adapter in OPFS', async ({ page }) => {
   test.setTimeout(15 * 60_000);
@@ -24,7 +25,7 @@ test('SFT through the engine worker: the CLI\'s metrics, the run folder with che
     train: { steps: 4, seed: 3 }, log: { out_dir: out, checkpoint_every: 2 },
   });
   writeFileSync(join(dir, 'cli.yaml'), yaml(join(dir, 'cli')));
-  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
+  const cli = spawnSync(...cliCommand('train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'), { encoding: 'utf8', timeout: 600_000 });
   expect(cli.status, cli.stderr).toBe(0);
   const cliRows = readRows(join(dir, 'cli'));
 

@@ -9,12 +9,13 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { makeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
+import { cliCommand } from '../fixtures/cli-command';
 
 const TASKS = 4;
 
 test('base and adapter on the held-out split: the CLI\'s figures, progress, saved in the run and listed after reload', async ({ page }, testInfo) => {
   test.setTimeout(25 * 60_000);
-  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'eval', '--tasks', String(TASKS), '--tune', 'false'], { encoding: 'utf8', timeout: 900_000 });
+  const cli = spawnSync(...cliCommand('eval', '--tasks', String(TASKS), '--tune', 'false'), { encoding: 'utf8', timeout: 900_000 });
   expect(cli.status, cli.stderr).toBe(0);
   const want = JSON.parse(cli.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
   console.log(`CLI eval: ${JSON.stringify(want)}`);

@@ -15,6 +15,7 @@ import { unzipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { BLOCKED_MS, checkProbe, describeTasks, LONG_TASK_MS, startMainThreadTrace, stopMainThreadTrace } from './main-thread-trace';
 import { expectNoClippingAt, openPanel, seriousViolations, shot } from './studio-helpers';
+import { cliCommand } from '../fixtures/cli-command';
 
 /** configs/agent_grpo.yaml, smaller for test speed (what a user could type in the YAML editor). */
 function shrunkPreset(): string {
@@ -35,8 +36,8 @@ function cliLogprobs(dir: string, adapterDir: string, text: string): number[] {
   const input = join(dir, 'score.jsonl'), out = join(dir, 'score-out.jsonl');
   writeFileSync(input, JSON.stringify({ text }) + '\n');
   // The studio loads agent-tiny as its preset says (quant none) with the default kernels (no tuning).
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'logprobs', '--model', 'public/models/agent-tiny', '--adapter', adapterDir,
-    '--quant', 'none', '--tune', 'false', '--input', input, '--out', out, '--overwrite'], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(...cliCommand('logprobs', '--model', 'public/models/agent-tiny', '--adapter', adapterDir,
+    '--quant', 'none', '--tune', 'false', '--input', input, '--out', out, '--overwrite'), { encoding: 'utf8', timeout: 120_000 });
   expect(r.status, `cli logprobs failed:\n${r.stderr}`).toBe(0);
   console.log(`cli: ${r.stderr.trim().split('\n').at(-1)}`);
   return (JSON.parse(readFileSync(out, 'utf8').trim()) as { logprobs: number[] }).logprobs;

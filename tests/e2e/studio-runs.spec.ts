@@ -16,6 +16,7 @@ import { unzipSync, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { clippedText, readOpfs, seriousViolations, shot } from './studio-helpers';
+import { cliCommand } from '../fixtures/cli-command';
 
 // The three tests share nothing but constants (each its own page, OPFS and temp folders): in
 // parallel mode they spread over both workers instead of ending the shared phase on one.
@@ -167,7 +168,7 @@ test('Runs panel: a run cut off by a reload resumes to the uninterrupted run\'s 
   writeFileSync(join(dir, 'data.jsonl'), DATA);
   writeFileSync(join(dir, 'cli.yaml'), YAML.replace('dataset: data.jsonl', `dataset: ${join(dir, 'data.jsonl')}`).replace(`steps: ${STEPS}`, 'steps: 3').replace('out_dir: runs/sft', `out_dir: ${cliDir}`));
   const t2 = Date.now();
-  const cli = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'], { encoding: 'utf8', timeout: 600_000 });
+  const cli = spawnSync(...cliCommand('train', '--config', join(dir, 'cli.yaml'), '--tune', 'false'), { encoding: 'utf8', timeout: 600_000 });
   expect(cli.status, cli.stderr).toBe(0);
   console.log(`CLI SFT run of 3 steps for the import: ${((Date.now() - t2) / 1000).toFixed(0)} s; files ${readdirSync(cliDir).sort().join(', ')}`);
   // The export's layout is the CLI's: the same files, plus the studio's source.json; both keep

@@ -7,11 +7,12 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliCommand } from '../../fixtures/cli-command';
 
 const ROOT = resolve(__dirname, '../../..');
 
 function cli(input: string, ...args: string[]) {
-  const r = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/main.ts'), ...args], {
+  const r = spawnSync(...cliCommand(...args), {
     cwd: tmpdir(), input, encoding: 'utf8', timeout: 240_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { greedySample, STORIES_DIR } from '../../fixtures/io/stories260k';
+import { cliCommand } from '../../fixtures/cli-command';
 
 function cli(...args: string[]) {
   return cliEnv({}, ...args);
 }
 
 function cliEnv(env: Record<string, string>, ...args: string[]) {
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  const r = spawnSync(...cliCommand(...args), { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

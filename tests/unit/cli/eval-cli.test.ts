@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { command as sftCommand } from '../../../src/cli/commands/sft';
 import { parseArgs } from '../../../src/util/args';
+import { cliCommand } from '../../fixtures/cli-command';
 
 const ROOT = resolve(__dirname, '../../..');
 const MODEL = join(ROOT, 'public/models/stories260K');
@@ -33,8 +34,8 @@ async function sftAdapter(dir: string, rank: number): Promise<string> {
 }
 
 function evalCli(tuningFile: string, ...args: string[]) {
-  const r = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/cli/main.ts'), 'eval', ...args,
-    '--tasks', '1', '--samples', '1', '--set', 'rollout.max_new_tokens=4'], {
+  const r = spawnSync(...cliCommand('eval', ...args,
+    '--tasks', '1', '--samples', '1', '--set', 'rollout.max_new_tokens=4'), {
     cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, RL_STUDIO_TUNING_FILE: tuningFile },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };

@@ -12,9 +12,10 @@ import { exportPeftAdapter } from '../../../src/train/peft-export';
 import { writeFiles } from '../../../src/train/write-files';
 import { loadModelFiles } from '../../../src/model/io/loader';
 import { openNodeModelSource } from '../../../src/model/io/node-source';
+import { cliCommand } from '../../fixtures/cli-command';
 
 function cli(...args: string[]) {
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(...cliCommand(...args), { encoding: 'utf8', timeout: 180_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -16,11 +16,12 @@ import { NodeDirSource } from '../../../src/model/io/node-source';
 import { readJson } from '../../../src/model/io/source';
 import { loadTrainState } from '../../../src/train/checkpoint';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
+import { cliCommand } from '../../fixtures/cli-command';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
 
 function cli(...args: string[]) {
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(...cliCommand(...args), { encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -2,10 +2,11 @@
 // tsx in a child process): one JSON object for a python run (ok and timed out), and a corpus search.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { cliCommand } from '../../fixtures/cli-command';
 
 function cli(args: string[]): { code: number; stdout: string } {
   try {
-    return { code: 0, stdout: execFileSync('npx', ['tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+    return { code: 0, stdout: execFileSync(...cliCommand(...args), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
   } catch (e) {
     const err = e as { status: number; stdout: string };
     return { code: err.status, stdout: err.stdout };

@@ -28,6 +28,7 @@ import { evaluate } from '../../../src/rl/eval';
 import { composeHooks } from '../../../src/rl/hooks';
 import { loadTasksFor, startServices, type RunServices } from '../../../src/run/rl-node-run';
 import type { DecoderEngine } from '../../../src/model/engine';
+import { cliCommand } from '../../fixtures/cli-command';
 
 configureOrt({ numThreads: 1 });
 const CONFIG = 'configs/agent_grpo.yaml';
@@ -105,13 +106,13 @@ describe('onnxruntime-web (wasm) as a DecoderEngine vs our engine: agent-tiny ex
     const first = loadTasksFor(cfg, 'eval', () => {}).slice(0, 4);
     expect(cfg.eval.split).toBe('eval');
     const ours = await evaluate({ cfg, tokenizer: loaded.tokenizer, env: buildEnvironment(cfg, svc.services), chat: templateChoice('auto'), hooks: composeHooks(), rt, model }, first, 1, 0);
-    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'eval', '--config', CONFIG, '--engine', 'ort', '--onnx', join(work, 'onnx-agent'), '--tasks', '4', '--samples', '1', '--set', 'eval.temperature=0', '--set', 'rollout.batch_size=3', '--set', 'rollout.python_workers=1'], { encoding: 'utf8', timeout: 240_000 });
+    const r = spawnSync(...cliCommand('eval', '--config', CONFIG, '--engine', 'ort', '--onnx', join(work, 'onnx-agent'), '--tasks', '4', '--samples', '1', '--set', 'eval.temperature=0', '--set', 'rollout.batch_size=3', '--set', 'rollout.python_workers=1'), { encoding: 'utf8', timeout: 240_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('engine: onnxruntime-web wasm');
     const printed = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number>;
     console.log(`cli eval --engine ort: ${JSON.stringify(printed)}`);
     for (const [k, v] of Object.entries(ours.metrics)) expect(printed[k], k).toBe(v);
-    const bad = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'eval', '--config', CONFIG, '--engine', 'ort', '--onnx', AGENT_DIR, '--tasks', '1'], { encoding: 'utf8', timeout: 120_000 });
+    const bad = spawnSync(...cliCommand('eval', '--config', CONFIG, '--engine', 'ort', '--onnx', AGENT_DIR, '--tasks', '1'), { encoding: 'utf8', timeout: 120_000 });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('has no onnx/ folder');
   }, 300_000);
