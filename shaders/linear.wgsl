@@ -17,7 +17,7 @@ struct Params {
   N: u32,         // output columns (I when SWIGLU)
   K: u32,
   flags: u32,     // bit0 bias, bit1 LoRA, bit2 accumulate, bit3 (lin_rb16 without WHOLE) skip whole tiles;
-                  // bits 8-15 (lin_rb8) invocations across the workgroup
+                  // bit4 (lin_rb8 with SWIGLU_FLAG) SwiGLU; bits 8-15 (lin_rb8) invocations across the workgroup
   R: u32,         // LoRA rank; with SAMPLE the draw's row of X's row 0 (a step split into passes)
   xaStride: u32,  // columns of XA (segments * R)
   seg1: u32,      // first W row of LoRA segment 1
@@ -41,24 +41,29 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
+// lin_rb8: SwiGLU (or not) read at run time from flags bit 4, so one pipeline serves both kinds of
+// layer (src/gpu/kernels/linear.ts runFlags); the other entries take SWIGLU at compile time.
+override SWIGLU_FLAG: bool = false;
 override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
 override WHOLE: bool = false;   // lin_rb16 without LoRA, whole column groups: straight stores from the sums (else the quarters' epilogue)
 
 // ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
-fn out_cols(group: u32) -> u32 { return select(group, group / 2u, SWIGLU); }
+fn swiglu() -> bool { return SWIGLU || (SWIGLU_FLAG && (p.flags & 16u) != 0u); }
+
+fn out_cols(group: u32) -> u32 { return select(group, group / 2u, swiglu()); }
 
 fn w_row(g: u32, j: u32, width: u32) -> u32 {
-  if (!SWIGLU) { return g * width + j; }
+  if (!swiglu()) { return g * width + j; }
   let half = width / 2u;
   return g * half + (j % half) + select(0u, p.N, j >= half);
 }
 
 fn out_col(g: u32, j: u32, width: u32) -> u32 {
-  if (!SWIGLU) { return g * width + j; }
+  if (!swiglu()) { return g * width + j; }
   return g * (width / 2u) + j;
 }
 
-fn nw() -> u32 { return select(p.N, 2u * p.N, SWIGLU); }
+fn nw() -> u32 { return select(p.N, 2u * p.N, swiglu()); }
 
 fn epi(r: u32, n: u32, base: f32) -> f32 {
   var v = base;
@@ -80,7 +85,7 @@ fn store(r: u32, g: u32, j: u32, width: u32, a: f32, u: f32) {
   let c = out_col(g, j, width);
   if (c >= p.N) { return; }
   var v = epi(r, w_row(g, j, width), a);
-  if (SWIGLU) { v = silu(v) * epi(r, c + p.N, u); }
+  if (swiglu()) { v = silu(v) * epi(r, c + p.N, u); }
   let idx = r * p.N + c;
   if ((p.flags & 4u) != 0u) { Y[idx] += v; } else { Y[idx] = v; }
 }
@@ -142,12 +147,12 @@ fn put8_row(r: u32, c: u32, lo: vec4<f32>, hi: vec4<f32>) {
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   if (r >= p.M) { return; }
   // Plain output (no bias, LoRA or SwiGLU) and all 8 columns in range: no per-element epilogue.
-  if (!SWIGLU && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N) {
+  if (!swiglu() && (p.flags & 3u) == 0u && g * 8u + 8u <= p.N) {
     put8(r * p.N + g * 8u, lo, hi);
     return;
   }
   // SwiGLU without bias or LoRA, 4 output columns in range: gate (lo) and up (hi) as vectors.
-  if (SWIGLU && (p.flags & 3u) == 0u && g * 4u + 4u <= p.N) {
+  if (swiglu() && (p.flags & 3u) == 0u && g * 4u + 4u <= p.N) {
     let v = lo / (vec4<f32>(1.0) + exp(-lo)) * hi;
     let i = r * p.N + g * 4u;
     if ((p.flags & 4u) != 0u) {
@@ -160,7 +165,7 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
   // One store() in a loop over the 8 columns (SwiGLU: 4 outputs, gate in lo, up in hi), not eight
   // inlined copies of the epilogue: a quarter of lin_rb8's SwiftShader compile time.
   let v = array<vec4<f32>, 2>(lo, hi);
-  let oc = select(8u, 4u, SWIGLU);
+  let oc = select(8u, 4u, swiglu());
   for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j / 4u][j % 4u], hi[j % 4u]); }
 }
 
@@ -301,7 +306,7 @@ fn lin_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
       a4a, a4b, a4c, a4d, a5a, a5b, a5c, a5d, a6a, a6b, a6c, a6d, a7a, a7b, a7c, a7d,
       a8a, a8b, a8c, a8d, a9a, a9b, a9c, a9d, a10a, a10b, a10c, a10d, a11a, a11b, a11c, a11d,
       a12a, a12b, a12c, a12d, a13a, a13b, a13c, a13d, a14a, a14b, a14c, a14d, a15a, a15b, a15c, a15d);
-    if (SWIGLU) {
+    if (swiglu()) {
       // Gate (a, c) and up (b, d) of output columns 4 g0 .. 4 g0 + 7; bias rows as w_row() counts them.
       let c0 = g0 * 4u;
       let ga = bias4(hasBias, c0); let ua = bias4(hasBias, p.N + c0);

@@ -17,12 +17,12 @@ struct Tile8 {
 // storing nothing, for any other tile.
 fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
   // W rows (bias and LoRA B rows) of the low and high columns: 8g and 8g + 4; SwiGLU: gate 4g, up N + 4g.
-  let nl = select(g * 8u, g * 4u, SWIGLU);
-  let nh = select(g * 8u + 4u, p.N + g * 4u, SWIGLU);
+  let nl = select(g * 8u, g * 4u, swiglu());
+  let nh = select(g * 8u + 4u, p.N + g * 4u, swiglu());
   let sl = segment(nl);
   let sh = segment(nh);
-  let inRange = row0 + MR <= p.M && select(nl + 8u <= p.N, nl + 4u <= p.N, SWIGLU);
-  let oneSeg = sl == segment(nl + 3u) && sh == segment(nh + 3u) && (SWIGLU || sl == sh);
+  let inRange = row0 + MR <= p.M && select(nl + 8u <= p.N, nl + 4u <= p.N, swiglu());
+  let oneSeg = sl == segment(nl + 3u) && sh == segment(nh + 3u) && (swiglu() || sl == sh);
   if (!inRange || ((p.flags & 2u) != 0u && !oneSeg)) { return false; }
   var t = tile;
   if ((p.flags & 1u) != 0u) {
@@ -39,7 +39,7 @@ fn store_tile8(row0: u32, g: u32, tile: Tile8) -> bool {
   // difference in speed.
   let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h,
     t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
-  if (SWIGLU) {
+  if (swiglu()) {
     let i0 = row0 * p.N + g * 4u;
     for (var i = 0u; i < MR; i++) { put4(i0 + i * p.N, swiglu4(acc[2u * i], acc[2u * i + 1u])); }
     return true;
@@ -69,7 +69,7 @@ fn add_lora8(tile: Tile8, row0: u32, nl: u32, nh: u32, sl: u32, sh: u32) -> Tile
   var d2l = vec4<f32>(); var d2h = vec4<f32>(); var d3l = vec4<f32>(); var d3h = vec4<f32>();
   var d4l = vec4<f32>(); var d4h = vec4<f32>(); var d5l = vec4<f32>(); var d5h = vec4<f32>();
   var d6l = vec4<f32>(); var d6h = vec4<f32>(); var d7l = vec4<f32>(); var d7h = vec4<f32>();
-  if (!SWIGLU) {
+  if (!swiglu()) {
     for (var q = 0u; q < R; q++) {
       let ll = vec4<f32>(LB[nl * R + q], LB[(nl + 1u) * R + q], LB[(nl + 2u) * R + q], LB[(nl + 3u) * R + q]);
       let lh = vec4<f32>(LB[nh * R + q], LB[(nh + 1u) * R + q], LB[(nh + 2u) * R + q], LB[(nh + 3u) * R + q]);

@@ -53,6 +53,8 @@ override WG_Y: u32 = 8;
 override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
+// linear_tile.wgsl asks swiglu() (linear.wgsl's lin_rb8 can read it from the flags; here it is SWIGLU).
+fn swiglu() -> bool { return SWIGLU; }
 override MR: u32 = 8;          // rows per invocation of nf4_dec: 1, 2, 4 or 8 (compile-time)
 
 // NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.

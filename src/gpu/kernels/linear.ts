@@ -136,14 +136,23 @@ const REGISTER_BLOCKED: readonly VariantShape['kind'][] = ['rb', 'rb8', 'rb16'];
  * (shaders/linear.wgsl), so every layout of at most RB8_FLAT invocations runs one pipeline of
  * RB8_FLAT across, with MR 8 spelled out as dec's eight-row pipeline has it: one compile where
  * there were one per layout (4 x 4, 2 x 8, 3 x 5, 1 x 16, 16 x 1; ~0.3 s each on SwiftShader).
+ * SwiGLU too is read from the flags there (runFlags, swigluOverrides).
  */
 const RB8_FLAT = 16;
 function flatRb8(format: 'f32' | 'nf4', s: VariantShape): boolean {
   return format === 'f32' && (s.kind === 'rb8' || s.kind === 'dec') && s.WG_X * s.WG_Y <= RB8_FLAT;
 }
-/** The flags bits that tell a flat lin_rb8 pipeline the shape's layout (0 for other shapes). */
-function layoutFlags(format: 'f32' | 'nf4', s: VariantShape): number {
-  return flatRb8(format, s) ? s.WG_X << 8 : 0;
+/**
+ * The flags bits a flat lin_rb8 pipeline runs by (0 for other shapes): the shape's layout (bits
+ * 8-15) and, for a SwiGLU layer, bit 4: the pipeline is compiled with SWIGLU_FLAG instead of
+ * SWIGLU, so plain and SwiGLU layers share it too (shaders/linear.wgsl swiglu()).
+ */
+function runFlags(format: 'f32' | 'nf4', s: VariantShape, swiglu: boolean): number {
+  return flatRb8(format, s) ? (s.WG_X << 8) | (swiglu ? 16 : 0) : 0;
+}
+/** The SWIGLU override of a pipeline: the flat lin_rb8 one reads SwiGLU from the flags. */
+function swigluOverrides(format: 'f32' | 'nf4', s: VariantShape, swiglu: boolean): Record<string, number> {
+  return flatRb8(format, s) ? { SWIGLU: 0, SWIGLU_FLAG: 1 } : { SWIGLU: swiglu ? 1 : 0 };
 }
 
 /** The rb16 variant's shape with NF4 weights (nf4_dec16). */
@@ -330,15 +339,15 @@ export class Linear {
       : { WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) };
     if (which === 'narrow') {
       const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
-      return { ...entry('f32', n.kind), overrides: { ...o(n, 'f32'), SWIGLU: 0 } };
+      return { ...entry('f32', n.kind), overrides: { ...o(n, 'f32'), ...swigluOverrides('f32', n, false) } };
     }
     const s = this.base(variant);
-    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s, 'f32'), SWIGLU: 0 } };
+    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s, 'f32'), ...swigluOverrides('f32', s, false) } };
     const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
     const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1 } : {};
-    return { ...entry(this.format, s.kind), overrides: { ...o(m, this.format), ...pairs, ...whole, SWIGLU: this.spec.swiglu ? 1 : 0 } };
+    return { ...entry(this.format, s.kind), overrides: { ...o(m, this.format), ...pairs, ...whole, ...swigluOverrides(this.format, m, Boolean(this.spec.swiglu)) } };
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
@@ -376,7 +385,7 @@ export class Linear {
     const bias = this.spec.bias ?? null;
     const S = lora ? this.segments(lora) : 1;
     const starts = lora?.segmentStarts ?? [];
-    const flags = (bias ? 1 : 0) | (lora ? 2 : 0) | (opts.accumulate ? 4 : 0) | layoutFlags(this.format, this.shape(variant));
+    const flags = (bias ? 1 : 0) | (lora ? 2 : 0) | (opts.accumulate ? 4 : 0) | runFlags(this.format, this.shape(variant), Boolean(this.spec.swiglu));
     this.uniforms.set([M, N, K, flags, lora?.R ?? 0, S * (lora?.R ?? 0), starts[0] ?? this.NW, starts[1] ?? this.NW, 0, 0, 0, 0]);
     this.uniformsF32[8] = lora?.scale ?? 0;
     const w = this.spec.weight;
@@ -461,7 +470,7 @@ export class Linear {
     const pipeline = narrow ? this.kernels.get('xa:narrow') : this.kernelFor(variant, 'xa', M);
     if (!pipeline) throw new Error(`linear ${this.spec.label}: LoRA pipeline for ${variant} missing (the Linear was created without lora)`);
     const shape = narrow ? narrowXA(SR) : this.base(variant);
-    this.xaUniforms.set([M, SR, this.spec.K, layoutFlags('f32', shape), 0, 0, SR, SR, 0, 0, 0, 0]);
+    this.xaUniforms.set([M, SR, this.spec.K, runFlags('f32', shape, false), 0, 0, SR, SR, 0, 0, 0, 0]);
     this.rt.dispatch(pipeline, [X, lora.A, this.dummy, this.dummy, this.dummy, xa], this.xaUniforms, this.grid(shape, M, SR, false));
     return xa;
   }

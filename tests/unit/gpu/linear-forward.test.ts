@@ -96,9 +96,10 @@ describe('Linear', () => {
     }
 
     if (fmt === 'f32') {
-      // lin_rb8 reads its workgroup layout from the flags, so rb8's 4 x 4, X A^T's narrow 1 x 16
-      // (rank 8) and 2 x 8 (rank 16), and dec's 16 x 1 at 5-8 rows run one pipeline of 16 invocations.
-      it('f32 lin_rb8 layouts of up to 16 invocations share one pipeline, each with its own rows and columns', async () => {
+      // lin_rb8 reads its workgroup layout and SwiGLU from the flags, so rb8's 4 x 4, X A^T's narrow
+      // 1 x 16 (rank 8) and 2 x 8 (rank 16), and dec's 16 x 1 at 5-8 rows, plain or SwiGLU, run one
+      // pipeline of 16 invocations.
+      it('f32 lin_rb8 layouts of up to 16 invocations, plain or SwiGLU, share one pipeline, each with its own rows and columns', async () => {
         const rt = await nodeRuntime();
         const K = 64, N = 72, scale = 0.5;
         for (const [R, M] of [[8, 37], [16, 21], [8, 6]] as const) {
@@ -118,11 +119,26 @@ describe('Linear', () => {
           lin.dispose();
           rt.release(wb, ab, Bb);
         }
+        // A SwiGLU layer (gate | up, I = 20) runs the same pipeline, told so by the flags.
+        const I = 20, M = 13, X = randomArray(M * K, 61), W = randomArray(2 * I * K, 62);
+        const wb = rt.upload(W, 'W'), xb = rt.upload(X, 'X'), yb = rt.storage(M * I * 4, 'Y');
+        const glu = await Linear.create(rt, { label: 'flat swiglu', K, N: I, weight: { format: 'f32', W: wb }, swiglu: true });
+        const want = swiglu_forward(linear_forward(X, W.subarray(0, I * K), null, M, K, I), linear_forward(X, W.subarray(I * K), null, M, K, I));
+        for (const variant of ['rb8', 'dec'] as const) {
+          await glu.prepare(variant, M);
+          glu.run(xb, yb, M, { variant });
+          const d = maxAbsDiff(await rt.readF32(yb, M * I), want);
+          console.log(`lin_rb8 flat: ${variant} SwiGLU M=${M}: maxdiff=${d.toExponential(2)}`);
+          expect(d, `${variant} SwiGLU`).toBeLessThan(1e-4);
+        }
+        glu.dispose();
+        rt.release(wb, xb, yb);
         const small = rt.pipelines.builtKeys().filter((k) => k.startsWith('linear:lin_rb8:') && !/WG_X=8,WG_Y=8/.test(k));
         console.log(`lin_rb8 pipelines of <= 16 invocations built in this file: ${small.join(' | ')}`);
         expect(small.length).toBeGreaterThan(0);
         for (const k of small) expect(k, 'one workgroup shape for every small layout').toMatch(/WG_X=16,WG_Y=1$/);
         expect(small.filter((k) => !k.includes('MR=')), 'rb8 shares dec\'s eight-row pipeline (MR=8 spelled out)').toEqual([]);
+        expect(small.filter((k) => !k.includes('SWIGLU=0,SWIGLU_FLAG=1')), 'SwiGLU from the flags, not compiled in').toEqual([]);
       });
     }
 
