@@ -275,7 +275,7 @@ test('Runs panel: a GRPO run cut off by a reload resumes to the uninterrupted ru
 
 /** The CLI (node + tsx, so the signal reaches it) sent Ctrl-C once `after` appears on its stderr. */
 function interruptedCli(args: string[], after: string): Promise<{ code: number | null; err: string }> {
-  const child = spawn('node', ['--import', 'tsx', 'src/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...cliCommand(...args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '', sent = false;
   child.stdout.resume();
   child.stderr.on('data', (d: Buffer) => {

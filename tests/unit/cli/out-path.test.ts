@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../src/util/args';
 import { checkOutFile, checkOutFileOf, checkOutFolderOf, prepareRunFolder } from '../../../src/cli/out-path';
+import { cliCommand } from '../../fixtures/cli-command';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'out-path-'));
 
@@ -74,7 +75,7 @@ describe('output files', () => {
     const dir = tmp();
     const input = join(dir, 'in.jsonl');
     writeFileSync(input, '{"text": "a"}\n');
-    const cli = (...a: string[]) => spawnSync('node', ['--import', 'tsx', 'src/cli/main.ts', ...a], { encoding: 'utf8', timeout: 60_000 });
+    const cli = (...a: string[]) => spawnSync(...cliCommand(...a), { encoding: 'utf8', timeout: 60_000 });
     const r = cli('logprobs', '--model', join(dir, 'absent.bin'), '--input', input, '--out', input);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/same file as --input/);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../src/util/rng';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
+import { cliCommand } from '../../fixtures/cli-command';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
 const KILLS = 6;
@@ -25,7 +26,7 @@ interface Launch { code: number | null; killed: boolean; trigger: Trigger; sideF
 
 /** One `sft` process into `out`; with `trigger`, SIGKILLed at a random moment of that kind. */
 function launch(args: string[], out: string, trigger: Trigger | null, rand: () => number): Promise<Launch> {
-  const child = spawn('node', ['--import', 'tsx', 'src/cli/main.ts', 'sft', ...args], {
+  const child = spawn(...cliCommand('sft', ...args), {
     env: { ...process.env, RL_STUDIO_TEST_WRITE_PAUSE_MS: String(WRITE_PAUSE_MS) }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '', stderr = '', killed = false;

@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliCommand } from '../../fixtures/cli-command';
 
 /** The shipped default agent (it has a chat template). */
 const MODEL = 'public/models/agent-tiny';
@@ -14,8 +15,8 @@ describe('serve CLI', () => {
   it('warms up its kernels, then listens and answers', async () => {
     const out = mkdtempSync(join(tmpdir(), 'serve-cli-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const child = spawn('node', ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--model', MODEL, '--quant', 'none', '--tune', 'false',
-      '--port', String(port), '--max-batch', '4', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(...cliCommand('serve', '--model', MODEL, '--quant', 'none', '--tune', 'false',
+      '--port', String(port), '--max-batch', '4', '--out', out), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
