@@ -42,7 +42,7 @@ override TM: u32 = 4;          // rows per invocation (rb, tiled), at most 8
 override TN: u32 = 4;          // virtual columns per invocation (rb, tiled), at most 8, even
 override SWIGLU: bool = false;
 // lin_rb8: SwiGLU (or not) read at run time from flags bit 4, so one pipeline serves both kinds of
-// layer (src/gpu/kernels/linear.ts runFlags); the other entries take SWIGLU at compile time.
+// layer (src/gpu/kernels/linear.ts runFlags, shapeOverrides); the other entries take SWIGLU at compile time.
 override SWIGLU_FLAG: bool = false;
 override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
 override WHOLE: bool = false;   // lin_rb16 without LoRA, whole column groups: straight stores from the sums (else the quarters' epilogue)
@@ -171,10 +171,11 @@ fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
 
 // The workgroup's layout comes from flags bits 8-15 (invocations across; 0: WG_X), so that one
 // pipeline of 16 invocations serves every layout of at most 16 (src/gpu/kernels/linear.ts
-// compiledShape): each layout its own pipeline cost ~0.3 s of compile apiece on SwiftShader.
+// flatRb8, runFlags): each layout its own pipeline cost ~0.3 s of compile apiece on SwiftShader.
 @compute @workgroup_size(WG_X, WG_Y)
 fn lin_rb8(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-  let across = select(WG_X, (p.flags >> 8u) & 255u, ((p.flags >> 8u) & 255u) != 0u);
+  let told = (p.flags >> 8u) & 255u;
+  let across = select(WG_X, told, told != 0u);
   let down = (WG_X * WG_Y) / across;
   if (li / across >= down) { return; }
   let row0 = (wid.y * down + li / across) * MR;

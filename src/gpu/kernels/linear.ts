@@ -136,7 +136,7 @@ const REGISTER_BLOCKED: readonly VariantShape['kind'][] = ['rb', 'rb8', 'rb16'];
  * (shaders/linear.wgsl), so every layout of at most RB8_FLAT invocations runs one pipeline of
  * RB8_FLAT across, with MR 8 spelled out as dec's eight-row pipeline has it: one compile where
  * there were one per layout (4 x 4, 2 x 8, 3 x 5, 1 x 16, 16 x 1; ~0.3 s each on SwiftShader).
- * SwiGLU too is read from the flags there (runFlags, swigluOverrides).
+ * SwiGLU too is read from the flags there (runFlags, shapeOverrides).
  */
 const RB8_FLAT = 16;
 function flatRb8(format: 'f32' | 'nf4', s: VariantShape): boolean {
@@ -150,9 +150,14 @@ function flatRb8(format: 'f32' | 'nf4', s: VariantShape): boolean {
 function runFlags(format: 'f32' | 'nf4', s: VariantShape, swiglu: boolean): number {
   return flatRb8(format, s) ? (s.WG_X << 8) | (swiglu ? 16 : 0) : 0;
 }
-/** The SWIGLU override of a pipeline: the flat lin_rb8 one reads SwiGLU from the flags. */
-function swigluOverrides(format: 'f32' | 'nf4', s: VariantShape, swiglu: boolean): Record<string, number> {
-  return flatRb8(format, s) ? { SWIGLU: 0, SWIGLU_FLAG: 1 } : { SWIGLU: swiglu ? 1 : 0 };
+/**
+ * The override constants a shape compiles with (mr rows per block for dec / sg, 0 otherwise): a
+ * flat lin_rb8 shape as RB8_FLAT x 1 with MR spelled out and SwiGLU read from the flags; any other
+ * as itself with SWIGLU compiled in.
+ */
+function shapeOverrides(format: 'f32' | 'nf4', s: VariantShape, mr: number, swiglu: boolean): Record<string, number> {
+  if (flatRb8(format, s)) return { WG_X: RB8_FLAT, WG_Y: 1, TM: s.TM, TN: s.TN, MR: mr || 8, SWIGLU: 0, SWIGLU_FLAG: 1 };
+  return { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, ...(mr ? { MR: mr } : {}), SWIGLU: swiglu ? 1 : 0 };
 }
 
 /** The rb16 variant's shape with NF4 weights (nf4_dec16). */
@@ -334,20 +339,17 @@ export class Linear {
    * see splitsWhole), LoRA's X A^T in the variant's own shape (xa) or narrowXA's (narrow); mr rows
    * per block for dec / sg (0 otherwise). */
   private kernelSpec(variant: LinearVariant, which: 'main' | 'whole' | 'xa' | 'narrow', mr: number): KernelSpec {
-    const o = (v: VariantShape, format: 'f32' | 'nf4') => flatRb8(format, v)
-      ? { WG_X: RB8_FLAT, WG_Y: 1, TM: v.TM, TN: v.TN, MR: mr || 8 }
-      : { WG_X: v.WG_X, WG_Y: v.WG_Y, TM: v.TM, TN: v.TN, ...(mr ? { MR: mr } : {}) };
     if (which === 'narrow') {
       const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
-      return { ...entry('f32', n.kind), overrides: { ...o(n, 'f32'), ...swigluOverrides('f32', n, false) } };
+      return { ...entry('f32', n.kind), overrides: shapeOverrides('f32', n, mr, false) };
     }
     const s = this.base(variant);
-    if (which === 'xa') return { ...entry('f32', s.kind), overrides: { ...o(s, 'f32'), ...swigluOverrides('f32', s, false) } };
+    if (which === 'xa') return { ...entry('f32', s.kind), overrides: shapeOverrides('f32', s, mr, false) };
     const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
     const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1 } : {};
-    return { ...entry(this.format, s.kind), overrides: { ...o(m, this.format), ...pairs, ...whole, ...swigluOverrides(this.format, m, Boolean(this.spec.swiglu)) } };
+    return { ...entry(this.format, s.kind), overrides: { ...shapeOverrides(this.format, m, mr, Boolean(this.spec.swiglu)), ...pairs, ...whole } };
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count asked for now. */
