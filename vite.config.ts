@@ -44,15 +44,21 @@ export default defineConfig(({ mode }) => ({
     environment: 'node',
     // A temporary kernel tuning file per run (RL_STUDIO_TUNING_FILE): never the user's cache.
     globalSetup: ['tests/unit/helpers/tuning-file-setup.ts'],
-    // Each file waits for its GPU work to finish before its fork exits.
+    // Each file waits for its GPU work to finish before the next file of its fork starts.
     setupFiles: ['tests/unit/helpers/gpu-settle.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // Dawn (the `webgpu` package) is a native addon: one fork per file keeps devices apart. Two
-    // files at a time: many wait on child processes or Pyodide, so the 2-core suite ends sooner
-    // (measured 755 s vs 872 s one at a time, every test passing both ways).
+    // Dawn (the `webgpu` package) is a native addon: forks (processes), not threads. Two files at
+    // a time: many wait on child processes or Pyodide, so the 2-core suite ends sooner (measured
+    // 755 s vs 872 s one at a time, every test passing both ways).
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // The files of a fork run one after another in one module graph (not a fresh fork per file):
+    // the GPU tests share one device and its compiled pipelines per fork
+    // (tests/unit/helpers/gpu-helpers.ts), and modules load once. Pipeline builds on SwiftShader
+    // were ~40 % of the unit tests' time with a fork per file; measured 566 s -> 429 s for the
+    // whole unit suite. A test that swaps global state puts it back (helpers/tuning-store.ts).
+    isolate: false,
   },
 }));

@@ -297,6 +297,11 @@ export class GpuRuntime {
     return new Uint32Array(await this.read(buf, n * 4, offsetElems * 4));
   }
 
+  /** True once destroy() ran or the device was lost: nothing more can run on this runtime. */
+  get closed(): boolean {
+    return this.destroying || this.lost !== null;
+  }
+
   destroy(): void {
     live.delete(this);
     this.destroying = true;

@@ -9,9 +9,16 @@ const PREFIX = 'rl-studio:tuning:';
 export type TuningStore = Pick<Storage, 'getItem' | 'setItem'>;
 let custom: TuningStore | null = null;
 
-/** Replaces the persistent store (Node: a JSON file; see node-gpu.ts). */
-export function setTuningStore(store: TuningStore | null): void {
+/**
+ * Replaces the persistent store (Node: a JSON file; see node-gpu.ts) and forgets the choices held
+ * in memory (they came from, or went to, the previous store). Returns the previous store, for a
+ * caller that puts it back.
+ */
+export function setTuningStore(store: TuningStore | null): TuningStore | null {
+  const previous = custom;
   custom = store;
+  memory.clear();
+  return previous;
 }
 
 function storage(): TuningStore | null {

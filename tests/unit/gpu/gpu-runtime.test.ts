@@ -2,6 +2,8 @@
 // reported, buffer pool reuse and byte counters, pipeline cache keys, readback, clear errors.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
+import { getNodeGpu } from '../../../src/gpu/node-gpu';
+import { GpuRuntime } from '../../../src/gpu/runtime';
 import { kernelKey } from '../../../src/gpu/pipelines';
 import { GpuOutOfMemoryError, GpuError } from '../../../src/gpu/errors';
 import { runMatmulSelfTest } from '../../../src/gpu/selftest';
@@ -95,8 +97,8 @@ describe('GpuRuntime', () => {
   });
 
   it('builds a pipeline at once (kernelNow) only from a shader module already loaded', async () => {
-    const rt = await nodeRuntime();
-    // rope.wgsl: no other test of this file loads it before.
+    // A runtime of its own: the shared one may have loaded rope.wgsl in an earlier file.
+    const rt = await GpuRuntime.create((await getNodeGpu()).gpu);
     expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBeNull();
     const loaded = await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } });
     expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } })).toBe(loaded);
@@ -106,6 +108,28 @@ describe('GpuRuntime', () => {
     // The same object afterwards, by either path.
     expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBe(now);
     expect(await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBe(now);
+    rt.destroy();
+  });
+
+  it('is closed once destroyed or once its device is lost; the shared test runtime is then replaced', async () => {
+    const { gpu } = await getNodeGpu();
+    const mine = await GpuRuntime.create(gpu);
+    expect(mine.closed).toBe(false);
+    mine.destroy();
+    expect(mine.closed).toBe(true);
+    expect(mine.lost).toBeNull(); // our own destroy() is not a loss
+    const other = await GpuRuntime.create(gpu);
+    other.device.destroy(); // destroyed by anything else: lost
+    expect(await other.lossBehind(5000)).not.toBeNull();
+    expect(other.closed).toBe(true);
+    // The files of a vitest fork share nodeRuntime(); a test that closes it does not break the next.
+    const shared = await nodeRuntime();
+    expect(await nodeRuntime()).toBe(shared);
+    shared.destroy();
+    const next = await nodeRuntime();
+    expect(next).not.toBe(shared);
+    expect(next.closed).toBe(false);
+    expect(Array.from(await next.readF32(next.upload(Float32Array.of(1, 2), 'after'), 2))).toEqual([1, 2]);
   });
 
   it('self-test: both matmul variants match the CPU and the faster one is remembered', async () => {

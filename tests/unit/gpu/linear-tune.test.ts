@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, decodeCandidates, mBucket, prefillCandidates, shapeClass } from '../../../src/gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
-import { getTuning, setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { getTuning, setTuning } from '../../../src/gpu/tuning';
+import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import { isCpuAdapter } from '../../../src/gpu/device';
 import { linear_forward } from '../../../src/reference/linear';
 import { maxAbsDiff } from '../../../src/reference/matmul';
@@ -36,7 +37,7 @@ describe('linear tuning', () => {
     const rt = await nodeRuntime();
     // A private store: the choices forced below must not reach the user's tuning file.
     const store = new Map<string, string>();
-    setTuningStore({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) });
+    useTestTuningStore(mapTuningStore(store));
     const K = 64, N = 48, M = 12;
     const W = randomArray(N * K, 51);
     const wb = rt.upload(W, 'W');

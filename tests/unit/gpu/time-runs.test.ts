@@ -2,10 +2,11 @@
 // their first dispatch), one timed run, then a batch of runs when that run was quick; a slow run
 // is timed once. timeBest skips its second timing for a clear loser; pickFastest (src/gpu/tuning.ts)
 // times a close runner-up and the fastest again, a clear loser not.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { MAX_BATCH, batchSize, timeBest, timeRuns } from '../../../src/gpu/kernels/linear-tune';
-import { CLOSE_CALL, getTuning, pickFastest, setTuningStore } from '../../../src/gpu/tuning';
+import { CLOSE_CALL, getTuning, pickFastest } from '../../../src/gpu/tuning';
+import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import type { AdapterReport } from '../../../src/gpu/device';
 
 function busy(ms: number): void {
@@ -57,11 +58,10 @@ describe('timeRuns', () => {
 
 describe('pickFastest', () => {
   const report = { vendor: 'test', architecture: 'pick-fastest', device: '', description: '' } as AdapterReport;
-  afterEach(() => setTuningStore(null));
 
   it('times a runner-up within CLOSE_CALL and the fastest again, each keeping its best time', async () => {
     const store = new Map<string, string>();
-    setTuningStore({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) });
+    useTestTuningStore(mapTuningStore(store));
     // b is 10 % behind a in the first pass (a burst of load), ahead when timed back to back; c loses clearly.
     const plan: Record<string, number[]> = { a: [1.0, 1.0], b: [1.1, 0.9], c: [3.0] };
     const calls: string[] = [];

@@ -1,4 +1,4 @@
-// Every test file (vitest setupFiles): before its fork exits, whatever a test left running on the
+// Every test file (vitest setupFiles): before the next file of its fork starts, whatever a test left running on the
 // GPU (a decode session's look-ahead step) finishes (settleGpuWork).
 import { afterAll } from 'vitest';
 import { settleGpuWork } from '../../../src/gpu/runtime';

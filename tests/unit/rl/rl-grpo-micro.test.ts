@@ -3,7 +3,7 @@
 // dentropy and metric sums vs grpo_loss over the whole batch with the same normaliser, for the
 // three aggregation modes with old / ref log-probs, KL and an entropy bonus. Prints maxdiff.
 // Run: npx vitest run tests/unit/rl/rl-grpo-micro.test.ts
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GrpoLoss } from '../../../src/gpu/kernels/grpo';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { randomArray } from '../../../src/gpu/selftest';
@@ -17,7 +17,6 @@ beforeAll(async () => {
   rt = await nodeRuntime();
   loss = await GrpoLoss.create(rt);
 });
-afterAll(() => rt?.destroy());
 
 describe('GRPO micro-batch gradients on the GPU', () => {
   it('episodeRows shifts the token mask / log-probs to rows (row t scores token t+1)', () => {

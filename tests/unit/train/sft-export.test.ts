@@ -7,7 +7,7 @@
 // first: the trainer's plain gate|up must run the model's choice to sum in the same order.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { GpuModel } from '../../../src/model/gpu/model';
 import { loadModelFiles } from '../../../src/model/io/loader';
@@ -19,7 +19,8 @@ import { maxAbsDiff } from '../../../src/reference/matmul';
 import { readSftJsonl } from '../../../src/train/data';
 import { resolveSftConfig, SftRun } from '../../../src/run/sft-run';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
-import { setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { setTuning } from '../../../src/gpu/tuning';
+import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import { tuningFamily } from '../../../src/gpu/kernels/linear-tune';
 
 const STORIES = join(STORIES_DIR, 'stories260K.bin');
@@ -27,13 +28,11 @@ const bits = (a: Float32Array) => Array.from(new Uint32Array(a.buffer, a.byteOff
 const worst = (a: Float32Array[], b: Float32Array[]) => Math.max(...a.map((x, i) => maxAbsDiff(x, b[i])));
 
 describe('SFT adapter export -> import', () => {
-  afterEach(() => setTuningStore(null));
-
   it.skipIf(!existsSync(STORIES))('stories260K LoRA: exported adapter reads back bit-exactly and gives identical log-probs (f32 and NF4 base)', async () => {
     const rt = await nodeRuntime();
     const m = await loadModelFiles(await openNodeModelSource(STORIES));
     const store = new Map<string, string>();
-    setTuningStore({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) });
+    useTestTuningStore(mapTuningStore(store));
     const { hiddenSize: C, intermediateSize: I } = m.config;
     for (const fmt of ['f32', 'nf4'] as const) {
       for (const bucket of ['prefill', 'large'] as const) {

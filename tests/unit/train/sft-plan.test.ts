@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { setTuningStore } from '../../../src/gpu/tuning';
+import { useTestTuningStore } from '../helpers/tuning-store';
 import { DECODE_CANDIDATES, PREFILL_CANDIDATES } from '../../../src/gpu/kernels/linear';
 import { ATTENTION_VARIANTS } from '../../../src/gpu/kernels/attention';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
@@ -100,20 +101,17 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
     ...ATTENTION_VARIANTS.map((v): [string, (key: string) => string | null] => [`attention ${v}`, (k) => (k.endsWith(':attention') ? v : null)]),
   ];
   it('forces each variant through a private tuning store', async () => {
-    try {
-      for (const [name, pick] of forced) {
-        setTuningStore({ getItem: pick, setItem: () => undefined });
-        // Attention variants do not depend on the weight format: f32 alone covers them.
-        for (const o of name.startsWith('attention') ? [f32] : [f32, nf4]) {
-          // The plan follows the attention variant the adapter runs ('thread' unless told).
-          const attention = ATTENTION_VARIANTS.find((v) => name === `attention ${v}`);
-          const plan = planTraining(cfg, { ...o, attention }), peak = await measure(o);
-          console.log(`${name}, ${o.quant} recompute ${o.recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B`);
-          expect(peak, name).toBe(plan.total);
-        }
+    useTestTuningStore(null);
+    for (const [name, pick] of forced) {
+      setTuningStore({ getItem: pick, setItem: () => undefined });
+      // Attention variants do not depend on the weight format: f32 alone covers them.
+      for (const o of name.startsWith('attention') ? [f32] : [f32, nf4]) {
+        // The plan follows the attention variant the adapter runs ('thread' unless told).
+        const attention = ATTENTION_VARIANTS.find((v) => name === `attention ${v}`);
+        const plan = planTraining(cfg, { ...o, attention }), peak = await measure(o);
+        console.log(`${name}, ${o.quant} recompute ${o.recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B`);
+        expect(peak, name).toBe(plan.total);
       }
-    } finally {
-      setTuningStore(null);
     }
   }, 180_000);
 });

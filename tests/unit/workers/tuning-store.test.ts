@@ -4,16 +4,31 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NodeFsStorage } from '../../../src/run/node-storage';
 import { openTuningStore, TUNING_FILE } from '../../../src/workers/engine/tuning-store';
-import { getTuning, pickFastest, setTuningStore } from '../../../src/gpu/tuning';
+import { getTuning, pickFastest, setTuning, setTuningStore } from '../../../src/gpu/tuning';
+import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import { adapterKey, type AdapterReport } from '../../../src/gpu/device';
 
 const report = { vendor: 'test', architecture: 'store', device: '', description: '' } as AdapterReport;
 
 describe('engine worker tuning store', () => {
-  afterEach(() => setTuningStore(null));
+
+  it('setTuningStore returns the store it replaces and forgets the choices held in memory', () => {
+    const a = mapTuningStore(), b = mapTuningStore();
+    const outer = setTuningStore(a);
+    try {
+      setTuning(report, 'swap', 'dec');
+      expect(getTuning(report, 'swap')).toBe('dec');
+      expect(setTuningStore(b)).toBe(a);
+      expect(getTuning(report, 'swap')).toBeUndefined(); // neither b nor memory has it
+      expect(setTuningStore(a)).toBe(b);
+      expect(getTuning(report, 'swap')).toBe('dec'); // from a itself
+    } finally {
+      setTuningStore(outer);
+    }
+  });
 
   it('keeps choices across reopening, last write wins', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tuning-store-'));
@@ -40,7 +55,7 @@ describe('engine worker tuning store', () => {
   it('is where the kernel tuner remembers its choice, and a reopened store answers without timing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tuning-store-'));
     const s = await openTuningStore(new NodeFsStorage(dir));
-    setTuningStore(s);
+    useTestTuningStore(s);
     let timed = 0;
     const time = async (c: string) => { timed++; return c === 'fast' ? 1 : 2; };
     expect(await pickFastest(report, 'fam', ['slow', 'fast'], time)).toBe('fast');
