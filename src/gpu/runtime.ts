@@ -13,6 +13,14 @@ import { gpuWait } from './node-wait';
 
 export type ErrorListener = (err: GpuError) => void;
 
+/** A device and what the runtimes on it share: its compiled pipelines, and how many runtimes use it. */
+interface SharedDevice {
+  readonly device: GPUDevice;
+  readonly report: AdapterReport;
+  readonly pipelines: PipelineCache;
+  users: number;
+}
+
 /** Runtimes not destroyed yet (settleGpuWork). */
 const live = new Set<GpuRuntime>();
 
@@ -32,7 +40,10 @@ export interface Workgroups {
 }
 
 export class GpuRuntime {
+  readonly device: GPUDevice;
+  readonly report: AdapterReport;
   readonly pool: BufferPool;
+  /** Compiled pipelines: shared by every runtime on this device (sibling). */
   readonly pipelines: PipelineCache;
   /** Set once the device is lost; every later call throws it. */
   lost: GpuDeviceLostError | null = null;
@@ -57,9 +68,18 @@ export class GpuRuntime {
   /** Set by destroy(): the device's 'destroyed' loss that follows is expected. */
   private destroying = false;
 
-  private constructor(readonly device: GPUDevice, readonly report: AdapterReport) {
+  private readonly onUncaptured = (ev: Event) => {
+    const e = (ev as GPUUncapturedErrorEvent).error;
+    this.emit(new GpuError(`GPU error (${e.constructor.name}): ${e.message}`));
+  };
+
+  private constructor(private readonly shared: SharedDevice) {
+    const { device } = shared;
+    this.device = device;
+    this.report = shared.report;
     this.pool = new BufferPool(device);
-    this.pipelines = new PipelineCache(device);
+    this.pipelines = shared.pipelines;
+    shared.users++;
     live.add(this);
     device.lost.then((info) => {
       // Our own destroy() is the end of the runtime, not a loss; a device destroyed by anything
@@ -68,10 +88,7 @@ export class GpuRuntime {
       this.lost = new GpuDeviceLostError(info.reason, info.message);
       this.emit(this.lost);
     });
-    device.addEventListener('uncapturederror', (ev) => {
-      const e = (ev as GPUUncapturedErrorEvent).error;
-      this.emit(new GpuError(`GPU error (${e.constructor.name}): ${e.message}`));
-    });
+    device.addEventListener('uncapturederror', this.onUncaptured);
   }
 
   /**
@@ -91,9 +108,22 @@ export class GpuRuntime {
   /** Opens a device on `gpu` (navigator.gpu, or getNodeGpu() in Node). */
   static async create(gpu: GPU, opts?: OpenDeviceOptions & { memoryBudget?: number }): Promise<GpuRuntime> {
     const { device, report } = await openDevice(gpu, opts);
-    const rt = new GpuRuntime(device, report);
+    const rt = new GpuRuntime({ device, report, pipelines: new PipelineCache(device), users: 0 });
     if (opts?.memoryBudget) rt.pool.budgetBytes = opts.memoryBudget;
     return rt;
+  }
+
+  /**
+   * Another runtime on this one's device: its own buffer pool, counters, command encoder and
+   * error listeners, the same compiled pipelines (a Node process's commands share one device:
+   * src/gpu/node-runtime.ts). The device is destroyed with the last runtime on it; its loss
+   * reaches every one. An uncaptured GPU error, which the device does not tie to a runtime,
+   * reaches every one too.
+   */
+  sibling(): GpuRuntime {
+    this.checkAlive();
+    if (this.destroying) throw new GpuError('This GPU runtime was destroyed: open a new one.');
+    return new GpuRuntime(this.shared);
   }
 
   get usage(): GPUBufferUsage {
@@ -302,11 +332,14 @@ export class GpuRuntime {
     return this.destroying || this.lost !== null;
   }
 
+  /** Frees this runtime's buffers; the device goes with the last runtime on it (sibling). */
   destroy(): void {
+    if (this.destroying) return;
     live.delete(this);
     this.destroying = true;
     this.pool.trim();
-    this.device.destroy();
+    this.device.removeEventListener('uncapturederror', this.onUncaptured);
+    if (--this.shared.users === 0) this.device.destroy();
   }
 
   /** Maps a staging buffer for reading once the submitted work is done (Node: see node-wait.ts). */

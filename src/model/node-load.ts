@@ -2,8 +2,8 @@
 // or a llama2.c .bin (tokenizer beside it or --tokenizer), an optional PEFT adapter (run merged
 // into the weights: it never changes), and builds the GPU model with --quant / --quant-embeddings,
 // reporting progress on stderr.
-import { getNodeGpu } from '../gpu/node-gpu';
-import { GpuRuntime } from '../gpu/runtime';
+import { openNodeRuntime } from '../gpu/node-runtime';
+import type { GpuRuntime } from '../gpu/runtime';
 import { NodeDirSource, openNodeModelSource } from './io/node-source';
 import { loadModelFiles, type LoadedModel } from './io/loader';
 import { readPeftAdapter } from './io/peft';
@@ -50,8 +50,7 @@ export function parseQuant(args: ParsedArgs): QuantMode {
 
 export async function loadCliModel(args: ParsedArgs, log: (s: string) => void = (s) => process.stderr.write(s)): Promise<CliModel> {
   const path = requireString(args, 'model');
-  const { gpu } = await getNodeGpu();
-  const rt = await GpuRuntime.create(gpu);
+  const rt = await openNodeRuntime();
   log(`gpu: ${rt.report.vendor} ${rt.report.architecture}\n`);
   const loaded = await loadModelFiles(await openNodeModelSource(path, { tokenizer: getString(args, 'tokenizer') }));
   const adapterDir = getString(args, 'adapter');

@@ -114,10 +114,17 @@ describe('GpuRuntime', () => {
   it('is closed once destroyed or once its device is lost; the shared test runtime is then replaced', async () => {
     const { gpu } = await getNodeGpu();
     const mine = await GpuRuntime.create(gpu);
+    const sibling = mine.sibling(); // same device and pipelines, own pool
     expect(mine.closed).toBe(false);
     mine.destroy();
     expect(mine.closed).toBe(true);
     expect(mine.lost).toBeNull(); // our own destroy() is not a loss
+    expect(() => mine.sibling()).toThrow(/destroyed/);
+    expect(Array.from(await sibling.readF32(sibling.upload(Float32Array.of(7, 8), 'sibling'), 2))).toEqual([7, 8]);
+    sibling.destroy(); // the last runtime on the device: the device goes with it, not as a loss
+    const gone = await Promise.race([sibling.device.lost, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+    expect(gone?.reason).toBe('destroyed');
+    expect(sibling.lost).toBeNull();
     const other = await GpuRuntime.create(gpu);
     other.device.destroy(); // destroyed by anything else: lost
     expect(await other.lossBehind(5000)).not.toBeNull();
