@@ -10,9 +10,14 @@ export async function openPanel(page: Page, id: string): Promise<void> {
   await expect(page.getByTestId(`${id}-panel`)).toBeVisible();
 }
 
-/** Serious and critical axe violations of the page, as readable lines. */
+/**
+ * Serious and critical axe violations of the page, as readable lines. Legacy mode (axe.run in the
+ * page itself): the default mode also opens a blank page per call to merge per-frame results,
+ * which the studio (no iframes) does not need; measured 27.4 vs 13.7 s for 16 calls, the same
+ * findings.
+ */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await new AxeBuilder({ page }).setLegacyMode().analyze();
   return r.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
