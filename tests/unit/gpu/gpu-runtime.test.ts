@@ -71,7 +71,8 @@ describe('GpuRuntime', () => {
   });
 
   it('builds a kernel pipeline on its first dispatch, or at once with builtKernel (whose build errors reject)', async () => {
-    const rt = await nodeRuntime();
+    // A runtime of its own: the fork's shared pipelines may hold these kernels already.
+    const rt = await GpuRuntime.create((await getNodeGpu()).gpu);
     const before = rt.pipelines.compiled;
     const k = await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 16 } });
     expect(k.isBuilt).toBe(false);
@@ -94,6 +95,7 @@ describe('GpuRuntime', () => {
     expect(await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 8 } })).toBe(b);
     const tooWide = rt.device.limits.maxComputeInvocationsPerWorkgroup * 2;
     await expect(rt.builtKernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: tooWide } })).rejects.toThrow(new RegExp(`Cannot build pipeline swiglu:swiglu:WG=${tooWide}`));
+    rt.destroy();
   });
 
   it('builds a pipeline at once (kernelNow) only from a shader module already loaded', async () => {
