@@ -9,6 +9,9 @@ import { GpuOutOfMemoryError, GpuError } from '../../../src/gpu/errors';
 import { runMatmulSelfTest } from '../../../src/gpu/selftest';
 import { getTuning } from '../../../src/gpu/tuning';
 
+/** A runtime on a device of its own (not the fork's shared one: no other test's pipelines on it). */
+const ownRuntime = async () => GpuRuntime.create((await getNodeGpu()).gpu);
+
 describe('GpuRuntime', () => {
   it('opens a device with the adapter limits raised and reports it', async () => {
     const rt = await nodeRuntime();
@@ -72,7 +75,7 @@ describe('GpuRuntime', () => {
 
   it('builds a kernel pipeline on its first dispatch, or at once with builtKernel (whose build errors reject)', async () => {
     // A runtime of its own: the fork's shared pipelines may hold these kernels already.
-    const rt = await GpuRuntime.create((await getNodeGpu()).gpu);
+    const rt = await ownRuntime();
     const before = rt.pipelines.compiled;
     const k = await rt.kernel({ shader: 'swiglu', entry: 'swiglu', overrides: { WG: 16 } });
     expect(k.isBuilt).toBe(false);
@@ -100,7 +103,7 @@ describe('GpuRuntime', () => {
 
   it('builds a pipeline at once (kernelNow) only from a shader module already loaded', async () => {
     // A runtime of its own: the shared one may have loaded rope.wgsl in an earlier file.
-    const rt = await GpuRuntime.create((await getNodeGpu()).gpu);
+    const rt = await ownRuntime();
     expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 32 } })).toBeNull();
     const loaded = await rt.kernel({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } });
     expect(rt.kernelNow({ shader: 'rope', entry: 'qkv_rope', overrides: { WG: 64 } })).toBe(loaded);
@@ -114,8 +117,7 @@ describe('GpuRuntime', () => {
   });
 
   it('is closed once destroyed or once its device is lost; the shared test runtime is then replaced', async () => {
-    const { gpu } = await getNodeGpu();
-    const mine = await GpuRuntime.create(gpu);
+    const mine = await ownRuntime();
     const sibling = mine.sibling(); // same device and pipelines, own pool
     expect(mine.closed).toBe(false);
     mine.destroy();
@@ -127,7 +129,7 @@ describe('GpuRuntime', () => {
     const gone = await Promise.race([sibling.device.lost, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
     expect(gone?.reason).toBe('destroyed');
     expect(sibling.lost).toBeNull();
-    const other = await GpuRuntime.create(gpu);
+    const other = await ownRuntime();
     other.device.destroy(); // destroyed by anything else: lost
     expect(await other.lossBehind(5000)).not.toBeNull();
     expect(other.closed).toBe(true);

@@ -4,11 +4,10 @@
 import { onTestFinished } from 'vitest';
 import { setTuningStore, type TuningStore } from '../../../src/gpu/tuning';
 
-/** Points the tuner at `store` (default: an empty in-memory one) until the current test ends. */
-export function useTestTuningStore(store: TuningStore | null = mapTuningStore()): TuningStore | null {
+/** Points the tuner at `store` (null: memory only) until the current test ends. */
+export function useTestTuningStore(store: TuningStore | null): void {
   const previous = setTuningStore(store);
   onTestFinished(() => { setTuningStore(previous); });
-  return store;
 }
 
 /** A tuning store over a Map (`map`: to look at what was remembered). */

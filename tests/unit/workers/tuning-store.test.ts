@@ -14,20 +14,15 @@ import { adapterKey, type AdapterReport } from '../../../src/gpu/device';
 const report = { vendor: 'test', architecture: 'store', device: '', description: '' } as AdapterReport;
 
 describe('engine worker tuning store', () => {
-
   it('setTuningStore returns the store it replaces and forgets the choices held in memory', () => {
     const a = mapTuningStore(), b = mapTuningStore();
-    const outer = setTuningStore(a);
-    try {
-      setTuning(report, 'swap', 'dec');
-      expect(getTuning(report, 'swap')).toBe('dec');
-      expect(setTuningStore(b)).toBe(a);
-      expect(getTuning(report, 'swap')).toBeUndefined(); // neither b nor memory has it
-      expect(setTuningStore(a)).toBe(b);
-      expect(getTuning(report, 'swap')).toBe('dec'); // from a itself
-    } finally {
-      setTuningStore(outer);
-    }
+    useTestTuningStore(a);
+    setTuning(report, 'swap', 'dec');
+    expect(getTuning(report, 'swap')).toBe('dec');
+    expect(setTuningStore(b)).toBe(a);
+    expect(getTuning(report, 'swap')).toBeUndefined(); // neither b nor memory has it
+    expect(setTuningStore(a)).toBe(b);
+    expect(getTuning(report, 'swap')).toBe('dec'); // from a itself
   });
 
   it('keeps choices across reopening, last write wins', async () => {
