@@ -16,7 +16,7 @@
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
-import { Attention, ATTENTION_VARIANTS, type AttentionVariant } from '../src/gpu/kernels/attention';
+import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, type AttentionVariant } from '../src/gpu/kernels/attention';
 import { AttentionBackward, PS_HEAD_SIZES, sequenceTable } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
@@ -61,7 +61,7 @@ for (const variant of variants) {
     fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
     await rt.sync();
     const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
-    const form = variant === 'thread' && [8, 16].includes(HS) ? ` (${fwd.opts.trainPositions} positions per invocation)` : '';
+    const form = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? ` (${fwd.opts.trainPositions} positions per invocation)` : '';
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);

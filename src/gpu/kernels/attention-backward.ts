@@ -301,7 +301,7 @@ export class AttentionBackward {
         if (M > max) throw new ShapeError(op, `at most ${max} rows per dispatch`, `M=${M}`);
         this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, { x: NH, y: M });
       } else if (REGISTER_HEAD_SIZES.includes(HS)) {
-        // attn_bwd_dq_thread_hs8 / hs16: four query positions of one (slot, head) per invocation, from the slot table.
+        // attn_bwd_dq_thread_hs8 / hs16 / hs64: four query positions of one (slot, head) per invocation, from the slot table.
         this.rt.dispatch(this.pDq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ], u, flatGrid(c.B * NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION), wg, max));
       } else {
         this.rt.dispatch(this.pDq, [a.Q, a.rows, K, V, a.dO, this.stats, a.dQ], u, flatGrid(M * NH, wg, max));
@@ -309,7 +309,7 @@ export class AttentionBackward {
     }
     // dK/dV always runs: it also zeroes positions no row reaches.
     if (variant === 'wg' && (c.Tmax > max || c.B * KVH > max)) throw new ShapeError(op, `Tmax and B*KVH at most ${max} (workgroups per dimension)`, `Tmax=${c.Tmax}, B*KVH=${c.B * KVH}`);
-    // The HS = 8 and 16 thread forms take four key positions per invocation (attn_bwd_dkv_thread_hs8/16).
+    // The HS = 8, 16 and 64 thread forms take four key positions per invocation (attn_bwd_dkv_thread_hs*).
     const keysPer = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? TRAIN_POSITIONS_PER_INVOCATION : 1;
     const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : flatGrid(c.B * KVH * Math.ceil(c.Tmax / keysPer), wg, max);
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);

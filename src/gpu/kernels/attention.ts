@@ -39,11 +39,11 @@ export interface AttentionOptions {
    * or test the one-head form). */
   pairHeads?: boolean;
   /**
-   * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16): 16
+   * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16 / 64): 16
    * (attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries; the default at
    * HS = 8) or 4 (attn_train_hs{8,16}_lse; the default at HS = 16, where the sixteen-position
    * kernel takes about 5 s of SwiftShader compile time at the first step for 4-5 ms per layer and
-   * pass); both give the row-table form's O and LSE bit for bit.
+   * pass; the only form at HS = 64); both give the row-table form's O and LSE bit for bit.
    */
   trainPositions?: 4 | 16;
   /**
@@ -61,8 +61,15 @@ export interface AttentionOptions {
  */
 export const SIXTEEN_MIN_ROWS = 256;
 
-/** Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points. */
-export const REGISTER_HEAD_SIZES = [8, 16];
+/**
+ * Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points: the row-table
+ * forward, the four-position training forward and the four-position dQ and dK/dV (HS = 64:
+ * generated, scripts/gen-attention-hs64.ts).
+ */
+export const REGISTER_HEAD_SIZES = [8, 16, 64];
+
+/** Head sizes with the two-head row-table forward (attn_thread_hs{HS}_h2) and the sixteen-position training forward. */
+export const WIDE_FORM_HEAD_SIZES = [8, 16];
 
 /**
  * The entry point of a 'thread' kernel for this head size: HS = 8 and 16 have `_hs8` / `_hs16`
@@ -94,7 +101,7 @@ export const SIXTEEN_POSITION_WORKGROUP = 16;
  * even (agent-tiny 4 / 2, stories260K 8 / 4). Decode and inference prefill take this path.
  */
 export function headPairs(o: AttentionOptions): boolean {
-  return o.pairHeads !== false && o.variant === 'thread' && !o.lse && REGISTER_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
+  return o.pairHeads !== false && o.variant === 'thread' && !o.lse && WIDE_FORM_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
 }
 
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
@@ -159,6 +166,9 @@ export class Attention {
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
     const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
     const positions = o.trainPositions;
+    if (train && positions === 16 && !WIDE_FORM_HEAD_SIZES.includes(HS)) {
+      throw new ShapeError('attention', `trainPositions 4 at HS=${HS} (sixteen positions per invocation exist for HS ${WIDE_FORM_HEAD_SIZES.join(', ')})`, 'trainPositions 16');
+    }
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
     const [single, paired, trainPipeline, fourPipeline] = await Promise.all([

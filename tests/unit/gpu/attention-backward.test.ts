@@ -1,11 +1,12 @@
 // Attention backward (shaders/attention.wgsl attn_bwd_*, both variants) and the forward's LSE
 // option, on Dawn, against attention_backward / attention_forward per sequence: packed sequences
-// of different lengths, an unused slot, GQA and plain multi-head, HS 8..64, a sequence longer
-// than one workgroup chunk. dK/dV start as garbage (full overwrite). Prints maxdiff per tensor.
+// of different lengths, an unused slot, GQA and plain multi-head, HS 8..64 (the register forms at
+// 8, 16 and 64, generic at 32), a sequence longer than one workgroup chunk. dK/dV start as
+// garbage (full overwrite). Prints maxdiff per tensor.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
-import { ATTENTION_VARIANTS, Attention, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
+import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
@@ -22,6 +23,9 @@ const cases: (AttnCase & { name: string })[] = [
   { name: 'GQA HS=64', NH: 4, KVH: 2, HS: 64, lengths: [7, 2], Tmax: 8, theta: 1e6 },
   { name: 'Qwen heads 14/2', NH: 14, KVH: 2, HS: 64, lengths: [5, 3], Tmax: 6, theta: 1e6 },
   { name: 'long sequence, several chunks', NH: 2, KVH: 1, HS: 32, lengths: [70], Tmax: 72, theta: 10000 },
+  // The _hs64 quad kernels: quads cut by the lengths and by Tmax, an unused slot, several key quads.
+  { name: 'HS=64 quads, Qwen heads, odd lengths, unused slot', NH: 14, KVH: 2, HS: 64, lengths: [13, 0, 6], Tmax: 14, theta: 1e6 },
+  { name: 'HS=64 quads, MHA', NH: 2, KVH: 2, HS: 64, lengths: [9, 4], Tmax: 10, theta: 1e6 },
 ];
 
 describe('attention backward', () => {
@@ -52,9 +56,9 @@ describe('attention backward', () => {
 
   // Training (slot-table) and row-table forwards take the same online-softmax steps per query, so
   // a model's log-probs do not depend on which pass computed them.
-  it('thread: the slot-table forward (HS = 8 and 16: several queries per invocation) equals the row-table one bit for bit', async () => {
+  it('thread: the slot-table forward (HS = 8, 16 and 64: several queries per invocation) equals the row-table one bit for bit', async () => {
     const rt = await nodeRuntime();
-    for (const c of cases.filter((k) => k.HS === 8 || k.HS === 16)) {
+    for (const c of cases.filter((k) => REGISTER_HEAD_SIZES.includes(k.HS))) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const packed = await gpuGrads(rt, c, 'thread', QKV, dO, true);
       const byRows = await gpuGrads(rt, c, 'thread', QKV, dO, false);
