@@ -1,4 +1,4 @@
-// `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg]
+// `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg] [--wg N]
 //  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
@@ -31,6 +31,8 @@ const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split
 const budget = getNumber(args, 'budget-ms', 400);
 const dqForms = getString(args, 'dq-queries', '8').split(',').map(Number) as (4 | 8)[];
 const dkvForms = getString(args, 'dkv-keys', '8').split(',').map(Number) as (4 | 8)[];
+// `--wg N`: invocations per workgroup of every kernel (default: the launchers' own).
+const wgOption = args.flags.wg === undefined ? {} : { wg: getNumber(args, 'wg', 64) };
 const trainForms = args.flags['train-positions'] === undefined ? [undefined] : getString(args, 'train-positions', '16').split(',').map(Number) as (4 | 16)[];
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
@@ -56,7 +58,7 @@ const pairs = B * NH * T * (T + 1) / 2;
 console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
 for (const variant of variants) {
   for (const trainPositions of variant === 'thread' ? trainForms : [undefined]) {
-    const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, ...(trainPositions ? { trainPositions } : {}) });
+    const fwd = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, ...wgOption, ...(trainPositions ? { trainPositions } : {}) });
     // one untimed run first: SwiftShader compiles a pipeline at its first dispatch
     fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
     await rt.sync();
@@ -67,7 +69,7 @@ for (const variant of variants) {
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
   const forms = kept ? [{ fused: true }, ...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
   for (const form of forms) {
-    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...form });
+    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...wgOption, ...form });
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
     run();
     await rt.sync();

@@ -1,4 +1,4 @@
-// `npx tsx scripts/gen-attention-hs64.ts [--check]`: writes the HS = 64 thread kernels of
+// `npx tsx scripts/gen-attention-hs64.ts [--check]`: writes the HS = 64 thread training kernels of
 // shaders/attention.wgsl (between the "generated" markers) from the templates below, or with
 // --check exits 1 when the file differs from them. The kernels keep each query's or key's head in
 // sixteen named vec4 registers (SwiftShader spills private arrays to memory and reaches them lane
@@ -30,13 +30,15 @@ const dot = (q: string, k: (c: number) => string) => `hsum4(${tree(C.map((c) => 
 
 /**
  * One query's online-softmax step over keys at vec4 offsets k[0..n-1] (n = 4: a block with one
- * rescale, n = 1: a single key), state m<p>, l<p>, o<p>_<c>, query q<p>_<c>.
+ * rescale, n = 1: a single key), state m<p>, l<p>, o<p>_<c>, query q<p>_<c>: attend_thread's
+ * step with every operation in its order (its scores summed over the head's vec4s one by one),
+ * so the results equal the generic row-table kernel's bit for bit.
  */
 function softStep(p: string, k: string[]): string[] {
-  const s = k.map((ko) => dot(`q${p}_`, (c) => `Kc[${ko} + ${c}u]`));
   if (k.length === 4) {
     return [
-      `{ let s = vec4<f32>(${s.join(', ')});`,
+      '{ var s = vec4<f32>(0.0);',
+      ...C.map((c) => `  s += vec4<f32>(${k.map((ko) => `dot(q${p}_${c}, Kc[${ko} + ${c}u])`).join(', ')});`),
       `  let mn = max(m${p}, max(max(s.x, s.y), max(s.z, s.w)));`,
       `  let a = exp(m${p} - mn); let e = exp(s - vec4<f32>(mn));`,
       `  l${p} = l${p} * a + (e.x + e.y) + (e.z + e.w); m${p} = mn;`,
@@ -45,7 +47,8 @@ function softStep(p: string, k: string[]): string[] {
     ];
   }
   return [
-    `{ let s = ${s[0]};`,
+    '{ var s = 0.0;',
+    ...C.map((c) => `  s += dot(q${p}_${c}, Kc[${k[0]} + ${c}u]);`),
     `  let mn = max(m${p}, s); let a = exp(m${p} - mn); let e = exp(s - mn);`,
     `  l${p} = l${p} * a + e; m${p} = mn;`,
     ...C.map((c) => `  o${p}_${c} = o${p}_${c} * a + e * Vc[${k[0]} + ${c}u];`),
@@ -72,31 +75,6 @@ function softStore(p: string, lse: boolean): string[] {
 }
 
 const indent = (n: number, lines: string[]) => lines.map((l) => ' '.repeat(n) + l);
-
-function rowForward(name: string, pp: string, lse: boolean): string[] {
-  return [
-    '@compute @workgroup_size(WG)',
-    `fn ${name}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
-    `  let idx = gid.x + gid.y * nwg.x * WG;`,
-    `  if (idx >= ${pp}.M * ${pp}.NH) { return; }`,
-    `  let m = idx / ${pp}.NH;`,
-    `  let seq = min(rows[2u * m], ${pp}.B - 1u);`,
-    `  let last = min(rows[2u * m + 1u], ${pp}.Tmax - 1u);`,
-    `  let base = cache_base(${pp}, seq, (idx % ${pp}.NH) / (${pp}.NH / ${pp}.KVH));`,
-    ...indent(2, softInit('0', 'idx', `${pp}.scale`)),
-    '  var j = 0u;',
-    '  for (; j + 3u <= last; j += 4u) {',
-    '    let k0 = base + j * 16u; let k1 = k0 + 16u; let k2 = k1 + 16u; let k3 = k2 + 16u;',
-    ...indent(4, softStep('0', ['k0', 'k1', 'k2', 'k3'])),
-    '  }',
-    '  for (; j <= last; j++) {',
-    '    let k0 = base + j * 16u;',
-    ...indent(4, softStep('0', ['k0'])),
-    '  }',
-    ...indent(2, softStore('0', lse)),
-    '}',
-  ];
-}
 
 function trainForward(): string[] {
   const L = [
@@ -195,19 +173,15 @@ export function generatedSection(): string {
     BEGIN,
     '// HS = 64 in named registers (Qwen2.5, Llama 3.2, SmolLM2 heads): q<t>_<c>, o<t>_<c>, ... are',
     '// vec4 c of query (or key) t; every dot product sums its sixteen vec4 products pairwise.',
-    '//   attn_thread_hs64[_lse]  attend_thread\'s roles, bindings and grid (one (row, head) per',
-    '//     invocation), keys in blocks of four with one rescale per block, then single keys.',
-    '//   attn_train_hs64_lse  the slot-table training form: four positions of one (slot, head) per',
-    '//     invocation (query_quad), each key block loaded once for the four; every query takes the',
-    '//     row form\'s steps in its order, so O and LSE equal it bit for bit.',
+    '//   attn_train_hs64_lse  the slot-table training forward: four positions of one (slot, head)',
+    '//     per invocation (query_quad), each key block loaded once for the four; every query takes',
+    '//     attend_thread\'s steps in its order, so O and LSE equal the generic row-table kernel\'s',
+    '//     (decode and inference prefill run that one: one query per invocation in named registers',
+    '//     measured 1.3-1.5x slower than its arrays) bit for bit.',
     '//   attn_bwd_dq_thread_hs64, attn_bwd_dkv_thread_hs64  as the _hs16 forms: four query (key)',
     '//     positions per invocation from the slot table, each key / value (query / dO) loaded once',
     '//     for the four. Grids: B * NH * ceil(Tmax / 4), B * KVH * ceil(Tmax / 4).',
     'fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }',
-    '',
-    ...rowForward('attn_thread_hs64', 'p', false),
-    '',
-    ...rowForward('attn_thread_hs64_lse', 'pl', true),
     '',
     ...trainForward(),
     '',

@@ -76,6 +76,14 @@ export const FUSED_STORAGE_BUFFERS = 9;
 /** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
+/**
+ * Invocations per workgroup of attn_bwd_dkv_thread_hs64 (thread variant): its four-key
+ * invocations are few (B * KVH * T / 4: 128 for 2 x 128 tokens of Qwen2.5's 2 kv heads) and their
+ * causal loops long for the first keys and short for the last, so workgroups of 64 left one of two
+ * CPU threads with most of the work (55.7 -> 40.0 ms at that shape with 16; 4 measured as 16).
+ */
+export const HS64_DKV_WORKGROUP = 16;
+
 /** Head sizes whose thread variant has the fused and the kept-P/dS backward kernels. */
 export const PS_HEAD_SIZES = [8, 16];
 
@@ -176,6 +184,11 @@ export function sequenceTable(rows: Uint32Array, B: number): Uint32Array {
   return seqs;
 }
 
+/** Invocations per workgroup of the recomputing dK/dV kernel. */
+function dkvRowWg(o: Required<AttentionBackwardOptions>): number {
+  return o.variant === 'thread' && o.HS === 64 ? Math.min(o.wg, HS64_DKV_WORKGROUP) : o.wg;
+}
+
 export class AttentionBackward {
   private readonly uniforms = new ArrayBuffer(32);
   private readonly u32 = new Uint32Array(this.uniforms);
@@ -231,7 +244,7 @@ export class AttentionBackward {
     const [pStats, pDq, pDkv] = await Promise.all([
       rt.kernel({ shader: 'attention', entry: 'attn_bwd_stats', overrides }),
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dq_thread', HS) : 'attn_bwd_dq_wg', overrides }),
-      rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides }),
+      rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides: { WG: dkvRowWg(o), HS } }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
     const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
@@ -311,7 +324,7 @@ export class AttentionBackward {
     if (variant === 'wg' && (c.Tmax > max || c.B * KVH > max)) throw new ShapeError(op, `Tmax and B*KVH at most ${max} (workgroups per dimension)`, `Tmax=${c.Tmax}, B*KVH=${c.B * KVH}`);
     // The HS = 8, 16 and 64 thread forms take four key positions per invocation (attn_bwd_dkv_thread_hs*).
     const keysPer = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? TRAIN_POSITIONS_PER_INVOCATION : 1;
-    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : flatGrid(c.B * KVH * Math.ceil(c.Tmax / keysPer), wg, max);
+    const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : flatGrid(c.B * KVH * Math.ceil(c.Tmax / keysPer), dkvRowWg(this.opts), max);
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
   }
 

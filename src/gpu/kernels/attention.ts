@@ -62,22 +62,27 @@ export interface AttentionOptions {
 export const SIXTEEN_MIN_ROWS = 256;
 
 /**
- * Head sizes with named-register `_hs{HS}` forms of the 'thread' entry points: the row-table
- * forward, the four-position training forward and the four-position dQ and dK/dV (HS = 64:
- * generated, scripts/gen-attention-hs64.ts).
+ * Head sizes with named-register `_hs{HS}` forms of the 'thread' training kernels: the
+ * four-position training forward and the four-position dQ and dK/dV (HS = 64: generated,
+ * scripts/gen-attention-hs64.ts).
  */
 export const REGISTER_HEAD_SIZES = [8, 16, 64];
 
-/** Head sizes with the two-head row-table forward (attn_thread_hs{HS}_h2) and the sixteen-position training forward. */
-export const WIDE_FORM_HEAD_SIZES = [8, 16];
+/**
+ * Head sizes with named-register row-table forward forms (attn_thread_hs{HS}[_lse], the two-head
+ * attn_thread_hs{HS}_h2) and the sixteen-position training forward. At HS = 64 the row-table
+ * forward is the generic kernel: one query per invocation in named registers measured 1.3-1.5x
+ * slower than its arrays (the training form gains from sharing each key block by four queries).
+ */
+export const ROW_REGISTER_HEAD_SIZES = [8, 16];
 
 /**
- * The entry point of a 'thread' kernel for this head size: HS = 8 and 16 have `_hs8` / `_hs16`
- * forms that keep the head in named registers (SwiftShader spills the generic forms' private
- * arrays to memory and reaches them lane by lane).
+ * The entry point of a 'thread' kernel for this head size: the head sizes in `sizes` have
+ * `_hs{HS}` forms that keep the head in named registers (SwiftShader spills the generic forms'
+ * private arrays to memory and reaches them lane by lane).
  */
-export function threadEntry(base: string, HS: number): string {
-  return REGISTER_HEAD_SIZES.includes(HS) ? `${base}_hs${HS}` : base;
+export function threadEntry(base: string, HS: number, sizes: readonly number[] = REGISTER_HEAD_SIZES): string {
+  return sizes.includes(HS) ? `${base}_hs${HS}` : base;
 }
 
 /**
@@ -101,7 +106,7 @@ export const SIXTEEN_POSITION_WORKGROUP = 16;
  * even (agent-tiny 4 / 2, stories260K 8 / 4). Decode and inference prefill take this path.
  */
 export function headPairs(o: AttentionOptions): boolean {
-  return o.pairHeads !== false && o.variant === 'thread' && !o.lse && WIDE_FORM_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
+  return o.pairHeads !== false && o.variant === 'thread' && !o.lse && ROW_REGISTER_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
 }
 
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
@@ -163,11 +168,11 @@ export class Attention {
     // a size was asked for, since a workgroup runs on one CPU thread and a decode step has a few
     // dozen invocations (at WG 64 a batch of 8 ran on one core).
     const rowWg = o.variant === 'thread' && opts.wg === undefined ? rowWorkgroupSize(rt.report) : wg;
-    const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS) : 'attn_wg') + (o.lse ? '_lse' : '');
+    const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS, ROW_REGISTER_HEAD_SIZES) : 'attn_wg') + (o.lse ? '_lse' : '');
     const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
     const positions = o.trainPositions;
-    if (train && positions === 16 && !WIDE_FORM_HEAD_SIZES.includes(HS)) {
-      throw new ShapeError('attention', `trainPositions 4 at HS=${HS} (sixteen positions per invocation exist for HS ${WIDE_FORM_HEAD_SIZES.join(', ')})`, 'trainPositions 16');
+    if (train && positions === 16 && !ROW_REGISTER_HEAD_SIZES.includes(HS)) {
+      throw new ShapeError('attention', `trainPositions 4 at HS=${HS} (sixteen positions per invocation exist for HS ${ROW_REGISTER_HEAD_SIZES.join(', ')})`, 'trainPositions 16');
     }
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.

@@ -12,7 +12,7 @@ describe('generated HS = 64 attention kernels', () => {
     expect(source.split(END).length, 'end markers').toBe(2);
     expect(source.includes(generatedSection())).toBe(true);
     expect(withGeneratedSection(source) === source, 'run `npx tsx scripts/gen-attention-hs64.ts`').toBe(true);
-    for (const entry of ['attn_thread_hs64', 'attn_thread_hs64_lse', 'attn_train_hs64_lse', 'attn_bwd_dq_thread_hs64', 'attn_bwd_dkv_thread_hs64']) {
+    for (const entry of ['attn_train_hs64_lse', 'attn_bwd_dq_thread_hs64', 'attn_bwd_dkv_thread_hs64']) {
       expect(source, entry).toContain(`fn ${entry}(`);
     }
   });
