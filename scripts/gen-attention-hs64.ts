@@ -130,6 +130,26 @@ function backwardDq(): string[] {
   return L;
 }
 
+/**
+ * dK/dV: the (query position, head) item n of the key quad (n = (i - j0) G + head), its Q and dO
+ * rows named x<c><suffix>, g<c><suffix>, and per key its P e<t><suffix> (0 before the key) and
+ * dS d<t><suffix>.
+ */
+function dkvItem(n: string, suffix: string): string[] {
+  const L = [
+    `let i${suffix} = kq.j0 + (${n}) / kq.G;`,
+    `let qi${suffix} = (kq.first + i${suffix}) * pk.NH + kq.h0 + (${n}) % kq.G;`,
+    `let st${suffix} = ST[qi${suffix}];`,
+    ...C.map((c) => `let x${c}${suffix} = Q[qi${suffix} * 16u + ${c}u]; let g${c}${suffix} = dO[qi${suffix} * 16u + ${c}u];`),
+  ];
+  for (const t of T) {
+    const on = t === 0 ? 'true' : `i${suffix} >= kq.j0 + ${t}u`;
+    L.push(`let e${t}${suffix} = select(0.0, exp(${dot('x', (c) => `k${t}_${c}`).replace(/x(\d+) \*/g, `x$1${suffix} *`)} - st${suffix}.x), ${on});`);
+    L.push(`let d${t}${suffix} = e${t}${suffix} * (${dot('g', (c) => `v${t}_${c}`).replace(/g(\d+) \*/g, `g$1${suffix} *`)} - st${suffix}.y);`);
+  }
+  return L;
+}
+
 function backwardDkv(): string[] {
   const L = [
     '@compute @workgroup_size(WG)',
@@ -143,21 +163,24 @@ function backwardDkv(): string[] {
     for (const c of C) L.push(`  let k${t}_${c} = Kc[o.${LANE[t]} + ${c}u] * sc; let v${t}_${c} = Vc[o.${LANE[t]} + ${c}u]; var dk${t}_${c} = vec4<f32>(); var dv${t}_${c} = vec4<f32>();`);
   }
   L.push(
-    '  for (var i = kq.j0; i < kq.len; i++) {',
-    '    for (var h = kq.h0; h < kq.h0 + kq.G; h++) {',
-    '      let qi = (kq.first + i) * pk.NH + h;',
-    '      let qo = qi * 16u;',
-    '      let st = ST[qi];',
+    '  // Items (query position from j0, head of the group) two at a time: each sum is read and',
+    '  // written once per two terms (added in item order).',
+    '  let items = select(0u, (kq.len - kq.j0) * kq.G, kq.len > kq.j0);',
+    '  var n = 0u;',
+    '  for (; n + 1u < items; n += 2u) {',
+    ...indent(4, dkvItem('n', 'a')),
+    ...indent(4, dkvItem('n + 1u', 'b')),
   );
-  for (const c of C) L.push(`      let x${c} = Q[qo + ${c}u]; let g${c} = dO[qo + ${c}u];`);
   for (const t of T) {
-    const on = t === 0 ? 'true' : `i >= kq.j0 + ${t}u`;
-    L.push(`      let e${t} = select(0.0, exp(${dot('x', (c) => `k${t}_${c}`)} - st.x), ${on});`);
-    L.push(`      let d${t} = e${t} * (${dot('g', (c) => `v${t}_${c}`)} - st.y);`);
-    L.push('      ' + C.map((c) => `dk${t}_${c} += d${t} * x${c};`).join(' '));
-    L.push('      ' + C.map((c) => `dv${t}_${c} += e${t} * g${c};`).join(' '));
+    L.push('    ' + C.map((c) => `dk${t}_${c} = dk${t}_${c} + d${t}a * x${c}a + d${t}b * x${c}b;`).join(' '));
+    L.push('    ' + C.map((c) => `dv${t}_${c} = dv${t}_${c} + e${t}a * g${c}a + e${t}b * g${c}b;`).join(' '));
   }
-  L.push('    }', '  }');
+  L.push('  }', '  if (n < items) {', ...indent(4, dkvItem('n', 'a')));
+  for (const t of T) {
+    L.push('    ' + C.map((c) => `dk${t}_${c} = dk${t}_${c} + d${t}a * x${c}a;`).join(' '));
+    L.push('    ' + C.map((c) => `dv${t}_${c} = dv${t}_${c} + e${t}a * g${c}a;`).join(' '));
+  }
+  L.push('  }');
   for (const t of T) {
     L.push(`  ${t === 0 ? '' : `if (kq.j0 + ${t}u < pk.Tmax) `}{`);
     for (const c of C) L.push(`    dKc[o.${LANE[t]} + ${c}u] = dk${t}_${c} * sc; dVc[o.${LANE[t]} + ${c}u] = dv${t}_${c};`);
