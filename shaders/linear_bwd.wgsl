@@ -462,13 +462,36 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
-  // Indices advance by one row stride per m (no multiplies in the loop); two rows per iteration.
+  // Indices advance by one row stride per m (no multiplies in the loop).
   var xi = pw.off2 + c4;
   let xd = c4h - c4;
   var di = e0;
   let dd = e1 - e0;
+  // Four rows per step, each sum ((row 0 + row 1) + (row 2 + row 3)) added once: a sum is read
+  // and written once per four terms. Then a two-row step and a last row (dw_rb16 the same).
+  let M4 = pw.M & ~3u;
+  for (var m = 0u; m < M4; m += 4u) {
+    let j0 = xi; let l0 = wX[j0]; let h0 = wX[j0 + xd];
+    let r0 = di; let y0 = wD4[r0]; let z0 = wD4[r0 + dd];
+    let j1 = xi + 1u * pw.ld2; let l1 = wX[j1]; let h1 = wX[j1 + xd];
+    let r1 = di + 1u * ld; let y1 = wD4[r1]; let z1 = wD4[r1 + dd];
+    let j2 = xi + 2u * pw.ld2; let l2 = wX[j2]; let h2 = wX[j2 + xd];
+    let r2 = di + 2u * ld; let y2 = wD4[r2]; let z2 = wD4[r2 + dd];
+    let j3 = xi + 3u * pw.ld2; let l3 = wX[j3]; let h3 = wX[j3 + xd];
+    let r3 = di + 3u * ld; let y3 = wD4[r3]; let z3 = wD4[r3 + dd];
+    a0l += (y0.x * l0 + y1.x * l1) + (y2.x * l2 + y3.x * l3); a0h += (y0.x * h0 + y1.x * h1) + (y2.x * h2 + y3.x * h3);
+    a1l += (y0.y * l0 + y1.y * l1) + (y2.y * l2 + y3.y * l3); a1h += (y0.y * h0 + y1.y * h1) + (y2.y * h2 + y3.y * h3);
+    a2l += (y0.z * l0 + y1.z * l1) + (y2.z * l2 + y3.z * l3); a2h += (y0.z * h0 + y1.z * h1) + (y2.z * h2 + y3.z * h3);
+    a3l += (y0.w * l0 + y1.w * l1) + (y2.w * l2 + y3.w * l3); a3h += (y0.w * h0 + y1.w * h1) + (y2.w * h2 + y3.w * h3);
+    a4l += (z0.x * l0 + z1.x * l1) + (z2.x * l2 + z3.x * l3); a4h += (z0.x * h0 + z1.x * h1) + (z2.x * h2 + z3.x * h3);
+    a5l += (z0.y * l0 + z1.y * l1) + (z2.y * l2 + z3.y * l3); a5h += (z0.y * h0 + z1.y * h1) + (z2.y * h2 + z3.y * h3);
+    a6l += (z0.z * l0 + z1.z * l1) + (z2.z * l2 + z3.z * l3); a6h += (z0.z * h0 + z1.z * h1) + (z2.z * h2 + z3.z * h3);
+    a7l += (z0.w * l0 + z1.w * l1) + (z2.w * l2 + z3.w * l3); a7h += (z0.w * h0 + z1.w * h1) + (z2.w * h2 + z3.w * h3);
+    xi += 4u * pw.ld2;
+    di += 4u * ld;
+  }
   let M2 = pw.M & ~1u;
-  for (var m = 0u; m < M2; m += 2u) {
+  if (M4 < M2) {
     let xl = wX[xi]; let xh = wX[xi + xd];
     let y = wD4[di]; let z = wD4[di + dd];
     let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
@@ -505,7 +528,7 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
 }
 
-// 16 out rows x 16 columns (four vec4) per invocation: dw_rb's loop (same order, two rows of M per
+// 16 out rows x 16 columns (four vec4) per invocation: dw_rb's loop (same order, four rows of M per
 // step, so G is bit-identical to dw_rb's) with twice the rows and columns per load.
 @compute @workgroup_size(WG_X, WG_Y)
 fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -539,8 +562,39 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
   var xi = pw.off2 + c4;
   var di = e0;
+  // Four rows per step as dw_rb (each sum read and written once per four terms), then a two-row
+  // step and a last row.
+  let M4 = pw.M & ~3u;
+  for (var m = 0u; m < M4; m += 4u) {
+    let j0 = xi; let x0a = wX[j0]; let x0b = wX[j0 + xb]; let x0c = wX[j0 + xc]; let x0d = wX[j0 + xd];
+    let r0 = di; let d00 = wD4[r0]; let d01 = wD4[r0 + eb]; let d02 = wD4[r0 + ec]; let d03 = wD4[r0 + ed];
+    let j1 = xi + 1u * pw.ld2; let x1a = wX[j1]; let x1b = wX[j1 + xb]; let x1c = wX[j1 + xc]; let x1d = wX[j1 + xd];
+    let r1 = di + 1u * ld; let d10 = wD4[r1]; let d11 = wD4[r1 + eb]; let d12 = wD4[r1 + ec]; let d13 = wD4[r1 + ed];
+    let j2 = xi + 2u * pw.ld2; let x2a = wX[j2]; let x2b = wX[j2 + xb]; let x2c = wX[j2 + xc]; let x2d = wX[j2 + xd];
+    let r2 = di + 2u * ld; let d20 = wD4[r2]; let d21 = wD4[r2 + eb]; let d22 = wD4[r2 + ec]; let d23 = wD4[r2 + ed];
+    let j3 = xi + 3u * pw.ld2; let x3a = wX[j3]; let x3b = wX[j3 + xb]; let x3c = wX[j3 + xc]; let x3d = wX[j3 + xd];
+    let r3 = di + 3u * ld; let d30 = wD4[r3]; let d31 = wD4[r3 + eb]; let d32 = wD4[r3 + ec]; let d33 = wD4[r3 + ed];
+    a0a += (d00.x * x0a + d10.x * x1a) + (d20.x * x2a + d30.x * x3a); a0b += (d00.x * x0b + d10.x * x1b) + (d20.x * x2b + d30.x * x3b); a0c += (d00.x * x0c + d10.x * x1c) + (d20.x * x2c + d30.x * x3c); a0d += (d00.x * x0d + d10.x * x1d) + (d20.x * x2d + d30.x * x3d);
+    a1a += (d00.y * x0a + d10.y * x1a) + (d20.y * x2a + d30.y * x3a); a1b += (d00.y * x0b + d10.y * x1b) + (d20.y * x2b + d30.y * x3b); a1c += (d00.y * x0c + d10.y * x1c) + (d20.y * x2c + d30.y * x3c); a1d += (d00.y * x0d + d10.y * x1d) + (d20.y * x2d + d30.y * x3d);
+    a2a += (d00.z * x0a + d10.z * x1a) + (d20.z * x2a + d30.z * x3a); a2b += (d00.z * x0b + d10.z * x1b) + (d20.z * x2b + d30.z * x3b); a2c += (d00.z * x0c + d10.z * x1c) + (d20.z * x2c + d30.z * x3c); a2d += (d00.z * x0d + d10.z * x1d) + (d20.z * x2d + d30.z * x3d);
+    a3a += (d00.w * x0a + d10.w * x1a) + (d20.w * x2a + d30.w * x3a); a3b += (d00.w * x0b + d10.w * x1b) + (d20.w * x2b + d30.w * x3b); a3c += (d00.w * x0c + d10.w * x1c) + (d20.w * x2c + d30.w * x3c); a3d += (d00.w * x0d + d10.w * x1d) + (d20.w * x2d + d30.w * x3d);
+    a4a += (d01.x * x0a + d11.x * x1a) + (d21.x * x2a + d31.x * x3a); a4b += (d01.x * x0b + d11.x * x1b) + (d21.x * x2b + d31.x * x3b); a4c += (d01.x * x0c + d11.x * x1c) + (d21.x * x2c + d31.x * x3c); a4d += (d01.x * x0d + d11.x * x1d) + (d21.x * x2d + d31.x * x3d);
+    a5a += (d01.y * x0a + d11.y * x1a) + (d21.y * x2a + d31.y * x3a); a5b += (d01.y * x0b + d11.y * x1b) + (d21.y * x2b + d31.y * x3b); a5c += (d01.y * x0c + d11.y * x1c) + (d21.y * x2c + d31.y * x3c); a5d += (d01.y * x0d + d11.y * x1d) + (d21.y * x2d + d31.y * x3d);
+    a6a += (d01.z * x0a + d11.z * x1a) + (d21.z * x2a + d31.z * x3a); a6b += (d01.z * x0b + d11.z * x1b) + (d21.z * x2b + d31.z * x3b); a6c += (d01.z * x0c + d11.z * x1c) + (d21.z * x2c + d31.z * x3c); a6d += (d01.z * x0d + d11.z * x1d) + (d21.z * x2d + d31.z * x3d);
+    a7a += (d01.w * x0a + d11.w * x1a) + (d21.w * x2a + d31.w * x3a); a7b += (d01.w * x0b + d11.w * x1b) + (d21.w * x2b + d31.w * x3b); a7c += (d01.w * x0c + d11.w * x1c) + (d21.w * x2c + d31.w * x3c); a7d += (d01.w * x0d + d11.w * x1d) + (d21.w * x2d + d31.w * x3d);
+    a8a += (d02.x * x0a + d12.x * x1a) + (d22.x * x2a + d32.x * x3a); a8b += (d02.x * x0b + d12.x * x1b) + (d22.x * x2b + d32.x * x3b); a8c += (d02.x * x0c + d12.x * x1c) + (d22.x * x2c + d32.x * x3c); a8d += (d02.x * x0d + d12.x * x1d) + (d22.x * x2d + d32.x * x3d);
+    a9a += (d02.y * x0a + d12.y * x1a) + (d22.y * x2a + d32.y * x3a); a9b += (d02.y * x0b + d12.y * x1b) + (d22.y * x2b + d32.y * x3b); a9c += (d02.y * x0c + d12.y * x1c) + (d22.y * x2c + d32.y * x3c); a9d += (d02.y * x0d + d12.y * x1d) + (d22.y * x2d + d32.y * x3d);
+    a10a += (d02.z * x0a + d12.z * x1a) + (d22.z * x2a + d32.z * x3a); a10b += (d02.z * x0b + d12.z * x1b) + (d22.z * x2b + d32.z * x3b); a10c += (d02.z * x0c + d12.z * x1c) + (d22.z * x2c + d32.z * x3c); a10d += (d02.z * x0d + d12.z * x1d) + (d22.z * x2d + d32.z * x3d);
+    a11a += (d02.w * x0a + d12.w * x1a) + (d22.w * x2a + d32.w * x3a); a11b += (d02.w * x0b + d12.w * x1b) + (d22.w * x2b + d32.w * x3b); a11c += (d02.w * x0c + d12.w * x1c) + (d22.w * x2c + d32.w * x3c); a11d += (d02.w * x0d + d12.w * x1d) + (d22.w * x2d + d32.w * x3d);
+    a12a += (d03.x * x0a + d13.x * x1a) + (d23.x * x2a + d33.x * x3a); a12b += (d03.x * x0b + d13.x * x1b) + (d23.x * x2b + d33.x * x3b); a12c += (d03.x * x0c + d13.x * x1c) + (d23.x * x2c + d33.x * x3c); a12d += (d03.x * x0d + d13.x * x1d) + (d23.x * x2d + d33.x * x3d);
+    a13a += (d03.y * x0a + d13.y * x1a) + (d23.y * x2a + d33.y * x3a); a13b += (d03.y * x0b + d13.y * x1b) + (d23.y * x2b + d33.y * x3b); a13c += (d03.y * x0c + d13.y * x1c) + (d23.y * x2c + d33.y * x3c); a13d += (d03.y * x0d + d13.y * x1d) + (d23.y * x2d + d33.y * x3d);
+    a14a += (d03.z * x0a + d13.z * x1a) + (d23.z * x2a + d33.z * x3a); a14b += (d03.z * x0b + d13.z * x1b) + (d23.z * x2b + d33.z * x3b); a14c += (d03.z * x0c + d13.z * x1c) + (d23.z * x2c + d33.z * x3c); a14d += (d03.z * x0d + d13.z * x1d) + (d23.z * x2d + d33.z * x3d);
+    a15a += (d03.w * x0a + d13.w * x1a) + (d23.w * x2a + d33.w * x3a); a15b += (d03.w * x0b + d13.w * x1b) + (d23.w * x2b + d33.w * x3b); a15c += (d03.w * x0c + d13.w * x1c) + (d23.w * x2c + d33.w * x3c); a15d += (d03.w * x0d + d13.w * x1d) + (d23.w * x2d + d33.w * x3d);
+    xi += 4u * pw.ld2;
+    di += 4u * ld;
+  }
   let M2 = pw.M & ~1u;
-  for (var m = 0u; m < M2; m += 2u) {
+  if (M4 < M2) {
     let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
     let j = xi + pw.ld2;
     let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];

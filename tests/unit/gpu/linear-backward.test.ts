@@ -100,7 +100,7 @@ async function runCase(c: Case): Promise<void> {
     for (const v of Object.values(diffs)) expect(v).toBeLessThan(2e-4);
     bwd.dispose();
   }
-  // dw_rb16 sums in dw_rb's order (two rows of M per step): the same dW bit for bit.
+  // dw_rb16 sums in dw_rb's order (four rows of M per step, then two, then one): the same dW bit for bit.
   if (dWOf.rb && dWOf.rb16) expect(dWOf.rb16, 'dW rb16 = rb').toEqual(dWOf.rb);
   fwd.dispose();
   rt.release(X, b, A, B, dY, dX, dA, dB, dW, db, xa, Y, ...bufs);
@@ -113,8 +113,8 @@ describe('LinearBackward', () => {
   it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile); rank 16 (dY B and dB in 2 x 8 workgroups)', () => runCase({ name: 'nf4 rb16 r16', nf4: true, M: 70, K: 256, NW: 44, R: 16, starts: [], bias: false, full: false }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
-  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), even M, full mode (dw_rb16 two rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
-  it('f32 W, full mode with odd M and M = 2 (dw_rb16\'s row past the last two-row step; 4 workgroups of 16 x 16 tiles)', async () => {
+  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), M a multiple of four, full mode (dw_rb16 four rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
+  it('f32 W, full mode with M = 39 and M = 2 (dw_rb16\'s two-row step and last row after its four-row steps; 4 workgroups of 16 x 16 tiles)', async () => {
     await runCase({ name: 'dw_rb16 tail', nf4: false, M: 39, K: 64, NW: 256, R: 4, starts: [], bias: true, full: true, dybSplit: 4 });
     await runCase({ name: 'dw_rb16 two rows', nf4: false, M: 2, K: 64, NW: 256, R: 4, starts: [], bias: false, full: true, dybSplit: 4 });
   });
