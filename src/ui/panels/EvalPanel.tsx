@@ -49,7 +49,7 @@ export function EvalPanel() {
               {models.map((m) => <option key={m.name} value={m.name}>{m.name}</option>)}
             </select>
           </div>
-          <div className="form-row">
+          <div className="form-row span2">
             <label htmlFor={ids.adapter}>Adapter (a run kept in this browser)</label>
             <select id={ids.adapter} value={adapter} onChange={(e) => setEval({ evalAdapter: e.target.value })} data-testid="eval-adapter">
               <option value="">none: base only</option>

@@ -54,7 +54,8 @@ export function ExportPanel() {
             <div className="field">
               <label htmlFor={ids.run}>Run with an export</label>
               <select id={ids.run} value={run.runId} onChange={(e) => setRunId(e.target.value)} data-testid="export-run">
-                {ready.map((r) => <option key={r.runId} value={r.runId}>{r.runId} ({r.trainer}, {r.modelName || '?'}, {r.steps} steps)</option>)}
+                {/* The id alone (the details are in the summary below and the option's title): long labels clipped the select. */}
+                {ready.map((r) => <option key={r.runId} value={r.runId} title={`${r.trainer}, ${r.modelName || '?'}, ${r.steps} steps`}>{r.runId}</option>)}
               </select>
             </div>
             <dl data-testid="export-summary">

@@ -56,7 +56,7 @@ export function PlaygroundPanel() {
               {models.map((m) => <option key={m.name} value={m.name}>{m.name}</option>)}
             </select>
           </div>
-          <div className="form-row">
+          <div className="form-row span2">
             <label htmlFor={ids.adapter}>Adapter (a run kept in this browser)</label>
             <select id={ids.adapter} value={adapter} onChange={(e) => setAdapter(e.target.value)} data-testid="play-adapter">
               <option value="">none: base only</option>
