@@ -248,6 +248,8 @@ describe('attention backward', () => {
     await expect(AttentionBackward.create(rt, { NH: 4, KVH: 3, HS: 8, variant: 'thread', maxRows: 1 })).rejects.toThrow(ShapeError);
     const attn = await Attention.create(rt, { NH: 4, KVH: 2, HS: 8, variant: 'thread', lse: true });
     expect(() => attn.run(ok, ok, cache, 0, ok, 4)).toThrow(/attention: expected LSE of \[4, 4\]/);
+    // Sixteen positions per training-forward invocation exist at HS = 8 and 16 only.
+    await expect(Attention.create(rt, { NH: 4, KVH: 2, HS: 64, variant: 'thread', lse: true, trainPositions: 16 })).rejects.toThrow(/trainPositions 4 at HS=64/);
     rt.release(ok, small, big);
     bwd.destroy();
     cache.free();
