@@ -14,7 +14,7 @@ const C = [...Array(16).keys()];
 const T = [0, 1, 2, 3];
 const LANE = 'xyzw';
 
-/** Pairwise sum of the terms (the order every generated dot product uses). */
+/** Pairwise sum of the terms (the backward kernels' dot products). */
 function tree(terms: string[]): string {
   let t = terms;
   while (t.length > 1) {
@@ -25,8 +25,8 @@ function tree(terms: string[]): string {
   return t[0];
 }
 
-/** The dot product of the named vec4s q<c> with k(c), c = 0 .. 15 (hsum4: shaders/attention.wgsl). */
-const dot = (q: string, k: (c: number) => string) => `hsum4(${tree(C.map((c) => `${q}${c} * ${k(c)}`))})`;
+/** The dot product of the named vec4s a(c) and b(c), c = 0 .. 15, products summed pairwise (hsum4: shaders/attention.wgsl). */
+const dot = (a: (c: number) => string, b: (c: number) => string) => `hsum4(${tree(C.map((c) => `${a(c)} * ${b(c)}`))})`;
 
 /**
  * One query's online-softmax step over keys at vec4 offsets k[0..n-1] (n = 4: a block with one
@@ -57,20 +57,20 @@ function softStep(p: string, k: string[]): string[] {
 }
 
 /** Declares query p's scaled query (from (row, head) index expression r) and its zero state. */
-function softInit(p: string, r: string, scale: string): string[] {
+function softInit(p: string, r: string): string[] {
   return [
     `let r${p} = ${r}; let qo${p} = r${p} * 16u;`,
-    ...C.map((c) => `let q${p}_${c} = Q[qo${p} + ${c}u] * ${scale}; var o${p}_${c} = vec4<f32>();`),
+    ...C.map((c) => `let q${p}_${c} = Q[qo${p} + ${c}u] * pl.scale; var o${p}_${c} = vec4<f32>();`),
     `var m${p} = NEG_BIG; var l${p} = 0.0;`,
   ];
 }
 
-/** Stores O of query p (and LSE when `lse`). */
-function softStore(p: string, lse: boolean): string[] {
+/** Stores O and LSE of query p. */
+function softStore(p: string): string[] {
   return [
     `let inv${p} = 1.0 / l${p};`,
     ...C.map((c) => `O[qo${p} + ${c}u] = o${p}_${c} * inv${p};`),
-    ...(lse ? [`LSE[r${p}] = m${p} + log(l${p});`] : []),
+    `LSE[r${p}] = m${p} + log(l${p});`,
   ];
 }
 
@@ -82,7 +82,7 @@ function trainForward(): string[] {
     'fn attn_train_hs64_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
     '  let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);',
     '  if (!qq.ok) { return; }',
-    ...indent(2, T.flatMap((t) => softInit(`${t}`, `qq.rows.${LANE[t]}`, 'pl.scale'))),
+    ...indent(2, T.flatMap((t) => softInit(`${t}`, `qq.rows.${LANE[t]}`))),
     '  // Keys below the quad: blocks of four for all four queries.',
     '  for (var j = 0u; j < qq.i0; j += 4u) {',
     '    let k0 = qq.base + j * 16u; let k1 = k0 + 16u; let k2 = k1 + 16u; let k3 = k2 + 16u;',
@@ -101,7 +101,7 @@ function trainForward(): string[] {
     ...indent(2, softStep('2', ['d1'])),
     ...indent(2, softStep('2', ['d2'])),
   ];
-  for (const t of T) L.push(`  if (qq.live.${LANE[t]}) {`, ...indent(4, softStore(`${t}`, true)), '  }');
+  for (const t of T) L.push(`  if (qq.live.${LANE[t]}) {`, ...indent(4, softStore(`${t}`)), '  }');
   L.push('}');
   return L;
 }
@@ -121,7 +121,7 @@ function backwardDq(): string[] {
   L.push('  for (var j = 0u; j <= quad_last(qq); j++) {', '    let ko = qq.base + j * 16u;', '    let on = quad_reach(qq, j);');
   for (const c of C) L.push(`    let k${c} = Kc[ko + ${c}u]; let v${c} = Vc[ko + ${c}u];`);
   for (const t of T) {
-    L.push(`    let d${t} = select(0.0, exp(${dot(`q${t}_`, (c) => `k${c}`)} - st${t}.x) * (${dot(`g${t}_`, (c) => `v${c}`)} - st${t}.y), on.${LANE[t]});`);
+    L.push(`    let d${t} = select(0.0, exp(${dot((c) => `q${t}_${c}`, (c) => `k${c}`)} - st${t}.x) * (${dot((c) => `g${t}_${c}`, (c) => `v${c}`)} - st${t}.y), on.${LANE[t]});`);
     L.push('    ' + C.map((c) => `a${t}_${c} += d${t} * k${c};`).join(' '));
   }
   L.push('  }');
@@ -144,8 +144,8 @@ function dkvItem(n: string, suffix: string): string[] {
   ];
   for (const t of T) {
     const on = t === 0 ? 'true' : `i${suffix} >= kq.j0 + ${t}u`;
-    L.push(`let e${t}${suffix} = select(0.0, exp(${dot('x', (c) => `k${t}_${c}`).replace(/x(\d+) \*/g, `x$1${suffix} *`)} - st${suffix}.x), ${on});`);
-    L.push(`let d${t}${suffix} = e${t}${suffix} * (${dot('g', (c) => `v${t}_${c}`).replace(/g(\d+) \*/g, `g$1${suffix} *`)} - st${suffix}.y);`);
+    L.push(`let e${t}${suffix} = select(0.0, exp(${dot((c) => `x${c}${suffix}`, (c) => `k${t}_${c}`)} - st${suffix}.x), ${on});`);
+    L.push(`let d${t}${suffix} = e${t}${suffix} * (${dot((c) => `g${c}${suffix}`, (c) => `v${t}_${c}`)} - st${suffix}.y);`);
   }
   return L;
 }
@@ -195,7 +195,7 @@ export function generatedSection(): string {
   const parts = [
     BEGIN,
     '// HS = 64 in named registers (Qwen2.5, Llama 3.2, SmolLM2 heads): q<t>_<c>, o<t>_<c>, ... are',
-    '// vec4 c of query (or key) t; every dot product sums its sixteen vec4 products pairwise.',
+    '// vec4 c of query (or key) t. The backward sums a dot product\'s sixteen vec4 products pairwise.',
     '//   attn_train_hs64_lse  the slot-table training forward: four positions of one (slot, head)',
     '//     per invocation (query_quad), each key block loaded once for the four; every query takes',
     '//     attend_thread\'s steps in its order, so O and LSE equal the generic row-table kernel\'s',
