@@ -528,8 +528,12 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
 }
 
-// 16 out rows x 16 columns (four vec4) per invocation: dw_rb's loop (same order, four rows of M per
-// step, so G is bit-identical to dw_rb's) with twice the rows and columns per load.
+// 16 out rows x 16 columns (four vec4) per invocation: dw_rb's sums (same order, four rows of M per
+// step, so G is bit-identical to dw_rb's) with twice the rows and columns per load. Laid out as
+// dx_rb16 with D transposed: per step the invocation keeps its four X rows' 16 vec4 and takes each
+// out row's four D values (one per row of M) as one vec4 y, so only 16 vec4 of X stay live across
+// the step's 64 sums (with D's 16 vec4 live as well, SwiftShader spilled and reloaded both per sum:
+// 1.25x slower at M = 64). A vec4 load costs SwiftShader four lane gathers, as four f32 loads do.
 @compute @workgroup_size(WG_X, WG_Y)
 fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let n0 = gid.y * 16u;
@@ -538,12 +542,16 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let N = pw.N;
   if (n0 >= N || c4 >= K4) { return; }
   let xb = min(c4 + 1u, K4 - 1u) - c4; let xc = min(c4 + 2u, K4 - 1u) - c4; let xd = min(c4 + 3u, K4 - 1u) - c4;
-  let lastN4 = N / 4u - 1u;
-  let e0 = pw.dOff / 4u + min(n0 / 4u, lastN4);
-  let eb = pw.dOff / 4u + min(n0 / 4u + 1u, lastN4) - e0;
-  let ec = pw.dOff / 4u + min(n0 / 4u + 2u, lastN4) - e0;
-  let ed = pw.dOff / 4u + min(n0 / 4u + 3u, lastN4) - e0;
-  let ld = pw.ldD / 4u;
+  let lastN = N - 1u;
+  let e0 = pw.dOff + min(n0 + 0u, lastN); let e1 = pw.dOff + min(n0 + 1u, lastN);
+  let e2 = pw.dOff + min(n0 + 2u, lastN); let e3 = pw.dOff + min(n0 + 3u, lastN);
+  let e4 = pw.dOff + min(n0 + 4u, lastN); let e5 = pw.dOff + min(n0 + 5u, lastN);
+  let e6 = pw.dOff + min(n0 + 6u, lastN); let e7 = pw.dOff + min(n0 + 7u, lastN);
+  let e8 = pw.dOff + min(n0 + 8u, lastN); let e9 = pw.dOff + min(n0 + 9u, lastN);
+  let e10 = pw.dOff + min(n0 + 10u, lastN); let e11 = pw.dOff + min(n0 + 11u, lastN);
+  let e12 = pw.dOff + min(n0 + 12u, lastN); let e13 = pw.dOff + min(n0 + 13u, lastN);
+  let e14 = pw.dOff + min(n0 + 14u, lastN); let e15 = pw.dOff + min(n0 + 15u, lastN);
+  let ld = pw.ldD;
   var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
   var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
   var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
@@ -561,35 +569,32 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
   var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
   var xi = pw.off2 + c4;
-  var di = e0;
+  var di = 0u;
   // Four rows per step as dw_rb (each sum read and written once per four terms), then a two-row
   // step and a last row.
   let M4 = pw.M & ~3u;
   for (var m = 0u; m < M4; m += 4u) {
     let j0 = xi; let x0a = wX[j0]; let x0b = wX[j0 + xb]; let x0c = wX[j0 + xc]; let x0d = wX[j0 + xd];
-    let r0 = di; let d00 = wD4[r0]; let d01 = wD4[r0 + eb]; let d02 = wD4[r0 + ec]; let d03 = wD4[r0 + ed];
     let j1 = xi + 1u * pw.ld2; let x1a = wX[j1]; let x1b = wX[j1 + xb]; let x1c = wX[j1 + xc]; let x1d = wX[j1 + xd];
-    let r1 = di + 1u * ld; let d10 = wD4[r1]; let d11 = wD4[r1 + eb]; let d12 = wD4[r1 + ec]; let d13 = wD4[r1 + ed];
     let j2 = xi + 2u * pw.ld2; let x2a = wX[j2]; let x2b = wX[j2 + xb]; let x2c = wX[j2 + xc]; let x2d = wX[j2 + xd];
-    let r2 = di + 2u * ld; let d20 = wD4[r2]; let d21 = wD4[r2 + eb]; let d22 = wD4[r2 + ec]; let d23 = wD4[r2 + ed];
     let j3 = xi + 3u * pw.ld2; let x3a = wX[j3]; let x3b = wX[j3 + xb]; let x3c = wX[j3 + xc]; let x3d = wX[j3 + xd];
-    let r3 = di + 3u * ld; let d30 = wD4[r3]; let d31 = wD4[r3 + eb]; let d32 = wD4[r3 + ec]; let d33 = wD4[r3 + ed];
-    a0a += (d00.x * x0a + d10.x * x1a) + (d20.x * x2a + d30.x * x3a); a0b += (d00.x * x0b + d10.x * x1b) + (d20.x * x2b + d30.x * x3b); a0c += (d00.x * x0c + d10.x * x1c) + (d20.x * x2c + d30.x * x3c); a0d += (d00.x * x0d + d10.x * x1d) + (d20.x * x2d + d30.x * x3d);
-    a1a += (d00.y * x0a + d10.y * x1a) + (d20.y * x2a + d30.y * x3a); a1b += (d00.y * x0b + d10.y * x1b) + (d20.y * x2b + d30.y * x3b); a1c += (d00.y * x0c + d10.y * x1c) + (d20.y * x2c + d30.y * x3c); a1d += (d00.y * x0d + d10.y * x1d) + (d20.y * x2d + d30.y * x3d);
-    a2a += (d00.z * x0a + d10.z * x1a) + (d20.z * x2a + d30.z * x3a); a2b += (d00.z * x0b + d10.z * x1b) + (d20.z * x2b + d30.z * x3b); a2c += (d00.z * x0c + d10.z * x1c) + (d20.z * x2c + d30.z * x3c); a2d += (d00.z * x0d + d10.z * x1d) + (d20.z * x2d + d30.z * x3d);
-    a3a += (d00.w * x0a + d10.w * x1a) + (d20.w * x2a + d30.w * x3a); a3b += (d00.w * x0b + d10.w * x1b) + (d20.w * x2b + d30.w * x3b); a3c += (d00.w * x0c + d10.w * x1c) + (d20.w * x2c + d30.w * x3c); a3d += (d00.w * x0d + d10.w * x1d) + (d20.w * x2d + d30.w * x3d);
-    a4a += (d01.x * x0a + d11.x * x1a) + (d21.x * x2a + d31.x * x3a); a4b += (d01.x * x0b + d11.x * x1b) + (d21.x * x2b + d31.x * x3b); a4c += (d01.x * x0c + d11.x * x1c) + (d21.x * x2c + d31.x * x3c); a4d += (d01.x * x0d + d11.x * x1d) + (d21.x * x2d + d31.x * x3d);
-    a5a += (d01.y * x0a + d11.y * x1a) + (d21.y * x2a + d31.y * x3a); a5b += (d01.y * x0b + d11.y * x1b) + (d21.y * x2b + d31.y * x3b); a5c += (d01.y * x0c + d11.y * x1c) + (d21.y * x2c + d31.y * x3c); a5d += (d01.y * x0d + d11.y * x1d) + (d21.y * x2d + d31.y * x3d);
-    a6a += (d01.z * x0a + d11.z * x1a) + (d21.z * x2a + d31.z * x3a); a6b += (d01.z * x0b + d11.z * x1b) + (d21.z * x2b + d31.z * x3b); a6c += (d01.z * x0c + d11.z * x1c) + (d21.z * x2c + d31.z * x3c); a6d += (d01.z * x0d + d11.z * x1d) + (d21.z * x2d + d31.z * x3d);
-    a7a += (d01.w * x0a + d11.w * x1a) + (d21.w * x2a + d31.w * x3a); a7b += (d01.w * x0b + d11.w * x1b) + (d21.w * x2b + d31.w * x3b); a7c += (d01.w * x0c + d11.w * x1c) + (d21.w * x2c + d31.w * x3c); a7d += (d01.w * x0d + d11.w * x1d) + (d21.w * x2d + d31.w * x3d);
-    a8a += (d02.x * x0a + d12.x * x1a) + (d22.x * x2a + d32.x * x3a); a8b += (d02.x * x0b + d12.x * x1b) + (d22.x * x2b + d32.x * x3b); a8c += (d02.x * x0c + d12.x * x1c) + (d22.x * x2c + d32.x * x3c); a8d += (d02.x * x0d + d12.x * x1d) + (d22.x * x2d + d32.x * x3d);
-    a9a += (d02.y * x0a + d12.y * x1a) + (d22.y * x2a + d32.y * x3a); a9b += (d02.y * x0b + d12.y * x1b) + (d22.y * x2b + d32.y * x3b); a9c += (d02.y * x0c + d12.y * x1c) + (d22.y * x2c + d32.y * x3c); a9d += (d02.y * x0d + d12.y * x1d) + (d22.y * x2d + d32.y * x3d);
-    a10a += (d02.z * x0a + d12.z * x1a) + (d22.z * x2a + d32.z * x3a); a10b += (d02.z * x0b + d12.z * x1b) + (d22.z * x2b + d32.z * x3b); a10c += (d02.z * x0c + d12.z * x1c) + (d22.z * x2c + d32.z * x3c); a10d += (d02.z * x0d + d12.z * x1d) + (d22.z * x2d + d32.z * x3d);
-    a11a += (d02.w * x0a + d12.w * x1a) + (d22.w * x2a + d32.w * x3a); a11b += (d02.w * x0b + d12.w * x1b) + (d22.w * x2b + d32.w * x3b); a11c += (d02.w * x0c + d12.w * x1c) + (d22.w * x2c + d32.w * x3c); a11d += (d02.w * x0d + d12.w * x1d) + (d22.w * x2d + d32.w * x3d);
-    a12a += (d03.x * x0a + d13.x * x1a) + (d23.x * x2a + d33.x * x3a); a12b += (d03.x * x0b + d13.x * x1b) + (d23.x * x2b + d33.x * x3b); a12c += (d03.x * x0c + d13.x * x1c) + (d23.x * x2c + d33.x * x3c); a12d += (d03.x * x0d + d13.x * x1d) + (d23.x * x2d + d33.x * x3d);
-    a13a += (d03.y * x0a + d13.y * x1a) + (d23.y * x2a + d33.y * x3a); a13b += (d03.y * x0b + d13.y * x1b) + (d23.y * x2b + d33.y * x3b); a13c += (d03.y * x0c + d13.y * x1c) + (d23.y * x2c + d33.y * x3c); a13d += (d03.y * x0d + d13.y * x1d) + (d23.y * x2d + d33.y * x3d);
-    a14a += (d03.z * x0a + d13.z * x1a) + (d23.z * x2a + d33.z * x3a); a14b += (d03.z * x0b + d13.z * x1b) + (d23.z * x2b + d33.z * x3b); a14c += (d03.z * x0c + d13.z * x1c) + (d23.z * x2c + d33.z * x3c); a14d += (d03.z * x0d + d13.z * x1d) + (d23.z * x2d + d33.z * x3d);
-    a15a += (d03.w * x0a + d13.w * x1a) + (d23.w * x2a + d33.w * x3a); a15b += (d03.w * x0b + d13.w * x1b) + (d23.w * x2b + d33.w * x3b); a15c += (d03.w * x0c + d13.w * x1c) + (d23.w * x2c + d33.w * x3c); a15d += (d03.w * x0d + d13.w * x1d) + (d23.w * x2d + d33.w * x3d);
+    let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a0b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a0c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a0d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a1b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a1c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a1d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a2b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a2c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a2d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a3b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a3c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a3d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a4b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a4c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a4d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a5b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a5c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a5d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a6b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a6c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a6d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a7b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a7c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a7d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e8], wD[r1 + e8], wD[r2 + e8], wD[r3 + e8]); a8a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a8b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a8c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a8d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e9], wD[r1 + e9], wD[r2 + e9], wD[r3 + e9]); a9a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a9b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a9c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a9d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e10], wD[r1 + e10], wD[r2 + e10], wD[r3 + e10]); a10a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a10b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a10c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a10d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e11], wD[r1 + e11], wD[r2 + e11], wD[r3 + e11]); a11a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a11b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a11c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a11d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e12], wD[r1 + e12], wD[r2 + e12], wD[r3 + e12]); a12a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a12b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a12c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a12d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e13], wD[r1 + e13], wD[r2 + e13], wD[r3 + e13]); a13a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a13b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a13c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a13d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e14], wD[r1 + e14], wD[r2 + e14], wD[r3 + e14]); a14a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a14b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a14c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a14d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e15], wD[r1 + e15], wD[r2 + e15], wD[r3 + e15]); a15a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a15b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a15c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a15d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
@@ -598,46 +603,44 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
     let j = xi + pw.ld2;
     let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];
-    let d0 = wD4[di]; let d1 = wD4[di + eb]; let d2 = wD4[di + ec]; let d3 = wD4[di + ed];
-    let f0 = wD4[di + ld]; let f1 = wD4[di + ld + eb]; let f2 = wD4[di + ld + ec]; let f3 = wD4[di + ld + ed];
-    a0a += d0.x * xa + f0.x * ya; a0b += d0.x * xb_ + f0.x * yb; a0c += d0.x * xc_ + f0.x * yc; a0d += d0.x * xd_ + f0.x * yd;
-    a1a += d0.y * xa + f0.y * ya; a1b += d0.y * xb_ + f0.y * yb; a1c += d0.y * xc_ + f0.y * yc; a1d += d0.y * xd_ + f0.y * yd;
-    a2a += d0.z * xa + f0.z * ya; a2b += d0.z * xb_ + f0.z * yb; a2c += d0.z * xc_ + f0.z * yc; a2d += d0.z * xd_ + f0.z * yd;
-    a3a += d0.w * xa + f0.w * ya; a3b += d0.w * xb_ + f0.w * yb; a3c += d0.w * xc_ + f0.w * yc; a3d += d0.w * xd_ + f0.w * yd;
-    a4a += d1.x * xa + f1.x * ya; a4b += d1.x * xb_ + f1.x * yb; a4c += d1.x * xc_ + f1.x * yc; a4d += d1.x * xd_ + f1.x * yd;
-    a5a += d1.y * xa + f1.y * ya; a5b += d1.y * xb_ + f1.y * yb; a5c += d1.y * xc_ + f1.y * yc; a5d += d1.y * xd_ + f1.y * yd;
-    a6a += d1.z * xa + f1.z * ya; a6b += d1.z * xb_ + f1.z * yb; a6c += d1.z * xc_ + f1.z * yc; a6d += d1.z * xd_ + f1.z * yd;
-    a7a += d1.w * xa + f1.w * ya; a7b += d1.w * xb_ + f1.w * yb; a7c += d1.w * xc_ + f1.w * yc; a7d += d1.w * xd_ + f1.w * yd;
-    a8a += d2.x * xa + f2.x * ya; a8b += d2.x * xb_ + f2.x * yb; a8c += d2.x * xc_ + f2.x * yc; a8d += d2.x * xd_ + f2.x * yd;
-    a9a += d2.y * xa + f2.y * ya; a9b += d2.y * xb_ + f2.y * yb; a9c += d2.y * xc_ + f2.y * yc; a9d += d2.y * xd_ + f2.y * yd;
-    a10a += d2.z * xa + f2.z * ya; a10b += d2.z * xb_ + f2.z * yb; a10c += d2.z * xc_ + f2.z * yc; a10d += d2.z * xd_ + f2.z * yd;
-    a11a += d2.w * xa + f2.w * ya; a11b += d2.w * xb_ + f2.w * yb; a11c += d2.w * xc_ + f2.w * yc; a11d += d2.w * xd_ + f2.w * yd;
-    a12a += d3.x * xa + f3.x * ya; a12b += d3.x * xb_ + f3.x * yb; a12c += d3.x * xc_ + f3.x * yc; a12d += d3.x * xd_ + f3.x * yd;
-    a13a += d3.y * xa + f3.y * ya; a13b += d3.y * xb_ + f3.y * yb; a13c += d3.y * xc_ + f3.y * yc; a13d += d3.y * xd_ + f3.y * yd;
-    a14a += d3.z * xa + f3.z * ya; a14b += d3.z * xb_ + f3.z * yb; a14c += d3.z * xc_ + f3.z * yc; a14d += d3.z * xd_ + f3.z * yd;
-    a15a += d3.w * xa + f3.w * ya; a15b += d3.w * xb_ + f3.w * yb; a15c += d3.w * xc_ + f3.w * yc; a15d += d3.w * xd_ + f3.w * yd;
+    let r1 = di + ld;
+    { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0a += y.x * xa + y.y * ya; a0b += y.x * xb_ + y.y * yb; a0c += y.x * xc_ + y.y * yc; a0d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1a += y.x * xa + y.y * ya; a1b += y.x * xb_ + y.y * yb; a1c += y.x * xc_ + y.y * yc; a1d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2a += y.x * xa + y.y * ya; a2b += y.x * xb_ + y.y * yb; a2c += y.x * xc_ + y.y * yc; a2d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3a += y.x * xa + y.y * ya; a3b += y.x * xb_ + y.y * yb; a3c += y.x * xc_ + y.y * yc; a3d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4a += y.x * xa + y.y * ya; a4b += y.x * xb_ + y.y * yb; a4c += y.x * xc_ + y.y * yc; a4d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5a += y.x * xa + y.y * ya; a5b += y.x * xb_ + y.y * yb; a5c += y.x * xc_ + y.y * yc; a5d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6a += y.x * xa + y.y * ya; a6b += y.x * xb_ + y.y * yb; a6c += y.x * xc_ + y.y * yc; a6d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7a += y.x * xa + y.y * ya; a7b += y.x * xb_ + y.y * yb; a7c += y.x * xc_ + y.y * yc; a7d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e8], wD[r1 + e8]); a8a += y.x * xa + y.y * ya; a8b += y.x * xb_ + y.y * yb; a8c += y.x * xc_ + y.y * yc; a8d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e9], wD[r1 + e9]); a9a += y.x * xa + y.y * ya; a9b += y.x * xb_ + y.y * yb; a9c += y.x * xc_ + y.y * yc; a9d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e10], wD[r1 + e10]); a10a += y.x * xa + y.y * ya; a10b += y.x * xb_ + y.y * yb; a10c += y.x * xc_ + y.y * yc; a10d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e11], wD[r1 + e11]); a11a += y.x * xa + y.y * ya; a11b += y.x * xb_ + y.y * yb; a11c += y.x * xc_ + y.y * yc; a11d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e12], wD[r1 + e12]); a12a += y.x * xa + y.y * ya; a12b += y.x * xb_ + y.y * yb; a12c += y.x * xc_ + y.y * yc; a12d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e13], wD[r1 + e13]); a13a += y.x * xa + y.y * ya; a13b += y.x * xb_ + y.y * yb; a13c += y.x * xc_ + y.y * yc; a13d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e14], wD[r1 + e14]); a14a += y.x * xa + y.y * ya; a14b += y.x * xb_ + y.y * yb; a14c += y.x * xc_ + y.y * yc; a14d += y.x * xd_ + y.y * yd; }
+    { let y = vec2<f32>(wD[di + e15], wD[r1 + e15]); a15a += y.x * xa + y.y * ya; a15b += y.x * xb_ + y.y * yb; a15c += y.x * xc_ + y.y * yc; a15d += y.x * xd_ + y.y * yd; }
     xi += 2u * pw.ld2;
     di += 2u * ld;
   }
   if (M2 < pw.M) {
     let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
-    let d0 = wD4[di]; let d1 = wD4[di + eb]; let d2 = wD4[di + ec]; let d3 = wD4[di + ed];
-    a0a += d0.x * xa; a0b += d0.x * xb_; a0c += d0.x * xc_; a0d += d0.x * xd_;
-    a1a += d0.y * xa; a1b += d0.y * xb_; a1c += d0.y * xc_; a1d += d0.y * xd_;
-    a2a += d0.z * xa; a2b += d0.z * xb_; a2c += d0.z * xc_; a2d += d0.z * xd_;
-    a3a += d0.w * xa; a3b += d0.w * xb_; a3c += d0.w * xc_; a3d += d0.w * xd_;
-    a4a += d1.x * xa; a4b += d1.x * xb_; a4c += d1.x * xc_; a4d += d1.x * xd_;
-    a5a += d1.y * xa; a5b += d1.y * xb_; a5c += d1.y * xc_; a5d += d1.y * xd_;
-    a6a += d1.z * xa; a6b += d1.z * xb_; a6c += d1.z * xc_; a6d += d1.z * xd_;
-    a7a += d1.w * xa; a7b += d1.w * xb_; a7c += d1.w * xc_; a7d += d1.w * xd_;
-    a8a += d2.x * xa; a8b += d2.x * xb_; a8c += d2.x * xc_; a8d += d2.x * xd_;
-    a9a += d2.y * xa; a9b += d2.y * xb_; a9c += d2.y * xc_; a9d += d2.y * xd_;
-    a10a += d2.z * xa; a10b += d2.z * xb_; a10c += d2.z * xc_; a10d += d2.z * xd_;
-    a11a += d2.w * xa; a11b += d2.w * xb_; a11c += d2.w * xc_; a11d += d2.w * xd_;
-    a12a += d3.x * xa; a12b += d3.x * xb_; a12c += d3.x * xc_; a12d += d3.x * xd_;
-    a13a += d3.y * xa; a13b += d3.y * xb_; a13c += d3.y * xc_; a13d += d3.y * xd_;
-    a14a += d3.z * xa; a14b += d3.z * xb_; a14c += d3.z * xc_; a14d += d3.z * xd_;
-    a15a += d3.w * xa; a15b += d3.w * xb_; a15c += d3.w * xc_; a15d += d3.w * xd_;
+    { let y = wD[di + e0]; a0a += y * xa; a0b += y * xb_; a0c += y * xc_; a0d += y * xd_; }
+    { let y = wD[di + e1]; a1a += y * xa; a1b += y * xb_; a1c += y * xc_; a1d += y * xd_; }
+    { let y = wD[di + e2]; a2a += y * xa; a2b += y * xb_; a2c += y * xc_; a2d += y * xd_; }
+    { let y = wD[di + e3]; a3a += y * xa; a3b += y * xb_; a3c += y * xc_; a3d += y * xd_; }
+    { let y = wD[di + e4]; a4a += y * xa; a4b += y * xb_; a4c += y * xc_; a4d += y * xd_; }
+    { let y = wD[di + e5]; a5a += y * xa; a5b += y * xb_; a5c += y * xc_; a5d += y * xd_; }
+    { let y = wD[di + e6]; a6a += y * xa; a6b += y * xb_; a6c += y * xc_; a6d += y * xd_; }
+    { let y = wD[di + e7]; a7a += y * xa; a7b += y * xb_; a7c += y * xc_; a7d += y * xd_; }
+    { let y = wD[di + e8]; a8a += y * xa; a8b += y * xb_; a8c += y * xc_; a8d += y * xd_; }
+    { let y = wD[di + e9]; a9a += y * xa; a9b += y * xb_; a9c += y * xc_; a9d += y * xd_; }
+    { let y = wD[di + e10]; a10a += y * xa; a10b += y * xb_; a10c += y * xc_; a10d += y * xd_; }
+    { let y = wD[di + e11]; a11a += y * xa; a11b += y * xb_; a11c += y * xc_; a11d += y * xd_; }
+    { let y = wD[di + e12]; a12a += y * xa; a12b += y * xb_; a12c += y * xc_; a12d += y * xd_; }
+    { let y = wD[di + e13]; a13a += y * xa; a13b += y * xb_; a13c += y * xc_; a13d += y * xd_; }
+    { let y = wD[di + e14]; a14a += y * xa; a14b += y * xb_; a14c += y * xc_; a14d += y * xd_; }
+    { let y = wD[di + e15]; a15a += y * xa; a15b += y * xb_; a15c += y * xc_; a15d += y * xd_; }
   }
   // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
   // inlined form 3-5x slower (seconds at the first step) and runs both alike.
