@@ -21,8 +21,9 @@
 // dYB is overwritten; G (dW, dA), dB and dbias accumulate (+=). All sums over M run in a fixed
 // order inside one invocation: results are deterministic (no atomics).
 // Variants: *_rb register-blocked, 8 x 8 outputs per invocation in named vec4 registers, no
-// workgroup memory, D read as vec4 (CPU adapters: SwiftShader spills dynamically indexed private
-// arrays; the launcher falls back to *_tiled when N, ldD or dOff is not a multiple of 4);
+// workgroup memory (CPU adapters: SwiftShader spills dynamically indexed private arrays), D read
+// as vec4 in dx_* (dw_* take four rows' values of one column as a vec4); the launcher falls back to
+// *_tiled when N, ldD or dOff is not a multiple of 4;
 // *_tiled 64 x 64 output tiles staged through workgroup memory, 4 x 4 per invocation (GPUs);
 // dx_rb16 / dw_rb16 / dx_nf4_rb16 16 x 16 outputs per invocation (the rb16 variant).
 
@@ -432,8 +433,7 @@ fn dx_nf4_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
 }
 
 // ---- G += alpha D^T X (dW, dA) ------------------------------------------------------------------
-@group(0) @binding(0) var<storage, read> wD: array<f32>;              // [M, ldD] (dw_tiled)
-@group(0) @binding(0) var<storage, read> wD4: array<vec4<f32>>;       // [M, ldD/4] (dw_rb)
+@group(0) @binding(0) var<storage, read> wD: array<f32>;              // [M, ldD]
 @group(0) @binding(1) var<storage, read> wX: array<vec4<f32>>;        // [M, K/4]
 @group(0) @binding(2) var<storage, read_write> wG: array<vec4<f32>>;  // [N, K/4]
 @group(0) @binding(3) var<uniform> pw: Params;
@@ -445,7 +445,8 @@ fn put_g(n: u32, c4: u32, v: vec4<f32>) {
 }
 
 // Invocation: out rows n0 .. n0 + 7 (named a<row>), columns 8 gid.x .. + 7 (l, h); loops over M.
-// D read as vec4 (N, ldD, dOff multiples of 4, else the launcher uses dw_tiled).
+// Per step of four rows of M the invocation keeps X's 8 vec4 and takes each out row's four D values
+// as one vec4 (dw_rb16's layout, which see).
 @compute @workgroup_size(WG_X, WG_Y)
 fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let n0 = gid.y * 8u;
@@ -454,10 +455,12 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let N = pw.N;
   if (n0 >= N || c4 >= K4) { return; }
   let c4h = min(c4 + 1u, K4 - 1u);
-  let lastN4 = N / 4u - 1u;
-  let e0 = pw.dOff / 4u + min(n0 / 4u, lastN4);
-  let e1 = pw.dOff / 4u + min(n0 / 4u + 1u, lastN4);
-  let ld = pw.ldD / 4u;
+  let lastN = N - 1u;
+  let e0 = pw.dOff + min(n0 + 0u, lastN); let e1 = pw.dOff + min(n0 + 1u, lastN);
+  let e2 = pw.dOff + min(n0 + 2u, lastN); let e3 = pw.dOff + min(n0 + 3u, lastN);
+  let e4 = pw.dOff + min(n0 + 4u, lastN); let e5 = pw.dOff + min(n0 + 5u, lastN);
+  let e6 = pw.dOff + min(n0 + 6u, lastN); let e7 = pw.dOff + min(n0 + 7u, lastN);
+  let ld = pw.ldD;
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
@@ -465,59 +468,53 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   // Indices advance by one row stride per m (no multiplies in the loop).
   var xi = pw.off2 + c4;
   let xd = c4h - c4;
-  var di = e0;
-  let dd = e1 - e0;
+  var di = 0u;
   // Four rows per step, each sum ((row 0 + row 1) + (row 2 + row 3)) added once: a sum is read
   // and written once per four terms. Then a two-row step and a last row (dw_rb16 the same).
   let M4 = pw.M & ~3u;
   for (var m = 0u; m < M4; m += 4u) {
     let j0 = xi; let l0 = wX[j0]; let h0 = wX[j0 + xd];
-    let r0 = di; let y0 = wD4[r0]; let z0 = wD4[r0 + dd];
     let j1 = xi + 1u * pw.ld2; let l1 = wX[j1]; let h1 = wX[j1 + xd];
-    let r1 = di + 1u * ld; let y1 = wD4[r1]; let z1 = wD4[r1 + dd];
     let j2 = xi + 2u * pw.ld2; let l2 = wX[j2]; let h2 = wX[j2 + xd];
-    let r2 = di + 2u * ld; let y2 = wD4[r2]; let z2 = wD4[r2 + dd];
     let j3 = xi + 3u * pw.ld2; let l3 = wX[j3]; let h3 = wX[j3 + xd];
-    let r3 = di + 3u * ld; let y3 = wD4[r3]; let z3 = wD4[r3 + dd];
-    a0l += (y0.x * l0 + y1.x * l1) + (y2.x * l2 + y3.x * l3); a0h += (y0.x * h0 + y1.x * h1) + (y2.x * h2 + y3.x * h3);
-    a1l += (y0.y * l0 + y1.y * l1) + (y2.y * l2 + y3.y * l3); a1h += (y0.y * h0 + y1.y * h1) + (y2.y * h2 + y3.y * h3);
-    a2l += (y0.z * l0 + y1.z * l1) + (y2.z * l2 + y3.z * l3); a2h += (y0.z * h0 + y1.z * h1) + (y2.z * h2 + y3.z * h3);
-    a3l += (y0.w * l0 + y1.w * l1) + (y2.w * l2 + y3.w * l3); a3h += (y0.w * h0 + y1.w * h1) + (y2.w * h2 + y3.w * h3);
-    a4l += (z0.x * l0 + z1.x * l1) + (z2.x * l2 + z3.x * l3); a4h += (z0.x * h0 + z1.x * h1) + (z2.x * h2 + z3.x * h3);
-    a5l += (z0.y * l0 + z1.y * l1) + (z2.y * l2 + z3.y * l3); a5h += (z0.y * h0 + z1.y * h1) + (z2.y * h2 + z3.y * h3);
-    a6l += (z0.z * l0 + z1.z * l1) + (z2.z * l2 + z3.z * l3); a6h += (z0.z * h0 + z1.z * h1) + (z2.z * h2 + z3.z * h3);
-    a7l += (z0.w * l0 + z1.w * l1) + (z2.w * l2 + z3.w * l3); a7h += (z0.w * h0 + z1.w * h1) + (z2.w * h2 + z3.w * h3);
+    let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a0h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a1h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a2h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a3h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a4h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a5h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a6h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a7h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
   let M2 = pw.M & ~1u;
   if (M4 < M2) {
     let xl = wX[xi]; let xh = wX[xi + xd];
-    let y = wD4[di]; let z = wD4[di + dd];
     let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
-    let y2 = wD4[di + ld]; let z2 = wD4[di + ld + dd];
-    a0l += y.x * xl + y2.x * xl2; a0h += y.x * xh + y2.x * xh2;
-    a1l += y.y * xl + y2.y * xl2; a1h += y.y * xh + y2.y * xh2;
-    a2l += y.z * xl + y2.z * xl2; a2h += y.z * xh + y2.z * xh2;
-    a3l += y.w * xl + y2.w * xl2; a3h += y.w * xh + y2.w * xh2;
-    a4l += z.x * xl + z2.x * xl2; a4h += z.x * xh + z2.x * xh2;
-    a5l += z.y * xl + z2.y * xl2; a5h += z.y * xh + z2.y * xh2;
-    a6l += z.z * xl + z2.z * xl2; a6h += z.z * xh + z2.z * xh2;
-    a7l += z.w * xl + z2.w * xl2; a7h += z.w * xh + z2.w * xh2;
+    let r1 = di + ld;
+    { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0l += y.x * xl + y.y * xl2; a0h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1l += y.x * xl + y.y * xl2; a1h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2l += y.x * xl + y.y * xl2; a2h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3l += y.x * xl + y.y * xl2; a3h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4l += y.x * xl + y.y * xl2; a4h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5l += y.x * xl + y.y * xl2; a5h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6l += y.x * xl + y.y * xl2; a6h += y.x * xh + y.y * xh2; }
+    { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7l += y.x * xl + y.y * xl2; a7h += y.x * xh + y.y * xh2; }
     xi += 2u * pw.ld2;
     di += 2u * ld;
   }
   if (M2 < pw.M) {
     let xl = wX[xi]; let xh = wX[xi + xd];
-    let y = wD4[di]; let z = wD4[di + dd];
-    a0l += y.x * xl; a0h += y.x * xh;
-    a1l += y.y * xl; a1h += y.y * xh;
-    a2l += y.z * xl; a2h += y.z * xh;
-    a3l += y.w * xl; a3h += y.w * xh;
-    a4l += z.x * xl; a4h += z.x * xh;
-    a5l += z.y * xl; a5h += z.y * xh;
-    a6l += z.z * xl; a6h += z.z * xh;
-    a7l += z.w * xl; a7h += z.w * xh;
+    { let y = wD[di + e0]; a0l += y * xl; a0h += y * xh; }
+    { let y = wD[di + e1]; a1l += y * xl; a1h += y * xh; }
+    { let y = wD[di + e2]; a2l += y * xl; a2h += y * xh; }
+    { let y = wD[di + e3]; a3l += y * xl; a3h += y * xh; }
+    { let y = wD[di + e4]; a4l += y * xl; a4h += y * xh; }
+    { let y = wD[di + e5]; a5l += y * xl; a5h += y * xh; }
+    { let y = wD[di + e6]; a6l += y * xl; a6h += y * xh; }
+    { let y = wD[di + e7]; a7l += y * xl; a7h += y * xh; }
   }
   let hi = c4 + 1u;
   // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
