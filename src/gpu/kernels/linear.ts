@@ -15,10 +15,16 @@ import type { Nf4Weight } from './nf4';
  */
 export type LinearVariant = 'rb' | 'rb8' | 'rb8w' | 'rb16' | 'rb1' | 'tiled' | 'gemv' | 'dec' | 'sg';
 export const LINEAR_VARIANTS: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'rb1', 'tiled', 'gemv', 'dec', 'sg'];
-/** Decode candidates on any adapter; decodeCandidates adds sg where subgroups exist. */
+/** Decode candidates on any adapter; decodeCandidates adds sg where subgroups exist, and rb16 at 2-8 rows. */
 export const DECODE_CANDIDATES: readonly LinearVariant[] = ['dec', 'rb1', 'gemv', 'rb', 'rb8'];
-/** Every variant the decode buckets may run (DECODE_CANDIDATES and sg). */
+/** Every variant the decode1 bucket may run (DECODE_CANDIDATES and sg). */
 export const DECODE_VARIANTS: readonly LinearVariant[] = [...DECODE_CANDIDATES, 'sg'];
+/**
+ * Every variant the decode8 bucket may run: the decode ones and rb16, whose 16-row tiles half
+ * idle at 8 rows still beat dec at the default agent's fused gate|up (K = 64, 2 x 192 columns:
+ * 1.2-1.3x on SwiftShader, where dec ran at 77-81 % of the best variant).
+ */
+export const DECODE8_VARIANTS: readonly LinearVariant[] = [...DECODE_VARIANTS, 'rb16'];
 export const PREFILL_CANDIDATES: readonly LinearVariant[] = ['rb', 'rb8', 'rb8w', 'rb16', 'tiled', 'dec'];
 /** Rows at or below which the decode variant is used (gemv handles at most 8). */
 export const DECODE_MAX_M = 8;
@@ -42,10 +48,11 @@ function forAdapter(rt: GpuRuntime, list: readonly LinearVariant[]): readonly Li
   return isCpuAdapter(rt.report) ? list.filter((v) => !GPU_ONLY.includes(v)) : list;
 }
 
-/** The decode buckets' tuning candidates on this device: DECODE_CANDIDATES and sg with subgroups,
- * without the GPU-only variants on a CPU adapter. */
-export function decodeCandidates(rt: GpuRuntime): readonly LinearVariant[] {
-  return forAdapter(rt, rt.hasFeature('subgroups') ? DECODE_VARIANTS : DECODE_CANDIDATES);
+/** A decode bucket's tuning candidates on this device: DECODE_CANDIDATES, sg with subgroups and
+ * rb16 at 2-8 rows (decode8), without the GPU-only variants on a CPU adapter. */
+export function decodeCandidates(rt: GpuRuntime, bucket: 'decode1' | 'decode8' = 'decode1'): readonly LinearVariant[] {
+  const known = bucket === 'decode8' ? DECODE8_VARIANTS : DECODE_VARIANTS;
+  return forAdapter(rt, known.filter((v) => v !== 'sg' || rt.hasFeature('subgroups')));
 }
 
 /** The prefill / large buckets' tuning candidates on this device (no tiled on a CPU adapter). */

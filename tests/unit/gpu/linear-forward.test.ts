@@ -145,9 +145,10 @@ describe('Linear', () => {
     if (fmt === 'f32') {
       // rb16 runs one of two pipelines: without LoRA and with whole column groups the lean one
       // (every tile, rows past M clamped: put8_row), else the general one. Shapes with whole tiles,
-      // partial rows (M = 24, 40, and 12 < 16), partial columns; plain and SwiGLU, bias, LoRA on
-      // and off, = and +=; the rows past M (Y is 16 rows longer) must stay untouched.
-      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [12, 32, false], [32, 40, false], [32, 16, true], [40, 16, true], [9, 16, true]] as const) {
+      // partial rows (M = 24, 40, 12 < 16, and the decode8 bucket's 2-8 rows, where the tuner may
+      // pick rb16), partial columns; plain and SwiGLU, bias, LoRA on and off, = and +=; the rows
+      // past M (Y is 16 rows longer) must stay untouched.
+      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [12, 32, false], [32, 40, false], [32, 16, true], [40, 16, true], [9, 16, true], [8, 16, true], [2, 32, false]] as const) {
         it(`f32 rb16 lean / general pipeline: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off, = and +=`, async () => {
           const rt = await nodeRuntime();
           const K = 64, R = 4, scale = 1.5, NW = swiglu ? 2 * N : N, S = swiglu ? 2 : 1;

@@ -98,6 +98,7 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
   const forced: [string, (key: string) => string | null][] = [
     ...PREFILL_CANDIDATES.map((v): [string, (key: string) => string | null] => [`linear prefill+large ${v}`, (k) => (/:linear:\w+:(prefill|large):/.test(k) ? v : null)]),
     ...[...DECODE_CANDIDATES, 'sg'].map((v): [string, (key: string) => string | null] => [`linear decode ${v}`, (k) => (/:linear:\w+:decode[18]:/.test(k) ? v : null)]),
+    ['linear decode8 rb16', (k) => (/:linear:\w+:decode8:/.test(k) ? 'rb16' : null)],
     ...ATTENTION_VARIANTS.map((v): [string, (key: string) => string | null] => [`attention ${v}`, (k) => (k.endsWith(':attention') ? v : null)]),
   ];
   it('forces each variant through a private tuning store', async () => {
