@@ -8,7 +8,7 @@ import type { GpuRuntime } from '../runtime';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';
 import {
-  DECODE_MAX_M, DECODE8_VARIANTS, DECODE_VARIANTS, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, defaultVariants, linearVariants,
+  DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, decodeVariants, defaultVariants, linearVariants,
   prefillCandidates, shapeClass,
   type Linear, type LinearVariant, type LinearVariantChoice, type MBucket,
 } from './linear';
@@ -84,7 +84,7 @@ function candidates(rt: GpuRuntime, bucket: MBucket): readonly LinearVariant[] {
 /** A remembered choice for a bucket is used when it is any of the bucket's variants this device
  * can run (a choice written by hand or by a test may name one the tuner would not time here). */
 function usable(rt: GpuRuntime, bucket: MBucket, v: string | undefined): LinearVariant | undefined {
-  const known = bucket === 'decode8' ? DECODE8_VARIANTS : bucket === 'decode1' ? DECODE_VARIANTS : PREFILL_CANDIDATES;
+  const known = isDecode(bucket) ? decodeVariants(bucket) : PREFILL_CANDIDATES;
   return known.find((c) => c === v && linearVariants(rt).includes(c));
 }
 

@@ -51,8 +51,12 @@ function forAdapter(rt: GpuRuntime, list: readonly LinearVariant[]): readonly Li
 /** A decode bucket's tuning candidates on this device: DECODE_CANDIDATES, sg with subgroups and
  * rb16 at 2-8 rows (decode8), without the GPU-only variants on a CPU adapter. */
 export function decodeCandidates(rt: GpuRuntime, bucket: 'decode1' | 'decode8' = 'decode1'): readonly LinearVariant[] {
-  const known = bucket === 'decode8' ? DECODE8_VARIANTS : DECODE_VARIANTS;
-  return forAdapter(rt, known.filter((v) => v !== 'sg' || rt.hasFeature('subgroups')));
+  return forAdapter(rt, decodeVariants(bucket).filter((v) => v !== 'sg' || rt.hasFeature('subgroups')));
+}
+
+/** Every variant a decode bucket may run on any device (DECODE_VARIANTS, DECODE8_VARIANTS). */
+export function decodeVariants(bucket: 'decode1' | 'decode8'): readonly LinearVariant[] {
+  return bucket === 'decode8' ? DECODE8_VARIANTS : DECODE_VARIANTS;
 }
 
 /** The prefill / large buckets' tuning candidates on this device (no tiled on a CPU adapter). */
