@@ -106,14 +106,22 @@ function trainForward(): string[] {
   return L;
 }
 
-function backwardDq(): string[] {
+/**
+ * dQ, four queries of one (slot, head) per invocation; with `ps` (attn_bwd_dq_thread_hs64_ps, as
+ * attn_bwd_dq_thread_hs16_ps) it also keeps, per key j, the P and dS of its four queries in PS
+ * (zeros where a query does not reach the key, and for the keys past the length up to the quad's
+ * last position). Both take the same steps, so their dQ is bit-identical.
+ */
+function backwardDq(ps: boolean): string[] {
+  const pp = ps ? 'pk' : 'pq';
   const L = [
     '@compute @workgroup_size(WG)',
-    'fn attn_bwd_dq_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    '  let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);',
+    `fn attn_bwd_dq_thread_hs64${ps ? '_ps' : ''}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
+    `  let qq = query_quad(${pp}, gid.x + gid.y * nwg.x * WG);`,
     '  if (!qq.ok) { return; }',
-    '  let sc = pq.scale;',
+    `  let sc = ${pp}.scale;`,
   ];
+  if (ps) L.push('  let line = qq.cell * pk.Tmax * 2u;');
   for (const t of T) {
     L.push(`  let o${t} = qq.rows.${LANE[t]} * 16u; let st${t} = ST[qq.rows.${LANE[t]}];`);
     for (const c of C) L.push(`  let q${t}_${c} = Q[o${t} + ${c}u] * sc; let g${t}_${c} = dO[o${t} + ${c}u]; var a${t}_${c} = vec4<f32>();`);
@@ -121,10 +129,13 @@ function backwardDq(): string[] {
   L.push('  for (var j = 0u; j <= quad_last(qq); j++) {', '    let ko = qq.base + j * 16u;', '    let on = quad_reach(qq, j);');
   for (const c of C) L.push(`    let k${c} = Kc[ko + ${c}u]; let v${c} = Vc[ko + ${c}u];`);
   for (const t of T) {
-    L.push(`    let d${t} = select(0.0, exp(${dot((c) => `q${t}_${c}`, (c) => `k${c}`)} - st${t}.x) * (${dot((c) => `g${t}_${c}`, (c) => `v${c}`)} - st${t}.y), on.${LANE[t]});`);
+    L.push(`    let e${t} = select(0.0, exp(${dot((c) => `q${t}_${c}`, (c) => `k${c}`)} - st${t}.x), on.${LANE[t]});`);
+    L.push(`    let d${t} = e${t} * (${dot((c) => `g${t}_${c}`, (c) => `v${c}`)} - st${t}.y);`);
     L.push('    ' + C.map((c) => `a${t}_${c} += d${t} * k${c};`).join(' '));
   }
+  if (ps) L.push('    PSw[line + j * 2u] = vec4<f32>(e0, e1, e2, e3);', '    PSw[line + j * 2u + 1u] = vec4<f32>(d0, d1, d2, d3);');
   L.push('  }');
+  if (ps) L.push('  zero_ps_tail(qq, line);');
   for (const t of T) L.push(`  if (qq.live.${LANE[t]}) {`, ...C.map((c) => `    dQ[o${t} + ${c}u] = a${t}_${c} * sc;`), '  }');
   L.push('}');
   return L;
@@ -190,6 +201,59 @@ function backwardDkv(): string[] {
   return L;
 }
 
+/**
+ * dK/dV from PS, four (quads = 1: attn_bwd_dkv_ps_hs64) or eight (2: attn_bwd_dkv_ps8_hs64) keys
+ * of one (slot, kv head) per invocation, as attn_bwd_dkv_ps{,8}_hs16: for each head of the group
+ * and query quad u from the keys' own, the keys' P and dS vec4s and the quad's Q and dO rows. The
+ * sums are updated one head vec4 c at a time, four terms each (one per query of the quad), so
+ * only that vec4 of the quad's four rows is live; every key gets the same terms in the same order
+ * in both forms (the second quad's zeros at u0 leave its sums as they are), so they are
+ * bit-identical. The eight-key form measured 1.15-1.35x the four-key one (Qwen heads, 2-4 x 128).
+ */
+function backwardDkvPs(quads: 1 | 2): string[] {
+  const K = [...Array(4 * quads).keys()];
+  const name = quads === 1 ? 'attn_bwd_dkv_ps_hs64' : 'attn_bwd_dkv_ps8_hs64';
+  const pos = (k: number) => `${k < 4 ? 'kq.pos' : 'pos1'}.${LANE[k % 4]}`;
+  const L = [
+    '@compute @workgroup_size(WG)',
+    `fn ${name}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
+    quads === 1 ? '  let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);' : '  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 2u);',
+    '  if (!kq.ok) { return; }',
+    '  let u0 = kq.j0 / 4u;',
+  ];
+  if (quads === 2) L.push('  let pos1 = key_positions(pl, kq.j0 + 4u);');
+  for (const k of K) L.push('  ' + C.map((c) => `var dk${k}_${c} = vec4<f32>(); var dv${k}_${c} = vec4<f32>();`).join(' '));
+  L.push(
+    '  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {',
+    '    for (var u = u0; u * 4u < kq.len; u++) {',
+    '      let pb = ps_cell(pl, kq, h, u);',
+    '      let r = quad_rows(pl, kq, h, u) * 16u;',
+  );
+  // The second key quad starts a query quad later: at u0 its cells hold nothing for it (zeros here).
+  for (const k of K) {
+    const guard = k < 4 ? '' : 'u > u0';
+    const load = (o: string) => (guard ? `select(vec4<f32>(), PSr[pb + ${pos(k)} * 2u${o}], ${guard})` : `PSr[pb + ${pos(k)} * 2u${o}]`);
+    L.push(`      let p${k} = ${load('')}; let s${k} = ${load(' + 1u')};`);
+  }
+  for (const c of C) {
+    L.push(`      { let xa = Q[r.x + ${c}u]; let xb = Q[r.y + ${c}u]; let xc = Q[r.z + ${c}u]; let xd = Q[r.w + ${c}u];`);
+    for (const k of K) L.push(`        dk${k}_${c} = dk${k}_${c} + s${k}.x * xa + s${k}.y * xb + s${k}.z * xc + s${k}.w * xd;`);
+    L.push(`        let ga = gO[r.x + ${c}u]; let gb = gO[r.y + ${c}u]; let gc = gO[r.z + ${c}u]; let gd = gO[r.w + ${c}u];`);
+    for (const k of K) L.push(`        dv${k}_${c} = dv${k}_${c} + p${k}.x * ga + p${k}.y * gb + p${k}.z * gc + p${k}.w * gd;`);
+    L.push('      }');
+  }
+  L.push('    }', '  }', '  let o = (vec4<u32>(kq.line * pl.Tmax) + kq.pos) * 16u;');
+  if (quads === 2) L.push('  let o1 = (vec4<u32>(kq.line * pl.Tmax) + pos1) * 16u;');
+  for (const k of K) {
+    L.push(`  ${k === 0 ? '' : `if (kq.j0 + ${k}u < pl.Tmax) `}{`);
+    const o = `${k < 4 ? 'o' : 'o1'}.${LANE[k % 4]}`;
+    for (const c of C) L.push(`    dKo[${o} + ${c}u] = dk${k}_${c} * pl.scale; dVo[${o} + ${c}u] = dv${k}_${c};`);
+    L.push('  }');
+  }
+  L.push('}');
+  return L;
+}
+
 /** The generated section, markers included. */
 export function generatedSection(): string {
   const parts = [
@@ -204,13 +268,22 @@ export function generatedSection(): string {
     '//   attn_bwd_dq_thread_hs64, attn_bwd_dkv_thread_hs64  as the _hs16 forms: four query (key)',
     '//     positions per invocation from the slot table, each key / value (query / dO) loaded once',
     '//     for the four. Grids: B * NH * ceil(Tmax / 4), B * KVH * ceil(Tmax / 4).',
+    '//   attn_bwd_dq_thread_hs64_ps, attn_bwd_dkv_ps_hs64  the P/dS-kept pair (as the _hs16 _ps',
+    '//     forms, four positions each): dQ also keeps each pair\'s P and dS in PS, and dK/dV sums',
+    '//     from them instead of recomputing the scores and dP (256 multiply-adds per pair fewer).',
     'fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }',
     '',
     ...trainForward(),
     '',
-    ...backwardDq(),
+    ...backwardDq(false),
     '',
     ...backwardDkv(),
+    '',
+    ...backwardDq(true),
+    '',
+    ...backwardDkvPs(1),
+    '',
+    ...backwardDkvPs(2),
     END,
   ];
   return parts.join('\n') + '\n';

@@ -747,7 +747,7 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 //   attn_bwd_dq_*    per query (row, head), a loop over its keys j <= pos;
 //   attn_bwd_dkv_*   per key (slot, kv head, position j < Tmax), a loop over the query rows of
 //                    the same sequence with position >= j and the NH/KVH heads of the group.
-// At HS = 8 and 16 (thread variant) the dQ kernel can also keep each pair's P and dS in a
+// At HS = 8, 16 and 64 (thread variant) the dQ kernel can also keep each pair's P and dS in a
 // scratch PS (attn_bwd_dq_thread_hs*_ps) for attn_bwd_dkv_ps_hs*, which then sums dK and dV
 // from it instead of recomputing the scores (the launcher picks this when PS fits its budget).
 // Variants as in the forward: _thread (one invocation per item, registers only: CPU adapters)
@@ -774,7 +774,7 @@ fn attend_wg(pp: Params, h: u32, m: u32, lid: u32) -> f32 {
 @group(0) @binding(6) var<storage, read_write> dKc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 @group(0) @binding(7) var<storage, read_write> dVc: array<vec4<f32>>; // [B, KVH, Tmax, HS/4]
 @group(0) @binding(8) var<uniform> pk: Params;
-// The _ps forms (HS = 8 / 16, thread variant), which keep each (query, key) pair's P and dS:
+// The _ps forms (HS = 8 / 16 / 64, thread variant), which keep each (query, key) pair's P and dS:
 //   attn_bwd_dq_thread_hs*_ps   as attn_bwd_dq_thread_hs*, plus PSw at 7; uniforms pk at 8
 //                               (the eight-query _ps8 forms bind the same);
 //   attn_bwd_dkv_ps_hs*         Q 0, seqs 1, PSr 2, gO (dO) 3, dKo 4, dVo 5; uniforms pl at 6
@@ -1867,6 +1867,9 @@ fn attn_bwd_dq_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
 //   attn_bwd_dq_thread_hs64, attn_bwd_dkv_thread_hs64  as the _hs16 forms: four query (key)
 //     positions per invocation from the slot table, each key / value (query / dO) loaded once
 //     for the four. Grids: B * NH * ceil(Tmax / 4), B * KVH * ceil(Tmax / 4).
+//   attn_bwd_dq_thread_hs64_ps, attn_bwd_dkv_ps_hs64  the P/dS-kept pair (as the _hs16 _ps
+//     forms, four positions each): dQ also keeps each pair's P and dS in PS, and dK/dV sums
+//     from them instead of recomputing the scores and dP (256 multiply-adds per pair fewer).
 fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }
 
 @compute @workgroup_size(WG)
@@ -2529,13 +2532,17 @@ fn attn_bwd_dq_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @built
     let k13 = Kc[ko + 13u]; let v13 = Vc[ko + 13u];
     let k14 = Kc[ko + 14u]; let v14 = Vc[ko + 14u];
     let k15 = Kc[ko + 15u]; let v15 = Vc[ko + 15u];
-    let d0 = select(0.0, exp(hsum4(((((q0_0 * k0 + q0_1 * k1) + (q0_2 * k2 + q0_3 * k3)) + ((q0_4 * k4 + q0_5 * k5) + (q0_6 * k6 + q0_7 * k7))) + (((q0_8 * k8 + q0_9 * k9) + (q0_10 * k10 + q0_11 * k11)) + ((q0_12 * k12 + q0_13 * k13) + (q0_14 * k14 + q0_15 * k15))))) - st0.x) * (hsum4(((((g0_0 * v0 + g0_1 * v1) + (g0_2 * v2 + g0_3 * v3)) + ((g0_4 * v4 + g0_5 * v5) + (g0_6 * v6 + g0_7 * v7))) + (((g0_8 * v8 + g0_9 * v9) + (g0_10 * v10 + g0_11 * v11)) + ((g0_12 * v12 + g0_13 * v13) + (g0_14 * v14 + g0_15 * v15))))) - st0.y), on.x);
+    let e0 = select(0.0, exp(hsum4(((((q0_0 * k0 + q0_1 * k1) + (q0_2 * k2 + q0_3 * k3)) + ((q0_4 * k4 + q0_5 * k5) + (q0_6 * k6 + q0_7 * k7))) + (((q0_8 * k8 + q0_9 * k9) + (q0_10 * k10 + q0_11 * k11)) + ((q0_12 * k12 + q0_13 * k13) + (q0_14 * k14 + q0_15 * k15))))) - st0.x), on.x);
+    let d0 = e0 * (hsum4(((((g0_0 * v0 + g0_1 * v1) + (g0_2 * v2 + g0_3 * v3)) + ((g0_4 * v4 + g0_5 * v5) + (g0_6 * v6 + g0_7 * v7))) + (((g0_8 * v8 + g0_9 * v9) + (g0_10 * v10 + g0_11 * v11)) + ((g0_12 * v12 + g0_13 * v13) + (g0_14 * v14 + g0_15 * v15))))) - st0.y);
     a0_0 += d0 * k0; a0_1 += d0 * k1; a0_2 += d0 * k2; a0_3 += d0 * k3; a0_4 += d0 * k4; a0_5 += d0 * k5; a0_6 += d0 * k6; a0_7 += d0 * k7; a0_8 += d0 * k8; a0_9 += d0 * k9; a0_10 += d0 * k10; a0_11 += d0 * k11; a0_12 += d0 * k12; a0_13 += d0 * k13; a0_14 += d0 * k14; a0_15 += d0 * k15;
-    let d1 = select(0.0, exp(hsum4(((((q1_0 * k0 + q1_1 * k1) + (q1_2 * k2 + q1_3 * k3)) + ((q1_4 * k4 + q1_5 * k5) + (q1_6 * k6 + q1_7 * k7))) + (((q1_8 * k8 + q1_9 * k9) + (q1_10 * k10 + q1_11 * k11)) + ((q1_12 * k12 + q1_13 * k13) + (q1_14 * k14 + q1_15 * k15))))) - st1.x) * (hsum4(((((g1_0 * v0 + g1_1 * v1) + (g1_2 * v2 + g1_3 * v3)) + ((g1_4 * v4 + g1_5 * v5) + (g1_6 * v6 + g1_7 * v7))) + (((g1_8 * v8 + g1_9 * v9) + (g1_10 * v10 + g1_11 * v11)) + ((g1_12 * v12 + g1_13 * v13) + (g1_14 * v14 + g1_15 * v15))))) - st1.y), on.y);
+    let e1 = select(0.0, exp(hsum4(((((q1_0 * k0 + q1_1 * k1) + (q1_2 * k2 + q1_3 * k3)) + ((q1_4 * k4 + q1_5 * k5) + (q1_6 * k6 + q1_7 * k7))) + (((q1_8 * k8 + q1_9 * k9) + (q1_10 * k10 + q1_11 * k11)) + ((q1_12 * k12 + q1_13 * k13) + (q1_14 * k14 + q1_15 * k15))))) - st1.x), on.y);
+    let d1 = e1 * (hsum4(((((g1_0 * v0 + g1_1 * v1) + (g1_2 * v2 + g1_3 * v3)) + ((g1_4 * v4 + g1_5 * v5) + (g1_6 * v6 + g1_7 * v7))) + (((g1_8 * v8 + g1_9 * v9) + (g1_10 * v10 + g1_11 * v11)) + ((g1_12 * v12 + g1_13 * v13) + (g1_14 * v14 + g1_15 * v15))))) - st1.y);
     a1_0 += d1 * k0; a1_1 += d1 * k1; a1_2 += d1 * k2; a1_3 += d1 * k3; a1_4 += d1 * k4; a1_5 += d1 * k5; a1_6 += d1 * k6; a1_7 += d1 * k7; a1_8 += d1 * k8; a1_9 += d1 * k9; a1_10 += d1 * k10; a1_11 += d1 * k11; a1_12 += d1 * k12; a1_13 += d1 * k13; a1_14 += d1 * k14; a1_15 += d1 * k15;
-    let d2 = select(0.0, exp(hsum4(((((q2_0 * k0 + q2_1 * k1) + (q2_2 * k2 + q2_3 * k3)) + ((q2_4 * k4 + q2_5 * k5) + (q2_6 * k6 + q2_7 * k7))) + (((q2_8 * k8 + q2_9 * k9) + (q2_10 * k10 + q2_11 * k11)) + ((q2_12 * k12 + q2_13 * k13) + (q2_14 * k14 + q2_15 * k15))))) - st2.x) * (hsum4(((((g2_0 * v0 + g2_1 * v1) + (g2_2 * v2 + g2_3 * v3)) + ((g2_4 * v4 + g2_5 * v5) + (g2_6 * v6 + g2_7 * v7))) + (((g2_8 * v8 + g2_9 * v9) + (g2_10 * v10 + g2_11 * v11)) + ((g2_12 * v12 + g2_13 * v13) + (g2_14 * v14 + g2_15 * v15))))) - st2.y), on.z);
+    let e2 = select(0.0, exp(hsum4(((((q2_0 * k0 + q2_1 * k1) + (q2_2 * k2 + q2_3 * k3)) + ((q2_4 * k4 + q2_5 * k5) + (q2_6 * k6 + q2_7 * k7))) + (((q2_8 * k8 + q2_9 * k9) + (q2_10 * k10 + q2_11 * k11)) + ((q2_12 * k12 + q2_13 * k13) + (q2_14 * k14 + q2_15 * k15))))) - st2.x), on.z);
+    let d2 = e2 * (hsum4(((((g2_0 * v0 + g2_1 * v1) + (g2_2 * v2 + g2_3 * v3)) + ((g2_4 * v4 + g2_5 * v5) + (g2_6 * v6 + g2_7 * v7))) + (((g2_8 * v8 + g2_9 * v9) + (g2_10 * v10 + g2_11 * v11)) + ((g2_12 * v12 + g2_13 * v13) + (g2_14 * v14 + g2_15 * v15))))) - st2.y);
     a2_0 += d2 * k0; a2_1 += d2 * k1; a2_2 += d2 * k2; a2_3 += d2 * k3; a2_4 += d2 * k4; a2_5 += d2 * k5; a2_6 += d2 * k6; a2_7 += d2 * k7; a2_8 += d2 * k8; a2_9 += d2 * k9; a2_10 += d2 * k10; a2_11 += d2 * k11; a2_12 += d2 * k12; a2_13 += d2 * k13; a2_14 += d2 * k14; a2_15 += d2 * k15;
-    let d3 = select(0.0, exp(hsum4(((((q3_0 * k0 + q3_1 * k1) + (q3_2 * k2 + q3_3 * k3)) + ((q3_4 * k4 + q3_5 * k5) + (q3_6 * k6 + q3_7 * k7))) + (((q3_8 * k8 + q3_9 * k9) + (q3_10 * k10 + q3_11 * k11)) + ((q3_12 * k12 + q3_13 * k13) + (q3_14 * k14 + q3_15 * k15))))) - st3.x) * (hsum4(((((g3_0 * v0 + g3_1 * v1) + (g3_2 * v2 + g3_3 * v3)) + ((g3_4 * v4 + g3_5 * v5) + (g3_6 * v6 + g3_7 * v7))) + (((g3_8 * v8 + g3_9 * v9) + (g3_10 * v10 + g3_11 * v11)) + ((g3_12 * v12 + g3_13 * v13) + (g3_14 * v14 + g3_15 * v15))))) - st3.y), on.w);
+    let e3 = select(0.0, exp(hsum4(((((q3_0 * k0 + q3_1 * k1) + (q3_2 * k2 + q3_3 * k3)) + ((q3_4 * k4 + q3_5 * k5) + (q3_6 * k6 + q3_7 * k7))) + (((q3_8 * k8 + q3_9 * k9) + (q3_10 * k10 + q3_11 * k11)) + ((q3_12 * k12 + q3_13 * k13) + (q3_14 * k14 + q3_15 * k15))))) - st3.x), on.w);
+    let d3 = e3 * (hsum4(((((g3_0 * v0 + g3_1 * v1) + (g3_2 * v2 + g3_3 * v3)) + ((g3_4 * v4 + g3_5 * v5) + (g3_6 * v6 + g3_7 * v7))) + (((g3_8 * v8 + g3_9 * v9) + (g3_10 * v10 + g3_11 * v11)) + ((g3_12 * v12 + g3_13 * v13) + (g3_14 * v14 + g3_15 * v15))))) - st3.y);
     a3_0 += d3 * k0; a3_1 += d3 * k1; a3_2 += d3 * k2; a3_3 += d3 * k3; a3_4 += d3 * k4; a3_5 += d3 * k5; a3_6 += d3 * k6; a3_7 += d3 * k7; a3_8 += d3 * k8; a3_9 += d3 * k9; a3_10 += d3 * k10; a3_11 += d3 * k11; a3_12 += d3 * k12; a3_13 += d3 * k13; a3_14 += d3 * k14; a3_15 += d3 * k15;
   }
   if (qq.live.x) {
@@ -2858,6 +2865,939 @@ fn attn_bwd_dkv_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @buil
     dKc[o.w + 13u] = dk3_13 * sc; dVc[o.w + 13u] = dv3_13;
     dKc[o.w + 14u] = dk3_14 * sc; dVc[o.w + 14u] = dv3_14;
     dKc[o.w + 15u] = dk3_15 * sc; dVc[o.w + 15u] = dv3_15;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs64_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qq = query_quad(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qq.ok) { return; }
+  let sc = pk.scale;
+  let line = qq.cell * pk.Tmax * 2u;
+  let o0 = qq.rows.x * 16u; let st0 = ST[qq.rows.x];
+  let q0_0 = Q[o0 + 0u] * sc; let g0_0 = dO[o0 + 0u]; var a0_0 = vec4<f32>();
+  let q0_1 = Q[o0 + 1u] * sc; let g0_1 = dO[o0 + 1u]; var a0_1 = vec4<f32>();
+  let q0_2 = Q[o0 + 2u] * sc; let g0_2 = dO[o0 + 2u]; var a0_2 = vec4<f32>();
+  let q0_3 = Q[o0 + 3u] * sc; let g0_3 = dO[o0 + 3u]; var a0_3 = vec4<f32>();
+  let q0_4 = Q[o0 + 4u] * sc; let g0_4 = dO[o0 + 4u]; var a0_4 = vec4<f32>();
+  let q0_5 = Q[o0 + 5u] * sc; let g0_5 = dO[o0 + 5u]; var a0_5 = vec4<f32>();
+  let q0_6 = Q[o0 + 6u] * sc; let g0_6 = dO[o0 + 6u]; var a0_6 = vec4<f32>();
+  let q0_7 = Q[o0 + 7u] * sc; let g0_7 = dO[o0 + 7u]; var a0_7 = vec4<f32>();
+  let q0_8 = Q[o0 + 8u] * sc; let g0_8 = dO[o0 + 8u]; var a0_8 = vec4<f32>();
+  let q0_9 = Q[o0 + 9u] * sc; let g0_9 = dO[o0 + 9u]; var a0_9 = vec4<f32>();
+  let q0_10 = Q[o0 + 10u] * sc; let g0_10 = dO[o0 + 10u]; var a0_10 = vec4<f32>();
+  let q0_11 = Q[o0 + 11u] * sc; let g0_11 = dO[o0 + 11u]; var a0_11 = vec4<f32>();
+  let q0_12 = Q[o0 + 12u] * sc; let g0_12 = dO[o0 + 12u]; var a0_12 = vec4<f32>();
+  let q0_13 = Q[o0 + 13u] * sc; let g0_13 = dO[o0 + 13u]; var a0_13 = vec4<f32>();
+  let q0_14 = Q[o0 + 14u] * sc; let g0_14 = dO[o0 + 14u]; var a0_14 = vec4<f32>();
+  let q0_15 = Q[o0 + 15u] * sc; let g0_15 = dO[o0 + 15u]; var a0_15 = vec4<f32>();
+  let o1 = qq.rows.y * 16u; let st1 = ST[qq.rows.y];
+  let q1_0 = Q[o1 + 0u] * sc; let g1_0 = dO[o1 + 0u]; var a1_0 = vec4<f32>();
+  let q1_1 = Q[o1 + 1u] * sc; let g1_1 = dO[o1 + 1u]; var a1_1 = vec4<f32>();
+  let q1_2 = Q[o1 + 2u] * sc; let g1_2 = dO[o1 + 2u]; var a1_2 = vec4<f32>();
+  let q1_3 = Q[o1 + 3u] * sc; let g1_3 = dO[o1 + 3u]; var a1_3 = vec4<f32>();
+  let q1_4 = Q[o1 + 4u] * sc; let g1_4 = dO[o1 + 4u]; var a1_4 = vec4<f32>();
+  let q1_5 = Q[o1 + 5u] * sc; let g1_5 = dO[o1 + 5u]; var a1_5 = vec4<f32>();
+  let q1_6 = Q[o1 + 6u] * sc; let g1_6 = dO[o1 + 6u]; var a1_6 = vec4<f32>();
+  let q1_7 = Q[o1 + 7u] * sc; let g1_7 = dO[o1 + 7u]; var a1_7 = vec4<f32>();
+  let q1_8 = Q[o1 + 8u] * sc; let g1_8 = dO[o1 + 8u]; var a1_8 = vec4<f32>();
+  let q1_9 = Q[o1 + 9u] * sc; let g1_9 = dO[o1 + 9u]; var a1_9 = vec4<f32>();
+  let q1_10 = Q[o1 + 10u] * sc; let g1_10 = dO[o1 + 10u]; var a1_10 = vec4<f32>();
+  let q1_11 = Q[o1 + 11u] * sc; let g1_11 = dO[o1 + 11u]; var a1_11 = vec4<f32>();
+  let q1_12 = Q[o1 + 12u] * sc; let g1_12 = dO[o1 + 12u]; var a1_12 = vec4<f32>();
+  let q1_13 = Q[o1 + 13u] * sc; let g1_13 = dO[o1 + 13u]; var a1_13 = vec4<f32>();
+  let q1_14 = Q[o1 + 14u] * sc; let g1_14 = dO[o1 + 14u]; var a1_14 = vec4<f32>();
+  let q1_15 = Q[o1 + 15u] * sc; let g1_15 = dO[o1 + 15u]; var a1_15 = vec4<f32>();
+  let o2 = qq.rows.z * 16u; let st2 = ST[qq.rows.z];
+  let q2_0 = Q[o2 + 0u] * sc; let g2_0 = dO[o2 + 0u]; var a2_0 = vec4<f32>();
+  let q2_1 = Q[o2 + 1u] * sc; let g2_1 = dO[o2 + 1u]; var a2_1 = vec4<f32>();
+  let q2_2 = Q[o2 + 2u] * sc; let g2_2 = dO[o2 + 2u]; var a2_2 = vec4<f32>();
+  let q2_3 = Q[o2 + 3u] * sc; let g2_3 = dO[o2 + 3u]; var a2_3 = vec4<f32>();
+  let q2_4 = Q[o2 + 4u] * sc; let g2_4 = dO[o2 + 4u]; var a2_4 = vec4<f32>();
+  let q2_5 = Q[o2 + 5u] * sc; let g2_5 = dO[o2 + 5u]; var a2_5 = vec4<f32>();
+  let q2_6 = Q[o2 + 6u] * sc; let g2_6 = dO[o2 + 6u]; var a2_6 = vec4<f32>();
+  let q2_7 = Q[o2 + 7u] * sc; let g2_7 = dO[o2 + 7u]; var a2_7 = vec4<f32>();
+  let q2_8 = Q[o2 + 8u] * sc; let g2_8 = dO[o2 + 8u]; var a2_8 = vec4<f32>();
+  let q2_9 = Q[o2 + 9u] * sc; let g2_9 = dO[o2 + 9u]; var a2_9 = vec4<f32>();
+  let q2_10 = Q[o2 + 10u] * sc; let g2_10 = dO[o2 + 10u]; var a2_10 = vec4<f32>();
+  let q2_11 = Q[o2 + 11u] * sc; let g2_11 = dO[o2 + 11u]; var a2_11 = vec4<f32>();
+  let q2_12 = Q[o2 + 12u] * sc; let g2_12 = dO[o2 + 12u]; var a2_12 = vec4<f32>();
+  let q2_13 = Q[o2 + 13u] * sc; let g2_13 = dO[o2 + 13u]; var a2_13 = vec4<f32>();
+  let q2_14 = Q[o2 + 14u] * sc; let g2_14 = dO[o2 + 14u]; var a2_14 = vec4<f32>();
+  let q2_15 = Q[o2 + 15u] * sc; let g2_15 = dO[o2 + 15u]; var a2_15 = vec4<f32>();
+  let o3 = qq.rows.w * 16u; let st3 = ST[qq.rows.w];
+  let q3_0 = Q[o3 + 0u] * sc; let g3_0 = dO[o3 + 0u]; var a3_0 = vec4<f32>();
+  let q3_1 = Q[o3 + 1u] * sc; let g3_1 = dO[o3 + 1u]; var a3_1 = vec4<f32>();
+  let q3_2 = Q[o3 + 2u] * sc; let g3_2 = dO[o3 + 2u]; var a3_2 = vec4<f32>();
+  let q3_3 = Q[o3 + 3u] * sc; let g3_3 = dO[o3 + 3u]; var a3_3 = vec4<f32>();
+  let q3_4 = Q[o3 + 4u] * sc; let g3_4 = dO[o3 + 4u]; var a3_4 = vec4<f32>();
+  let q3_5 = Q[o3 + 5u] * sc; let g3_5 = dO[o3 + 5u]; var a3_5 = vec4<f32>();
+  let q3_6 = Q[o3 + 6u] * sc; let g3_6 = dO[o3 + 6u]; var a3_6 = vec4<f32>();
+  let q3_7 = Q[o3 + 7u] * sc; let g3_7 = dO[o3 + 7u]; var a3_7 = vec4<f32>();
+  let q3_8 = Q[o3 + 8u] * sc; let g3_8 = dO[o3 + 8u]; var a3_8 = vec4<f32>();
+  let q3_9 = Q[o3 + 9u] * sc; let g3_9 = dO[o3 + 9u]; var a3_9 = vec4<f32>();
+  let q3_10 = Q[o3 + 10u] * sc; let g3_10 = dO[o3 + 10u]; var a3_10 = vec4<f32>();
+  let q3_11 = Q[o3 + 11u] * sc; let g3_11 = dO[o3 + 11u]; var a3_11 = vec4<f32>();
+  let q3_12 = Q[o3 + 12u] * sc; let g3_12 = dO[o3 + 12u]; var a3_12 = vec4<f32>();
+  let q3_13 = Q[o3 + 13u] * sc; let g3_13 = dO[o3 + 13u]; var a3_13 = vec4<f32>();
+  let q3_14 = Q[o3 + 14u] * sc; let g3_14 = dO[o3 + 14u]; var a3_14 = vec4<f32>();
+  let q3_15 = Q[o3 + 15u] * sc; let g3_15 = dO[o3 + 15u]; var a3_15 = vec4<f32>();
+  for (var j = 0u; j <= quad_last(qq); j++) {
+    let ko = qq.base + j * 16u;
+    let on = quad_reach(qq, j);
+    let k0 = Kc[ko + 0u]; let v0 = Vc[ko + 0u];
+    let k1 = Kc[ko + 1u]; let v1 = Vc[ko + 1u];
+    let k2 = Kc[ko + 2u]; let v2 = Vc[ko + 2u];
+    let k3 = Kc[ko + 3u]; let v3 = Vc[ko + 3u];
+    let k4 = Kc[ko + 4u]; let v4 = Vc[ko + 4u];
+    let k5 = Kc[ko + 5u]; let v5 = Vc[ko + 5u];
+    let k6 = Kc[ko + 6u]; let v6 = Vc[ko + 6u];
+    let k7 = Kc[ko + 7u]; let v7 = Vc[ko + 7u];
+    let k8 = Kc[ko + 8u]; let v8 = Vc[ko + 8u];
+    let k9 = Kc[ko + 9u]; let v9 = Vc[ko + 9u];
+    let k10 = Kc[ko + 10u]; let v10 = Vc[ko + 10u];
+    let k11 = Kc[ko + 11u]; let v11 = Vc[ko + 11u];
+    let k12 = Kc[ko + 12u]; let v12 = Vc[ko + 12u];
+    let k13 = Kc[ko + 13u]; let v13 = Vc[ko + 13u];
+    let k14 = Kc[ko + 14u]; let v14 = Vc[ko + 14u];
+    let k15 = Kc[ko + 15u]; let v15 = Vc[ko + 15u];
+    let e0 = select(0.0, exp(hsum4(((((q0_0 * k0 + q0_1 * k1) + (q0_2 * k2 + q0_3 * k3)) + ((q0_4 * k4 + q0_5 * k5) + (q0_6 * k6 + q0_7 * k7))) + (((q0_8 * k8 + q0_9 * k9) + (q0_10 * k10 + q0_11 * k11)) + ((q0_12 * k12 + q0_13 * k13) + (q0_14 * k14 + q0_15 * k15))))) - st0.x), on.x);
+    let d0 = e0 * (hsum4(((((g0_0 * v0 + g0_1 * v1) + (g0_2 * v2 + g0_3 * v3)) + ((g0_4 * v4 + g0_5 * v5) + (g0_6 * v6 + g0_7 * v7))) + (((g0_8 * v8 + g0_9 * v9) + (g0_10 * v10 + g0_11 * v11)) + ((g0_12 * v12 + g0_13 * v13) + (g0_14 * v14 + g0_15 * v15))))) - st0.y);
+    a0_0 += d0 * k0; a0_1 += d0 * k1; a0_2 += d0 * k2; a0_3 += d0 * k3; a0_4 += d0 * k4; a0_5 += d0 * k5; a0_6 += d0 * k6; a0_7 += d0 * k7; a0_8 += d0 * k8; a0_9 += d0 * k9; a0_10 += d0 * k10; a0_11 += d0 * k11; a0_12 += d0 * k12; a0_13 += d0 * k13; a0_14 += d0 * k14; a0_15 += d0 * k15;
+    let e1 = select(0.0, exp(hsum4(((((q1_0 * k0 + q1_1 * k1) + (q1_2 * k2 + q1_3 * k3)) + ((q1_4 * k4 + q1_5 * k5) + (q1_6 * k6 + q1_7 * k7))) + (((q1_8 * k8 + q1_9 * k9) + (q1_10 * k10 + q1_11 * k11)) + ((q1_12 * k12 + q1_13 * k13) + (q1_14 * k14 + q1_15 * k15))))) - st1.x), on.y);
+    let d1 = e1 * (hsum4(((((g1_0 * v0 + g1_1 * v1) + (g1_2 * v2 + g1_3 * v3)) + ((g1_4 * v4 + g1_5 * v5) + (g1_6 * v6 + g1_7 * v7))) + (((g1_8 * v8 + g1_9 * v9) + (g1_10 * v10 + g1_11 * v11)) + ((g1_12 * v12 + g1_13 * v13) + (g1_14 * v14 + g1_15 * v15))))) - st1.y);
+    a1_0 += d1 * k0; a1_1 += d1 * k1; a1_2 += d1 * k2; a1_3 += d1 * k3; a1_4 += d1 * k4; a1_5 += d1 * k5; a1_6 += d1 * k6; a1_7 += d1 * k7; a1_8 += d1 * k8; a1_9 += d1 * k9; a1_10 += d1 * k10; a1_11 += d1 * k11; a1_12 += d1 * k12; a1_13 += d1 * k13; a1_14 += d1 * k14; a1_15 += d1 * k15;
+    let e2 = select(0.0, exp(hsum4(((((q2_0 * k0 + q2_1 * k1) + (q2_2 * k2 + q2_3 * k3)) + ((q2_4 * k4 + q2_5 * k5) + (q2_6 * k6 + q2_7 * k7))) + (((q2_8 * k8 + q2_9 * k9) + (q2_10 * k10 + q2_11 * k11)) + ((q2_12 * k12 + q2_13 * k13) + (q2_14 * k14 + q2_15 * k15))))) - st2.x), on.z);
+    let d2 = e2 * (hsum4(((((g2_0 * v0 + g2_1 * v1) + (g2_2 * v2 + g2_3 * v3)) + ((g2_4 * v4 + g2_5 * v5) + (g2_6 * v6 + g2_7 * v7))) + (((g2_8 * v8 + g2_9 * v9) + (g2_10 * v10 + g2_11 * v11)) + ((g2_12 * v12 + g2_13 * v13) + (g2_14 * v14 + g2_15 * v15))))) - st2.y);
+    a2_0 += d2 * k0; a2_1 += d2 * k1; a2_2 += d2 * k2; a2_3 += d2 * k3; a2_4 += d2 * k4; a2_5 += d2 * k5; a2_6 += d2 * k6; a2_7 += d2 * k7; a2_8 += d2 * k8; a2_9 += d2 * k9; a2_10 += d2 * k10; a2_11 += d2 * k11; a2_12 += d2 * k12; a2_13 += d2 * k13; a2_14 += d2 * k14; a2_15 += d2 * k15;
+    let e3 = select(0.0, exp(hsum4(((((q3_0 * k0 + q3_1 * k1) + (q3_2 * k2 + q3_3 * k3)) + ((q3_4 * k4 + q3_5 * k5) + (q3_6 * k6 + q3_7 * k7))) + (((q3_8 * k8 + q3_9 * k9) + (q3_10 * k10 + q3_11 * k11)) + ((q3_12 * k12 + q3_13 * k13) + (q3_14 * k14 + q3_15 * k15))))) - st3.x), on.w);
+    let d3 = e3 * (hsum4(((((g3_0 * v0 + g3_1 * v1) + (g3_2 * v2 + g3_3 * v3)) + ((g3_4 * v4 + g3_5 * v5) + (g3_6 * v6 + g3_7 * v7))) + (((g3_8 * v8 + g3_9 * v9) + (g3_10 * v10 + g3_11 * v11)) + ((g3_12 * v12 + g3_13 * v13) + (g3_14 * v14 + g3_15 * v15))))) - st3.y);
+    a3_0 += d3 * k0; a3_1 += d3 * k1; a3_2 += d3 * k2; a3_3 += d3 * k3; a3_4 += d3 * k4; a3_5 += d3 * k5; a3_6 += d3 * k6; a3_7 += d3 * k7; a3_8 += d3 * k8; a3_9 += d3 * k9; a3_10 += d3 * k10; a3_11 += d3 * k11; a3_12 += d3 * k12; a3_13 += d3 * k13; a3_14 += d3 * k14; a3_15 += d3 * k15;
+    PSw[line + j * 2u] = vec4<f32>(e0, e1, e2, e3);
+    PSw[line + j * 2u + 1u] = vec4<f32>(d0, d1, d2, d3);
+  }
+  zero_ps_tail(qq, line);
+  if (qq.live.x) {
+    dQ[o0 + 0u] = a0_0 * sc;
+    dQ[o0 + 1u] = a0_1 * sc;
+    dQ[o0 + 2u] = a0_2 * sc;
+    dQ[o0 + 3u] = a0_3 * sc;
+    dQ[o0 + 4u] = a0_4 * sc;
+    dQ[o0 + 5u] = a0_5 * sc;
+    dQ[o0 + 6u] = a0_6 * sc;
+    dQ[o0 + 7u] = a0_7 * sc;
+    dQ[o0 + 8u] = a0_8 * sc;
+    dQ[o0 + 9u] = a0_9 * sc;
+    dQ[o0 + 10u] = a0_10 * sc;
+    dQ[o0 + 11u] = a0_11 * sc;
+    dQ[o0 + 12u] = a0_12 * sc;
+    dQ[o0 + 13u] = a0_13 * sc;
+    dQ[o0 + 14u] = a0_14 * sc;
+    dQ[o0 + 15u] = a0_15 * sc;
+  }
+  if (qq.live.y) {
+    dQ[o1 + 0u] = a1_0 * sc;
+    dQ[o1 + 1u] = a1_1 * sc;
+    dQ[o1 + 2u] = a1_2 * sc;
+    dQ[o1 + 3u] = a1_3 * sc;
+    dQ[o1 + 4u] = a1_4 * sc;
+    dQ[o1 + 5u] = a1_5 * sc;
+    dQ[o1 + 6u] = a1_6 * sc;
+    dQ[o1 + 7u] = a1_7 * sc;
+    dQ[o1 + 8u] = a1_8 * sc;
+    dQ[o1 + 9u] = a1_9 * sc;
+    dQ[o1 + 10u] = a1_10 * sc;
+    dQ[o1 + 11u] = a1_11 * sc;
+    dQ[o1 + 12u] = a1_12 * sc;
+    dQ[o1 + 13u] = a1_13 * sc;
+    dQ[o1 + 14u] = a1_14 * sc;
+    dQ[o1 + 15u] = a1_15 * sc;
+  }
+  if (qq.live.z) {
+    dQ[o2 + 0u] = a2_0 * sc;
+    dQ[o2 + 1u] = a2_1 * sc;
+    dQ[o2 + 2u] = a2_2 * sc;
+    dQ[o2 + 3u] = a2_3 * sc;
+    dQ[o2 + 4u] = a2_4 * sc;
+    dQ[o2 + 5u] = a2_5 * sc;
+    dQ[o2 + 6u] = a2_6 * sc;
+    dQ[o2 + 7u] = a2_7 * sc;
+    dQ[o2 + 8u] = a2_8 * sc;
+    dQ[o2 + 9u] = a2_9 * sc;
+    dQ[o2 + 10u] = a2_10 * sc;
+    dQ[o2 + 11u] = a2_11 * sc;
+    dQ[o2 + 12u] = a2_12 * sc;
+    dQ[o2 + 13u] = a2_13 * sc;
+    dQ[o2 + 14u] = a2_14 * sc;
+    dQ[o2 + 15u] = a2_15 * sc;
+  }
+  if (qq.live.w) {
+    dQ[o3 + 0u] = a3_0 * sc;
+    dQ[o3 + 1u] = a3_1 * sc;
+    dQ[o3 + 2u] = a3_2 * sc;
+    dQ[o3 + 3u] = a3_3 * sc;
+    dQ[o3 + 4u] = a3_4 * sc;
+    dQ[o3 + 5u] = a3_5 * sc;
+    dQ[o3 + 6u] = a3_6 * sc;
+    dQ[o3 + 7u] = a3_7 * sc;
+    dQ[o3 + 8u] = a3_8 * sc;
+    dQ[o3 + 9u] = a3_9 * sc;
+    dQ[o3 + 10u] = a3_10 * sc;
+    dQ[o3 + 11u] = a3_11 * sc;
+    dQ[o3 + 12u] = a3_12 * sc;
+    dQ[o3 + 13u] = a3_13 * sc;
+    dQ[o3 + 14u] = a3_14 * sc;
+    dQ[o3 + 15u] = a3_15 * sc;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quad(pl, gid.x + gid.y * nwg.x * WG);
+  if (!kq.ok) { return; }
+  let u0 = kq.j0 / 4u;
+  var dk0_0 = vec4<f32>(); var dv0_0 = vec4<f32>(); var dk0_1 = vec4<f32>(); var dv0_1 = vec4<f32>(); var dk0_2 = vec4<f32>(); var dv0_2 = vec4<f32>(); var dk0_3 = vec4<f32>(); var dv0_3 = vec4<f32>(); var dk0_4 = vec4<f32>(); var dv0_4 = vec4<f32>(); var dk0_5 = vec4<f32>(); var dv0_5 = vec4<f32>(); var dk0_6 = vec4<f32>(); var dv0_6 = vec4<f32>(); var dk0_7 = vec4<f32>(); var dv0_7 = vec4<f32>(); var dk0_8 = vec4<f32>(); var dv0_8 = vec4<f32>(); var dk0_9 = vec4<f32>(); var dv0_9 = vec4<f32>(); var dk0_10 = vec4<f32>(); var dv0_10 = vec4<f32>(); var dk0_11 = vec4<f32>(); var dv0_11 = vec4<f32>(); var dk0_12 = vec4<f32>(); var dv0_12 = vec4<f32>(); var dk0_13 = vec4<f32>(); var dv0_13 = vec4<f32>(); var dk0_14 = vec4<f32>(); var dv0_14 = vec4<f32>(); var dk0_15 = vec4<f32>(); var dv0_15 = vec4<f32>();
+  var dk1_0 = vec4<f32>(); var dv1_0 = vec4<f32>(); var dk1_1 = vec4<f32>(); var dv1_1 = vec4<f32>(); var dk1_2 = vec4<f32>(); var dv1_2 = vec4<f32>(); var dk1_3 = vec4<f32>(); var dv1_3 = vec4<f32>(); var dk1_4 = vec4<f32>(); var dv1_4 = vec4<f32>(); var dk1_5 = vec4<f32>(); var dv1_5 = vec4<f32>(); var dk1_6 = vec4<f32>(); var dv1_6 = vec4<f32>(); var dk1_7 = vec4<f32>(); var dv1_7 = vec4<f32>(); var dk1_8 = vec4<f32>(); var dv1_8 = vec4<f32>(); var dk1_9 = vec4<f32>(); var dv1_9 = vec4<f32>(); var dk1_10 = vec4<f32>(); var dv1_10 = vec4<f32>(); var dk1_11 = vec4<f32>(); var dv1_11 = vec4<f32>(); var dk1_12 = vec4<f32>(); var dv1_12 = vec4<f32>(); var dk1_13 = vec4<f32>(); var dv1_13 = vec4<f32>(); var dk1_14 = vec4<f32>(); var dv1_14 = vec4<f32>(); var dk1_15 = vec4<f32>(); var dv1_15 = vec4<f32>();
+  var dk2_0 = vec4<f32>(); var dv2_0 = vec4<f32>(); var dk2_1 = vec4<f32>(); var dv2_1 = vec4<f32>(); var dk2_2 = vec4<f32>(); var dv2_2 = vec4<f32>(); var dk2_3 = vec4<f32>(); var dv2_3 = vec4<f32>(); var dk2_4 = vec4<f32>(); var dv2_4 = vec4<f32>(); var dk2_5 = vec4<f32>(); var dv2_5 = vec4<f32>(); var dk2_6 = vec4<f32>(); var dv2_6 = vec4<f32>(); var dk2_7 = vec4<f32>(); var dv2_7 = vec4<f32>(); var dk2_8 = vec4<f32>(); var dv2_8 = vec4<f32>(); var dk2_9 = vec4<f32>(); var dv2_9 = vec4<f32>(); var dk2_10 = vec4<f32>(); var dv2_10 = vec4<f32>(); var dk2_11 = vec4<f32>(); var dv2_11 = vec4<f32>(); var dk2_12 = vec4<f32>(); var dv2_12 = vec4<f32>(); var dk2_13 = vec4<f32>(); var dv2_13 = vec4<f32>(); var dk2_14 = vec4<f32>(); var dv2_14 = vec4<f32>(); var dk2_15 = vec4<f32>(); var dv2_15 = vec4<f32>();
+  var dk3_0 = vec4<f32>(); var dv3_0 = vec4<f32>(); var dk3_1 = vec4<f32>(); var dv3_1 = vec4<f32>(); var dk3_2 = vec4<f32>(); var dv3_2 = vec4<f32>(); var dk3_3 = vec4<f32>(); var dv3_3 = vec4<f32>(); var dk3_4 = vec4<f32>(); var dv3_4 = vec4<f32>(); var dk3_5 = vec4<f32>(); var dv3_5 = vec4<f32>(); var dk3_6 = vec4<f32>(); var dv3_6 = vec4<f32>(); var dk3_7 = vec4<f32>(); var dv3_7 = vec4<f32>(); var dk3_8 = vec4<f32>(); var dv3_8 = vec4<f32>(); var dk3_9 = vec4<f32>(); var dv3_9 = vec4<f32>(); var dk3_10 = vec4<f32>(); var dv3_10 = vec4<f32>(); var dk3_11 = vec4<f32>(); var dv3_11 = vec4<f32>(); var dk3_12 = vec4<f32>(); var dv3_12 = vec4<f32>(); var dk3_13 = vec4<f32>(); var dv3_13 = vec4<f32>(); var dk3_14 = vec4<f32>(); var dv3_14 = vec4<f32>(); var dk3_15 = vec4<f32>(); var dv3_15 = vec4<f32>();
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u) * 16u;
+      let p0 = PSr[pb + kq.pos.x * 2u]; let s0 = PSr[pb + kq.pos.x * 2u + 1u];
+      let p1 = PSr[pb + kq.pos.y * 2u]; let s1 = PSr[pb + kq.pos.y * 2u + 1u];
+      let p2 = PSr[pb + kq.pos.z * 2u]; let s2 = PSr[pb + kq.pos.z * 2u + 1u];
+      let p3 = PSr[pb + kq.pos.w * 2u]; let s3 = PSr[pb + kq.pos.w * 2u + 1u];
+      { let xa = Q[r.x + 0u]; let xb = Q[r.y + 0u]; let xc = Q[r.z + 0u]; let xd = Q[r.w + 0u];
+        dk0_0 = dk0_0 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_0 = dk1_0 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_0 = dk2_0 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_0 = dk3_0 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 0u]; let gb = gO[r.y + 0u]; let gc = gO[r.z + 0u]; let gd = gO[r.w + 0u];
+        dv0_0 = dv0_0 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_0 = dv1_0 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_0 = dv2_0 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_0 = dv3_0 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 1u]; let xb = Q[r.y + 1u]; let xc = Q[r.z + 1u]; let xd = Q[r.w + 1u];
+        dk0_1 = dk0_1 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_1 = dk1_1 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_1 = dk2_1 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_1 = dk3_1 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 1u]; let gb = gO[r.y + 1u]; let gc = gO[r.z + 1u]; let gd = gO[r.w + 1u];
+        dv0_1 = dv0_1 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_1 = dv1_1 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_1 = dv2_1 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_1 = dv3_1 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 2u]; let xb = Q[r.y + 2u]; let xc = Q[r.z + 2u]; let xd = Q[r.w + 2u];
+        dk0_2 = dk0_2 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_2 = dk1_2 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_2 = dk2_2 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_2 = dk3_2 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 2u]; let gb = gO[r.y + 2u]; let gc = gO[r.z + 2u]; let gd = gO[r.w + 2u];
+        dv0_2 = dv0_2 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_2 = dv1_2 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_2 = dv2_2 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_2 = dv3_2 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 3u]; let xb = Q[r.y + 3u]; let xc = Q[r.z + 3u]; let xd = Q[r.w + 3u];
+        dk0_3 = dk0_3 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_3 = dk1_3 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_3 = dk2_3 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_3 = dk3_3 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 3u]; let gb = gO[r.y + 3u]; let gc = gO[r.z + 3u]; let gd = gO[r.w + 3u];
+        dv0_3 = dv0_3 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_3 = dv1_3 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_3 = dv2_3 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_3 = dv3_3 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 4u]; let xb = Q[r.y + 4u]; let xc = Q[r.z + 4u]; let xd = Q[r.w + 4u];
+        dk0_4 = dk0_4 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_4 = dk1_4 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_4 = dk2_4 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_4 = dk3_4 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 4u]; let gb = gO[r.y + 4u]; let gc = gO[r.z + 4u]; let gd = gO[r.w + 4u];
+        dv0_4 = dv0_4 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_4 = dv1_4 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_4 = dv2_4 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_4 = dv3_4 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 5u]; let xb = Q[r.y + 5u]; let xc = Q[r.z + 5u]; let xd = Q[r.w + 5u];
+        dk0_5 = dk0_5 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_5 = dk1_5 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_5 = dk2_5 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_5 = dk3_5 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 5u]; let gb = gO[r.y + 5u]; let gc = gO[r.z + 5u]; let gd = gO[r.w + 5u];
+        dv0_5 = dv0_5 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_5 = dv1_5 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_5 = dv2_5 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_5 = dv3_5 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 6u]; let xb = Q[r.y + 6u]; let xc = Q[r.z + 6u]; let xd = Q[r.w + 6u];
+        dk0_6 = dk0_6 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_6 = dk1_6 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_6 = dk2_6 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_6 = dk3_6 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 6u]; let gb = gO[r.y + 6u]; let gc = gO[r.z + 6u]; let gd = gO[r.w + 6u];
+        dv0_6 = dv0_6 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_6 = dv1_6 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_6 = dv2_6 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_6 = dv3_6 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 7u]; let xb = Q[r.y + 7u]; let xc = Q[r.z + 7u]; let xd = Q[r.w + 7u];
+        dk0_7 = dk0_7 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_7 = dk1_7 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_7 = dk2_7 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_7 = dk3_7 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 7u]; let gb = gO[r.y + 7u]; let gc = gO[r.z + 7u]; let gd = gO[r.w + 7u];
+        dv0_7 = dv0_7 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_7 = dv1_7 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_7 = dv2_7 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_7 = dv3_7 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 8u]; let xb = Q[r.y + 8u]; let xc = Q[r.z + 8u]; let xd = Q[r.w + 8u];
+        dk0_8 = dk0_8 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_8 = dk1_8 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_8 = dk2_8 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_8 = dk3_8 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 8u]; let gb = gO[r.y + 8u]; let gc = gO[r.z + 8u]; let gd = gO[r.w + 8u];
+        dv0_8 = dv0_8 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_8 = dv1_8 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_8 = dv2_8 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_8 = dv3_8 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 9u]; let xb = Q[r.y + 9u]; let xc = Q[r.z + 9u]; let xd = Q[r.w + 9u];
+        dk0_9 = dk0_9 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_9 = dk1_9 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_9 = dk2_9 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_9 = dk3_9 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 9u]; let gb = gO[r.y + 9u]; let gc = gO[r.z + 9u]; let gd = gO[r.w + 9u];
+        dv0_9 = dv0_9 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_9 = dv1_9 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_9 = dv2_9 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_9 = dv3_9 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 10u]; let xb = Q[r.y + 10u]; let xc = Q[r.z + 10u]; let xd = Q[r.w + 10u];
+        dk0_10 = dk0_10 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_10 = dk1_10 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_10 = dk2_10 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_10 = dk3_10 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 10u]; let gb = gO[r.y + 10u]; let gc = gO[r.z + 10u]; let gd = gO[r.w + 10u];
+        dv0_10 = dv0_10 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_10 = dv1_10 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_10 = dv2_10 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_10 = dv3_10 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 11u]; let xb = Q[r.y + 11u]; let xc = Q[r.z + 11u]; let xd = Q[r.w + 11u];
+        dk0_11 = dk0_11 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_11 = dk1_11 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_11 = dk2_11 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_11 = dk3_11 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 11u]; let gb = gO[r.y + 11u]; let gc = gO[r.z + 11u]; let gd = gO[r.w + 11u];
+        dv0_11 = dv0_11 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_11 = dv1_11 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_11 = dv2_11 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_11 = dv3_11 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 12u]; let xb = Q[r.y + 12u]; let xc = Q[r.z + 12u]; let xd = Q[r.w + 12u];
+        dk0_12 = dk0_12 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_12 = dk1_12 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_12 = dk2_12 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_12 = dk3_12 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 12u]; let gb = gO[r.y + 12u]; let gc = gO[r.z + 12u]; let gd = gO[r.w + 12u];
+        dv0_12 = dv0_12 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_12 = dv1_12 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_12 = dv2_12 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_12 = dv3_12 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 13u]; let xb = Q[r.y + 13u]; let xc = Q[r.z + 13u]; let xd = Q[r.w + 13u];
+        dk0_13 = dk0_13 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_13 = dk1_13 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_13 = dk2_13 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_13 = dk3_13 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 13u]; let gb = gO[r.y + 13u]; let gc = gO[r.z + 13u]; let gd = gO[r.w + 13u];
+        dv0_13 = dv0_13 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_13 = dv1_13 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_13 = dv2_13 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_13 = dv3_13 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 14u]; let xb = Q[r.y + 14u]; let xc = Q[r.z + 14u]; let xd = Q[r.w + 14u];
+        dk0_14 = dk0_14 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_14 = dk1_14 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_14 = dk2_14 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_14 = dk3_14 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 14u]; let gb = gO[r.y + 14u]; let gc = gO[r.z + 14u]; let gd = gO[r.w + 14u];
+        dv0_14 = dv0_14 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_14 = dv1_14 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_14 = dv2_14 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_14 = dv3_14 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+      { let xa = Q[r.x + 15u]; let xb = Q[r.y + 15u]; let xc = Q[r.z + 15u]; let xd = Q[r.w + 15u];
+        dk0_15 = dk0_15 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_15 = dk1_15 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_15 = dk2_15 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_15 = dk3_15 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        let ga = gO[r.x + 15u]; let gb = gO[r.y + 15u]; let gc = gO[r.z + 15u]; let gd = gO[r.w + 15u];
+        dv0_15 = dv0_15 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_15 = dv1_15 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_15 = dv2_15 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_15 = dv3_15 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+      }
+    }
+  }
+  let o = (vec4<u32>(kq.line * pl.Tmax) + kq.pos) * 16u;
+  {
+    dKo[o.x + 0u] = dk0_0 * pl.scale; dVo[o.x + 0u] = dv0_0;
+    dKo[o.x + 1u] = dk0_1 * pl.scale; dVo[o.x + 1u] = dv0_1;
+    dKo[o.x + 2u] = dk0_2 * pl.scale; dVo[o.x + 2u] = dv0_2;
+    dKo[o.x + 3u] = dk0_3 * pl.scale; dVo[o.x + 3u] = dv0_3;
+    dKo[o.x + 4u] = dk0_4 * pl.scale; dVo[o.x + 4u] = dv0_4;
+    dKo[o.x + 5u] = dk0_5 * pl.scale; dVo[o.x + 5u] = dv0_5;
+    dKo[o.x + 6u] = dk0_6 * pl.scale; dVo[o.x + 6u] = dv0_6;
+    dKo[o.x + 7u] = dk0_7 * pl.scale; dVo[o.x + 7u] = dv0_7;
+    dKo[o.x + 8u] = dk0_8 * pl.scale; dVo[o.x + 8u] = dv0_8;
+    dKo[o.x + 9u] = dk0_9 * pl.scale; dVo[o.x + 9u] = dv0_9;
+    dKo[o.x + 10u] = dk0_10 * pl.scale; dVo[o.x + 10u] = dv0_10;
+    dKo[o.x + 11u] = dk0_11 * pl.scale; dVo[o.x + 11u] = dv0_11;
+    dKo[o.x + 12u] = dk0_12 * pl.scale; dVo[o.x + 12u] = dv0_12;
+    dKo[o.x + 13u] = dk0_13 * pl.scale; dVo[o.x + 13u] = dv0_13;
+    dKo[o.x + 14u] = dk0_14 * pl.scale; dVo[o.x + 14u] = dv0_14;
+    dKo[o.x + 15u] = dk0_15 * pl.scale; dVo[o.x + 15u] = dv0_15;
+  }
+  if (kq.j0 + 1u < pl.Tmax) {
+    dKo[o.y + 0u] = dk1_0 * pl.scale; dVo[o.y + 0u] = dv1_0;
+    dKo[o.y + 1u] = dk1_1 * pl.scale; dVo[o.y + 1u] = dv1_1;
+    dKo[o.y + 2u] = dk1_2 * pl.scale; dVo[o.y + 2u] = dv1_2;
+    dKo[o.y + 3u] = dk1_3 * pl.scale; dVo[o.y + 3u] = dv1_3;
+    dKo[o.y + 4u] = dk1_4 * pl.scale; dVo[o.y + 4u] = dv1_4;
+    dKo[o.y + 5u] = dk1_5 * pl.scale; dVo[o.y + 5u] = dv1_5;
+    dKo[o.y + 6u] = dk1_6 * pl.scale; dVo[o.y + 6u] = dv1_6;
+    dKo[o.y + 7u] = dk1_7 * pl.scale; dVo[o.y + 7u] = dv1_7;
+    dKo[o.y + 8u] = dk1_8 * pl.scale; dVo[o.y + 8u] = dv1_8;
+    dKo[o.y + 9u] = dk1_9 * pl.scale; dVo[o.y + 9u] = dv1_9;
+    dKo[o.y + 10u] = dk1_10 * pl.scale; dVo[o.y + 10u] = dv1_10;
+    dKo[o.y + 11u] = dk1_11 * pl.scale; dVo[o.y + 11u] = dv1_11;
+    dKo[o.y + 12u] = dk1_12 * pl.scale; dVo[o.y + 12u] = dv1_12;
+    dKo[o.y + 13u] = dk1_13 * pl.scale; dVo[o.y + 13u] = dv1_13;
+    dKo[o.y + 14u] = dk1_14 * pl.scale; dVo[o.y + 14u] = dv1_14;
+    dKo[o.y + 15u] = dk1_15 * pl.scale; dVo[o.y + 15u] = dv1_15;
+  }
+  if (kq.j0 + 2u < pl.Tmax) {
+    dKo[o.z + 0u] = dk2_0 * pl.scale; dVo[o.z + 0u] = dv2_0;
+    dKo[o.z + 1u] = dk2_1 * pl.scale; dVo[o.z + 1u] = dv2_1;
+    dKo[o.z + 2u] = dk2_2 * pl.scale; dVo[o.z + 2u] = dv2_2;
+    dKo[o.z + 3u] = dk2_3 * pl.scale; dVo[o.z + 3u] = dv2_3;
+    dKo[o.z + 4u] = dk2_4 * pl.scale; dVo[o.z + 4u] = dv2_4;
+    dKo[o.z + 5u] = dk2_5 * pl.scale; dVo[o.z + 5u] = dv2_5;
+    dKo[o.z + 6u] = dk2_6 * pl.scale; dVo[o.z + 6u] = dv2_6;
+    dKo[o.z + 7u] = dk2_7 * pl.scale; dVo[o.z + 7u] = dv2_7;
+    dKo[o.z + 8u] = dk2_8 * pl.scale; dVo[o.z + 8u] = dv2_8;
+    dKo[o.z + 9u] = dk2_9 * pl.scale; dVo[o.z + 9u] = dv2_9;
+    dKo[o.z + 10u] = dk2_10 * pl.scale; dVo[o.z + 10u] = dv2_10;
+    dKo[o.z + 11u] = dk2_11 * pl.scale; dVo[o.z + 11u] = dv2_11;
+    dKo[o.z + 12u] = dk2_12 * pl.scale; dVo[o.z + 12u] = dv2_12;
+    dKo[o.z + 13u] = dk2_13 * pl.scale; dVo[o.z + 13u] = dv2_13;
+    dKo[o.z + 14u] = dk2_14 * pl.scale; dVo[o.z + 14u] = dv2_14;
+    dKo[o.z + 15u] = dk2_15 * pl.scale; dVo[o.z + 15u] = dv2_15;
+  }
+  if (kq.j0 + 3u < pl.Tmax) {
+    dKo[o.w + 0u] = dk3_0 * pl.scale; dVo[o.w + 0u] = dv3_0;
+    dKo[o.w + 1u] = dk3_1 * pl.scale; dVo[o.w + 1u] = dv3_1;
+    dKo[o.w + 2u] = dk3_2 * pl.scale; dVo[o.w + 2u] = dv3_2;
+    dKo[o.w + 3u] = dk3_3 * pl.scale; dVo[o.w + 3u] = dv3_3;
+    dKo[o.w + 4u] = dk3_4 * pl.scale; dVo[o.w + 4u] = dv3_4;
+    dKo[o.w + 5u] = dk3_5 * pl.scale; dVo[o.w + 5u] = dv3_5;
+    dKo[o.w + 6u] = dk3_6 * pl.scale; dVo[o.w + 6u] = dv3_6;
+    dKo[o.w + 7u] = dk3_7 * pl.scale; dVo[o.w + 7u] = dv3_7;
+    dKo[o.w + 8u] = dk3_8 * pl.scale; dVo[o.w + 8u] = dv3_8;
+    dKo[o.w + 9u] = dk3_9 * pl.scale; dVo[o.w + 9u] = dv3_9;
+    dKo[o.w + 10u] = dk3_10 * pl.scale; dVo[o.w + 10u] = dv3_10;
+    dKo[o.w + 11u] = dk3_11 * pl.scale; dVo[o.w + 11u] = dv3_11;
+    dKo[o.w + 12u] = dk3_12 * pl.scale; dVo[o.w + 12u] = dv3_12;
+    dKo[o.w + 13u] = dk3_13 * pl.scale; dVo[o.w + 13u] = dv3_13;
+    dKo[o.w + 14u] = dk3_14 * pl.scale; dVo[o.w + 14u] = dv3_14;
+    dKo[o.w + 15u] = dk3_15 * pl.scale; dVo[o.w + 15u] = dv3_15;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dkv_ps8_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let kq = key_quads(pl, gid.x + gid.y * nwg.x * WG, 2u);
+  if (!kq.ok) { return; }
+  let u0 = kq.j0 / 4u;
+  let pos1 = key_positions(pl, kq.j0 + 4u);
+  var dk0_0 = vec4<f32>(); var dv0_0 = vec4<f32>(); var dk0_1 = vec4<f32>(); var dv0_1 = vec4<f32>(); var dk0_2 = vec4<f32>(); var dv0_2 = vec4<f32>(); var dk0_3 = vec4<f32>(); var dv0_3 = vec4<f32>(); var dk0_4 = vec4<f32>(); var dv0_4 = vec4<f32>(); var dk0_5 = vec4<f32>(); var dv0_5 = vec4<f32>(); var dk0_6 = vec4<f32>(); var dv0_6 = vec4<f32>(); var dk0_7 = vec4<f32>(); var dv0_7 = vec4<f32>(); var dk0_8 = vec4<f32>(); var dv0_8 = vec4<f32>(); var dk0_9 = vec4<f32>(); var dv0_9 = vec4<f32>(); var dk0_10 = vec4<f32>(); var dv0_10 = vec4<f32>(); var dk0_11 = vec4<f32>(); var dv0_11 = vec4<f32>(); var dk0_12 = vec4<f32>(); var dv0_12 = vec4<f32>(); var dk0_13 = vec4<f32>(); var dv0_13 = vec4<f32>(); var dk0_14 = vec4<f32>(); var dv0_14 = vec4<f32>(); var dk0_15 = vec4<f32>(); var dv0_15 = vec4<f32>();
+  var dk1_0 = vec4<f32>(); var dv1_0 = vec4<f32>(); var dk1_1 = vec4<f32>(); var dv1_1 = vec4<f32>(); var dk1_2 = vec4<f32>(); var dv1_2 = vec4<f32>(); var dk1_3 = vec4<f32>(); var dv1_3 = vec4<f32>(); var dk1_4 = vec4<f32>(); var dv1_4 = vec4<f32>(); var dk1_5 = vec4<f32>(); var dv1_5 = vec4<f32>(); var dk1_6 = vec4<f32>(); var dv1_6 = vec4<f32>(); var dk1_7 = vec4<f32>(); var dv1_7 = vec4<f32>(); var dk1_8 = vec4<f32>(); var dv1_8 = vec4<f32>(); var dk1_9 = vec4<f32>(); var dv1_9 = vec4<f32>(); var dk1_10 = vec4<f32>(); var dv1_10 = vec4<f32>(); var dk1_11 = vec4<f32>(); var dv1_11 = vec4<f32>(); var dk1_12 = vec4<f32>(); var dv1_12 = vec4<f32>(); var dk1_13 = vec4<f32>(); var dv1_13 = vec4<f32>(); var dk1_14 = vec4<f32>(); var dv1_14 = vec4<f32>(); var dk1_15 = vec4<f32>(); var dv1_15 = vec4<f32>();
+  var dk2_0 = vec4<f32>(); var dv2_0 = vec4<f32>(); var dk2_1 = vec4<f32>(); var dv2_1 = vec4<f32>(); var dk2_2 = vec4<f32>(); var dv2_2 = vec4<f32>(); var dk2_3 = vec4<f32>(); var dv2_3 = vec4<f32>(); var dk2_4 = vec4<f32>(); var dv2_4 = vec4<f32>(); var dk2_5 = vec4<f32>(); var dv2_5 = vec4<f32>(); var dk2_6 = vec4<f32>(); var dv2_6 = vec4<f32>(); var dk2_7 = vec4<f32>(); var dv2_7 = vec4<f32>(); var dk2_8 = vec4<f32>(); var dv2_8 = vec4<f32>(); var dk2_9 = vec4<f32>(); var dv2_9 = vec4<f32>(); var dk2_10 = vec4<f32>(); var dv2_10 = vec4<f32>(); var dk2_11 = vec4<f32>(); var dv2_11 = vec4<f32>(); var dk2_12 = vec4<f32>(); var dv2_12 = vec4<f32>(); var dk2_13 = vec4<f32>(); var dv2_13 = vec4<f32>(); var dk2_14 = vec4<f32>(); var dv2_14 = vec4<f32>(); var dk2_15 = vec4<f32>(); var dv2_15 = vec4<f32>();
+  var dk3_0 = vec4<f32>(); var dv3_0 = vec4<f32>(); var dk3_1 = vec4<f32>(); var dv3_1 = vec4<f32>(); var dk3_2 = vec4<f32>(); var dv3_2 = vec4<f32>(); var dk3_3 = vec4<f32>(); var dv3_3 = vec4<f32>(); var dk3_4 = vec4<f32>(); var dv3_4 = vec4<f32>(); var dk3_5 = vec4<f32>(); var dv3_5 = vec4<f32>(); var dk3_6 = vec4<f32>(); var dv3_6 = vec4<f32>(); var dk3_7 = vec4<f32>(); var dv3_7 = vec4<f32>(); var dk3_8 = vec4<f32>(); var dv3_8 = vec4<f32>(); var dk3_9 = vec4<f32>(); var dv3_9 = vec4<f32>(); var dk3_10 = vec4<f32>(); var dv3_10 = vec4<f32>(); var dk3_11 = vec4<f32>(); var dv3_11 = vec4<f32>(); var dk3_12 = vec4<f32>(); var dv3_12 = vec4<f32>(); var dk3_13 = vec4<f32>(); var dv3_13 = vec4<f32>(); var dk3_14 = vec4<f32>(); var dv3_14 = vec4<f32>(); var dk3_15 = vec4<f32>(); var dv3_15 = vec4<f32>();
+  var dk4_0 = vec4<f32>(); var dv4_0 = vec4<f32>(); var dk4_1 = vec4<f32>(); var dv4_1 = vec4<f32>(); var dk4_2 = vec4<f32>(); var dv4_2 = vec4<f32>(); var dk4_3 = vec4<f32>(); var dv4_3 = vec4<f32>(); var dk4_4 = vec4<f32>(); var dv4_4 = vec4<f32>(); var dk4_5 = vec4<f32>(); var dv4_5 = vec4<f32>(); var dk4_6 = vec4<f32>(); var dv4_6 = vec4<f32>(); var dk4_7 = vec4<f32>(); var dv4_7 = vec4<f32>(); var dk4_8 = vec4<f32>(); var dv4_8 = vec4<f32>(); var dk4_9 = vec4<f32>(); var dv4_9 = vec4<f32>(); var dk4_10 = vec4<f32>(); var dv4_10 = vec4<f32>(); var dk4_11 = vec4<f32>(); var dv4_11 = vec4<f32>(); var dk4_12 = vec4<f32>(); var dv4_12 = vec4<f32>(); var dk4_13 = vec4<f32>(); var dv4_13 = vec4<f32>(); var dk4_14 = vec4<f32>(); var dv4_14 = vec4<f32>(); var dk4_15 = vec4<f32>(); var dv4_15 = vec4<f32>();
+  var dk5_0 = vec4<f32>(); var dv5_0 = vec4<f32>(); var dk5_1 = vec4<f32>(); var dv5_1 = vec4<f32>(); var dk5_2 = vec4<f32>(); var dv5_2 = vec4<f32>(); var dk5_3 = vec4<f32>(); var dv5_3 = vec4<f32>(); var dk5_4 = vec4<f32>(); var dv5_4 = vec4<f32>(); var dk5_5 = vec4<f32>(); var dv5_5 = vec4<f32>(); var dk5_6 = vec4<f32>(); var dv5_6 = vec4<f32>(); var dk5_7 = vec4<f32>(); var dv5_7 = vec4<f32>(); var dk5_8 = vec4<f32>(); var dv5_8 = vec4<f32>(); var dk5_9 = vec4<f32>(); var dv5_9 = vec4<f32>(); var dk5_10 = vec4<f32>(); var dv5_10 = vec4<f32>(); var dk5_11 = vec4<f32>(); var dv5_11 = vec4<f32>(); var dk5_12 = vec4<f32>(); var dv5_12 = vec4<f32>(); var dk5_13 = vec4<f32>(); var dv5_13 = vec4<f32>(); var dk5_14 = vec4<f32>(); var dv5_14 = vec4<f32>(); var dk5_15 = vec4<f32>(); var dv5_15 = vec4<f32>();
+  var dk6_0 = vec4<f32>(); var dv6_0 = vec4<f32>(); var dk6_1 = vec4<f32>(); var dv6_1 = vec4<f32>(); var dk6_2 = vec4<f32>(); var dv6_2 = vec4<f32>(); var dk6_3 = vec4<f32>(); var dv6_3 = vec4<f32>(); var dk6_4 = vec4<f32>(); var dv6_4 = vec4<f32>(); var dk6_5 = vec4<f32>(); var dv6_5 = vec4<f32>(); var dk6_6 = vec4<f32>(); var dv6_6 = vec4<f32>(); var dk6_7 = vec4<f32>(); var dv6_7 = vec4<f32>(); var dk6_8 = vec4<f32>(); var dv6_8 = vec4<f32>(); var dk6_9 = vec4<f32>(); var dv6_9 = vec4<f32>(); var dk6_10 = vec4<f32>(); var dv6_10 = vec4<f32>(); var dk6_11 = vec4<f32>(); var dv6_11 = vec4<f32>(); var dk6_12 = vec4<f32>(); var dv6_12 = vec4<f32>(); var dk6_13 = vec4<f32>(); var dv6_13 = vec4<f32>(); var dk6_14 = vec4<f32>(); var dv6_14 = vec4<f32>(); var dk6_15 = vec4<f32>(); var dv6_15 = vec4<f32>();
+  var dk7_0 = vec4<f32>(); var dv7_0 = vec4<f32>(); var dk7_1 = vec4<f32>(); var dv7_1 = vec4<f32>(); var dk7_2 = vec4<f32>(); var dv7_2 = vec4<f32>(); var dk7_3 = vec4<f32>(); var dv7_3 = vec4<f32>(); var dk7_4 = vec4<f32>(); var dv7_4 = vec4<f32>(); var dk7_5 = vec4<f32>(); var dv7_5 = vec4<f32>(); var dk7_6 = vec4<f32>(); var dv7_6 = vec4<f32>(); var dk7_7 = vec4<f32>(); var dv7_7 = vec4<f32>(); var dk7_8 = vec4<f32>(); var dv7_8 = vec4<f32>(); var dk7_9 = vec4<f32>(); var dv7_9 = vec4<f32>(); var dk7_10 = vec4<f32>(); var dv7_10 = vec4<f32>(); var dk7_11 = vec4<f32>(); var dv7_11 = vec4<f32>(); var dk7_12 = vec4<f32>(); var dv7_12 = vec4<f32>(); var dk7_13 = vec4<f32>(); var dv7_13 = vec4<f32>(); var dk7_14 = vec4<f32>(); var dv7_14 = vec4<f32>(); var dk7_15 = vec4<f32>(); var dv7_15 = vec4<f32>();
+  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
+    for (var u = u0; u * 4u < kq.len; u++) {
+      let pb = ps_cell(pl, kq, h, u);
+      let r = quad_rows(pl, kq, h, u) * 16u;
+      let p0 = PSr[pb + kq.pos.x * 2u]; let s0 = PSr[pb + kq.pos.x * 2u + 1u];
+      let p1 = PSr[pb + kq.pos.y * 2u]; let s1 = PSr[pb + kq.pos.y * 2u + 1u];
+      let p2 = PSr[pb + kq.pos.z * 2u]; let s2 = PSr[pb + kq.pos.z * 2u + 1u];
+      let p3 = PSr[pb + kq.pos.w * 2u]; let s3 = PSr[pb + kq.pos.w * 2u + 1u];
+      let p4 = select(vec4<f32>(), PSr[pb + pos1.x * 2u], u > u0); let s4 = select(vec4<f32>(), PSr[pb + pos1.x * 2u + 1u], u > u0);
+      let p5 = select(vec4<f32>(), PSr[pb + pos1.y * 2u], u > u0); let s5 = select(vec4<f32>(), PSr[pb + pos1.y * 2u + 1u], u > u0);
+      let p6 = select(vec4<f32>(), PSr[pb + pos1.z * 2u], u > u0); let s6 = select(vec4<f32>(), PSr[pb + pos1.z * 2u + 1u], u > u0);
+      let p7 = select(vec4<f32>(), PSr[pb + pos1.w * 2u], u > u0); let s7 = select(vec4<f32>(), PSr[pb + pos1.w * 2u + 1u], u > u0);
+      { let xa = Q[r.x + 0u]; let xb = Q[r.y + 0u]; let xc = Q[r.z + 0u]; let xd = Q[r.w + 0u];
+        dk0_0 = dk0_0 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_0 = dk1_0 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_0 = dk2_0 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_0 = dk3_0 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_0 = dk4_0 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_0 = dk5_0 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_0 = dk6_0 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_0 = dk7_0 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 0u]; let gb = gO[r.y + 0u]; let gc = gO[r.z + 0u]; let gd = gO[r.w + 0u];
+        dv0_0 = dv0_0 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_0 = dv1_0 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_0 = dv2_0 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_0 = dv3_0 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_0 = dv4_0 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_0 = dv5_0 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_0 = dv6_0 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_0 = dv7_0 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 1u]; let xb = Q[r.y + 1u]; let xc = Q[r.z + 1u]; let xd = Q[r.w + 1u];
+        dk0_1 = dk0_1 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_1 = dk1_1 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_1 = dk2_1 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_1 = dk3_1 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_1 = dk4_1 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_1 = dk5_1 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_1 = dk6_1 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_1 = dk7_1 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 1u]; let gb = gO[r.y + 1u]; let gc = gO[r.z + 1u]; let gd = gO[r.w + 1u];
+        dv0_1 = dv0_1 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_1 = dv1_1 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_1 = dv2_1 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_1 = dv3_1 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_1 = dv4_1 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_1 = dv5_1 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_1 = dv6_1 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_1 = dv7_1 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 2u]; let xb = Q[r.y + 2u]; let xc = Q[r.z + 2u]; let xd = Q[r.w + 2u];
+        dk0_2 = dk0_2 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_2 = dk1_2 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_2 = dk2_2 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_2 = dk3_2 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_2 = dk4_2 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_2 = dk5_2 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_2 = dk6_2 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_2 = dk7_2 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 2u]; let gb = gO[r.y + 2u]; let gc = gO[r.z + 2u]; let gd = gO[r.w + 2u];
+        dv0_2 = dv0_2 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_2 = dv1_2 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_2 = dv2_2 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_2 = dv3_2 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_2 = dv4_2 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_2 = dv5_2 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_2 = dv6_2 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_2 = dv7_2 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 3u]; let xb = Q[r.y + 3u]; let xc = Q[r.z + 3u]; let xd = Q[r.w + 3u];
+        dk0_3 = dk0_3 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_3 = dk1_3 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_3 = dk2_3 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_3 = dk3_3 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_3 = dk4_3 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_3 = dk5_3 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_3 = dk6_3 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_3 = dk7_3 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 3u]; let gb = gO[r.y + 3u]; let gc = gO[r.z + 3u]; let gd = gO[r.w + 3u];
+        dv0_3 = dv0_3 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_3 = dv1_3 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_3 = dv2_3 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_3 = dv3_3 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_3 = dv4_3 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_3 = dv5_3 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_3 = dv6_3 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_3 = dv7_3 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 4u]; let xb = Q[r.y + 4u]; let xc = Q[r.z + 4u]; let xd = Q[r.w + 4u];
+        dk0_4 = dk0_4 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_4 = dk1_4 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_4 = dk2_4 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_4 = dk3_4 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_4 = dk4_4 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_4 = dk5_4 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_4 = dk6_4 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_4 = dk7_4 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 4u]; let gb = gO[r.y + 4u]; let gc = gO[r.z + 4u]; let gd = gO[r.w + 4u];
+        dv0_4 = dv0_4 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_4 = dv1_4 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_4 = dv2_4 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_4 = dv3_4 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_4 = dv4_4 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_4 = dv5_4 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_4 = dv6_4 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_4 = dv7_4 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 5u]; let xb = Q[r.y + 5u]; let xc = Q[r.z + 5u]; let xd = Q[r.w + 5u];
+        dk0_5 = dk0_5 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_5 = dk1_5 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_5 = dk2_5 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_5 = dk3_5 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_5 = dk4_5 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_5 = dk5_5 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_5 = dk6_5 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_5 = dk7_5 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 5u]; let gb = gO[r.y + 5u]; let gc = gO[r.z + 5u]; let gd = gO[r.w + 5u];
+        dv0_5 = dv0_5 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_5 = dv1_5 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_5 = dv2_5 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_5 = dv3_5 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_5 = dv4_5 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_5 = dv5_5 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_5 = dv6_5 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_5 = dv7_5 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 6u]; let xb = Q[r.y + 6u]; let xc = Q[r.z + 6u]; let xd = Q[r.w + 6u];
+        dk0_6 = dk0_6 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_6 = dk1_6 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_6 = dk2_6 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_6 = dk3_6 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_6 = dk4_6 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_6 = dk5_6 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_6 = dk6_6 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_6 = dk7_6 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 6u]; let gb = gO[r.y + 6u]; let gc = gO[r.z + 6u]; let gd = gO[r.w + 6u];
+        dv0_6 = dv0_6 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_6 = dv1_6 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_6 = dv2_6 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_6 = dv3_6 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_6 = dv4_6 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_6 = dv5_6 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_6 = dv6_6 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_6 = dv7_6 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 7u]; let xb = Q[r.y + 7u]; let xc = Q[r.z + 7u]; let xd = Q[r.w + 7u];
+        dk0_7 = dk0_7 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_7 = dk1_7 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_7 = dk2_7 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_7 = dk3_7 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_7 = dk4_7 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_7 = dk5_7 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_7 = dk6_7 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_7 = dk7_7 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 7u]; let gb = gO[r.y + 7u]; let gc = gO[r.z + 7u]; let gd = gO[r.w + 7u];
+        dv0_7 = dv0_7 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_7 = dv1_7 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_7 = dv2_7 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_7 = dv3_7 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_7 = dv4_7 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_7 = dv5_7 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_7 = dv6_7 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_7 = dv7_7 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 8u]; let xb = Q[r.y + 8u]; let xc = Q[r.z + 8u]; let xd = Q[r.w + 8u];
+        dk0_8 = dk0_8 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_8 = dk1_8 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_8 = dk2_8 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_8 = dk3_8 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_8 = dk4_8 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_8 = dk5_8 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_8 = dk6_8 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_8 = dk7_8 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 8u]; let gb = gO[r.y + 8u]; let gc = gO[r.z + 8u]; let gd = gO[r.w + 8u];
+        dv0_8 = dv0_8 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_8 = dv1_8 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_8 = dv2_8 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_8 = dv3_8 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_8 = dv4_8 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_8 = dv5_8 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_8 = dv6_8 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_8 = dv7_8 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 9u]; let xb = Q[r.y + 9u]; let xc = Q[r.z + 9u]; let xd = Q[r.w + 9u];
+        dk0_9 = dk0_9 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_9 = dk1_9 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_9 = dk2_9 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_9 = dk3_9 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_9 = dk4_9 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_9 = dk5_9 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_9 = dk6_9 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_9 = dk7_9 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 9u]; let gb = gO[r.y + 9u]; let gc = gO[r.z + 9u]; let gd = gO[r.w + 9u];
+        dv0_9 = dv0_9 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_9 = dv1_9 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_9 = dv2_9 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_9 = dv3_9 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_9 = dv4_9 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_9 = dv5_9 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_9 = dv6_9 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_9 = dv7_9 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 10u]; let xb = Q[r.y + 10u]; let xc = Q[r.z + 10u]; let xd = Q[r.w + 10u];
+        dk0_10 = dk0_10 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_10 = dk1_10 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_10 = dk2_10 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_10 = dk3_10 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_10 = dk4_10 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_10 = dk5_10 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_10 = dk6_10 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_10 = dk7_10 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 10u]; let gb = gO[r.y + 10u]; let gc = gO[r.z + 10u]; let gd = gO[r.w + 10u];
+        dv0_10 = dv0_10 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_10 = dv1_10 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_10 = dv2_10 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_10 = dv3_10 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_10 = dv4_10 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_10 = dv5_10 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_10 = dv6_10 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_10 = dv7_10 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 11u]; let xb = Q[r.y + 11u]; let xc = Q[r.z + 11u]; let xd = Q[r.w + 11u];
+        dk0_11 = dk0_11 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_11 = dk1_11 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_11 = dk2_11 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_11 = dk3_11 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_11 = dk4_11 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_11 = dk5_11 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_11 = dk6_11 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_11 = dk7_11 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 11u]; let gb = gO[r.y + 11u]; let gc = gO[r.z + 11u]; let gd = gO[r.w + 11u];
+        dv0_11 = dv0_11 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_11 = dv1_11 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_11 = dv2_11 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_11 = dv3_11 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_11 = dv4_11 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_11 = dv5_11 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_11 = dv6_11 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_11 = dv7_11 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 12u]; let xb = Q[r.y + 12u]; let xc = Q[r.z + 12u]; let xd = Q[r.w + 12u];
+        dk0_12 = dk0_12 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_12 = dk1_12 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_12 = dk2_12 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_12 = dk3_12 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_12 = dk4_12 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_12 = dk5_12 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_12 = dk6_12 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_12 = dk7_12 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 12u]; let gb = gO[r.y + 12u]; let gc = gO[r.z + 12u]; let gd = gO[r.w + 12u];
+        dv0_12 = dv0_12 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_12 = dv1_12 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_12 = dv2_12 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_12 = dv3_12 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_12 = dv4_12 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_12 = dv5_12 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_12 = dv6_12 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_12 = dv7_12 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 13u]; let xb = Q[r.y + 13u]; let xc = Q[r.z + 13u]; let xd = Q[r.w + 13u];
+        dk0_13 = dk0_13 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_13 = dk1_13 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_13 = dk2_13 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_13 = dk3_13 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_13 = dk4_13 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_13 = dk5_13 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_13 = dk6_13 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_13 = dk7_13 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 13u]; let gb = gO[r.y + 13u]; let gc = gO[r.z + 13u]; let gd = gO[r.w + 13u];
+        dv0_13 = dv0_13 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_13 = dv1_13 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_13 = dv2_13 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_13 = dv3_13 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_13 = dv4_13 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_13 = dv5_13 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_13 = dv6_13 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_13 = dv7_13 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 14u]; let xb = Q[r.y + 14u]; let xc = Q[r.z + 14u]; let xd = Q[r.w + 14u];
+        dk0_14 = dk0_14 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_14 = dk1_14 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_14 = dk2_14 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_14 = dk3_14 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_14 = dk4_14 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_14 = dk5_14 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_14 = dk6_14 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_14 = dk7_14 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 14u]; let gb = gO[r.y + 14u]; let gc = gO[r.z + 14u]; let gd = gO[r.w + 14u];
+        dv0_14 = dv0_14 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_14 = dv1_14 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_14 = dv2_14 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_14 = dv3_14 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_14 = dv4_14 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_14 = dv5_14 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_14 = dv6_14 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_14 = dv7_14 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+      { let xa = Q[r.x + 15u]; let xb = Q[r.y + 15u]; let xc = Q[r.z + 15u]; let xd = Q[r.w + 15u];
+        dk0_15 = dk0_15 + s0.x * xa + s0.y * xb + s0.z * xc + s0.w * xd;
+        dk1_15 = dk1_15 + s1.x * xa + s1.y * xb + s1.z * xc + s1.w * xd;
+        dk2_15 = dk2_15 + s2.x * xa + s2.y * xb + s2.z * xc + s2.w * xd;
+        dk3_15 = dk3_15 + s3.x * xa + s3.y * xb + s3.z * xc + s3.w * xd;
+        dk4_15 = dk4_15 + s4.x * xa + s4.y * xb + s4.z * xc + s4.w * xd;
+        dk5_15 = dk5_15 + s5.x * xa + s5.y * xb + s5.z * xc + s5.w * xd;
+        dk6_15 = dk6_15 + s6.x * xa + s6.y * xb + s6.z * xc + s6.w * xd;
+        dk7_15 = dk7_15 + s7.x * xa + s7.y * xb + s7.z * xc + s7.w * xd;
+        let ga = gO[r.x + 15u]; let gb = gO[r.y + 15u]; let gc = gO[r.z + 15u]; let gd = gO[r.w + 15u];
+        dv0_15 = dv0_15 + p0.x * ga + p0.y * gb + p0.z * gc + p0.w * gd;
+        dv1_15 = dv1_15 + p1.x * ga + p1.y * gb + p1.z * gc + p1.w * gd;
+        dv2_15 = dv2_15 + p2.x * ga + p2.y * gb + p2.z * gc + p2.w * gd;
+        dv3_15 = dv3_15 + p3.x * ga + p3.y * gb + p3.z * gc + p3.w * gd;
+        dv4_15 = dv4_15 + p4.x * ga + p4.y * gb + p4.z * gc + p4.w * gd;
+        dv5_15 = dv5_15 + p5.x * ga + p5.y * gb + p5.z * gc + p5.w * gd;
+        dv6_15 = dv6_15 + p6.x * ga + p6.y * gb + p6.z * gc + p6.w * gd;
+        dv7_15 = dv7_15 + p7.x * ga + p7.y * gb + p7.z * gc + p7.w * gd;
+      }
+    }
+  }
+  let o = (vec4<u32>(kq.line * pl.Tmax) + kq.pos) * 16u;
+  let o1 = (vec4<u32>(kq.line * pl.Tmax) + pos1) * 16u;
+  {
+    dKo[o.x + 0u] = dk0_0 * pl.scale; dVo[o.x + 0u] = dv0_0;
+    dKo[o.x + 1u] = dk0_1 * pl.scale; dVo[o.x + 1u] = dv0_1;
+    dKo[o.x + 2u] = dk0_2 * pl.scale; dVo[o.x + 2u] = dv0_2;
+    dKo[o.x + 3u] = dk0_3 * pl.scale; dVo[o.x + 3u] = dv0_3;
+    dKo[o.x + 4u] = dk0_4 * pl.scale; dVo[o.x + 4u] = dv0_4;
+    dKo[o.x + 5u] = dk0_5 * pl.scale; dVo[o.x + 5u] = dv0_5;
+    dKo[o.x + 6u] = dk0_6 * pl.scale; dVo[o.x + 6u] = dv0_6;
+    dKo[o.x + 7u] = dk0_7 * pl.scale; dVo[o.x + 7u] = dv0_7;
+    dKo[o.x + 8u] = dk0_8 * pl.scale; dVo[o.x + 8u] = dv0_8;
+    dKo[o.x + 9u] = dk0_9 * pl.scale; dVo[o.x + 9u] = dv0_9;
+    dKo[o.x + 10u] = dk0_10 * pl.scale; dVo[o.x + 10u] = dv0_10;
+    dKo[o.x + 11u] = dk0_11 * pl.scale; dVo[o.x + 11u] = dv0_11;
+    dKo[o.x + 12u] = dk0_12 * pl.scale; dVo[o.x + 12u] = dv0_12;
+    dKo[o.x + 13u] = dk0_13 * pl.scale; dVo[o.x + 13u] = dv0_13;
+    dKo[o.x + 14u] = dk0_14 * pl.scale; dVo[o.x + 14u] = dv0_14;
+    dKo[o.x + 15u] = dk0_15 * pl.scale; dVo[o.x + 15u] = dv0_15;
+  }
+  if (kq.j0 + 1u < pl.Tmax) {
+    dKo[o.y + 0u] = dk1_0 * pl.scale; dVo[o.y + 0u] = dv1_0;
+    dKo[o.y + 1u] = dk1_1 * pl.scale; dVo[o.y + 1u] = dv1_1;
+    dKo[o.y + 2u] = dk1_2 * pl.scale; dVo[o.y + 2u] = dv1_2;
+    dKo[o.y + 3u] = dk1_3 * pl.scale; dVo[o.y + 3u] = dv1_3;
+    dKo[o.y + 4u] = dk1_4 * pl.scale; dVo[o.y + 4u] = dv1_4;
+    dKo[o.y + 5u] = dk1_5 * pl.scale; dVo[o.y + 5u] = dv1_5;
+    dKo[o.y + 6u] = dk1_6 * pl.scale; dVo[o.y + 6u] = dv1_6;
+    dKo[o.y + 7u] = dk1_7 * pl.scale; dVo[o.y + 7u] = dv1_7;
+    dKo[o.y + 8u] = dk1_8 * pl.scale; dVo[o.y + 8u] = dv1_8;
+    dKo[o.y + 9u] = dk1_9 * pl.scale; dVo[o.y + 9u] = dv1_9;
+    dKo[o.y + 10u] = dk1_10 * pl.scale; dVo[o.y + 10u] = dv1_10;
+    dKo[o.y + 11u] = dk1_11 * pl.scale; dVo[o.y + 11u] = dv1_11;
+    dKo[o.y + 12u] = dk1_12 * pl.scale; dVo[o.y + 12u] = dv1_12;
+    dKo[o.y + 13u] = dk1_13 * pl.scale; dVo[o.y + 13u] = dv1_13;
+    dKo[o.y + 14u] = dk1_14 * pl.scale; dVo[o.y + 14u] = dv1_14;
+    dKo[o.y + 15u] = dk1_15 * pl.scale; dVo[o.y + 15u] = dv1_15;
+  }
+  if (kq.j0 + 2u < pl.Tmax) {
+    dKo[o.z + 0u] = dk2_0 * pl.scale; dVo[o.z + 0u] = dv2_0;
+    dKo[o.z + 1u] = dk2_1 * pl.scale; dVo[o.z + 1u] = dv2_1;
+    dKo[o.z + 2u] = dk2_2 * pl.scale; dVo[o.z + 2u] = dv2_2;
+    dKo[o.z + 3u] = dk2_3 * pl.scale; dVo[o.z + 3u] = dv2_3;
+    dKo[o.z + 4u] = dk2_4 * pl.scale; dVo[o.z + 4u] = dv2_4;
+    dKo[o.z + 5u] = dk2_5 * pl.scale; dVo[o.z + 5u] = dv2_5;
+    dKo[o.z + 6u] = dk2_6 * pl.scale; dVo[o.z + 6u] = dv2_6;
+    dKo[o.z + 7u] = dk2_7 * pl.scale; dVo[o.z + 7u] = dv2_7;
+    dKo[o.z + 8u] = dk2_8 * pl.scale; dVo[o.z + 8u] = dv2_8;
+    dKo[o.z + 9u] = dk2_9 * pl.scale; dVo[o.z + 9u] = dv2_9;
+    dKo[o.z + 10u] = dk2_10 * pl.scale; dVo[o.z + 10u] = dv2_10;
+    dKo[o.z + 11u] = dk2_11 * pl.scale; dVo[o.z + 11u] = dv2_11;
+    dKo[o.z + 12u] = dk2_12 * pl.scale; dVo[o.z + 12u] = dv2_12;
+    dKo[o.z + 13u] = dk2_13 * pl.scale; dVo[o.z + 13u] = dv2_13;
+    dKo[o.z + 14u] = dk2_14 * pl.scale; dVo[o.z + 14u] = dv2_14;
+    dKo[o.z + 15u] = dk2_15 * pl.scale; dVo[o.z + 15u] = dv2_15;
+  }
+  if (kq.j0 + 3u < pl.Tmax) {
+    dKo[o.w + 0u] = dk3_0 * pl.scale; dVo[o.w + 0u] = dv3_0;
+    dKo[o.w + 1u] = dk3_1 * pl.scale; dVo[o.w + 1u] = dv3_1;
+    dKo[o.w + 2u] = dk3_2 * pl.scale; dVo[o.w + 2u] = dv3_2;
+    dKo[o.w + 3u] = dk3_3 * pl.scale; dVo[o.w + 3u] = dv3_3;
+    dKo[o.w + 4u] = dk3_4 * pl.scale; dVo[o.w + 4u] = dv3_4;
+    dKo[o.w + 5u] = dk3_5 * pl.scale; dVo[o.w + 5u] = dv3_5;
+    dKo[o.w + 6u] = dk3_6 * pl.scale; dVo[o.w + 6u] = dv3_6;
+    dKo[o.w + 7u] = dk3_7 * pl.scale; dVo[o.w + 7u] = dv3_7;
+    dKo[o.w + 8u] = dk3_8 * pl.scale; dVo[o.w + 8u] = dv3_8;
+    dKo[o.w + 9u] = dk3_9 * pl.scale; dVo[o.w + 9u] = dv3_9;
+    dKo[o.w + 10u] = dk3_10 * pl.scale; dVo[o.w + 10u] = dv3_10;
+    dKo[o.w + 11u] = dk3_11 * pl.scale; dVo[o.w + 11u] = dv3_11;
+    dKo[o.w + 12u] = dk3_12 * pl.scale; dVo[o.w + 12u] = dv3_12;
+    dKo[o.w + 13u] = dk3_13 * pl.scale; dVo[o.w + 13u] = dv3_13;
+    dKo[o.w + 14u] = dk3_14 * pl.scale; dVo[o.w + 14u] = dv3_14;
+    dKo[o.w + 15u] = dk3_15 * pl.scale; dVo[o.w + 15u] = dv3_15;
+  }
+  if (kq.j0 + 4u < pl.Tmax) {
+    dKo[o1.x + 0u] = dk4_0 * pl.scale; dVo[o1.x + 0u] = dv4_0;
+    dKo[o1.x + 1u] = dk4_1 * pl.scale; dVo[o1.x + 1u] = dv4_1;
+    dKo[o1.x + 2u] = dk4_2 * pl.scale; dVo[o1.x + 2u] = dv4_2;
+    dKo[o1.x + 3u] = dk4_3 * pl.scale; dVo[o1.x + 3u] = dv4_3;
+    dKo[o1.x + 4u] = dk4_4 * pl.scale; dVo[o1.x + 4u] = dv4_4;
+    dKo[o1.x + 5u] = dk4_5 * pl.scale; dVo[o1.x + 5u] = dv4_5;
+    dKo[o1.x + 6u] = dk4_6 * pl.scale; dVo[o1.x + 6u] = dv4_6;
+    dKo[o1.x + 7u] = dk4_7 * pl.scale; dVo[o1.x + 7u] = dv4_7;
+    dKo[o1.x + 8u] = dk4_8 * pl.scale; dVo[o1.x + 8u] = dv4_8;
+    dKo[o1.x + 9u] = dk4_9 * pl.scale; dVo[o1.x + 9u] = dv4_9;
+    dKo[o1.x + 10u] = dk4_10 * pl.scale; dVo[o1.x + 10u] = dv4_10;
+    dKo[o1.x + 11u] = dk4_11 * pl.scale; dVo[o1.x + 11u] = dv4_11;
+    dKo[o1.x + 12u] = dk4_12 * pl.scale; dVo[o1.x + 12u] = dv4_12;
+    dKo[o1.x + 13u] = dk4_13 * pl.scale; dVo[o1.x + 13u] = dv4_13;
+    dKo[o1.x + 14u] = dk4_14 * pl.scale; dVo[o1.x + 14u] = dv4_14;
+    dKo[o1.x + 15u] = dk4_15 * pl.scale; dVo[o1.x + 15u] = dv4_15;
+  }
+  if (kq.j0 + 5u < pl.Tmax) {
+    dKo[o1.y + 0u] = dk5_0 * pl.scale; dVo[o1.y + 0u] = dv5_0;
+    dKo[o1.y + 1u] = dk5_1 * pl.scale; dVo[o1.y + 1u] = dv5_1;
+    dKo[o1.y + 2u] = dk5_2 * pl.scale; dVo[o1.y + 2u] = dv5_2;
+    dKo[o1.y + 3u] = dk5_3 * pl.scale; dVo[o1.y + 3u] = dv5_3;
+    dKo[o1.y + 4u] = dk5_4 * pl.scale; dVo[o1.y + 4u] = dv5_4;
+    dKo[o1.y + 5u] = dk5_5 * pl.scale; dVo[o1.y + 5u] = dv5_5;
+    dKo[o1.y + 6u] = dk5_6 * pl.scale; dVo[o1.y + 6u] = dv5_6;
+    dKo[o1.y + 7u] = dk5_7 * pl.scale; dVo[o1.y + 7u] = dv5_7;
+    dKo[o1.y + 8u] = dk5_8 * pl.scale; dVo[o1.y + 8u] = dv5_8;
+    dKo[o1.y + 9u] = dk5_9 * pl.scale; dVo[o1.y + 9u] = dv5_9;
+    dKo[o1.y + 10u] = dk5_10 * pl.scale; dVo[o1.y + 10u] = dv5_10;
+    dKo[o1.y + 11u] = dk5_11 * pl.scale; dVo[o1.y + 11u] = dv5_11;
+    dKo[o1.y + 12u] = dk5_12 * pl.scale; dVo[o1.y + 12u] = dv5_12;
+    dKo[o1.y + 13u] = dk5_13 * pl.scale; dVo[o1.y + 13u] = dv5_13;
+    dKo[o1.y + 14u] = dk5_14 * pl.scale; dVo[o1.y + 14u] = dv5_14;
+    dKo[o1.y + 15u] = dk5_15 * pl.scale; dVo[o1.y + 15u] = dv5_15;
+  }
+  if (kq.j0 + 6u < pl.Tmax) {
+    dKo[o1.z + 0u] = dk6_0 * pl.scale; dVo[o1.z + 0u] = dv6_0;
+    dKo[o1.z + 1u] = dk6_1 * pl.scale; dVo[o1.z + 1u] = dv6_1;
+    dKo[o1.z + 2u] = dk6_2 * pl.scale; dVo[o1.z + 2u] = dv6_2;
+    dKo[o1.z + 3u] = dk6_3 * pl.scale; dVo[o1.z + 3u] = dv6_3;
+    dKo[o1.z + 4u] = dk6_4 * pl.scale; dVo[o1.z + 4u] = dv6_4;
+    dKo[o1.z + 5u] = dk6_5 * pl.scale; dVo[o1.z + 5u] = dv6_5;
+    dKo[o1.z + 6u] = dk6_6 * pl.scale; dVo[o1.z + 6u] = dv6_6;
+    dKo[o1.z + 7u] = dk6_7 * pl.scale; dVo[o1.z + 7u] = dv6_7;
+    dKo[o1.z + 8u] = dk6_8 * pl.scale; dVo[o1.z + 8u] = dv6_8;
+    dKo[o1.z + 9u] = dk6_9 * pl.scale; dVo[o1.z + 9u] = dv6_9;
+    dKo[o1.z + 10u] = dk6_10 * pl.scale; dVo[o1.z + 10u] = dv6_10;
+    dKo[o1.z + 11u] = dk6_11 * pl.scale; dVo[o1.z + 11u] = dv6_11;
+    dKo[o1.z + 12u] = dk6_12 * pl.scale; dVo[o1.z + 12u] = dv6_12;
+    dKo[o1.z + 13u] = dk6_13 * pl.scale; dVo[o1.z + 13u] = dv6_13;
+    dKo[o1.z + 14u] = dk6_14 * pl.scale; dVo[o1.z + 14u] = dv6_14;
+    dKo[o1.z + 15u] = dk6_15 * pl.scale; dVo[o1.z + 15u] = dv6_15;
+  }
+  if (kq.j0 + 7u < pl.Tmax) {
+    dKo[o1.w + 0u] = dk7_0 * pl.scale; dVo[o1.w + 0u] = dv7_0;
+    dKo[o1.w + 1u] = dk7_1 * pl.scale; dVo[o1.w + 1u] = dv7_1;
+    dKo[o1.w + 2u] = dk7_2 * pl.scale; dVo[o1.w + 2u] = dv7_2;
+    dKo[o1.w + 3u] = dk7_3 * pl.scale; dVo[o1.w + 3u] = dv7_3;
+    dKo[o1.w + 4u] = dk7_4 * pl.scale; dVo[o1.w + 4u] = dv7_4;
+    dKo[o1.w + 5u] = dk7_5 * pl.scale; dVo[o1.w + 5u] = dv7_5;
+    dKo[o1.w + 6u] = dk7_6 * pl.scale; dVo[o1.w + 6u] = dv7_6;
+    dKo[o1.w + 7u] = dk7_7 * pl.scale; dVo[o1.w + 7u] = dv7_7;
+    dKo[o1.w + 8u] = dk7_8 * pl.scale; dVo[o1.w + 8u] = dv7_8;
+    dKo[o1.w + 9u] = dk7_9 * pl.scale; dVo[o1.w + 9u] = dv7_9;
+    dKo[o1.w + 10u] = dk7_10 * pl.scale; dVo[o1.w + 10u] = dv7_10;
+    dKo[o1.w + 11u] = dk7_11 * pl.scale; dVo[o1.w + 11u] = dv7_11;
+    dKo[o1.w + 12u] = dk7_12 * pl.scale; dVo[o1.w + 12u] = dv7_12;
+    dKo[o1.w + 13u] = dk7_13 * pl.scale; dVo[o1.w + 13u] = dv7_13;
+    dKo[o1.w + 14u] = dk7_14 * pl.scale; dVo[o1.w + 14u] = dv7_14;
+    dKo[o1.w + 15u] = dk7_15 * pl.scale; dVo[o1.w + 15u] = dv7_15;
   }
 }
 // ---- generated by scripts/gen-attention-hs64.ts: end ----

@@ -1,7 +1,7 @@
 // Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
 // gradients dK/dV of packed training sequences, deterministic, three dispatches. At HS = 8
 // (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ partials, and their
-// reduction (default); at HS = 16 or with fused: false, stats, a dQ kernel that keeps every
+// reduction (default); at HS = 16 and 64 or with fused: false, stats, a dQ kernel that keeps every
 // pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the
 // scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds
 // the slot table [B, 2] (first row, length) from the packed row table.
@@ -32,14 +32,14 @@ export interface AttentionBackwardOptions {
   psBudgetBytes?: number;
   /**
    * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (default;
-   * attn_bwd_dkv_ps8_hs{8,16}, each query quad's Q and dO loads feed twice the keys) or 4; both
+   * attn_bwd_dkv_ps8_hs{8,16,64}, each query quad's Q and dO loads feed twice the keys) or 4; both
    * give the same dK and dV bit for bit.
    */
   dkvKeys?: 4 | 8;
   /**
    * Query positions per invocation of the kept-P/dS dQ kernel: 8 (default;
    * attn_bwd_dq_thread_hs{8,16}_ps8, each key's K and V loads feed twice the queries) or 4; both
-   * give the same dQ, P and dS bit for bit.
+   * give the same dQ, P and dS bit for bit. HS = 64 (not in DQ8_HEAD_SIZES) always takes 4.
    */
   dqQueries?: 4 | 8;
   /**
@@ -73,19 +73,27 @@ export const FUSED_HEAD_SIZES = [8];
 /** Storage buffers attn_bwd_fused16_hs8 binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
 export const FUSED_STORAGE_BUFFERS = 9;
 
-/** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16} (half as many invocations as the four-key forms). */
+/** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16,64} (half as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
 
 /**
- * Invocations per workgroup of attn_bwd_dkv_thread_hs64 (thread variant): its four-key
- * invocations are few (B * KVH * T / 4: 128 for 2 x 128 tokens of Qwen2.5's 2 kv heads) and their
- * causal loops long for the first keys and short for the last, so workgroups of 64 left one of two
- * CPU threads with most of the work (55.7 -> 40.0 ms at that shape with 16; 4 measured as 16).
+ * Invocations per workgroup of attn_bwd_dkv_thread_hs64 and attn_bwd_dkv_ps_hs64 (thread
+ * variant): their four-key invocations are few (B * KVH * T / 4: 128 for 2 x 128 tokens of
+ * Qwen2.5's 2 kv heads) and their causal loops long for the first keys and short for the last,
+ * so workgroups of 64 left one of two CPU threads with most of the work (55.7 -> 40.0 ms at that
+ * shape with 16; 4 measured as 16).
  */
 export const HS64_DKV_WORKGROUP = 16;
 
-/** Head sizes whose thread variant has the fused and the kept-P/dS backward kernels. */
-export const PS_HEAD_SIZES = [8, 16];
+/** Head sizes whose thread variant has the kept-P/dS backward kernels (and, at FUSED_HEAD_SIZES, the fused one). */
+export const PS_HEAD_SIZES = [8, 16, 64];
+
+/**
+ * Head sizes whose kept-P/dS dQ kernel also comes eight queries per invocation
+ * (AttentionBackwardOptions.dqQueries); at HS = 64 it takes four (its four queries' Q, dO and
+ * sums already fill 192 named vec4s; a two-keys-per-step form measured no faster).
+ */
+export const DQ8_HEAD_SIZES = [8, 16];
 
 /**
  * Default fewest rows of a call that runs the wide kernels (fused, kept P/dS). Below it the work
@@ -247,7 +255,8 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides: { WG: dkvRowWg(o), HS } }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
-    const keys = o.dkvKeys, queries = o.dqQueries, dkvWg = keys === 8 ? DKV8_WORKGROUP : wg;
+    const keys = o.dkvKeys, queries = DQ8_HEAD_SIZES.includes(HS) ? o.dqQueries : 4;
+    const dkvWg = keys === 8 ? DKV8_WORKGROUP : HS === 64 ? Math.min(wg, HS64_DKV_WORKGROUP) : wg;
     // The fused kernel binds nine storage buffers (the WebGPU default allows eight per stage).
     const fusedFits = rt.device.limits.maxStorageBuffersPerShaderStage >= FUSED_STORAGE_BUFFERS;
     const fusedKernels = withPs && o.fused && fusedFits && FUSED_HEAD_SIZES.includes(HS) ? {

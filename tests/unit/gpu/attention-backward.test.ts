@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { KvCache } from '../../../src/gpu/kv-cache';
@@ -89,11 +89,11 @@ describe('attention backward', () => {
     }
   });
 
-  // HS = 8 runs the fused dK/dV/dQ-partial kernel and its reduction (default); HS = 16 (and HS = 8
-  // with fused: false) keeps each pair's P and dS between the dQ and dK/dV kernels, unless the
-  // scratch would pass the budget: all three forms against the reference, and the kept and
+  // HS = 8 runs the fused dK/dV/dQ-partial kernel and its reduction (default); HS = 16 and 64 (and
+  // HS = 8 with fused: false) keep each pair's P and dS between the dQ and dK/dV kernels, unless
+  // the scratch would pass the budget: all three forms against the reference, and the kept and
   // recomputed forms' dQ bit for bit (the same per-query sums).
-  it('thread HS = 8 and 16: fused (HS = 8), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
+  it('thread HS = 8, 16 and 64: fused (HS = 8), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'HS=8, three key groups of sixteen', NH: 4, KVH: 2, HS: 8, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
@@ -123,7 +123,7 @@ describe('attention backward', () => {
   // and the recomputing backward (the wide pipelines cost seconds of compile on a CPU adapter);
   // at 256 rows or more the sixteen-position forward (HS = 8) and the fused (HS = 8) or kept-P/dS
   // (HS = 16) backward. Both against the reference.
-  it('thread HS = 8 and 16: the default forms by call size (below / from 256 rows), all matching the reference', async () => {
+  it('thread HS = 8, 16 and 64: the default forms by call size (below / from 256 rows), all matching the reference', async () => {
     const rt = await nodeRuntime();
     const defaults = { psMinRows: PS_MIN_ROWS, sixteenMinRows: SIXTEEN_MIN_ROWS };
     const sized: (AttnCase & { name: string })[] = [
@@ -131,6 +131,8 @@ describe('attention backward', () => {
       { name: 'HS=8, 270 rows', NH: 4, KVH: 2, HS: 8, lengths: [130, 140], Tmax: 140, theta: 10000 },
       { name: 'HS=16, 30 rows', NH: 4, KVH: 2, HS: 16, lengths: [18, 12], Tmax: 18, theta: 10000 },
       { name: 'HS=16, 262 rows', NH: 4, KVH: 2, HS: 16, lengths: [150, 112], Tmax: 150, theta: 10000 },
+      { name: 'HS=64, 30 rows', NH: 4, KVH: 2, HS: 64, lengths: [18, 12], Tmax: 18, theta: 1e6 },
+      { name: 'HS=64, 258 rows', NH: 4, KVH: 2, HS: 64, lengths: [129, 129], Tmax: 129, theta: 1e6 },
     ];
     const got: string[] = [];
     for (const c of sized) {
@@ -145,13 +147,17 @@ describe('attention backward', () => {
     expect(got).toEqual([
       'HS=8, 25 rows: 4 positions, recomputed', 'HS=8, 270 rows: 16 positions, fused',
       'HS=16, 30 rows: 4 positions, recomputed', 'HS=16, 262 rows: 4 positions, kept',
+      'HS=64, 30 rows: 4 positions, recomputed', 'HS=64, 258 rows: 4 positions, kept',
     ]);
   });
 
-  it('thread HS = 8 and 16: eight keys per dK/dV invocation equal four bit for bit', async () => {
+  it('thread HS = 8, 16 and 64: eight keys per dK/dV invocation equal four bit for bit', async () => {
     const rt = await nodeRuntime();
-    const extra = { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 };
-    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
+    const extras = [
+      { name: 'two slots of 21 and 17', NH: 4, KVH: 2, HS: 16, lengths: [21, 17], Tmax: 21, theta: 10000 },
+      { name: 'HS=64 two slots of 21 and 17', NH: 4, KVH: 2, HS: 64, lengths: [21, 17], Tmax: 21, theta: 1e6 },
+    ];
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), ...extras]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: 4 });
       expect(four.dkvKeys, c.name).toBe(4);
@@ -185,7 +191,7 @@ describe('attention backward', () => {
   // One instance over batches of another shape: its scratch then holds the earlier batch's values
   // where this batch's layout has cells no query reaches (P/dS: a key after the quad's queries),
   // which the kernels must never read. Fused and kept forms.
-  it('thread HS = 8 and 16: a reused scratch gives the same grads as a fresh one', async () => {
+  it('thread HS = 8, 16 and 64: a reused scratch gives the same grads as a fresh one', async () => {
     const rt = await nodeRuntime();
     for (const fused of [true, false]) {
       for (const HS of PS_HEAD_SIZES) {
@@ -214,7 +220,7 @@ describe('attention backward', () => {
       { name: 'lengths 10, 15, 12 and 34', NH: 4, KVH: 2, HS: 8, lengths: [10, 15, 12, 34], Tmax: 34, theta: 10000 },
       { name: 'HS=16 lengths 6, 11 and 16', NH: 4, KVH: 2, HS: 16, lengths: [6, 11, 16], Tmax: 18, theta: 10000 },
     ];
-    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), ...extras]) {
+    for (const c of [...cases.filter((k) => DQ8_HEAD_SIZES.includes(k.HS)), ...extras]) {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
       const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dqQueries: 4 });
       expect(four.dqQueries, c.name).toBe(4);
@@ -226,6 +232,11 @@ describe('attention backward', () => {
         for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(g[t]), `${t}, ${queries} queries, ${c.name}`).toEqual(Array.from(four[t]));
       }
     }
+    // HS = 64 has the four-query dQ kernel only: asking for eight runs it.
+    const c64 = cases.find((k) => k.HS === 64)!;
+    const { QKV, dO } = caseInputs(c64, 9);
+    const g64 = await gpuGrads(rt, c64, 'thread', QKV, dO, true, { dqQueries: 8 });
+    expect([g64.dqQueries, g64.form]).toEqual([4, 'kept']);
   });
 
   it('sequenceTable: first row and length per slot; rejects non-training row tables', () => {
