@@ -1,15 +1,17 @@
-// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb16] [--budget-ms 300]`:
+// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb16] [--budget-ms 300] [--repeat 1]`:
 // GFLOPS of the linear backward kernels (shaders/linear_bwd.wgsl) at Qwen2.5-0.5B shapes (C=896,
 // I=4864, R=16): dX through f32 and NF4 weights, full-mode dW, and the LoRA gradients (dY B, dB,
 // dA; X A^T given), per row count M; `--model agent`: the default agent's full-mode training
 // shapes (C=64, I=192, V=1024; f32 dX and dW, try --m 1280) with % of the adapter's measured peak.
-// Quick (well under 2 min on SwiftShader with the rb variant).
+// Each cell is the best of two timings (timeBest, as bench matmul and the tuner time: a single
+// timing of a few-millisecond cell moved by 20-40 % on a shared machine); `--repeat N`: the
+// median of N such figures. Quick (well under 2 min on SwiftShader with the rb variant).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
 import { LinearBackward, defaultBackwardVariant, type BackwardVariant, type LinearGrads } from '../src/gpu/kernels/linear-backward';
 import type { LinearSpec, LinearWeight } from '../src/gpu/kernels/linear';
-import { timeRuns } from '../src/gpu/kernels/linear-tune';
+import { timeBest } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { getNumber, getString, parseArgs } from '../src/util/args';
 import { measureLimits } from '../src/gpu/limits';
@@ -17,6 +19,7 @@ import { measureLimits } from '../src/gpu/limits';
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '64,512').split(',').map(Number);
 const budget = getNumber(args, 'budget-ms', 300);
+const repeat = Math.max(1, getNumber(args, 'repeat', 1));
 const R = 16;
 const agent = getString(args, 'model', 'qwen') === 'agent';
 const shapes: { name: string; NW: number; K: number; S: number }[] = agent ? [
@@ -59,7 +62,9 @@ for (const sh of shapes) {
       for (const M of Ms) {
         const cell = (what: string, flops: number, g: LinearGrads, loraOn: boolean) => async () => {
           bwd.loraEnabled = loraOn;
-          const ms = await timeRuns(rt, () => bwd.run(dY, X, M, g), budget);
+          const times: number[] = [];
+          for (let i = 0; i < repeat; i++) times.push(await timeBest(rt, () => bwd.run(dY, X, M, g), budget)); // best of two, as bench matmul
+          const ms = times.sort((a, b) => a - b)[Math.floor(repeat / 2)];
           const gflops = flops / (ms * 1e6);
           const row = [sh.name, w.format, variant, String(M), what, ms.toFixed(2), gflops.toFixed(2), `${((100 * gflops) / peakGflops).toFixed(0)}%`];
           rows.push(row);

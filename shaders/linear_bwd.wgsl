@@ -4,8 +4,11 @@
 //   dYB[M, SR] =     scale dY[M, seg] . B[seg, R]        per LoRA segment: dx_* on views when R % 4
 //                                                      == 0, else lora_dyb; at few rows dx_rb or
 //                                                      dx_rb16 split along N (split4) into
-//                                                      partials, summed by sum_split
-//   dB[N, R]  +=     scale dY[M, N]^T . XA[M, seg R]     per segment: dw_* on views when R % 4 == 0,
+//                                                      partials, summed by sum_split (with
+//                                                      flags bit 1 all segments in one split
+//                                                      dispatch, each split inside one segment)
+//   dB[N, R]  +=     scale dY[M, N]^T . XA[M, seg R]     per segment: dw_* on views when R % 4 == 0
+//                                                      (flags bit 1: all segments in one dispatch),
 //                                                      else lora_db (XA = X A^T, forward kernel)
 //   dbias[N]  +=     sum over rows of dY[M, N]           bias_grad
 // dx_rb/dx_tiled/dw_* read D, W/X and write dX/G through strided views (Params ldD, dOff, rowOff,
@@ -31,7 +34,8 @@ struct Params {
   M: u32,
   N: u32,        // columns of D used (dx_*, dw_*), out rows of W (lora_*, bias_grad)
   K: u32,        // columns of W / X / G (dx_*, dw_*)
-  flags: u32,    // bit 0: dX += (dx_*)
+  flags: u32,    // bit 0: dX += (dx_*); bit 1: every LoRA segment in one dispatch (seg_cols_x,
+                 // seg_cols_w, sum_split)
   ldD: u32,      // row stride of D (dx_*, dw_*; N unless D is a column slice)
   dOff: u32,     // first column of D (dx_*, dw_*)
   rowOff: u32,   // first row of W (dx_rb, dx_tiled) or of G (dw_*)
@@ -73,6 +77,22 @@ fn comb(y: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>) ->
 
 fn put_dx(r: u32, c4: u32, v: vec4<f32>) { put_dx_at(r, c4, v, 0u); }
 
+// flags bit 1 (LoRA's dY B of every segment in one split dispatch): the first vec4 column of dYB
+// that the segment holding D column 4 n4 writes (s R / 4, segments starting at seg1, seg2); 0
+// without the bit. Each split then lies inside one segment (the launcher aligns split4 to them).
+fn seg_cols_x(n4: u32) -> u32 {
+  if ((px.flags & 2u) == 0u) { return 0u; }
+  let n = n4 * 4u;
+  return select(select(0u, 1u, n >= px.seg1), 2u, n >= px.seg2) * (px.R / 4u);
+}
+
+// The same for dw_* (dB of every segment in one dispatch): the first vec4 column of XA that out
+// row n's segment reads; each invocation's rows lie inside one segment.
+fn seg_cols_w(n: u32) -> u32 {
+  if ((pw.flags & 2u) == 0u) { return 0u; }
+  return select(select(0u, 1u, n >= pw.seg1), 2u, n >= pw.seg2) * (pw.R / 4u);
+}
+
 // zo: the vec4 offset of a split's partial (dx_rb with split4; 0 otherwise).
 fn put_dx_at(r: u32, c4: u32, v: vec4<f32>, zo: u32) {
   if (r >= px.M || c4 >= px.K / 4u) { return; }
@@ -103,7 +123,7 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   let split = px.split4 != 0u;
   let n4a = select(0u, min(gid.z * px.split4, N4), split);
   let n4b = select(N4, min(n4a + px.split4, N4), split);
-  let zo = select(0u, gid.z * px.zStride, split);
+  let zo = select(0u, gid.z * px.zStride + seg_cols_x(n4a), split);
   var a0l = vec4<f32>(); var a0h = vec4<f32>(); var a1l = vec4<f32>(); var a1h = vec4<f32>();
   var a2l = vec4<f32>(); var a2h = vec4<f32>(); var a3l = vec4<f32>(); var a3h = vec4<f32>();
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
@@ -159,7 +179,7 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   let split = px.split4 != 0u;
   let n4a = select(0u, min(gid.z * px.split4, N4), split);
   let n4b = select(N4, min(n4a + px.split4, N4), split);
-  let zo = select(0u, gid.z * px.zStride, split);
+  let zo = select(0u, gid.z * px.zStride + seg_cols_x(n4a), split);
   var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>();
   var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>();
   var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>();
@@ -466,7 +486,7 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a4l = vec4<f32>(); var a4h = vec4<f32>(); var a5l = vec4<f32>(); var a5h = vec4<f32>();
   var a6l = vec4<f32>(); var a6h = vec4<f32>(); var a7l = vec4<f32>(); var a7h = vec4<f32>();
   // Indices advance by one row stride per m (no multiplies in the loop).
-  var xi = pw.off2 + c4;
+  var xi = pw.off2 + seg_cols_w(n0) + c4;
   let xd = c4h - c4;
   var di = 0u;
   // Four rows per step, each sum ((row 0 + row 1) + (row 2 + row 3)) added once: a sum is read
@@ -565,7 +585,7 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a13a = vec4<f32>(); var a13b = vec4<f32>(); var a13c = vec4<f32>(); var a13d = vec4<f32>();
   var a14a = vec4<f32>(); var a14b = vec4<f32>(); var a14c = vec4<f32>(); var a14d = vec4<f32>();
   var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
-  var xi = pw.off2 + c4;
+  var xi = pw.off2 + seg_cols_w(n0) + c4;
   var di = 0u;
   // Four rows per step as dw_rb (each sum read and written once per four terms), then a two-row
   // step and a last row.
@@ -753,7 +773,17 @@ fn bias_grad(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn sum_split(@builtin(global_invocation_id) gid: vec3<u32>) {
   let i = gid.x;
   if (i >= pz.M) { return; }
-  var a = zparts[i];
-  for (var z = 1u; z < pz.N; z++) { a += zparts[z * pz.zStride + i]; }
+  // flags bit 1: parts of every segment from one dispatch, segment s's in parts [z0, z1) (seg1,
+  // seg2: the first part of segments 1 and 2; N when there are fewer); the other parts hold
+  // nothing for its columns.
+  var z0 = 0u;
+  var z1 = pz.N;
+  if ((pz.flags & 2u) != 0u) {
+    let s = (i % (pz.SR / 4u)) / (pz.R / 4u);
+    z0 = select(select(0u, pz.seg1, s == 1u), pz.seg2, s == 2u);
+    z1 = select(select(pz.seg1, pz.seg2, s == 1u), pz.N, s == 2u);
+  }
+  var a = zparts[z0 * pz.zStride + i];
+  for (var z = z0 + 1u; z < z1; z++) { a += zparts[z * pz.zStride + i]; }
   zout[i] = a;
 }

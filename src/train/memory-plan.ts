@@ -10,7 +10,7 @@ import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import { MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
 import { attentionScratchBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
-import { dybSplitCount, dybViews, type BackwardVariant } from '../gpu/kernels/linear-backward';
+import { loraBackwardLayout, type BackwardVariant } from '../gpu/kernels/linear-backward';
 import type { QuantMode } from '../model/gpu/upload';
 import { LINEAR_GROUPS, groupShape, groupTargeted, type GroupShape, type LinearGroup } from '../model/gpu/lora-upload';
 import { STEP_ACTS, stepActRows, stepActWidths } from '../model/gpu/step-acts';
@@ -296,7 +296,7 @@ export interface TrainingPlanOptions {
   attention?: AttentionVariant;
   /**
    * The linear backward's variant (defaultBackwardVariant; default 'rb16', the CPU adapters'
-   * choice): with it LoRA's dY B may split into partial sums at few rows (dybSplitCount).
+   * choice): with it LoRA's dY B may split into partial sums at few rows (loraBackwardLayout).
    */
   backward?: BackwardVariant;
   /** Gradients per AdamW grad-norm partial (normShape: default 256, a CPU adapter's 4 x 64; GPUs 2048). */
@@ -509,18 +509,18 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const linearBwd = (l: number, g: Group, M: number, xaKept: boolean) => {
     const lg = loraGroup(cfg, lora, g);
     if (lg && lora) {
-      const SR = lg.S * lora.rank, vec = lora.rank % 4 === 0;
+      const SR = lg.S * lora.rank;
       const s = scratch[l][g];
       s.dyb = grow(s.dyb, M * SR * 4, TROW.loraBwd);
-      const P = vec ? dybSplitCount(o.backward ?? 'rb16', lora.rank, dybViews(lg.NW, lg.starts), M) : 1;
+      const { parts: P, dybDispatches, dbDispatches } = loraBackwardLayout(o.backward ?? 'rb16', lora.rank, lg.NW, lg.starts, M);
       if (P > 1) s.dybParts = grow(s.dybParts, P * M * SR * 4, TROW.loraBwd);
-      for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
+      for (let i = 0; i < dybDispatches; i++) frame.dispatch(64);
       if (P > 1) frame.dispatch(64); // sum_split
       if (!xaKept) {
         s.xa = grow(s.xa, M * SR * 4, TROW.loraBwd);
         frame.dispatch(48);
       }
-      for (let i = 0; i < (vec ? lg.S : 1); i++) frame.dispatch(64);
+      for (let i = 0; i < dbDispatches; i++) frame.dispatch(64);
       frame.dispatch(64); // dA
       frame.dispatch(64); // dX
       if (!mergeBytes.length) frame.dispatch(64); // dX += dY B A (merged weights: in the dX above)

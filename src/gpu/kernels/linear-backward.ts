@@ -118,6 +118,60 @@ export function dybViews(NW: number, starts: readonly number[] = []): DView[] {
   return bounds.slice(1).map((n1, s) => ({ N: n1 - bounds[s], ldD: NW, dOff: bounds[s] }));
 }
 
+/** How LoRA's dY B and dB run at M rows (loraBackwardLayout; LinearBackward.run and the memory plan follow it). */
+export interface LoraBackwardLayout {
+  /** Partial sums of dY B (1: not split; then sum_split does not run). */
+  parts: number;
+  /** vec4 columns of dY per partial (0: not split). */
+  split4: number;
+  /**
+   * dY B of every segment in one split dispatch (flags bit 1): each partial's columns lie inside
+   * one segment, which it writes; sum_split sums a segment's columns over its own partials only.
+   */
+  dybMerged: boolean;
+  /** dB of every segment in one dispatch (flags bit 1: each invocation's out rows inside one segment). */
+  dbMerged: boolean;
+  /** Dispatches of dY B (before sum_split) and of dB. */
+  dybDispatches: number;
+  dbDispatches: number;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/**
+ * The layout of LoRA's dY B and dB for a fused out NW split at `starts` (rank R, M rows): a
+ * dispatch per segment, or all segments in one where the kernels allow it. dY B merges when it
+ * splits anyway (few rows) and a split size of at least half the per-segment one divides every
+ * segment start (q|k|v at Qwen2.5-0.5B: 14 + 14 + 14 partials of 16 vec4 -> 18, one dispatch
+ * instead of three); dB merges when the segment starts are multiples of its kernel's out rows
+ * per invocation (8 or 16; never on the tiled variant). The rank a multiple of 4 (else the
+ * scalar lora_dyb / lora_db, one dispatch each).
+ */
+export function loraBackwardLayout(variant: BackwardVariant, R: number, NW: number, starts: readonly number[] = [], M: number): LoraBackwardLayout {
+  if (R % 4 !== 0) return { parts: 1, split4: 0, dybMerged: false, dbMerged: false, dybDispatches: 1, dbDispatches: 1 };
+  const views = dybViews(NW, starts);
+  const S = views.length;
+  const P = dybSplitCount(variant, R, views, M);
+  let split4 = P > 1 ? Math.ceil(Math.max(...views.map((d) => d.N / 4)) / P) : 0;
+  let parts = P;
+  let dybMerged = false;
+  if (S > 1 && P > 1) {
+    const g = starts.reduce((a, st) => gcd(a, st / 4), 0);
+    let d = Math.min(g, split4);
+    while (d > 0 && g % d !== 0) d--;
+    if (2 * d >= split4) {
+      dybMerged = true;
+      split4 = d;
+      parts = Math.ceil(NW / 4 / d);
+    }
+  }
+  const full: DView = { N: NW, ldD: NW, dOff: 0 };
+  const dbKey = mmChoice(variant, R, false, 'dw', full, M, R).key;
+  const tileRows = dbKey === 'dw:narrow' || dbKey === 'dw:rb' ? 8 : dbKey === 'dw:tiled' ? 0 : 16;
+  const dbMerged = S > 1 && tileRows > 0 && starts.every((st) => st % tileRows === 0);
+  return { parts, split4, dybMerged, dbMerged, dybDispatches: dybMerged ? 1 : S, dbDispatches: dbMerged ? 1 : S };
+}
+
 /**
  * How many partial sums LoRA's dY B (one dx dispatch per segment view) splits into at M rows: 1
  * unless the rank is a multiple of 4 and every segment runs dx_rb (narrow or rb: the split entry;
@@ -232,23 +286,38 @@ export class LinearBackward {
       const SR = segments(lora) * R;
       const vec = R % 4 === 0; // segments as strided views for the register-blocked kernels
       const views = dybViews(NW, lora.segmentStarts);
+      const starts = lora.segmentStarts ?? [];
+      const full: DView = { N: NW, ldD: NW, dOff: 0 };
       dyb = this.scratch('dyb', M * SR, `${label} bwd dY B`);
-      const P = vec ? dybSplitCount(this.variant, R, views, M) : 1;
+      const layout = loraBackwardLayout(this.variant, R, NW, starts, M);
+      const { parts: P, split4 } = layout;
       this.lastDybSplit = P;
       if (vec) {
         const zStride = (M * SR) / 4;
-        // Every segment's partial z covers the same vec4 columns [z split4, (z + 1) split4) of its
-        // own width (a short segment's later partials are zeros), so no split is a sliver of work.
-        const split4 = Math.ceil(Math.max(...views.map((d) => d.N / 4)) / P);
         const out = P > 1 ? this.scratch('dybParts', P * M * SR, `${label} bwd dY B partials`) : dyb;
-        views.forEach((d, s) => {
-          const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
-          if (P > 1) u.set([split4, zStride], 14);
-          this.recordMM('dxF32', d, [dY, lora.B, out], u, M, R, P);
-        });
+        if (layout.dybMerged) {
+          // One dispatch: partial z covers dY's vec4 columns [z split4, (z + 1) split4), inside one
+          // segment, and writes that segment's columns of its slab.
+          const u = this.view({ M, ...full, K: R, ld2: SR / 4, alpha: scale, flags: 2 });
+          u.set([SR, R, starts[0] ?? NW, starts[1] ?? NW, split4, zStride], 10);
+          this.recordMM('dxF32', full, [dY, lora.B, out], u, M, R, P);
+        } else {
+          // Every segment's partial z covers the same vec4 columns [z split4, (z + 1) split4) of its
+          // own width (a short segment's later partials are zeros), so no split is a sliver of work.
+          views.forEach((d, s) => {
+            const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
+            if (P > 1) u.set([split4, zStride], 14);
+            this.recordMM('dxF32', d, [dY, lora.B, out], u, M, R, P);
+          });
+        }
         if (P > 1) {
           this.u.fill(0);
           this.u.set([zStride, P], 0);
+          if (layout.dybMerged) {
+            // Segment s's columns sum its own partials: from starts[s - 1] / (4 split4).
+            this.u[3] = 2;
+            this.u.set([SR, R, ...[starts[0] ?? NW, starts[1] ?? NW].map((st) => Math.min(P, st / 4 / split4))], 10);
+          }
           this.u[15] = zStride;
           this.record('sum', [out, dyb], this.u, { x: Math.ceil(zStride / 64) });
         }
@@ -261,7 +330,12 @@ export class LinearBackward {
         need(op, 'dB', dB, NW * R, `[${NW}, ${R}]`);
         const xa = g.xa ?? this.recomputeXA(X, M, lora);
         need(op, 'xa', xa, M * SR, `[${M}, ${SR}]`);
-        if (vec) {
+        if (vec && layout.dbMerged) {
+          // One dispatch over all NW out rows; each invocation reads its segment's XA columns.
+          const u = this.view({ M, ...full, K: R, ld2: SR / 4, alpha: scale, flags: 2 });
+          u.set([SR, R, starts[0] ?? NW, starts[1] ?? NW], 10);
+          this.recordMM('dw', full, [dY, xa, dB], u, M, R);
+        } else if (vec) {
           views.forEach((d, s) => {
             const u = this.view({ M, ...d, K: R, rowOff: d.dOff, ld2: SR / 4, off2: s * R / 4, alpha: scale });
             this.recordMM('dw', d, [dY, xa, dB], u, M, R);

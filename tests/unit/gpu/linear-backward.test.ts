@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, type LinearSpec, type LinearWeight } from '../../../src/gpu/kernels/linear';
-import { BACKWARD_VARIANTS, LinearBackward, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
+import { BACKWARD_VARIANTS, LinearBackward, loraBackwardLayout, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
 import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { linear_backward, lora_backward } from '../../../src/reference/linear';
 import { maxAbsDiff } from '../../../src/reference/matmul';
@@ -38,6 +38,12 @@ interface Case {
   bias: boolean; full: boolean; swiglu?: boolean;
   /** The split of dY B the rb and rb16 variants must use (default 1: none). */
   dybSplit?: number;
+  /**
+   * Then the same LinearBackward again on the first `rerunM` rows: its dY B partials' scratch then
+   * holds the first run's values where the new layout's partials write nothing (checked against
+   * the reference too).
+   */
+  rerunM?: number;
 }
 
 /** Reference: dX, and the pre-filled gradients after +=. */
@@ -91,6 +97,17 @@ async function runCase(c: Case): Promise<void> {
       diffs.dW = maxAbsDiff(dWOf[variant], ref.dW);
     }
     if (ref.dbias) diffs.dbias = maxAbsDiff(await rt.readF32(db, NW), ref.dbias);
+    if (c.rerunM) {
+      const m = c.rerunM;
+      const dm = { ...d, X: d.X.slice(0, m * K), dY: d.dY.slice(0, m * NW), dX0: d.dX0.slice(0, m * K) };
+      const refM = reference({ ...c, M: m }, dm, eff, scale);
+      for (const [buf, k] of [[dX, 'dX0'], [dA, 'dA0'], [dB, 'dB0'], [dW, 'dW0'], [db, 'db0']] as const) rt.write(buf, d[k]);
+      if (variant !== 'tiled') fwd.run(X, Y, m, { xa });
+      bwd.run(dY, X, m, { dX, accumulate: true, lora: { dA, dB }, full: c.full ? { dW, dbias: c.bias ? db : null } : null, xa: variant !== 'tiled' ? xa : undefined });
+      diffs[`dX (M=${m} after)`] = maxAbsDiff(await rt.readF32(dX, m * K), refM.dX);
+      diffs[`dA (M=${m} after)`] = maxAbsDiff(await rt.readF32(dA, S * R * K), refM.dA);
+      diffs[`dB (M=${m} after)`] = maxAbsDiff(await rt.readF32(dB, NW * R), refM.dB);
+    }
     // dX overwrite (=) with LoRA switched off: the base path alone.
     bwd.loraEnabled = false;
     rt.write(dX, new Float32Array(M * K).fill(NaN));
@@ -113,7 +130,7 @@ describe('LinearBackward', () => {
   it('NF4 W, K=256 and M=70: dx_nf4_rb16 runs (8 workgroups of 16 x 16 tiles, a partial row tile); rank 16 (dY B and dB in 2 x 8 workgroups)', () => runCase({ name: 'nf4 rb16 r16', nf4: true, M: 70, K: 256, NW: 44, R: 16, starts: [], bias: false, full: false }));
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
-  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), M a multiple of four, full mode (dw_rb16 four rows per step), dY B in 3 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 3 }));
+  it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), M a multiple of four, full mode (dw_rb16 four rows per step), dY B of both segments in one dispatch of 6 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 6, rerunM: 36 }));
   it('f32 W, full mode with M = 39 and M = 2 (dw_rb16\'s two-row step and last row after its four-row steps; 4 workgroups of 16 x 16 tiles)', async () => {
     await runCase({ name: 'dw_rb16 tail', nf4: false, M: 39, K: 64, NW: 256, R: 4, starts: [], bias: true, full: true, dybSplit: 4 });
     await runCase({ name: 'dw_rb16 two rows', nf4: false, M: 2, K: 64, NW: 256, R: 4, starts: [], bias: false, full: true, dybSplit: 4 });
@@ -122,10 +139,27 @@ describe('LinearBackward', () => {
     runCase({ name: 'dyb split', nf4: false, M: 20, K: 64, NW: 1040, R: 8, starts: [1024, 1032], bias: false, full: false, dybSplit: 16 }));
   it('LoRA dY B split at rank 16 and M=64, NF4 W, one segment of 1000 (250 vec4 in 15 splits of 17)', () =>
     runCase({ name: 'dyb split r16', nf4: true, M: 64, K: 64, NW: 1000, R: 16, starts: [], bias: false, full: false, dybSplit: 15 }));
-  it('rank 16 on rb16: dY B and dB on 16 x 16 tiles (dY B split in 14 at M=60, the short k / v segments\' later partials zeros), dA (48 rows, K=256) in one-SIMD-group workgroups', () =>
-    runCase({ name: 'wide r16', nf4: false, M: 60, K: 256, NW: 1152, R: 16, starts: [896, 1024], bias: true, full: false, dybSplit: 14 }));
+  it('rank 16 on rb16: dY B and dB on 16 x 16 tiles (q|k|v\'s dY B in one dispatch of 18 splits at M=60, dB in one; again at M=44), dA (48 rows, K=256) in one-SIMD-group workgroups', () =>
+    runCase({ name: 'wide r16', nf4: false, M: 60, K: 256, NW: 1152, R: 16, starts: [896, 1024], bias: true, full: false, dybSplit: 18, rerunM: 44 }));
   it('rank 32 on rb16 (two invocations across), M=75 (a partial row tile), segments of 64 and 32 (too short to split)', () =>
     runCase({ name: 'wide r32', nf4: false, M: 75, K: 128, NW: 96, R: 32, starts: [64], bias: false, full: false, dybSplit: 1 }));
+  // Which segments' dY B and dB share a dispatch (the memory plan counts the same dispatches).
+  it('loraBackwardLayout: all segments in one dispatch where the splits or tiles align with them', () => {
+    const pick = (l: ReturnType<typeof loraBackwardLayout>) => [l.parts, l.split4, l.dybMerged, l.dbMerged, l.dybDispatches, l.dbDispatches];
+    // Qwen2.5-0.5B q|k|v at 64 rows: 14 splits of 16 vec4 per segment -> 18 in one dispatch; dB in one.
+    expect(pick(loraBackwardLayout('rb16', 16, 1152, [896, 1024], 64))).toEqual([18, 16, true, true, 1, 1]);
+    // Many rows: no split, dY B per segment, dB still in one.
+    expect(pick(loraBackwardLayout('rb16', 16, 1152, [896, 1024], 4096))).toEqual([1, 0, false, true, 3, 1]);
+    // Segment starts at 1024 and 1032 (vec4 256, 258): no split size of at least half 16 divides both.
+    expect(pick(loraBackwardLayout('rb16', 8, 1040, [1024, 1032], 20))).toEqual([16, 16, false, true, 3, 1]);
+    // The default agent's q|k|v (64, 32, 32) at rank 8: dB (8-row tiles) in one dispatch.
+    expect(pick(loraBackwardLayout('rb16', 8, 128, [64, 96], 4096))).toEqual([1, 0, false, true, 3, 1]);
+    // dB tiles of 16 rows do not fit segments starting at 40; the tiled variant and odd ranks never merge.
+    expect(loraBackwardLayout('rb16', 16, 96, [40, 72], 4096).dbMerged).toBe(false);
+    expect(pick(loraBackwardLayout('tiled', 16, 1152, [896, 1024], 64))).toEqual([1, 0, false, false, 3, 3]);
+    expect(pick(loraBackwardLayout('rb16', 5, 30, [13, 21], 9))).toEqual([1, 0, false, false, 1, 1]);
+  });
+
   it('rejects wrong shapes with the op and the expected shape', async () => {
     const rt = await nodeRuntime();
     const W = rt.storage(8 * 16 * 4, 'W'), small = rt.storage(16, 'small');
