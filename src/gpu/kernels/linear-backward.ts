@@ -176,8 +176,9 @@ export function loraBackwardLayout(variant: BackwardVariant, R: number, NW: numb
  * How many partial sums LoRA's dY B (one dx dispatch per segment view) splits into at M rows: 1
  * unless the rank is a multiple of 4 and every segment runs dx_rb (narrow or rb: the split entry;
  * never with tiled) on fewer than SPLIT_MIN_GROUPS workgroups; then enough to reach that many,
- * each split at least SPLIT_MIN_VEC4 vec4 columns of the widest. LinearBackward.run and the
- * memory plan (src/train/memory-plan.ts) both follow it.
+ * each split at least SPLIT_MIN_VEC4 vec4 columns of the widest. loraBackwardLayout starts from
+ * it (and may merge the segments' splits), which LinearBackward.run and the memory plan
+ * (src/train/memory-plan.ts) both follow.
  */
 export function dybSplitCount(variant: BackwardVariant, R: number, views: DView[], M: number): number {
   if (variant === 'tiled' || R <= 0 || R % 4 !== 0) return 1;
