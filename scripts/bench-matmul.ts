@@ -1,10 +1,12 @@
 // `npx tsx scripts/bench-matmul.ts [--model qwen|stories|agent] [--m 1,8,64] [--budget-ms 400]
-// [--variants rb,rb8,...]`: GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at
+// [--variants rb,rb8,...] [--repeat 1]`: GFLOPS of the Linear kernels (f32 and NF4 weights, every variant) at
 // Qwen2.5-0.5B projection shapes (C=896, q 896, kv 128, I=4864), stories260K's (C=64, I=172,
 // V=512) or the default agent's (agent-tiny: C=64, I=192, V=1024; training M = 16 x 80 = 1280)
 // for a few row counts M, printed as a table with the tuned choice of each (row bucket,
 // shape class) and its speed relative to the best variant measured (goal: >= 90%). Quick (~1 min
-// on SwiftShader): each cell is the best of two timings (timeBest, as the tuner times).
+// on SwiftShader): each cell is the best of two timings (timeBest, as the tuner times); `--repeat
+// N`: the median of N such figures, the variants taken in turn N times (cells of 0.05-0.2 ms,
+// most of it the dispatch, move by tens of percent from one timing to the next).
 // With M = 1 and 8 both measured, a last table gives the tuned M=8 / M=1 time per format and shape
 // (goal <= 1.5) next to the ratio of the two roofline floors on this adapter (floor at M rows =
 // max(bytes/bandwidth, flops/peak)): an adapter with few flops per byte (a CPU) cannot reach 1.5
@@ -24,6 +26,7 @@ import { describeLimits, measureLimits } from '../src/gpu/limits';
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '1,8,64').split(',').map(Number);
 const budget = getNumber(args, 'budget-ms', 400);
+const repeat = Math.max(1, getNumber(args, 'repeat', 1));
 const variants = getString(args, 'variants', LINEAR_VARIANTS.join(',')).split(',') as LinearVariant[];
 const model = getString(args, 'model', 'qwen');
 const agentShapes = [
@@ -71,10 +74,17 @@ for (const shape of shapes) {
     for (const M of Ms) {
       const row = [w.format, shape.name, String(M)];
       const speed = new Map<string, number>();
+      const runs = variants.filter((v) => !(v === 'gemv' && M > DECODE_MAX_M));
+      const times = new Map<string, number[]>(runs.map((v) => [v, []]));
+      for (let r = 0; r < repeat; r++) {
+        for (const v of runs) {
+          await lin.prepare(v);
+          times.get(v)!.push(await timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget)); // as the tuner times
+        }
+      }
       for (const v of variants) {
-        if (v === 'gemv' && M > DECODE_MAX_M) { row.push('-'); continue; }
-        await lin.prepare(v);
-        const ms = await timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget); // as the tuner times
+        if (!times.has(v)) { row.push('-'); continue; }
+        const ms = times.get(v)!.sort((a, b) => a - b)[Math.floor(repeat / 2)];
         if (v === lin.variantFor(M)) tunedMs.set(M, ms);
         const gflops = (2 * M * NW * shape.K) / (ms * 1e6);
         speed.set(v, gflops);

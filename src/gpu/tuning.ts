@@ -43,13 +43,25 @@ export function setTuning(report: AdapterReport, family: string, choice: string)
 export const CLOSE_CALL = 1.15;
 
 /**
+ * Below this many milliseconds per run (the fastest after the first pass) a run is mostly the
+ * dispatch, whose cost on a CPU adapter moves by +-30 % from one timing to the next (SwiftShader
+ * at 0.1 ms: 87-158 us for one variant, 118-234 for another): pickFastest then times the
+ * candidates within CONTENDER of the fastest NOISY_ROUNDS more times, in turn, each keeping its
+ * best time.
+ */
+export const NOISY_MS = 1;
+export const NOISY_ROUNDS = 2;
+const CONTENDER = 1.6;
+
+/**
  * The remembered choice for `family` if it is one of `candidates`; otherwise times every
  * candidate once with `time` (milliseconds; Infinity or a throw disqualifies it; its second
  * argument is the best time so far, Infinity for the first), remembers the fastest and returns it.
  * A runner-up within CLOSE_CALL of the fastest is timed again, then the fastest, and each keeps
  * its best time: on a shared machine the load drifts between the first and the last candidate,
  * and back-to-back timings of the two settle a close call (kernels of 0.1-0.3 ms differ by
- * 10-20 % from one pass to the next there). Used by the kernel launchers on first use (src/gpu/kernels/linear-tune.ts).
+ * 10-20 % from one pass to the next there). Runs under NOISY_MS get NOISY_ROUNDS more passes
+ * over the contenders first. Used by the kernel launchers on first use (src/gpu/kernels/linear-tune.ts).
  */
 export async function pickFastest<T extends string>(report: AdapterReport, family: string, candidates: readonly T[],
   time: (candidate: T, bestMs: number) => Promise<number>): Promise<T> {
@@ -66,6 +78,11 @@ export async function pickFastest<T extends string>(report: AdapterReport, famil
   };
   const ranked = () => [...times.entries()].sort((a, b) => a[1] - b[1]);
   for (const c of candidates) await timeOf(c, ranked()[0]?.[1] ?? Infinity);
+  const fastest = ranked()[0]?.[1] ?? Infinity;
+  if (fastest < NOISY_MS) {
+    const contenders = ranked().filter(([, ms]) => ms <= CONTENDER * fastest).map(([c]) => c);
+    for (let r = 0; r < NOISY_ROUNDS; r++) for (const c of contenders) await timeOf(c, Infinity);
+  }
   const [first, second] = ranked();
   if (first && second && second[1] <= CLOSE_CALL * first[1]) {
     await timeOf(second[0], Infinity);

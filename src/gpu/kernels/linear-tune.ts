@@ -1,10 +1,12 @@
 // Chooses a Linear's kernel variants per adapter, weight format, row bucket (decode1 M = 1,
 // decode8 2 <= M <= 8, prefill, large M >= 256) and shape class (in/out features rounded up to
 // powers of two: shapeClass) by timing the candidates once and remembering the winners (src/gpu/tuning.ts pickFastest; localStorage in the
-// browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>`:
-// the candidate list is part of the key, so a new variant is timed against the old winner.
+// browser, a JSON file in Node). Families: `linear:<f32|nf4>:<bucket>:<shape class>@<candidates>#<fingerprint>`:
+// the candidate list is part of the key, so a new variant is timed against the old winner, and
+// so is the code's fingerprint (linear-fingerprint.ts), so changed kernels are timed again.
 // Tested by tests/unit/gpu/linear-tune.test.ts; `bench matmul` compares choices with the best.
 import type { GpuRuntime } from '../runtime';
+import { LINEAR_KERNELS_FINGERPRINT } from './linear-fingerprint';
 import { getTuning, pickFastest } from '../tuning';
 import { randomArray } from '../selftest';
 import {
@@ -29,8 +31,11 @@ export const MAX_BATCH = 256;
  * Milliseconds per run of `run`: an untimed run (pipelines are built at their first dispatch, and
  * SwiftShader / Chromium's GPU process compile then), one timed run, then, if that run took less
  * than a quarter of `budgetMs`, a batch in one step of as many runs as fill about that quarter
- * (batchSize; for short runs the one run is mostly the submit-and-wait). Why not a fixed 32:
- * docs/speed.md "Tuning per shape".
+ * (batchSize). For a run much shorter than the submit-and-wait the one run is mostly that wait,
+ * so the batch is sized from a probe of PROBE_RUNS runs in one step instead (sized from the one
+ * run, a 0.1 ms kernel got batches of 30-70, whose one wait still moved the figure by 10-30 %
+ * and the tuner's pick between variants 30-40 % apart). Why not a fixed 32: docs/speed.md
+ * "Tuning per shape".
  */
 export async function timeRuns(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   run();
@@ -51,13 +56,23 @@ export async function timeBest(rt: GpuRuntime, run: () => void, budgetMs: number
   return first > 1.5 * beat ? first : Math.min(first, await timed(rt, run, budgetMs));
 }
 
+/** Runs of the probe batch that sizes the timed batch when one run is short (see timeRuns). */
+export const PROBE_RUNS = 8;
+
 async function timed(rt: GpuRuntime, run: () => void, budgetMs: number): Promise<number> {
   let t0 = performance.now();
   run();
   await rt.sync();
   const first = performance.now() - t0;
   if (first > budgetMs / 4) return first;
-  const n = batchSize(first, budgetMs);
+  let perRun = first;
+  if (batchSize(first, budgetMs) < MAX_BATCH) {
+    t0 = performance.now();
+    for (let i = 0; i < PROBE_RUNS; i++) run();
+    await rt.sync();
+    perRun = Math.min(first, (performance.now() - t0) / PROBE_RUNS);
+  }
+  const n = batchSize(perRun, budgetMs);
   t0 = performance.now();
   for (let i = 0; i < n; i++) run();
   await rt.sync();
@@ -69,9 +84,9 @@ export function batchSize(firstMs: number, budgetMs: number): number {
   return Math.min(MAX_BATCH, Math.max(2, Math.floor(budgetMs / 4 / Math.max(firstMs, 0.01))));
 }
 
-/** The tuning family of a bucket for a weight format and shape on this device. */
+/** The tuning family of a bucket for a weight format and shape on this device (and this code: LINEAR_KERNELS_FINGERPRINT). */
 export function tuningFamily(rt: GpuRuntime, format: 'f32' | 'nf4', bucket: MBucket, K: number, NW: number, swiglu = false): string {
-  return `linear:${format}:${bucket}:${shapeClass(K, NW, swiglu)}@${candidates(rt, bucket).join(',')}`;
+  return `linear:${format}:${bucket}:${shapeClass(K, NW, swiglu)}@${candidates(rt, bucket).join(',')}#${LINEAR_KERNELS_FINGERPRINT}`;
 }
 
 const isDecode = (bucket: MBucket) => bucket === 'decode1' || bucket === 'decode8';

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, decodeCandidates, mBucket, prefillCandidates, shapeClass } from '../../../src/gpu/kernels/linear';
 import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
+import { LINEAR_KERNELS_FINGERPRINT } from '../../../src/gpu/kernels/linear-fingerprint';
 import { getTuning, setTuning } from '../../../src/gpu/tuning';
 import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import { isCpuAdapter } from '../../../src/gpu/device';
@@ -29,10 +30,10 @@ describe('linear tuning', () => {
     // The decode candidates gain sg where the device has subgroups (a new family: sg is timed too);
     // a CPU adapter does not time the GPU designs (gemv, tiled).
     const sg = rt.hasFeature('subgroups'), cpu = isCpuAdapter(rt.report);
-    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe(`linear:nf4:large:k8192n1024@rb,rb8,rb8w,rb16,${cpu ? '' : 'tiled,'}dec`);
-    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}`);
+    expect(tuningFamily(rt, 'nf4', 'large', 4864, 896)).toBe(`linear:nf4:large:k8192n1024@rb,rb8,rb8w,rb16,${cpu ? '' : 'tiled,'}dec#${LINEAR_KERNELS_FINGERPRINT}`);
+    expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}#${LINEAR_KERNELS_FINGERPRINT}`);
     // rb16 is timed at 2-8 rows only (at one row fifteen of its sixteen tile rows idle).
-    expect(tuningFamily(rt, 'f32', 'decode8', 64, 192)).toBe(`linear:f32:decode8:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''},rb16`);
+    expect(tuningFamily(rt, 'f32', 'decode8', 64, 192)).toBe(`linear:f32:decode8:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''},rb16#${LINEAR_KERNELS_FINGERPRINT}`);
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {

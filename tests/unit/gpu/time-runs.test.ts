@@ -1,11 +1,12 @@
 // timeRuns, the timing behind the tuner and the benches: an untimed first run (pipelines build at
 // their first dispatch), one timed run, then a batch of runs when that run was quick; a slow run
 // is timed once. timeBest skips its second timing for a clear loser; pickFastest (src/gpu/tuning.ts)
-// times a close runner-up and the fastest again, a clear loser not.
+// times a close runner-up and the fastest again, a clear loser not, and below NOISY_MS times the
+// contenders some more rounds first.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { MAX_BATCH, batchSize, timeBest, timeRuns } from '../../../src/gpu/kernels/linear-tune';
-import { CLOSE_CALL, getTuning, pickFastest } from '../../../src/gpu/tuning';
+import { MAX_BATCH, PROBE_RUNS, batchSize, timeBest, timeRuns } from '../../../src/gpu/kernels/linear-tune';
+import { CLOSE_CALL, NOISY_MS, NOISY_ROUNDS, getTuning, pickFastest } from '../../../src/gpu/tuning';
 import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
 import type { AdapterReport } from '../../../src/gpu/device';
 
@@ -20,10 +21,11 @@ describe('timeRuns', () => {
     let runs = 0;
     const quick = await timeRuns(rt, () => { runs++; busy(0.05); }, 400);
     console.log(`quick run: ${quick.toFixed(4)} ms over ${runs} runs`);
-    // Warm-up, one timed run, then a batch sized from that run (its time, a submit-and-wait, varies
-    // with the machine's load: the sizes themselves are checked below).
+    // Warm-up, one timed run, (when that run alone would size a batch under MAX_BATCH) a probe of
+    // PROBE_RUNS, then a batch sized from them (their time, mostly a submit-and-wait, varies with
+    // the machine's load: the sizes themselves are checked below).
     expect(runs).toBeGreaterThanOrEqual(1 + 1 + 2);
-    expect(runs).toBeLessThanOrEqual(1 + 1 + MAX_BATCH);
+    expect(runs).toBeLessThanOrEqual(1 + 1 + PROBE_RUNS + MAX_BATCH);
     expect(quick).toBeGreaterThanOrEqual(0.05);
     expect(quick).toBeLessThan(2); // per run (a loaded machine slows the busy wait)
 
@@ -77,5 +79,19 @@ describe('pickFastest', () => {
     const t2 = async (c: string) => { calls.push(c); if (c === 'z') throw new Error('does not build'); return clear[c]; };
     expect(await pickFastest(report, 'clear', ['x', 'y', 'z'], t2)).toBe('y');
     expect(calls).toEqual(['x', 'y', 'z']);
+  });
+
+  it('runs under NOISY_MS: the contenders timed NOISY_ROUNDS more times in turn, each keeping its best', async () => {
+    useTestTuningStore(mapTuningStore(new Map()));
+    // A dispatch-bound cell: p wins the first pass by a burst; q is faster in the later rounds;
+    // r (over 1.6x the fastest) is not timed again.
+    const plan: Record<string, number[]> = { p: [0.10, 0.13, 0.12, 0.12], q: [0.14, 0.09, 0.095, 0.09], r: [0.2] };
+    const calls: string[] = [];
+    const time = async (c: string) => { calls.push(c); return plan[c].shift() ?? Infinity; };
+    expect(0.14).toBeLessThan(NOISY_MS);
+    expect(await pickFastest(report, 'noisy', ['p', 'q', 'r'], time)).toBe('q');
+    expect(NOISY_ROUNDS).toBe(2);
+    // First pass, two rounds over p and q, then (q within CLOSE_CALL of p's 0.10) the close call.
+    expect(calls).toEqual(['p', 'q', 'r', 'p', 'q', 'p', 'q', 'p', 'q']);
   });
 });
