@@ -300,7 +300,7 @@ export class LinearBackward {
           // One dispatch: partial z covers dY's vec4 columns [z split4, (z + 1) split4), inside one
           // segment, and writes that segment's columns of its slab.
           const u = this.view({ M, ...full, K: R, ld2: SR / 4, alpha: scale, flags: 2 });
-          u.set([SR, R, starts[0] ?? NW, starts[1] ?? NW, split4, zStride], 10);
+          u.set([...segmentFields(lora, NW), split4, zStride], 10);
           this.recordMM('dxF32', full, [dY, lora.B, out], u, M, R, P);
         } else {
           // Every segment's partial z covers the same vec4 columns [z split4, (z + 1) split4) of its
@@ -317,7 +317,8 @@ export class LinearBackward {
           if (layout.dybMerged) {
             // Segment s's columns sum its own partials: from starts[s - 1] / (4 split4).
             this.u[3] = 2;
-            this.u.set([SR, R, ...[starts[0] ?? NW, starts[1] ?? NW].map((st) => Math.min(P, st / 4 / split4))], 10);
+            const [sr, r, seg1, seg2] = segmentFields(lora, NW);
+            this.u.set([sr, r, ...[seg1, seg2].map((st) => Math.min(P, st / 4 / split4))], 10);
           }
           this.u[15] = zStride;
           this.record('sum', [out, dyb], this.u, { x: Math.ceil(zStride / 64) });
@@ -334,7 +335,7 @@ export class LinearBackward {
         if (vec && layout.dbMerged) {
           // One dispatch over all NW out rows; each invocation reads its segment's XA columns.
           const u = this.view({ M, ...full, K: R, ld2: SR / 4, alpha: scale, flags: 2 });
-          u.set([SR, R, starts[0] ?? NW, starts[1] ?? NW], 10);
+          u.set(segmentFields(lora, NW), 10);
           this.recordMM('dw', full, [dY, xa, dB], u, M, R);
         } else if (vec) {
           views.forEach((d, s) => {
@@ -392,10 +393,9 @@ export class LinearBackward {
 
   /** Params of the scalar lora_dyb / lora_db kernels (any rank). */
   private loraParams(lora: LinearLora, M: number, NW: number): Uint32Array {
-    const st = lora.segmentStarts ?? [];
     this.u.fill(0);
     this.u.set([M, NW, 0, 0], 0);
-    this.u.set([segments(lora) * lora.R, lora.R, st[0] ?? NW, st[1] ?? NW], 10);
+    this.u.set(segmentFields(lora, NW), 10);
     this.uf[9] = lora.scale;
     return this.u;
   }
@@ -429,6 +429,12 @@ export class LinearBackward {
 
 function segments(lora: LinearLora): number {
   return 1 + (lora.segmentStarts?.length ?? 0);
+}
+
+/** Params fields 10-13 (SR, R, seg1, seg2) of a LoRA over NW out rows: the segment starts, NW past the last. */
+function segmentFields(lora: LinearLora, NW: number): number[] {
+  const st = lora.segmentStarts ?? [];
+  return [segments(lora) * lora.R, lora.R, st[0] ?? NW, st[1] ?? NW];
 }
 
 function need(op: string, name: string, b: GPUBuffer, floats: number, shape: string): void {
