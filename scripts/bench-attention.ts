@@ -1,5 +1,5 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg] [--wg N]
-//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4]`: GPU time
+//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4] [--min-rows N]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
 // heads of 8), per variant; the thread variant's backward at PS_HEAD_SIZES fused (HS = 8),
@@ -8,7 +8,9 @@
 // FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'
 // recompute included), so it compares with published figures. `--dq-queries` / `--dkv-keys` list
 // the query / key positions per invocation of the kept-P/dS dQ / dK/dV kernels to time (default 8
-// each; every pair runs), `--train-positions` those of the training forward (default: its own).
+// each; every pair runs), `--train-positions` those of the training forward (default: its own),
+// `--min-rows` the backward's psMinRows (default PS_MIN_ROWS: smaller batches run the recomputing
+// kernels).
 // `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
 // T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
 // invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
@@ -33,6 +35,7 @@ const dqForms = getString(args, 'dq-queries', '8').split(',').map(Number) as (4 
 const dkvForms = getString(args, 'dkv-keys', '8').split(',').map(Number) as (4 | 8)[];
 // `--wg N`: invocations per workgroup of every kernel (default: the launchers' own).
 const wgOption = args.flags.wg === undefined ? {} : { wg: getNumber(args, 'wg', 64) };
+const minRows = args.flags['min-rows'] === undefined ? {} : { psMinRows: getNumber(args, 'min-rows', 0) };
 const trainForms = args.flags['train-positions'] === undefined ? [undefined] : getString(args, 'train-positions', '16').split(',').map(Number) as (4 | 16)[];
 const { gpu } = await getNodeGpu();
 const rt = await GpuRuntime.create(gpu);
@@ -67,14 +70,14 @@ for (const variant of variants) {
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
-  const forms = kept ? [{ fused: true }, ...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
+  const forms = kept ? [{ fused: true }, ...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, tiled: false, dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
   for (const form of forms) {
-    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...wgOption, ...form });
+    const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...wgOption, ...minRows, ...form });
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
     run();
     await rt.sync();
     const b = await timeRuns(rt, run, budget);
-    const name = bwd.form === 'fused' ? 'fused dK/dV/dQ partials'
+    const name = bwd.form === 'fused' ? 'fused dK/dV/dQ partials' : bwd.form === 'tiled' ? '16 x 16 tiles: P/dS, dQ, dK, dV'
       : bwd.form === 'kept' ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ, ${bwd.dkvKeysPerInvocation} keys per dK/dV invocation` : 'scores recomputed';
     console.log(`${variant.padEnd(7)} backward (${name}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}; as FlashAttention counts it ${gf(10 * HS * pairs, b)}`);
     if (rt.hasFeature('timestamp-query')) {

@@ -25,16 +25,7 @@
 // Write contract: O overwritten (=); LSE overwritten (=) by the _lse entry points.
 // The backward (attn_bwd_*) follows the forward in this file, with its own header.
 
-struct Params {
-  M: u32,       // rows
-  NH: u32,      // query heads
-  KVH: u32,     // kv heads
-  _hs: u32,     // (HS is an override)
-  Tmax: u32,    // cache capacity per sequence
-  B: u32,       // cache sequence slots
-  scale: f32,   // softmax scale, 1/sqrt(HS)
-  _pad: u32,
-}
+// #include attention_params
 
 @group(0) @binding(0) var<storage, read> Q: array<vec4<f32>>;        // [M, NH, HS/4]
 @group(0) @binding(1) var<storage, read> rows: array<u32>;           // [M, 2] (sequence, position)

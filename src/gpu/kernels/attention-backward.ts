@@ -1,10 +1,12 @@
-// Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*): dQ and the cache
-// gradients dK/dV of packed training sequences, deterministic, three dispatches. At HS = 8
-// (thread variant): stats, one fused kernel for dK, dV and per-key-group dQ partials, and their
-// reduction (default); at HS = 16 and 64 or with fused: false, stats, a dQ kernel that keeps every
-// pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the
-// scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds
-// the slot table [B, 2] (first row, length) from the packed row table.
+// Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*) and
+// shaders/attention_tiles.wgsl (attn_bwd_tile_*): dQ and the cache gradients dK/dV of packed
+// training sequences, deterministic. At HS = 8 (thread variant): stats, one fused kernel for dK,
+// dV and per-key-group dQ partials, and their reduction (default); at HS = 64: stats, the 16 x 16
+// tile kernels (P and dS of each tile, then dQ, dK and dV as tiled products); at HS = 16, or 64
+// with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every pair's P and dS
+// in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the scratch would
+// pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table
+// [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
@@ -51,14 +53,22 @@ export interface AttentionBackwardOptions {
    */
   fused?: boolean;
   /**
+   * At the head sizes of TILED_HEAD_SIZES (thread variant): the 16 x 16 tile kernels
+   * (attn_bwd_tile_sdp, _dq, _dkv; default true) instead of the kept-P/dS dQ and dK/dV kernels.
+   * Their scratch (dS and P, three planes) counts against psBudgetBytes as P/dS does.
+   */
+  tiled?: boolean;
+  /**
    * Fewest rows of a call that runs the fused or kept-P/dS kernels (default PS_MIN_ROWS); a
    * smaller call runs the recomputing dQ and dK/dV kernels (0: every call may use the scratch).
+   * The tile kernels run at every size: at HS = 64 they compile in 1.4 s against the recomputing
+   * pair's 4.4 s and run no slower on small batches.
    */
   psMinRows?: number;
 }
 
 /** Which kernels the last AttentionBackward.run used. */
-export type AttentionBackwardForm = 'fused' | 'kept' | 'recomputed';
+export type AttentionBackwardForm = 'fused' | 'tiled' | 'kept' | 'recomputed';
 
 /** Key positions per invocation of attn_bwd_fused16_hs8 (dQ partials per query: ceil(Tmax / 16)). */
 export const FUSED_KEYS = 16;
@@ -84,6 +94,22 @@ export const DKV8_WORKGROUP = 16;
  * shape with 16; 4 measured as 16).
  */
 export const HS64_DKV_WORKGROUP = 16;
+
+/**
+ * Head sizes with the 16 x 16 tile backward (thread variant; any multiple of 16 compiles): 64.
+ * Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128 tokens: 49-56 ms with the kept-P/dS pair,
+ * 42-43 ms tiled. At HS = 16 the tiles measured slower than the kept pair (16.3-18.3 vs 11.6 ms at
+ * the default agent's 16 x 80): a head of 16 gives each tile's two score loops four steps.
+ */
+export const TILED_HEAD_SIZES = [64];
+
+/** Invocations per workgroup of the tile kernels (dK/dV has few: B * KVH * ceil(Tmax / 16) * HS / 16). */
+export const TILE_WORKGROUP = 4;
+
+/** Side of the tile kernels' P/dS planes: Tmax rounded up to the 16 x 16 tiles. */
+export function tileSide(Tmax: number): number {
+  return 16 * Math.ceil(Tmax / 16);
+}
 
 /** Head sizes whose thread variant has the kept-P/dS backward kernels (and, at FUSED_HEAD_SIZES, the fused one). */
 export const PS_HEAD_SIZES = [8, 16, 64];
@@ -121,22 +147,28 @@ export interface AttentionScratchShape {
   budget?: number;
   /** The fused form's dQ partials (default, at FUSED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
   fused?: boolean;
-  /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows). */
+  /** The tile form's planes (default, at TILED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
+  tiled?: boolean;
+  /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows); not for the tile form. */
   minRows?: number;
 }
 
 /**
  * Bytes of the scratch a backward call keeps (the memory plan's row; AttentionBackward grows its
- * buffer to it): the fused form's dQ partials [ceil(Tmax / 16), M, NH, HS] f32 or the kept form's
- * P/dS [B, NH, ceil(Tmax / 4), Tmax, 2] vec4; 0 where the kernels recompute the scores instead
+ * buffer to it): the fused form's dQ partials [ceil(Tmax / 16), M, NH, HS] f32, the tile form's
+ * planes [B, NH, 3, TP, TP] f32 (TP = tileSide(Tmax)) or the kept form's P/dS [B, NH,
+ * ceil(Tmax / 4), Tmax, 2] vec4; 0 where the kernels recompute the scores instead
  * (variant 'wg', other head sizes, fewer rows than minRows, or over the budget).
  */
 export function attentionScratchBytes(c: AttentionScratchShape): number {
   const budget = c.budget ?? PS_BUDGET_BYTES;
-  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0 || c.M < (c.minRows ?? PS_MIN_ROWS)) return 0;
+  const tiled = (c.tiled ?? true) && TILED_HEAD_SIZES.includes(c.HS);
+  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0 || (!tiled && c.M < (c.minRows ?? PS_MIN_ROWS))) return 0;
   const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
-    : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
+    : tiled
+      ? c.B * c.NH * 3 * tileSide(c.Tmax) ** 2 * 4
+      : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
   return bytes <= budget ? bytes : 0;
 }
 
@@ -234,13 +266,15 @@ export class AttentionBackward {
     private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
     /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
+    /** attn_bwd_tile_sdp, _dq and _dkv (in workgroups of TILE_WORKGROUP). */
+    private readonly tileKernels: { sdp: Kernel; dq: Kernel; dkv: Kernel } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, psMinRows: PS_MIN_ROWS, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, tiled: true, psMinRows: PS_MIN_ROWS, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -263,14 +297,20 @@ export class AttentionBackward {
       fused: await rt.kernel({ shader: 'attention', entry: `attn_bwd_fused16_hs${HS}`, overrides: { WG: Math.min(wg, SIXTEEN_POSITION_WORKGROUP), HS } }),
       reduce: await rt.kernel({ shader: 'attention', entry: 'attn_bwd_dq_reduce', overrides }),
     } : null;
-    const psKernels = withPs && !fusedKernels ? {
+    const tileOverrides = { WG: TILE_WORKGROUP, HS };
+    const tileKernels = o.variant === 'thread' && o.psBudgetBytes > 0 && o.tiled && TILED_HEAD_SIZES.includes(HS) ? {
+      sdp: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp', overrides: tileOverrides }),
+      dq: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dq', overrides: tileOverrides }),
+      dkv: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv', overrides: tileOverrides }),
+    } : null;
+    const psKernels = withPs && !fusedKernels && !tileKernels ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
       queries,
       dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
       dkvWg,
     } : null;
-    return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, fusedKernels, o);
+    return new AttentionBackward(rt, pStats, pDq, pDkv, psKernels, fusedKernels, tileKernels, o);
   }
 
   /** Records dQ = dL/dQ and dK, dV = dL/d(cache K, V of `layer`), all overwritten. */
@@ -299,7 +339,7 @@ export class AttentionBackward {
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
-    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : 'kept';
+    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? 'tiled' : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
       // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
@@ -308,6 +348,20 @@ export class AttentionBackward {
       const fusedWg = Math.min(wg, SIXTEEN_POSITION_WORKGROUP);
       this.rt.dispatch(fused, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV, ps], u, flatGrid(c.B * KVH * Math.ceil(c.Tmax / FUSED_KEYS), fusedWg, max));
       this.rt.dispatch(reduce, [ps, a.rows, a.dQ], u, flatGrid(M * NH, wg, max));
+      return;
+    }
+    if (ps && this.tileKernels) {
+      // attn_bwd_tile_sdp: P and dS of every tile on or below the diagonal into ps;
+      // attn_bwd_tile_dq: dQ = scale dS K; attn_bwd_tile_dkv (Params.plane 1, 2): dK, dV.
+      const { sdp, dq, dkv } = this.tileKernels;
+      const nt = tileSide(c.Tmax) / 16, ndt = HS / 16;
+      this.rt.dispatch(sdp, [a.Q, a.seqs, K, V, a.dO, this.stats, ps], u, flatGrid(c.B * NH * nt * (nt + 1) / 2, TILE_WORKGROUP, max));
+      this.rt.dispatch(dq, [ps, a.seqs, K, a.dQ], u, flatGrid(c.B * NH * nt * ndt, TILE_WORKGROUP, max));
+      this.u32[7] = 1;
+      this.rt.dispatch(dkv, [ps, a.seqs, a.Q, a.dK], u, flatGrid(c.B * KVH * nt * ndt, TILE_WORKGROUP, max));
+      this.u32[7] = 2;
+      this.rt.dispatch(dkv, [ps, a.seqs, a.dO, a.dV], u, flatGrid(c.B * KVH * nt * ndt, TILE_WORKGROUP, max));
+      this.u32[7] = 0;
       return;
     }
     if (ps && this.psKernels) {
@@ -344,16 +398,16 @@ export class AttentionBackward {
    * device's limits (the recomputing kernels run instead).
    */
   private scratch(B: number, Tmax: number, M: number): GPUBuffer | null {
-    if (!this.psKernels && !this.fusedKernels) return null;
+    if (!this.psKernels && !this.fusedKernels && !this.tileKernels) return null;
     const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
-    const fused = this.fusedKernels !== null;
+    const fused = this.fusedKernels !== null, tiled = this.tileKernels !== null;
     const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
-    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused, minRows: psMinRows });
+    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused, tiled, minRows: psMinRows });
     if (bytes === 0) return null;
     if (this.ps && this.ps.size >= bytes) return this.ps;
     const label = fused
       ? `attention backward dQ partials [${Math.ceil(Tmax / FUSED_KEYS)}, ${M}, ${NH}, ${HS}]`
-      : `attention backward P/dS [${B}, ${NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`;
+      : tiled ? `attention backward tile planes [${B}, ${NH}, 3, ${tileSide(Tmax)}, ${tileSide(Tmax)}]` : `attention backward P/dS [${B}, ${NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`;
     let next: GPUBuffer;
     try {
       next = this.rt.storage(bytes, label);

@@ -93,19 +93,19 @@ describe('attention backward', () => {
   // HS = 8 with fused: false) keep each pair's P and dS between the dQ and dK/dV kernels, unless
   // the scratch would pass the budget: all three forms against the reference, and the kept and
   // recomputed forms' dQ bit for bit (the same per-query sums).
-  it('thread HS = 8, 16 and 64: fused (HS = 8), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
+  it('thread HS = 8, 16 and 64: fused (HS = 8), tiled (HS = 64), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'HS=8, three key groups of sixteen', NH: 4, KVH: 2, HS: 8, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const ref = referenceGrads(c, QKV, dO);
       const fused = await gpuGrads(rt, c, 'thread', QKV, dO, true);
-      const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false });
+      const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, tiled: false });
       const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 0 });
       const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 256 });
-      const byDefault = c.HS === 8 ? 'fused' : 'kept';
+      const byDefault = c.HS === 8 ? 'fused' : c.HS === 64 ? 'tiled' : 'kept';
       expect([fused.form, kept.form, none.form, small.form], c.name).toEqual([byDefault, 'kept', 'recomputed', 'recomputed']);
-      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([c.HS !== 8, true, false]);
+      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([c.HS === 16, true, false]);
       for (const [name, g] of [['default', fused], ['kept', kept], ['recomputed', none]] as const) {
         const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
         console.log(`attention backward HS=${c.HS} ${name} ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
@@ -116,13 +116,35 @@ describe('attention backward', () => {
     }
   });
 
+  // The 16 x 16 tile kernels: lengths ending inside a tile, on a tile boundary and in the first
+  // tile, Tmax not a multiple of 16 (the planes' side rounds up), an unused slot, GQA with
+  // Qwen2.5's 14 / 2 heads and plain multi-head, several key tiles per query tile.
+  it('thread HS = 64: the tile kernels match the reference over tile boundaries', async () => {
+    const rt = await nodeRuntime();
+    const tiled: (AttnCase & { name: string })[] = [
+      { name: 'Qwen heads, lengths 37, 0, 16, 5', NH: 14, KVH: 2, HS: 64, lengths: [37, 0, 16, 5], Tmax: 40, theta: 1e6 },
+      { name: 'MHA, lengths 33 and 48', NH: 2, KVH: 2, HS: 64, lengths: [33, 48], Tmax: 48, theta: 1e6 },
+      { name: 'one kv head, length 1 and 19', NH: 3, KVH: 1, HS: 64, lengths: [1, 19], Tmax: 19, theta: 1e6 },
+    ];
+    for (const c of tiled) {
+      const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
+      const ref = referenceGrads(c, QKV, dO);
+      const g = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      expect(g.form, c.name).toBe('tiled');
+      const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
+      console.log(`attention backward tiled ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
+      for (const x of d) expect(x, c.name).toBeLessThan(2e-5);
+    }
+  });
+
   // The kept-P/dS dK/dV kernels take eight keys per invocation (two quads; Tmax 10, 11, 14, 21 and
   // 38 leave the second quad partly or wholly past the cache): the same sums in the same order as
   // four.
   // With the default size thresholds a call of fewer than 256 rows runs the four-position forward
   // and the recomputing backward (the wide pipelines cost seconds of compile on a CPU adapter);
   // at 256 rows or more the sixteen-position forward (HS = 8) and the fused (HS = 8) or kept-P/dS
-  // (HS = 16) backward. Both against the reference.
+  // (HS = 16) backward. HS = 64 runs the tile kernels at every size (they compile faster than the
+  // recomputing pair). Both against the reference.
   it('thread HS = 8, 16 and 64: the default forms by call size (below / from 256 rows), all matching the reference', async () => {
     const rt = await nodeRuntime();
     const defaults = { psMinRows: PS_MIN_ROWS, sixteenMinRows: SIXTEEN_MIN_ROWS };
@@ -147,7 +169,7 @@ describe('attention backward', () => {
     expect(got).toEqual([
       'HS=8, 25 rows: 4 positions, recomputed', 'HS=8, 270 rows: 16 positions, fused',
       'HS=16, 30 rows: 4 positions, recomputed', 'HS=16, 262 rows: 4 positions, kept',
-      'HS=64, 30 rows: 4 positions, recomputed', 'HS=64, 258 rows: 4 positions, kept',
+      'HS=64, 30 rows: 4 positions, tiled', 'HS=64, 258 rows: 4 positions, tiled',
     ]);
   });
 
@@ -159,10 +181,10 @@ describe('attention backward', () => {
     ];
     for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), ...extras]) {
       const { QKV, dO } = caseInputs(c, 5 + c.Tmax);
-      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: 4 });
+      const four = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, tiled: false, dkvKeys: 4 });
       expect(four.dkvKeys, c.name).toBe(4);
       for (const keys of [8] as const) {
-        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, dkvKeys: keys });
+        const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, tiled: false, dkvKeys: keys });
         expect(g.dkvKeys, c.name).toBe(keys);
         console.log(`attention backward HS=${c.HS} dK/dV ${keys} vs 4 keys ${c.name}: maxdiff dK=${maxAbsDiff(g.dK, four.dK).toExponential(2)} dV=${maxAbsDiff(g.dV, four.dV).toExponential(2)}`);
         expect(Array.from(g.dK), `${keys} keys, ${c.name}`).toEqual(Array.from(four.dK));
@@ -189,23 +211,25 @@ describe('attention backward', () => {
   });
 
   // One instance over batches of another shape: its scratch then holds the earlier batch's values
-  // where this batch's layout has cells no query reaches (P/dS: a key after the quad's queries),
-  // which the kernels must never read. Fused and kept forms.
+  // where this batch's layout has cells no query reaches (P/dS: a key after the quad's queries;
+  // tiles: the planes of another side), which the kernels must never read. Fused, tiled and kept
+  // forms.
   it('thread HS = 8, 16 and 64: a reused scratch gives the same grads as a fresh one', async () => {
     const rt = await nodeRuntime();
-    for (const fused of [true, false]) {
+    for (const wide of [true, false]) {
       for (const HS of PS_HEAD_SIZES) {
         const big = { name: 'big', NH: 4, KVH: 2, HS, lengths: [37, 29], Tmax: 38, theta: 10000 };
         const small = { name: 'small', NH: 4, KVH: 2, HS, lengths: [14, 9], Tmax: 14, theta: 10000 };
-        const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66, fused, psMinRows: 0 });
+        const opts = { fused: wide, tiled: wide };
+        const bwd = await AttentionBackward.create(rt, { NH: 4, KVH: 2, HS, variant: 'thread', maxRows: 66, ...opts, psMinRows: 0 });
         const b = caseInputs(big, 3), s = caseInputs(small, 4);
         await gpuGrads(rt, big, 'thread', b.QKV, b.dO, true, {}, bwd);
         const reused = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, {}, bwd);
         bwd.destroy();
-        const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, { fused });
-        const form = fused && HS === 8 ? 'fused' : 'kept';
+        const fresh = await gpuGrads(rt, small, 'thread', s.QKV, s.dO, true, opts);
+        const form = !wide || HS === 16 ? 'kept' : HS === 8 ? 'fused' : 'tiled';
         expect([reused.form, fresh.form]).toEqual([form, form]);
-        for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}, fused ${fused}`).toEqual(Array.from(fresh[t]));
+        for (const t of ['dQ', 'dK', 'dV'] as const) expect(Array.from(reused[t]), `${t}, HS ${HS}, wide forms ${wide}`).toEqual(Array.from(fresh[t]));
       }
     }
   });
@@ -235,7 +259,7 @@ describe('attention backward', () => {
     // HS = 64 has the four-query dQ kernel only: asking for eight runs it.
     const c64 = cases.find((k) => k.HS === 64)!;
     const { QKV, dO } = caseInputs(c64, 9);
-    const g64 = await gpuGrads(rt, c64, 'thread', QKV, dO, true, { dqQueries: 8 });
+    const g64 = await gpuGrads(rt, c64, 'thread', QKV, dO, true, { tiled: false, dqQueries: 8 });
     expect([g64.dqQueries, g64.form]).toEqual([4, 'kept']);
   });
 
