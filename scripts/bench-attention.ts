@@ -2,8 +2,9 @@
 //  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4] [--min-rows N]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
-// heads of 8), per variant; the thread variant's backward at PS_HEAD_SIZES fused (HS = 8),
-// with P/dS kept and with the scores recomputed. Figures are GFLOPS of useful work: forward 4 HS
+// heads of 8), per variant; the thread variant's backward in its default form (fused at HS = 8,
+// 16 x 16 tiles at multiples of 16 from 32), with P/dS kept (HS = 8, 16, 64) and with the scores
+// recomputed. Figures are GFLOPS of useful work: forward 4 HS
 // per (query, key) pair, backward 8 HS (the four products the gradients need) and also as
 // FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'
 // recompute included), so it compares with published figures. `--dq-queries` / `--dkv-keys` list
@@ -19,7 +20,7 @@ import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
 import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, type AttentionVariant } from '../src/gpu/kernels/attention';
-import { AttentionBackward, PS_HEAD_SIZES, sequenceTable } from '../src/gpu/kernels/attention-backward';
+import { AttentionBackward, PS_HEAD_SIZES, sequenceTable, tiledHeadSize } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
@@ -70,7 +71,8 @@ for (const variant of variants) {
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
-  const forms = kept ? [{ fused: true }, ...dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, tiled: false, dqQueries, dkvKeys }))), { psBudgetBytes: 0 }] : [{}];
+  const keptForms = kept ? dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, tiled: false, dqQueries, dkvKeys }))) : [];
+  const forms = kept || (variant === 'thread' && tiledHeadSize(HS)) ? [{ fused: true }, ...keptForms, { psBudgetBytes: 0 }] : [{}];
   for (const form of forms) {
     const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...wgOption, ...minRows, ...form });
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });

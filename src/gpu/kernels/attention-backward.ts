@@ -53,8 +53,9 @@ export interface AttentionBackwardOptions {
    */
   fused?: boolean;
   /**
-   * At the head sizes of TILED_HEAD_SIZES (thread variant): the 16 x 16 tile kernels
-   * (attn_bwd_tile_sdp, _dq, _dkv; default true) instead of the kept-P/dS dQ and dK/dV kernels.
+   * At the head sizes where tiledHeadSize (thread variant): the 16 x 16 tile kernels
+   * (attn_bwd_tile_sdp, _dq, _dkv; default true) instead of the kept-P/dS dQ and dK/dV kernels
+   * (HS = 64) or the recomputing ones.
    * Their scratch (dS and P, three planes) counts against psBudgetBytes as P/dS does.
    */
   tiled?: boolean;
@@ -96,12 +97,16 @@ export const DKV8_WORKGROUP = 16;
 export const HS64_DKV_WORKGROUP = 16;
 
 /**
- * Head sizes with the 16 x 16 tile backward (thread variant; any multiple of 16 compiles): 64.
- * Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128 tokens: 49-56 ms with the kept-P/dS pair,
- * 42-43 ms tiled. At HS = 16 the tiles measured slower than the kept pair (16.3-18.3 vs 11.6 ms at
- * the default agent's 16 x 80): a head of 16 gives each tile's two score loops four steps.
+ * Whether the thread variant's backward at head size HS runs the 16 x 16 tile kernels by default:
+ * multiples of 16 from 32 to ATTENTION_MAX_HS. Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128
+ * tokens: 48-49 ms with the kept-P/dS pair, 40-41 ms tiled; heads of 32 and 128 had only the
+ * generic recomputing kernels (6-7x slower). At HS = 16 the tiles measured slower than the kept
+ * pair (16.3-18.3 vs 11.6 ms at the default agent's 16 x 80): a head of 16 gives each tile's two
+ * score loops four steps.
  */
-export const TILED_HEAD_SIZES = [64];
+export function tiledHeadSize(HS: number): boolean {
+  return HS % 16 === 0 && HS >= 32 && HS <= ATTENTION_MAX_HS;
+}
 
 /** Invocations per workgroup of the tile kernels (dK/dV has few: B * KVH * ceil(Tmax / 16) * HS / 16). */
 export const TILE_WORKGROUP = 4;
@@ -147,7 +152,7 @@ export interface AttentionScratchShape {
   budget?: number;
   /** The fused form's dQ partials (default, at FUSED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
   fused?: boolean;
-  /** The tile form's planes (default, at TILED_HEAD_SIZES) or the kept-P/dS form's P and dS. */
+  /** The tile form's planes (default where tiledHeadSize) or the kept-P/dS form's P and dS. */
   tiled?: boolean;
   /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows); not for the tile form. */
   minRows?: number;
@@ -162,8 +167,9 @@ export interface AttentionScratchShape {
  */
 export function attentionScratchBytes(c: AttentionScratchShape): number {
   const budget = c.budget ?? PS_BUDGET_BYTES;
-  const tiled = (c.tiled ?? true) && TILED_HEAD_SIZES.includes(c.HS);
-  if (c.variant !== 'thread' || !PS_HEAD_SIZES.includes(c.HS) || budget <= 0 || (!tiled && c.M < (c.minRows ?? PS_MIN_ROWS))) return 0;
+  const tiled = (c.tiled ?? true) && tiledHeadSize(c.HS);
+  if (c.variant !== 'thread' || budget <= 0) return 0;
+  if (!tiled && (!PS_HEAD_SIZES.includes(c.HS) || c.M < (c.minRows ?? PS_MIN_ROWS))) return 0;
   const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
     : tiled
@@ -298,7 +304,7 @@ export class AttentionBackward {
       reduce: await rt.kernel({ shader: 'attention', entry: 'attn_bwd_dq_reduce', overrides }),
     } : null;
     const tileOverrides = { WG: TILE_WORKGROUP, HS };
-    const tileKernels = o.variant === 'thread' && o.psBudgetBytes > 0 && o.tiled && TILED_HEAD_SIZES.includes(HS) ? {
+    const tileKernels = o.variant === 'thread' && o.psBudgetBytes > 0 && o.tiled && tiledHeadSize(HS) ? {
       sdp: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp', overrides: tileOverrides }),
       dq: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dq', overrides: tileOverrides }),
       dkv: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv', overrides: tileOverrides }),

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { KvCache } from '../../../src/gpu/kv-cache';
@@ -93,19 +93,20 @@ describe('attention backward', () => {
   // HS = 8 with fused: false) keep each pair's P and dS between the dQ and dK/dV kernels, unless
   // the scratch would pass the budget: all three forms against the reference, and the kept and
   // recomputed forms' dQ bit for bit (the same per-query sums).
-  it('thread HS = 8, 16 and 64: fused (HS = 8), tiled (HS = 64), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
+  it('thread HS = 8, 16, 32 and 64: fused (HS = 8), tiled (32, 64), P/dS kept and recomputed (budget 0 or too small) all match the reference', async () => {
     const rt = await nodeRuntime();
     const extra = { name: 'HS=8, three key groups of sixteen', NH: 4, KVH: 2, HS: 8, lengths: [21, 17, 33], Tmax: 34, theta: 10000 };
-    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS)), extra]) {
+    for (const c of [...cases.filter((k) => PS_HEAD_SIZES.includes(k.HS) || tiledHeadSize(k.HS)), extra]) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const ref = referenceGrads(c, QKV, dO);
       const fused = await gpuGrads(rt, c, 'thread', QKV, dO, true);
       const kept = await gpuGrads(rt, c, 'thread', QKV, dO, true, { fused: false, tiled: false });
       const none = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 0 });
       const small = await gpuGrads(rt, c, 'thread', QKV, dO, true, { psBudgetBytes: 256 });
-      const byDefault = c.HS === 8 ? 'fused' : c.HS === 64 ? 'tiled' : 'kept';
-      expect([fused.form, kept.form, none.form, small.form], c.name).toEqual([byDefault, 'kept', 'recomputed', 'recomputed']);
-      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([c.HS === 16, true, false]);
+      const byDefault = c.HS === 8 ? 'fused' : tiledHeadSize(c.HS) ? 'tiled' : 'kept';
+      const hasKept = PS_HEAD_SIZES.includes(c.HS);
+      expect([fused.form, kept.form, none.form, small.form], c.name).toEqual([byDefault, hasKept ? 'kept' : 'recomputed', 'recomputed', 'recomputed']);
+      expect([fused.keptScores, kept.keptScores, none.keptScores], c.name).toEqual([c.HS === 16, hasKept, false]);
       for (const [name, g] of [['default', fused], ['kept', kept], ['recomputed', none]] as const) {
         const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
         console.log(`attention backward HS=${c.HS} ${name} ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
@@ -118,14 +119,18 @@ describe('attention backward', () => {
 
   // The 16 x 16 tile kernels: lengths ending inside a tile, on a tile boundary and in the first
   // tile, Tmax not a multiple of 16 (the planes' side rounds up), an unused slot, GQA with
-  // Qwen2.5's 14 / 2 heads and plain multi-head, several key tiles per query tile.
-  it('thread HS = 64: the tile kernels match the reference over tile boundaries', async () => {
+  // Qwen2.5's 14 / 2 heads and plain multi-head, several key tiles per query tile; heads of 32 and
+  // 128 (two and eight column tiles of dQ, dK, dV), which had only the generic kernels.
+  it('thread HS = 32, 64 and 128: the tile kernels match the reference over tile boundaries', async () => {
     const rt = await nodeRuntime();
     const tiled: (AttnCase & { name: string })[] = [
       { name: 'Qwen heads, lengths 37, 0, 16, 5', NH: 14, KVH: 2, HS: 64, lengths: [37, 0, 16, 5], Tmax: 40, theta: 1e6 },
       { name: 'MHA, lengths 33 and 48', NH: 2, KVH: 2, HS: 64, lengths: [33, 48], Tmax: 48, theta: 1e6 },
       { name: 'one kv head, length 1 and 19', NH: 3, KVH: 1, HS: 64, lengths: [1, 19], Tmax: 19, theta: 1e6 },
+      { name: 'HS=32, lengths 21 and 40', NH: 4, KVH: 2, HS: 32, lengths: [21, 40], Tmax: 41, theta: 10000 },
+      { name: 'HS=128, lengths 17, 0 and 9', NH: 4, KVH: 1, HS: 128, lengths: [17, 0, 9], Tmax: 17, theta: 1e6 },
     ];
+    expect([16, 32, 48, 64, 128, 136].map(tiledHeadSize)).toEqual([false, true, true, true, true, false]);
     for (const c of tiled) {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
       const ref = referenceGrads(c, QKV, dO);
