@@ -1,12 +1,12 @@
 // Launcher for the attention backward in shaders/attention.wgsl (attn_bwd_*) and
 // shaders/attention_tiles.wgsl (attn_bwd_tile_*): dQ and the cache gradients dK/dV of packed
 // training sequences, deterministic. At HS = 8 (thread variant): stats, one fused kernel for dK,
-// dV and per-key-group dQ partials, and their reduction (default); at HS = 64: stats, the 16 x 16
-// tile kernels (P and dS of each tile, then dQ, dK and dV as tiled products); at HS = 16, or 64
-// with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every pair's P and dS
-// in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the scratch would
-// pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table
-// [B, 2] (first row, length) from the packed row table.
+// dV and per-key-group dQ partials, and their reduction (default); at multiples of 16 from 32
+// (tiledHeadSize): stats, the 16 x 16 tile kernels (P and dS of each tile, then dQ, dK and dV as
+// tiled products); at HS = 16, or 64 with tiled: false, or 8 with fused: false: stats, a dQ
+// kernel that keeps every pair's P and dS in a scratch buffer and the dK/dV kernel that reads it;
+// elsewhere, or when the scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing
+// the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
