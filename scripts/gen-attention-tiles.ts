@@ -4,8 +4,8 @@
 // arrays to memory and reaches them lane by lane); WGSL cannot make a count of named variables
 // an override, so they are written out here. tests/unit/gpu/attention-tiles-generated.test.ts
 // checks the file is up to date.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-file';
 
 const R = [...Array(16).keys()];
 const C = [0, 1, 2, 3];
@@ -247,18 +247,5 @@ export function tilesShader(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const path = fileURLToPath(new URL('../shaders/attention_tiles.wgsl', import.meta.url));
-  const next = tilesShader();
-  if (process.argv.includes('--check')) {
-    let source = '';
-    try { source = readFileSync(path, 'utf8'); } catch { /* missing: differs */ }
-    if (next !== source) {
-      console.error('shaders/attention_tiles.wgsl differs from scripts/gen-attention-tiles.ts; run `npx tsx scripts/gen-attention-tiles.ts`');
-      process.exit(1);
-    }
-    console.log('shaders/attention_tiles.wgsl is up to date');
-  } else {
-    writeFileSync(path, next);
-    console.log(`wrote ${path}`);
-  }
+  writeOrCheck(fileURLToPath(new URL('../shaders/attention_tiles.wgsl', import.meta.url)), tilesShader, 'scripts/gen-attention-tiles.ts');
 }
