@@ -4,7 +4,8 @@
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
 // heads of 8), per variant; the thread variant's backward in its default form (fused at HS = 8,
 // 16 x 16 tiles at multiples of 16 from 32), with P/dS kept (HS = 8, 16, 64) and with the scores
-// recomputed. Figures are GFLOPS of useful work: forward 4 HS
+// recomputed; at HS = 64 also the forward keeping its scores and the tile backward reading them
+// (as TrainStep runs them). Figures are GFLOPS of useful work: forward 4 HS
 // per (query, key) pair, backward 8 HS (the four products the gradients need) and also as
 // FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'
 // recompute included), so it compares with published figures. `--dq-queries` / `--dkv-keys` list
@@ -19,8 +20,8 @@
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
-import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, type AttentionVariant } from '../src/gpu/kernels/attention';
-import { AttentionBackward, PS_HEAD_SIZES, sequenceTable, tiledHeadSize } from '../src/gpu/kernels/attention-backward';
+import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, scorePlaneBytes, type AttentionVariant } from '../src/gpu/kernels/attention';
+import { AttentionBackward, PS_HEAD_SIZES, sequenceTable, tiledHeadSize, type AttentionBackwardOptions } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
@@ -59,6 +60,9 @@ const O = rt.storage(act * 4, 'O'), LSE = rt.storage(M * NH * 4, 'LSE'), dQ = rt
 const dK = rt.storage(cache.layerBytes, 'dK'), dV = rt.storage(cache.layerBytes, 'dV');
 const rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
 const pairs = B * NH * T * (T + 1) / 2;
+// The score plane a forward keeps for the backward (where Attention.keepsScores).
+const S = rt.storage(scorePlaneBytes(B, NH, T), 'scores');
+let scoresKept = false;
 console.log(`adapter ${rt.report.architecture}; B=${B} T=${T} NH=${NH} KVH=${KVH} HS=${HS}: ${pairs} (query, key) pairs per head set`);
 for (const variant of variants) {
   for (const trainPositions of variant === 'thread' ? trainForms : [undefined]) {
@@ -69,17 +73,27 @@ for (const variant of variants) {
     const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
     const form = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? ` (${fwd.opts.trainPositions} positions per invocation)` : '';
     console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
+    if (fwd.keepsScores) {
+      fwd.run(Q, rows, cache, 0, O, M, LSE, seqs, S);
+      await rt.sync();
+      const fs = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs, S), budget);
+      console.log(`${variant.padEnd(7)} forward keeping the scores ${fs.toFixed(1)} ms, ${gf(4 * HS * pairs, fs)}`);
+      scoresKept = true;
+    }
   }
   const kept = variant === 'thread' && PS_HEAD_SIZES.includes(HS);
   const keptForms = kept ? dqForms.flatMap((dqQueries) => dkvForms.map((dkvKeys) => ({ fused: false, tiled: false, dqQueries, dkvKeys }))) : [];
-  const forms = kept || (variant === 'thread' && tiledHeadSize(HS)) ? [{ fused: true }, ...keptForms, { psBudgetBytes: 0 }] : [{}];
-  for (const form of forms) {
+  const wide = kept || (variant === 'thread' && tiledHeadSize(HS));
+  // `scores`: the backward reads the plane the forward kept.
+  const forms: (Partial<AttentionBackwardOptions> & { scores?: boolean })[] = wide ? [...(scoresKept ? [{ fused: true, scores: true }] : []), { fused: true }, ...keptForms, { psBudgetBytes: 0 }] : [{}];
+  for (const { scores, ...form } of forms) {
     const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, ...wgOption, ...minRows, ...form });
-    const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+    const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV, ...(scores ? { S } : {}) });
     run();
     await rt.sync();
     const b = await timeRuns(rt, run, budget);
     const name = bwd.form === 'fused' ? 'fused dK/dV/dQ partials' : bwd.form === 'tiled' ? '16 x 16 tiles: P/dS, dQ, dK, dV'
+      : bwd.form === 'tiled-scores' ? '16 x 16 tiles from the forward\'s scores: P/dS, dQ, dK, dV'
       : bwd.form === 'kept' ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ, ${bwd.dkvKeysPerInvocation} keys per dK/dV invocation` : 'scores recomputed';
     console.log(`${variant.padEnd(7)} backward (${name}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}; as FlashAttention counts it ${gf(10 * HS * pairs, b)}`);
     if (rt.hasFeature('timestamp-query')) {

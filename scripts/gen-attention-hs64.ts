@@ -34,11 +34,12 @@ const dot = (a: (c: number) => string, b: (c: number) => string) => `hsum4(${tre
  * step with every operation in its order (its scores summed over the head's vec4s one by one),
  * so the results equal the generic row-table kernel's bit for bit.
  */
-function softStep(p: string, k: string[]): string[] {
+function softStep(p: string, k: string[], keep?: string): string[] {
   if (k.length === 4) {
     return [
       '{ var s = vec4<f32>(0.0);',
       ...C.map((c) => `  s += vec4<f32>(${k.map((ko) => `dot(q${p}_${c}, Kc[${ko} + ${c}u])`).join(', ')});`),
+      ...(keep ? [`  ${keep} = s;`] : []),
       `  let mn = max(m${p}, max(max(s.x, s.y), max(s.z, s.w)));`,
       `  let a = exp(m${p} - mn); let e = exp(s - vec4<f32>(mn));`,
       `  l${p} = l${p} * a + (e.x + e.y) + (e.z + e.w); m${p} = mn;`,
@@ -49,6 +50,7 @@ function softStep(p: string, k: string[]): string[] {
   return [
     '{ var s = 0.0;',
     ...C.map((c) => `  s += dot(q${p}_${c}, Kc[${k[0]} + ${c}u]);`),
+    ...(keep ? [`  ${keep} = s;`] : []),
     `  let mn = max(m${p}, s); let a = exp(m${p} - mn); let e = exp(s - mn);`,
     `  l${p} = l${p} * a + e; m${p} = mn;`,
     ...C.map((c) => `  o${p}_${c} = o${p}_${c} * a + e * Vc[${k[0]} + ${c}u];`),
@@ -56,11 +58,11 @@ function softStep(p: string, k: string[]): string[] {
   ];
 }
 
-/** Declares query p's scaled query (from (row, head) index expression r) and its zero state. */
-function softInit(p: string, r: string): string[] {
+/** Declares query p's scaled query (from (row, head) index expression r, scale from uniforms u) and its zero state. */
+function softInit(p: string, r: string, u: string): string[] {
   return [
     `let r${p} = ${r}; let qo${p} = r${p} * 16u;`,
-    ...C.map((c) => `let q${p}_${c} = Q[qo${p} + ${c}u] * pl.scale; var o${p}_${c} = vec4<f32>();`),
+    ...C.map((c) => `let q${p}_${c} = Q[qo${p} + ${c}u] * ${u}.scale; var o${p}_${c} = vec4<f32>();`),
     `var m${p} = NEG_BIG; var l${p} = 0.0;`,
   ];
 }
@@ -76,30 +78,46 @@ function softStore(p: string): string[] {
 
 const indent = (n: number, lines: string[]) => lines.map((l) => ' '.repeat(n) + l);
 
-function trainForward(): string[] {
+/**
+ * The training forward; with `keep` (attn_train_hs64_lse_s) it also stores each query's scaled
+ * scores, four keys per vec4, in the plane Sk [B, NH, TP, TP / 4] (TP = Tmax rounded up to 16,
+ * the tile backward's layout; attn_bwd_tile_sdp_s reads it): the blocks below the quad as the
+ * loop computes them, the quad's own four keys assembled from its single steps (lanes a query
+ * does not reach are left 0). O and LSE are the same bit for bit.
+ */
+function trainForward(keep: boolean): string[] {
+  const u = keep ? 'pq' : 'pl';
   const L = [
     '@compute @workgroup_size(WG)',
-    'fn attn_train_hs64_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    '  let qq = query_quad(pl, gid.x + gid.y * nwg.x * WG);',
+    `fn attn_train_hs64_lse${keep ? '_s' : ''}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
+    `  let qq = query_quad(${u}, gid.x + gid.y * nwg.x * WG);`,
     '  if (!qq.ok) { return; }',
-    ...indent(2, T.flatMap((t) => softInit(`${t}`, `qq.rows.${LANE[t]}`))),
+    ...indent(2, T.flatMap((t) => softInit(`${t}`, `qq.rows.${LANE[t]}`, u))),
+    ...(keep ? [
+      `  // Row i0 + t of the (slot, head)'s score plane: line = cell / quads.`,
+      `  let tp4 = 4u * ((${u}.Tmax + 15u) / 16u);`,
+      `  let so0 = ((qq.cell / ((${u}.Tmax + 3u) / 4u)) * 4u * tp4 + qq.i0) * tp4;`,
+      '  let so1 = so0 + tp4; let so2 = so1 + tp4; let so3 = so2 + tp4;',
+    ] : []),
     '  // Keys below the quad: blocks of four for all four queries.',
     '  for (var j = 0u; j < qq.i0; j += 4u) {',
     '    let k0 = qq.base + j * 16u; let k1 = k0 + 16u; let k2 = k1 + 16u; let k3 = k2 + 16u;',
-    ...indent(4, T.flatMap((t) => softStep(`${t}`, ['k0', 'k1', 'k2', 'k3']))),
+    ...indent(4, T.flatMap((t) => softStep(`${t}`, ['k0', 'k1', 'k2', 'k3'], keep ? `Sk[so${t} + j / 4u]` : undefined))),
     '  }',
     '  // The quad\'s own keys as the row form takes them: position i0 + 3 a block of four, i0 + t',
     '  // (t < 3) single keys i0 .. i0 + t. Key offsets stay inside the line (a query past the',
     '  // length is not stored).',
     '  let kl = qq.base + (qq.len - 1u) * 16u;',
     '  let d0 = min(qq.base + qq.i0 * 16u, kl); let d1 = min(d0 + 16u, kl); let d2 = min(d0 + 32u, kl); let d3 = min(d0 + 48u, kl);',
-    ...indent(2, softStep('3', ['d0', 'd1', 'd2', 'd3'])),
-    ...indent(2, softStep('0', ['d0'])),
-    ...indent(2, softStep('1', ['d0'])),
-    ...indent(2, softStep('2', ['d0'])),
-    ...indent(2, softStep('1', ['d1'])),
-    ...indent(2, softStep('2', ['d1'])),
-    ...indent(2, softStep('2', ['d2'])),
+    ...(keep ? ['  var sd0 = vec4<f32>(); var sd1 = vec4<f32>(); var sd2 = vec4<f32>();'] : []),
+    ...indent(2, softStep('3', ['d0', 'd1', 'd2', 'd3'], keep ? 'Sk[so3 + qq.i0 / 4u]' : undefined)),
+    ...indent(2, softStep('0', ['d0'], keep ? 'sd0.x' : undefined)),
+    ...indent(2, softStep('1', ['d0'], keep ? 'sd1.x' : undefined)),
+    ...indent(2, softStep('2', ['d0'], keep ? 'sd2.x' : undefined)),
+    ...indent(2, softStep('1', ['d1'], keep ? 'sd1.y' : undefined)),
+    ...indent(2, softStep('2', ['d1'], keep ? 'sd2.y' : undefined)),
+    ...indent(2, softStep('2', ['d2'], keep ? 'sd2.z' : undefined)),
+    ...(keep ? ['  Sk[so0 + qq.i0 / 4u] = sd0; Sk[so1 + qq.i0 / 4u] = sd1; Sk[so2 + qq.i0 / 4u] = sd2;'] : []),
   ];
   for (const t of T) L.push(`  if (qq.live.${LANE[t]}) {`, ...indent(4, softStore(`${t}`)), '  }');
   L.push('}');
@@ -265,6 +283,8 @@ export function generatedSection(): string {
     '//     attend_thread\'s steps in its order, so O and LSE equal the generic row-table kernel\'s',
     '//     (decode and inference prefill run that one: one query per invocation in named registers',
     '//     measured 1.3-1.5x slower than its arrays) bit for bit.',
+    '//   attn_train_hs64_lse_s  the same, also keeping the scaled scores in Sk for the tile',
+    '//     backward (attn_bwd_tile_sdp_s in shaders/attention_tiles.wgsl).',
     '//   attn_bwd_dq_thread_hs64, attn_bwd_dkv_thread_hs64  as the _hs16 forms: four query (key)',
     '//     positions per invocation from the slot table, each key / value (query / dO) loaded once',
     '//     for the four. Grids: B * NH * ceil(Tmax / 4), B * KVH * ceil(Tmax / 4).',
@@ -273,7 +293,9 @@ export function generatedSection(): string {
     '//     from them instead of recomputing the scores and dP (256 multiply-adds per pair fewer).',
     'fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }',
     '',
-    ...trainForward(),
+    ...trainForward(false),
+    '',
+    ...trainForward(true),
     '',
     ...backwardDq(false),
     '',

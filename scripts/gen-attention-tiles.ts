@@ -26,6 +26,9 @@ const HEADER = `// The attention backward as 16 x 16 register tiles (thread vari
 //                      then P = exp(scale S - LSE) and dS = P (dP - D), zero above the diagonal
 //                      and past the length; stores dS by query rows (plane 0) and dS, P by key
 //                      rows (planes 1, 2) in TS.
+//   attn_bwd_tile_sdp_s the same with S read from the plane the training forward kept
+//                      (attn_train_hs64_lse_s: scaled scores by query rows) instead of computed:
+//                      4 HS multiply-adds per pair in all.
 //   attn_bwd_tile_dq   one invocation per 16 queries x 16 head dims: dQ = scale dS K, four keys
 //                      per step (16 dS vec4s from plane 0, 16 K vec4s) as the linear kernels'
 //                      dX tiles do.
@@ -53,6 +56,13 @@ const HEADER = `// The attention backward as 16 x 16 register tiles (thread vari
 @group(0) @binding(5) var<storage, read> ST: array<vec2<f32>>;        // [M, NH] (LSE, D)
 @group(0) @binding(6) var<storage, read_write> TSw: array<vec4<f32>>; // TS
 @group(0) @binding(7) var<uniform> pt: Params;
+// attn_bwd_tile_sdp_s (also seqs at 1)
+@group(0) @binding(0) var<storage, read> Sk: array<vec4<f32>>;       // [B, NH, TP, TP/4] the forward's scaled scores
+@group(0) @binding(2) var<storage, read> Vk: array<vec4<f32>>;       // Vc
+@group(0) @binding(3) var<storage, read> dOk: array<vec4<f32>>;      // dO
+@group(0) @binding(4) var<storage, read> STk: array<vec2<f32>>;      // (LSE, D)
+@group(0) @binding(5) var<storage, read_write> TSk: array<vec4<f32>>; // TS
+@group(0) @binding(6) var<uniform> pk: Params;
 // attn_bwd_tile_dq, attn_bwd_tile_dkv (also seqs at 1)
 @group(0) @binding(0) var<storage, read> TSr: array<vec4<f32>>;       // TS
 @group(0) @binding(2) var<storage, read> Wr: array<vec4<f32>>;        // dq: Kc; dkv: Q or dO
@@ -100,47 +110,61 @@ function scoreLoop(X: string, Y: string): string[] {
   ];
 }
 
-function sdp(): string[] {
+/**
+ * attn_bwd_tile_sdp, or with `kept` attn_bwd_tile_sdp_s: the scores S come from the forward's
+ * plane (attn_train_hs64_lse_s: scaled, by query rows) instead of the Q K^T loop.
+ */
+function sdp(kept: boolean): string[] {
+  const n = kept
+    ? { V: 'Vk', dO: 'dOk', ST: 'STk', TS: 'TSk', u: 'pk' }
+    : { V: 'Vc', dO: 'dO', ST: 'ST', TS: 'TSw', u: 'pt' };
+  const u = n.u;
   return [
     '@compute @workgroup_size(WG)',
-    'fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    '  let nt = side_tiles(pt);',
+    `fn attn_bwd_tile_sdp${kept ? '_s' : ''}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
+    `  let nt = side_tiles(${u});`,
     '  let ntri = nt * (nt + 1u) / 2u;',
     '  let idx = gid.x + gid.y * nwg.x * WG;',
-    '  if (idx >= pt.B * pt.NH * ntri) { return; }',
+    `  if (idx >= ${u}.B * ${u}.NH * ntri) { return; }`,
     '  let bh = idx / ntri;',
     '  let tile = tri_tile(idx % ntri);',
     '  let qt = tile.x; let kt = tile.y;',
-    '  let s = bh / pt.NH; let h = bh % pt.NH;',
+    `  let s = bh / ${u}.NH; let h = bh % ${u}.NH;`,
     '  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];',
     '  if (qt * 16u >= len) { return; }',
-    '  let kb = (s * pt.KVH + h / (pt.NH / pt.KVH)) * pt.Tmax;',
+    `  let kb = (s * ${u}.KVH + h / (${u}.NH / ${u}.KVH)) * ${u}.Tmax;`,
     '  let q0 = qt * 16u; let k0 = kt * 16u;',
+    '  let tp4 = 4u * nt;',
     '  // Rows and keys past the length read the last one (their P and dS are 0).',
-    ...indent(2, R.map((r) => `let ro${r} = (first + min(q0 + ${r}u, len - 1u)) * pt.NH + h; let xo${r} = ro${r} * HS4; let yo${r} = (kb + min(k0 + ${r}u, len - 1u)) * HS4;`)),
-    ...indent(2, R.flatMap((r) => C.map((c) => `var s${r}_${c} = vec4<f32>();`))),
-    ...indent(2, scoreLoop('Q', 'Kc')),
+    ...indent(2, R.map((r) => `let ro${r} = (first + min(q0 + ${r}u, len - 1u)) * ${u}.NH + h; let xo${r} = ro${r} * HS4; let yo${r} = (kb + min(k0 + ${r}u, len - 1u)) * HS4;`)),
+    ...(kept
+      ? [
+        '  // The forward\'s scaled scores of the tile (cells above the diagonal or past the length are',
+        '  // masked below, whatever they hold).',
+        '  let sb = (bh * 4u * tp4 + q0) * tp4 + kt * 4u;',
+        ...indent(2, R.flatMap((r) => C.map((c) => `var s${r}_${c} = Sk[sb + ${r}u * tp4 + ${c}u];`))),
+      ]
+      : [...indent(2, R.flatMap((r) => C.map((c) => `var s${r}_${c} = vec4<f32>();`))), ...indent(2, scoreLoop('Q', 'Kc'))]),
     '  // P, 0 above the diagonal and past the length; then the same sums for dP.',
     ...indent(2, R.flatMap((r) => [
-      `let st${r} = ST[ro${r}];`,
+      `let st${r} = ${n.ST}[ro${r}];`,
       `let off${r} = vec4<bool>(q0 + ${r}u >= len);`,
-      ...C.map((c) => `let p${r}_${c} = select(exp(s${r}_${c} * pt.scale - st${r}.x), vec4<f32>(0.0), off${r} | (vec4<u32>(k0 + ${4 * c}u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + ${r}u)));`),
+      ...C.map((c) => `let p${r}_${c} = select(exp(s${r}_${c}${kept ? '' : ` * ${u}.scale`} - st${r}.x), vec4<f32>(0.0), off${r} | (vec4<u32>(k0 + ${4 * c}u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + ${r}u)));`),
       ...C.map((c) => `s${r}_${c} = vec4<f32>();`),
     ])),
-    ...indent(2, scoreLoop('dO', 'Vc')),
+    ...indent(2, scoreLoop(n.dO, n.V)),
     ...indent(2, R.flatMap((r) => C.map((c) => `let e${r}_${c} = p${r}_${c} * (s${r}_${c} - st${r}.y);`))),
     '  // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).',
-    '  let tp4 = 4u * side_tiles(pt);',
     `  let ds = ${tileArray('e')};`,
-    '  let b0 = plane_base(pt, s, h, 0u) + q0 * tp4 + kt * 4u;',
-    '  for (var i = 0u; i < 64u; i++) { TSw[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }',
+    `  let b0 = plane_base(${u}, s, h, 0u) + q0 * tp4 + kt * 4u;`,
+    `  for (var i = 0u; i < 64u; i++) { ${n.TS}[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }`,
     `  let dst = ${transposed('e')};`,
     `  let pt_ = ${transposed('p')};`,
-    '  let b1 = plane_base(pt, s, h, 1u) + k0 * tp4 + qt * 4u;',
-    '  let b2 = plane_base(pt, s, h, 2u) + k0 * tp4 + qt * 4u;',
+    `  let b1 = plane_base(${u}, s, h, 1u) + k0 * tp4 + qt * 4u;`,
+    `  let b2 = plane_base(${u}, s, h, 2u) + k0 * tp4 + qt * 4u;`,
     '  for (var i = 0u; i < 64u; i++) {',
-    '    TSw[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];',
-    '    TSw[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];',
+    `    ${n.TS}[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];`,
+    `    ${n.TS}[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];`,
     '  }',
     '}',
   ];
@@ -243,7 +267,7 @@ function dkv(): string[] {
 
 /** The whole of shaders/attention_tiles.wgsl. */
 export function tilesShader(): string {
-  return [HEADER, ...sdp(), '', ...dq(), '', ...dkv()].join('\n') + '\n';
+  return [HEADER, ...sdp(false), '', ...sdp(true), '', ...dq(), '', ...dkv()].join('\n') + '\n';
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

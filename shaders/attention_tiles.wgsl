@@ -9,6 +9,9 @@
 //                      then P = exp(scale S - LSE) and dS = P (dP - D), zero above the diagonal
 //                      and past the length; stores dS by query rows (plane 0) and dS, P by key
 //                      rows (planes 1, 2) in TS.
+//   attn_bwd_tile_sdp_s the same with S read from the plane the training forward kept
+//                      (attn_train_hs64_lse_s: scaled scores by query rows) instead of computed:
+//                      4 HS multiply-adds per pair in all.
 //   attn_bwd_tile_dq   one invocation per 16 queries x 16 head dims: dQ = scale dS K, four keys
 //                      per step (16 dS vec4s from plane 0, 16 K vec4s) as the linear kernels'
 //                      dX tiles do.
@@ -36,6 +39,13 @@
 @group(0) @binding(5) var<storage, read> ST: array<vec2<f32>>;        // [M, NH] (LSE, D)
 @group(0) @binding(6) var<storage, read_write> TSw: array<vec4<f32>>; // TS
 @group(0) @binding(7) var<uniform> pt: Params;
+// attn_bwd_tile_sdp_s (also seqs at 1)
+@group(0) @binding(0) var<storage, read> Sk: array<vec4<f32>>;       // [B, NH, TP, TP/4] the forward's scaled scores
+@group(0) @binding(2) var<storage, read> Vk: array<vec4<f32>>;       // Vc
+@group(0) @binding(3) var<storage, read> dOk: array<vec4<f32>>;      // dO
+@group(0) @binding(4) var<storage, read> STk: array<vec2<f32>>;      // (LSE, D)
+@group(0) @binding(5) var<storage, read_write> TSk: array<vec4<f32>>; // TS
+@group(0) @binding(6) var<uniform> pk: Params;
 // attn_bwd_tile_dq, attn_bwd_tile_dkv (also seqs at 1)
 @group(0) @binding(0) var<storage, read> TSr: array<vec4<f32>>;       // TS
 @group(0) @binding(2) var<storage, read> Wr: array<vec4<f32>>;        // dq: Kc; dkv: Q or dO
@@ -79,6 +89,7 @@ fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   if (qt * 16u >= len) { return; }
   let kb = (s * pt.KVH + h / (pt.NH / pt.KVH)) * pt.Tmax;
   let q0 = qt * 16u; let k0 = kt * 16u;
+  let tp4 = 4u * nt;
   // Rows and keys past the length read the last one (their P and dS are 0).
   let ro0 = (first + min(q0 + 0u, len - 1u)) * pt.NH + h; let xo0 = ro0 * HS4; let yo0 = (kb + min(k0 + 0u, len - 1u)) * HS4;
   let ro1 = (first + min(q0 + 1u, len - 1u)) * pt.NH + h; let xo1 = ro1 * HS4; let yo1 = (kb + min(k0 + 1u, len - 1u)) * HS4;
@@ -614,7 +625,6 @@ fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let e15_2 = p15_2 * (s15_2 - st15.y);
   let e15_3 = p15_3 * (s15_3 - st15.y);
   // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).
-  let tp4 = 4u * side_tiles(pt);
   let ds = array<vec4<f32>, 64>(e0_0, e0_1, e0_2, e0_3, e1_0, e1_1, e1_2, e1_3, e2_0, e2_1, e2_2, e2_3, e3_0, e3_1, e3_2, e3_3, e4_0, e4_1, e4_2, e4_3, e5_0, e5_1, e5_2, e5_3, e6_0, e6_1, e6_2, e6_3, e7_0, e7_1, e7_2, e7_3, e8_0, e8_1, e8_2, e8_3, e9_0, e9_1, e9_2, e9_3, e10_0, e10_1, e10_2, e10_3, e11_0, e11_1, e11_2, e11_3, e12_0, e12_1, e12_2, e12_3, e13_0, e13_1, e13_2, e13_3, e14_0, e14_1, e14_2, e14_3, e15_0, e15_1, e15_2, e15_3);
   let b0 = plane_base(pt, s, h, 0u) + q0 * tp4 + kt * 4u;
   for (var i = 0u; i < 64u; i++) { TSw[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }
@@ -625,6 +635,458 @@ fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   for (var i = 0u; i < 64u; i++) {
     TSw[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];
     TSw[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];
+  }
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_tile_sdp_s(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let nt = side_tiles(pk);
+  let ntri = nt * (nt + 1u) / 2u;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pk.B * pk.NH * ntri) { return; }
+  let bh = idx / ntri;
+  let tile = tri_tile(idx % ntri);
+  let qt = tile.x; let kt = tile.y;
+  let s = bh / pk.NH; let h = bh % pk.NH;
+  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
+  if (qt * 16u >= len) { return; }
+  let kb = (s * pk.KVH + h / (pk.NH / pk.KVH)) * pk.Tmax;
+  let q0 = qt * 16u; let k0 = kt * 16u;
+  let tp4 = 4u * nt;
+  // Rows and keys past the length read the last one (their P and dS are 0).
+  let ro0 = (first + min(q0 + 0u, len - 1u)) * pk.NH + h; let xo0 = ro0 * HS4; let yo0 = (kb + min(k0 + 0u, len - 1u)) * HS4;
+  let ro1 = (first + min(q0 + 1u, len - 1u)) * pk.NH + h; let xo1 = ro1 * HS4; let yo1 = (kb + min(k0 + 1u, len - 1u)) * HS4;
+  let ro2 = (first + min(q0 + 2u, len - 1u)) * pk.NH + h; let xo2 = ro2 * HS4; let yo2 = (kb + min(k0 + 2u, len - 1u)) * HS4;
+  let ro3 = (first + min(q0 + 3u, len - 1u)) * pk.NH + h; let xo3 = ro3 * HS4; let yo3 = (kb + min(k0 + 3u, len - 1u)) * HS4;
+  let ro4 = (first + min(q0 + 4u, len - 1u)) * pk.NH + h; let xo4 = ro4 * HS4; let yo4 = (kb + min(k0 + 4u, len - 1u)) * HS4;
+  let ro5 = (first + min(q0 + 5u, len - 1u)) * pk.NH + h; let xo5 = ro5 * HS4; let yo5 = (kb + min(k0 + 5u, len - 1u)) * HS4;
+  let ro6 = (first + min(q0 + 6u, len - 1u)) * pk.NH + h; let xo6 = ro6 * HS4; let yo6 = (kb + min(k0 + 6u, len - 1u)) * HS4;
+  let ro7 = (first + min(q0 + 7u, len - 1u)) * pk.NH + h; let xo7 = ro7 * HS4; let yo7 = (kb + min(k0 + 7u, len - 1u)) * HS4;
+  let ro8 = (first + min(q0 + 8u, len - 1u)) * pk.NH + h; let xo8 = ro8 * HS4; let yo8 = (kb + min(k0 + 8u, len - 1u)) * HS4;
+  let ro9 = (first + min(q0 + 9u, len - 1u)) * pk.NH + h; let xo9 = ro9 * HS4; let yo9 = (kb + min(k0 + 9u, len - 1u)) * HS4;
+  let ro10 = (first + min(q0 + 10u, len - 1u)) * pk.NH + h; let xo10 = ro10 * HS4; let yo10 = (kb + min(k0 + 10u, len - 1u)) * HS4;
+  let ro11 = (first + min(q0 + 11u, len - 1u)) * pk.NH + h; let xo11 = ro11 * HS4; let yo11 = (kb + min(k0 + 11u, len - 1u)) * HS4;
+  let ro12 = (first + min(q0 + 12u, len - 1u)) * pk.NH + h; let xo12 = ro12 * HS4; let yo12 = (kb + min(k0 + 12u, len - 1u)) * HS4;
+  let ro13 = (first + min(q0 + 13u, len - 1u)) * pk.NH + h; let xo13 = ro13 * HS4; let yo13 = (kb + min(k0 + 13u, len - 1u)) * HS4;
+  let ro14 = (first + min(q0 + 14u, len - 1u)) * pk.NH + h; let xo14 = ro14 * HS4; let yo14 = (kb + min(k0 + 14u, len - 1u)) * HS4;
+  let ro15 = (first + min(q0 + 15u, len - 1u)) * pk.NH + h; let xo15 = ro15 * HS4; let yo15 = (kb + min(k0 + 15u, len - 1u)) * HS4;
+  // The forward's scaled scores of the tile (cells above the diagonal or past the length are
+  // masked below, whatever they hold).
+  let sb = (bh * 4u * tp4 + q0) * tp4 + kt * 4u;
+  var s0_0 = Sk[sb + 0u * tp4 + 0u];
+  var s0_1 = Sk[sb + 0u * tp4 + 1u];
+  var s0_2 = Sk[sb + 0u * tp4 + 2u];
+  var s0_3 = Sk[sb + 0u * tp4 + 3u];
+  var s1_0 = Sk[sb + 1u * tp4 + 0u];
+  var s1_1 = Sk[sb + 1u * tp4 + 1u];
+  var s1_2 = Sk[sb + 1u * tp4 + 2u];
+  var s1_3 = Sk[sb + 1u * tp4 + 3u];
+  var s2_0 = Sk[sb + 2u * tp4 + 0u];
+  var s2_1 = Sk[sb + 2u * tp4 + 1u];
+  var s2_2 = Sk[sb + 2u * tp4 + 2u];
+  var s2_3 = Sk[sb + 2u * tp4 + 3u];
+  var s3_0 = Sk[sb + 3u * tp4 + 0u];
+  var s3_1 = Sk[sb + 3u * tp4 + 1u];
+  var s3_2 = Sk[sb + 3u * tp4 + 2u];
+  var s3_3 = Sk[sb + 3u * tp4 + 3u];
+  var s4_0 = Sk[sb + 4u * tp4 + 0u];
+  var s4_1 = Sk[sb + 4u * tp4 + 1u];
+  var s4_2 = Sk[sb + 4u * tp4 + 2u];
+  var s4_3 = Sk[sb + 4u * tp4 + 3u];
+  var s5_0 = Sk[sb + 5u * tp4 + 0u];
+  var s5_1 = Sk[sb + 5u * tp4 + 1u];
+  var s5_2 = Sk[sb + 5u * tp4 + 2u];
+  var s5_3 = Sk[sb + 5u * tp4 + 3u];
+  var s6_0 = Sk[sb + 6u * tp4 + 0u];
+  var s6_1 = Sk[sb + 6u * tp4 + 1u];
+  var s6_2 = Sk[sb + 6u * tp4 + 2u];
+  var s6_3 = Sk[sb + 6u * tp4 + 3u];
+  var s7_0 = Sk[sb + 7u * tp4 + 0u];
+  var s7_1 = Sk[sb + 7u * tp4 + 1u];
+  var s7_2 = Sk[sb + 7u * tp4 + 2u];
+  var s7_3 = Sk[sb + 7u * tp4 + 3u];
+  var s8_0 = Sk[sb + 8u * tp4 + 0u];
+  var s8_1 = Sk[sb + 8u * tp4 + 1u];
+  var s8_2 = Sk[sb + 8u * tp4 + 2u];
+  var s8_3 = Sk[sb + 8u * tp4 + 3u];
+  var s9_0 = Sk[sb + 9u * tp4 + 0u];
+  var s9_1 = Sk[sb + 9u * tp4 + 1u];
+  var s9_2 = Sk[sb + 9u * tp4 + 2u];
+  var s9_3 = Sk[sb + 9u * tp4 + 3u];
+  var s10_0 = Sk[sb + 10u * tp4 + 0u];
+  var s10_1 = Sk[sb + 10u * tp4 + 1u];
+  var s10_2 = Sk[sb + 10u * tp4 + 2u];
+  var s10_3 = Sk[sb + 10u * tp4 + 3u];
+  var s11_0 = Sk[sb + 11u * tp4 + 0u];
+  var s11_1 = Sk[sb + 11u * tp4 + 1u];
+  var s11_2 = Sk[sb + 11u * tp4 + 2u];
+  var s11_3 = Sk[sb + 11u * tp4 + 3u];
+  var s12_0 = Sk[sb + 12u * tp4 + 0u];
+  var s12_1 = Sk[sb + 12u * tp4 + 1u];
+  var s12_2 = Sk[sb + 12u * tp4 + 2u];
+  var s12_3 = Sk[sb + 12u * tp4 + 3u];
+  var s13_0 = Sk[sb + 13u * tp4 + 0u];
+  var s13_1 = Sk[sb + 13u * tp4 + 1u];
+  var s13_2 = Sk[sb + 13u * tp4 + 2u];
+  var s13_3 = Sk[sb + 13u * tp4 + 3u];
+  var s14_0 = Sk[sb + 14u * tp4 + 0u];
+  var s14_1 = Sk[sb + 14u * tp4 + 1u];
+  var s14_2 = Sk[sb + 14u * tp4 + 2u];
+  var s14_3 = Sk[sb + 14u * tp4 + 3u];
+  var s15_0 = Sk[sb + 15u * tp4 + 0u];
+  var s15_1 = Sk[sb + 15u * tp4 + 1u];
+  var s15_2 = Sk[sb + 15u * tp4 + 2u];
+  var s15_3 = Sk[sb + 15u * tp4 + 3u];
+  // P, 0 above the diagonal and past the length; then the same sums for dP.
+  let st0 = STk[ro0];
+  let off0 = vec4<bool>(q0 + 0u >= len);
+  let p0_0 = select(exp(s0_0 - st0.x), vec4<f32>(0.0), off0 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 0u)));
+  let p0_1 = select(exp(s0_1 - st0.x), vec4<f32>(0.0), off0 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 0u)));
+  let p0_2 = select(exp(s0_2 - st0.x), vec4<f32>(0.0), off0 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 0u)));
+  let p0_3 = select(exp(s0_3 - st0.x), vec4<f32>(0.0), off0 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 0u)));
+  s0_0 = vec4<f32>();
+  s0_1 = vec4<f32>();
+  s0_2 = vec4<f32>();
+  s0_3 = vec4<f32>();
+  let st1 = STk[ro1];
+  let off1 = vec4<bool>(q0 + 1u >= len);
+  let p1_0 = select(exp(s1_0 - st1.x), vec4<f32>(0.0), off1 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 1u)));
+  let p1_1 = select(exp(s1_1 - st1.x), vec4<f32>(0.0), off1 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 1u)));
+  let p1_2 = select(exp(s1_2 - st1.x), vec4<f32>(0.0), off1 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 1u)));
+  let p1_3 = select(exp(s1_3 - st1.x), vec4<f32>(0.0), off1 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 1u)));
+  s1_0 = vec4<f32>();
+  s1_1 = vec4<f32>();
+  s1_2 = vec4<f32>();
+  s1_3 = vec4<f32>();
+  let st2 = STk[ro2];
+  let off2 = vec4<bool>(q0 + 2u >= len);
+  let p2_0 = select(exp(s2_0 - st2.x), vec4<f32>(0.0), off2 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 2u)));
+  let p2_1 = select(exp(s2_1 - st2.x), vec4<f32>(0.0), off2 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 2u)));
+  let p2_2 = select(exp(s2_2 - st2.x), vec4<f32>(0.0), off2 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 2u)));
+  let p2_3 = select(exp(s2_3 - st2.x), vec4<f32>(0.0), off2 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 2u)));
+  s2_0 = vec4<f32>();
+  s2_1 = vec4<f32>();
+  s2_2 = vec4<f32>();
+  s2_3 = vec4<f32>();
+  let st3 = STk[ro3];
+  let off3 = vec4<bool>(q0 + 3u >= len);
+  let p3_0 = select(exp(s3_0 - st3.x), vec4<f32>(0.0), off3 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 3u)));
+  let p3_1 = select(exp(s3_1 - st3.x), vec4<f32>(0.0), off3 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 3u)));
+  let p3_2 = select(exp(s3_2 - st3.x), vec4<f32>(0.0), off3 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 3u)));
+  let p3_3 = select(exp(s3_3 - st3.x), vec4<f32>(0.0), off3 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 3u)));
+  s3_0 = vec4<f32>();
+  s3_1 = vec4<f32>();
+  s3_2 = vec4<f32>();
+  s3_3 = vec4<f32>();
+  let st4 = STk[ro4];
+  let off4 = vec4<bool>(q0 + 4u >= len);
+  let p4_0 = select(exp(s4_0 - st4.x), vec4<f32>(0.0), off4 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 4u)));
+  let p4_1 = select(exp(s4_1 - st4.x), vec4<f32>(0.0), off4 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 4u)));
+  let p4_2 = select(exp(s4_2 - st4.x), vec4<f32>(0.0), off4 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 4u)));
+  let p4_3 = select(exp(s4_3 - st4.x), vec4<f32>(0.0), off4 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 4u)));
+  s4_0 = vec4<f32>();
+  s4_1 = vec4<f32>();
+  s4_2 = vec4<f32>();
+  s4_3 = vec4<f32>();
+  let st5 = STk[ro5];
+  let off5 = vec4<bool>(q0 + 5u >= len);
+  let p5_0 = select(exp(s5_0 - st5.x), vec4<f32>(0.0), off5 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 5u)));
+  let p5_1 = select(exp(s5_1 - st5.x), vec4<f32>(0.0), off5 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 5u)));
+  let p5_2 = select(exp(s5_2 - st5.x), vec4<f32>(0.0), off5 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 5u)));
+  let p5_3 = select(exp(s5_3 - st5.x), vec4<f32>(0.0), off5 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 5u)));
+  s5_0 = vec4<f32>();
+  s5_1 = vec4<f32>();
+  s5_2 = vec4<f32>();
+  s5_3 = vec4<f32>();
+  let st6 = STk[ro6];
+  let off6 = vec4<bool>(q0 + 6u >= len);
+  let p6_0 = select(exp(s6_0 - st6.x), vec4<f32>(0.0), off6 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 6u)));
+  let p6_1 = select(exp(s6_1 - st6.x), vec4<f32>(0.0), off6 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 6u)));
+  let p6_2 = select(exp(s6_2 - st6.x), vec4<f32>(0.0), off6 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 6u)));
+  let p6_3 = select(exp(s6_3 - st6.x), vec4<f32>(0.0), off6 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 6u)));
+  s6_0 = vec4<f32>();
+  s6_1 = vec4<f32>();
+  s6_2 = vec4<f32>();
+  s6_3 = vec4<f32>();
+  let st7 = STk[ro7];
+  let off7 = vec4<bool>(q0 + 7u >= len);
+  let p7_0 = select(exp(s7_0 - st7.x), vec4<f32>(0.0), off7 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 7u)));
+  let p7_1 = select(exp(s7_1 - st7.x), vec4<f32>(0.0), off7 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 7u)));
+  let p7_2 = select(exp(s7_2 - st7.x), vec4<f32>(0.0), off7 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 7u)));
+  let p7_3 = select(exp(s7_3 - st7.x), vec4<f32>(0.0), off7 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 7u)));
+  s7_0 = vec4<f32>();
+  s7_1 = vec4<f32>();
+  s7_2 = vec4<f32>();
+  s7_3 = vec4<f32>();
+  let st8 = STk[ro8];
+  let off8 = vec4<bool>(q0 + 8u >= len);
+  let p8_0 = select(exp(s8_0 - st8.x), vec4<f32>(0.0), off8 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 8u)));
+  let p8_1 = select(exp(s8_1 - st8.x), vec4<f32>(0.0), off8 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 8u)));
+  let p8_2 = select(exp(s8_2 - st8.x), vec4<f32>(0.0), off8 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 8u)));
+  let p8_3 = select(exp(s8_3 - st8.x), vec4<f32>(0.0), off8 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 8u)));
+  s8_0 = vec4<f32>();
+  s8_1 = vec4<f32>();
+  s8_2 = vec4<f32>();
+  s8_3 = vec4<f32>();
+  let st9 = STk[ro9];
+  let off9 = vec4<bool>(q0 + 9u >= len);
+  let p9_0 = select(exp(s9_0 - st9.x), vec4<f32>(0.0), off9 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 9u)));
+  let p9_1 = select(exp(s9_1 - st9.x), vec4<f32>(0.0), off9 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 9u)));
+  let p9_2 = select(exp(s9_2 - st9.x), vec4<f32>(0.0), off9 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 9u)));
+  let p9_3 = select(exp(s9_3 - st9.x), vec4<f32>(0.0), off9 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 9u)));
+  s9_0 = vec4<f32>();
+  s9_1 = vec4<f32>();
+  s9_2 = vec4<f32>();
+  s9_3 = vec4<f32>();
+  let st10 = STk[ro10];
+  let off10 = vec4<bool>(q0 + 10u >= len);
+  let p10_0 = select(exp(s10_0 - st10.x), vec4<f32>(0.0), off10 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 10u)));
+  let p10_1 = select(exp(s10_1 - st10.x), vec4<f32>(0.0), off10 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 10u)));
+  let p10_2 = select(exp(s10_2 - st10.x), vec4<f32>(0.0), off10 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 10u)));
+  let p10_3 = select(exp(s10_3 - st10.x), vec4<f32>(0.0), off10 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 10u)));
+  s10_0 = vec4<f32>();
+  s10_1 = vec4<f32>();
+  s10_2 = vec4<f32>();
+  s10_3 = vec4<f32>();
+  let st11 = STk[ro11];
+  let off11 = vec4<bool>(q0 + 11u >= len);
+  let p11_0 = select(exp(s11_0 - st11.x), vec4<f32>(0.0), off11 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 11u)));
+  let p11_1 = select(exp(s11_1 - st11.x), vec4<f32>(0.0), off11 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 11u)));
+  let p11_2 = select(exp(s11_2 - st11.x), vec4<f32>(0.0), off11 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 11u)));
+  let p11_3 = select(exp(s11_3 - st11.x), vec4<f32>(0.0), off11 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 11u)));
+  s11_0 = vec4<f32>();
+  s11_1 = vec4<f32>();
+  s11_2 = vec4<f32>();
+  s11_3 = vec4<f32>();
+  let st12 = STk[ro12];
+  let off12 = vec4<bool>(q0 + 12u >= len);
+  let p12_0 = select(exp(s12_0 - st12.x), vec4<f32>(0.0), off12 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 12u)));
+  let p12_1 = select(exp(s12_1 - st12.x), vec4<f32>(0.0), off12 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 12u)));
+  let p12_2 = select(exp(s12_2 - st12.x), vec4<f32>(0.0), off12 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 12u)));
+  let p12_3 = select(exp(s12_3 - st12.x), vec4<f32>(0.0), off12 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 12u)));
+  s12_0 = vec4<f32>();
+  s12_1 = vec4<f32>();
+  s12_2 = vec4<f32>();
+  s12_3 = vec4<f32>();
+  let st13 = STk[ro13];
+  let off13 = vec4<bool>(q0 + 13u >= len);
+  let p13_0 = select(exp(s13_0 - st13.x), vec4<f32>(0.0), off13 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 13u)));
+  let p13_1 = select(exp(s13_1 - st13.x), vec4<f32>(0.0), off13 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 13u)));
+  let p13_2 = select(exp(s13_2 - st13.x), vec4<f32>(0.0), off13 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 13u)));
+  let p13_3 = select(exp(s13_3 - st13.x), vec4<f32>(0.0), off13 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 13u)));
+  s13_0 = vec4<f32>();
+  s13_1 = vec4<f32>();
+  s13_2 = vec4<f32>();
+  s13_3 = vec4<f32>();
+  let st14 = STk[ro14];
+  let off14 = vec4<bool>(q0 + 14u >= len);
+  let p14_0 = select(exp(s14_0 - st14.x), vec4<f32>(0.0), off14 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 14u)));
+  let p14_1 = select(exp(s14_1 - st14.x), vec4<f32>(0.0), off14 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 14u)));
+  let p14_2 = select(exp(s14_2 - st14.x), vec4<f32>(0.0), off14 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 14u)));
+  let p14_3 = select(exp(s14_3 - st14.x), vec4<f32>(0.0), off14 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 14u)));
+  s14_0 = vec4<f32>();
+  s14_1 = vec4<f32>();
+  s14_2 = vec4<f32>();
+  s14_3 = vec4<f32>();
+  let st15 = STk[ro15];
+  let off15 = vec4<bool>(q0 + 15u >= len);
+  let p15_0 = select(exp(s15_0 - st15.x), vec4<f32>(0.0), off15 | (vec4<u32>(k0 + 0u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 15u)));
+  let p15_1 = select(exp(s15_1 - st15.x), vec4<f32>(0.0), off15 | (vec4<u32>(k0 + 4u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 15u)));
+  let p15_2 = select(exp(s15_2 - st15.x), vec4<f32>(0.0), off15 | (vec4<u32>(k0 + 8u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 15u)));
+  let p15_3 = select(exp(s15_3 - st15.x), vec4<f32>(0.0), off15 | (vec4<u32>(k0 + 12u) + vec4<u32>(0u, 1u, 2u, 3u) > vec4<u32>(q0 + 15u)));
+  s15_0 = vec4<f32>();
+  s15_1 = vec4<f32>();
+  s15_2 = vec4<f32>();
+  s15_3 = vec4<f32>();
+  for (var d = 0u; d < HS4; d++) {
+    let k0 = Vk[yo0 + d];
+    let k1 = Vk[yo1 + d];
+    let k2 = Vk[yo2 + d];
+    let k3 = Vk[yo3 + d];
+    let k4 = Vk[yo4 + d];
+    let k5 = Vk[yo5 + d];
+    let k6 = Vk[yo6 + d];
+    let k7 = Vk[yo7 + d];
+    let k8 = Vk[yo8 + d];
+    let k9 = Vk[yo9 + d];
+    let k10 = Vk[yo10 + d];
+    let k11 = Vk[yo11 + d];
+    let k12 = Vk[yo12 + d];
+    let k13 = Vk[yo13 + d];
+    let k14 = Vk[yo14 + d];
+    let k15 = Vk[yo15 + d];
+    { let x = dOk[xo0 + d];
+      s0_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s0_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s0_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s0_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo1 + d];
+      s1_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s1_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s1_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s1_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo2 + d];
+      s2_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s2_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s2_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s2_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo3 + d];
+      s3_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s3_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s3_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s3_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo4 + d];
+      s4_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s4_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s4_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s4_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo5 + d];
+      s5_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s5_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s5_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s5_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo6 + d];
+      s6_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s6_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s6_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s6_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo7 + d];
+      s7_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s7_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s7_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s7_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo8 + d];
+      s8_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s8_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s8_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s8_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo9 + d];
+      s9_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s9_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s9_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s9_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo10 + d];
+      s10_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s10_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s10_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s10_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo11 + d];
+      s11_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s11_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s11_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s11_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo12 + d];
+      s12_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s12_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s12_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s12_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo13 + d];
+      s13_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s13_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s13_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s13_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo14 + d];
+      s14_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s14_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s14_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s14_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+    { let x = dOk[xo15 + d];
+      s15_0 += vec4<f32>(dot(x, k0), dot(x, k1), dot(x, k2), dot(x, k3));
+      s15_1 += vec4<f32>(dot(x, k4), dot(x, k5), dot(x, k6), dot(x, k7));
+      s15_2 += vec4<f32>(dot(x, k8), dot(x, k9), dot(x, k10), dot(x, k11));
+      s15_3 += vec4<f32>(dot(x, k12), dot(x, k13), dot(x, k14), dot(x, k15));
+    }
+  }
+  let e0_0 = p0_0 * (s0_0 - st0.y);
+  let e0_1 = p0_1 * (s0_1 - st0.y);
+  let e0_2 = p0_2 * (s0_2 - st0.y);
+  let e0_3 = p0_3 * (s0_3 - st0.y);
+  let e1_0 = p1_0 * (s1_0 - st1.y);
+  let e1_1 = p1_1 * (s1_1 - st1.y);
+  let e1_2 = p1_2 * (s1_2 - st1.y);
+  let e1_3 = p1_3 * (s1_3 - st1.y);
+  let e2_0 = p2_0 * (s2_0 - st2.y);
+  let e2_1 = p2_1 * (s2_1 - st2.y);
+  let e2_2 = p2_2 * (s2_2 - st2.y);
+  let e2_3 = p2_3 * (s2_3 - st2.y);
+  let e3_0 = p3_0 * (s3_0 - st3.y);
+  let e3_1 = p3_1 * (s3_1 - st3.y);
+  let e3_2 = p3_2 * (s3_2 - st3.y);
+  let e3_3 = p3_3 * (s3_3 - st3.y);
+  let e4_0 = p4_0 * (s4_0 - st4.y);
+  let e4_1 = p4_1 * (s4_1 - st4.y);
+  let e4_2 = p4_2 * (s4_2 - st4.y);
+  let e4_3 = p4_3 * (s4_3 - st4.y);
+  let e5_0 = p5_0 * (s5_0 - st5.y);
+  let e5_1 = p5_1 * (s5_1 - st5.y);
+  let e5_2 = p5_2 * (s5_2 - st5.y);
+  let e5_3 = p5_3 * (s5_3 - st5.y);
+  let e6_0 = p6_0 * (s6_0 - st6.y);
+  let e6_1 = p6_1 * (s6_1 - st6.y);
+  let e6_2 = p6_2 * (s6_2 - st6.y);
+  let e6_3 = p6_3 * (s6_3 - st6.y);
+  let e7_0 = p7_0 * (s7_0 - st7.y);
+  let e7_1 = p7_1 * (s7_1 - st7.y);
+  let e7_2 = p7_2 * (s7_2 - st7.y);
+  let e7_3 = p7_3 * (s7_3 - st7.y);
+  let e8_0 = p8_0 * (s8_0 - st8.y);
+  let e8_1 = p8_1 * (s8_1 - st8.y);
+  let e8_2 = p8_2 * (s8_2 - st8.y);
+  let e8_3 = p8_3 * (s8_3 - st8.y);
+  let e9_0 = p9_0 * (s9_0 - st9.y);
+  let e9_1 = p9_1 * (s9_1 - st9.y);
+  let e9_2 = p9_2 * (s9_2 - st9.y);
+  let e9_3 = p9_3 * (s9_3 - st9.y);
+  let e10_0 = p10_0 * (s10_0 - st10.y);
+  let e10_1 = p10_1 * (s10_1 - st10.y);
+  let e10_2 = p10_2 * (s10_2 - st10.y);
+  let e10_3 = p10_3 * (s10_3 - st10.y);
+  let e11_0 = p11_0 * (s11_0 - st11.y);
+  let e11_1 = p11_1 * (s11_1 - st11.y);
+  let e11_2 = p11_2 * (s11_2 - st11.y);
+  let e11_3 = p11_3 * (s11_3 - st11.y);
+  let e12_0 = p12_0 * (s12_0 - st12.y);
+  let e12_1 = p12_1 * (s12_1 - st12.y);
+  let e12_2 = p12_2 * (s12_2 - st12.y);
+  let e12_3 = p12_3 * (s12_3 - st12.y);
+  let e13_0 = p13_0 * (s13_0 - st13.y);
+  let e13_1 = p13_1 * (s13_1 - st13.y);
+  let e13_2 = p13_2 * (s13_2 - st13.y);
+  let e13_3 = p13_3 * (s13_3 - st13.y);
+  let e14_0 = p14_0 * (s14_0 - st14.y);
+  let e14_1 = p14_1 * (s14_1 - st14.y);
+  let e14_2 = p14_2 * (s14_2 - st14.y);
+  let e14_3 = p14_3 * (s14_3 - st14.y);
+  let e15_0 = p15_0 * (s15_0 - st15.y);
+  let e15_1 = p15_1 * (s15_1 - st15.y);
+  let e15_2 = p15_2 * (s15_2 - st15.y);
+  let e15_3 = p15_3 * (s15_3 - st15.y);
+  // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).
+  let ds = array<vec4<f32>, 64>(e0_0, e0_1, e0_2, e0_3, e1_0, e1_1, e1_2, e1_3, e2_0, e2_1, e2_2, e2_3, e3_0, e3_1, e3_2, e3_3, e4_0, e4_1, e4_2, e4_3, e5_0, e5_1, e5_2, e5_3, e6_0, e6_1, e6_2, e6_3, e7_0, e7_1, e7_2, e7_3, e8_0, e8_1, e8_2, e8_3, e9_0, e9_1, e9_2, e9_3, e10_0, e10_1, e10_2, e10_3, e11_0, e11_1, e11_2, e11_3, e12_0, e12_1, e12_2, e12_3, e13_0, e13_1, e13_2, e13_3, e14_0, e14_1, e14_2, e14_3, e15_0, e15_1, e15_2, e15_3);
+  let b0 = plane_base(pk, s, h, 0u) + q0 * tp4 + kt * 4u;
+  for (var i = 0u; i < 64u; i++) { TSk[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }
+  let dst = array<vec4<f32>, 64>(vec4<f32>(e0_0.x, e1_0.x, e2_0.x, e3_0.x), vec4<f32>(e4_0.x, e5_0.x, e6_0.x, e7_0.x), vec4<f32>(e8_0.x, e9_0.x, e10_0.x, e11_0.x), vec4<f32>(e12_0.x, e13_0.x, e14_0.x, e15_0.x), vec4<f32>(e0_0.y, e1_0.y, e2_0.y, e3_0.y), vec4<f32>(e4_0.y, e5_0.y, e6_0.y, e7_0.y), vec4<f32>(e8_0.y, e9_0.y, e10_0.y, e11_0.y), vec4<f32>(e12_0.y, e13_0.y, e14_0.y, e15_0.y), vec4<f32>(e0_0.z, e1_0.z, e2_0.z, e3_0.z), vec4<f32>(e4_0.z, e5_0.z, e6_0.z, e7_0.z), vec4<f32>(e8_0.z, e9_0.z, e10_0.z, e11_0.z), vec4<f32>(e12_0.z, e13_0.z, e14_0.z, e15_0.z), vec4<f32>(e0_0.w, e1_0.w, e2_0.w, e3_0.w), vec4<f32>(e4_0.w, e5_0.w, e6_0.w, e7_0.w), vec4<f32>(e8_0.w, e9_0.w, e10_0.w, e11_0.w), vec4<f32>(e12_0.w, e13_0.w, e14_0.w, e15_0.w), vec4<f32>(e0_1.x, e1_1.x, e2_1.x, e3_1.x), vec4<f32>(e4_1.x, e5_1.x, e6_1.x, e7_1.x), vec4<f32>(e8_1.x, e9_1.x, e10_1.x, e11_1.x), vec4<f32>(e12_1.x, e13_1.x, e14_1.x, e15_1.x), vec4<f32>(e0_1.y, e1_1.y, e2_1.y, e3_1.y), vec4<f32>(e4_1.y, e5_1.y, e6_1.y, e7_1.y), vec4<f32>(e8_1.y, e9_1.y, e10_1.y, e11_1.y), vec4<f32>(e12_1.y, e13_1.y, e14_1.y, e15_1.y), vec4<f32>(e0_1.z, e1_1.z, e2_1.z, e3_1.z), vec4<f32>(e4_1.z, e5_1.z, e6_1.z, e7_1.z), vec4<f32>(e8_1.z, e9_1.z, e10_1.z, e11_1.z), vec4<f32>(e12_1.z, e13_1.z, e14_1.z, e15_1.z), vec4<f32>(e0_1.w, e1_1.w, e2_1.w, e3_1.w), vec4<f32>(e4_1.w, e5_1.w, e6_1.w, e7_1.w), vec4<f32>(e8_1.w, e9_1.w, e10_1.w, e11_1.w), vec4<f32>(e12_1.w, e13_1.w, e14_1.w, e15_1.w), vec4<f32>(e0_2.x, e1_2.x, e2_2.x, e3_2.x), vec4<f32>(e4_2.x, e5_2.x, e6_2.x, e7_2.x), vec4<f32>(e8_2.x, e9_2.x, e10_2.x, e11_2.x), vec4<f32>(e12_2.x, e13_2.x, e14_2.x, e15_2.x), vec4<f32>(e0_2.y, e1_2.y, e2_2.y, e3_2.y), vec4<f32>(e4_2.y, e5_2.y, e6_2.y, e7_2.y), vec4<f32>(e8_2.y, e9_2.y, e10_2.y, e11_2.y), vec4<f32>(e12_2.y, e13_2.y, e14_2.y, e15_2.y), vec4<f32>(e0_2.z, e1_2.z, e2_2.z, e3_2.z), vec4<f32>(e4_2.z, e5_2.z, e6_2.z, e7_2.z), vec4<f32>(e8_2.z, e9_2.z, e10_2.z, e11_2.z), vec4<f32>(e12_2.z, e13_2.z, e14_2.z, e15_2.z), vec4<f32>(e0_2.w, e1_2.w, e2_2.w, e3_2.w), vec4<f32>(e4_2.w, e5_2.w, e6_2.w, e7_2.w), vec4<f32>(e8_2.w, e9_2.w, e10_2.w, e11_2.w), vec4<f32>(e12_2.w, e13_2.w, e14_2.w, e15_2.w), vec4<f32>(e0_3.x, e1_3.x, e2_3.x, e3_3.x), vec4<f32>(e4_3.x, e5_3.x, e6_3.x, e7_3.x), vec4<f32>(e8_3.x, e9_3.x, e10_3.x, e11_3.x), vec4<f32>(e12_3.x, e13_3.x, e14_3.x, e15_3.x), vec4<f32>(e0_3.y, e1_3.y, e2_3.y, e3_3.y), vec4<f32>(e4_3.y, e5_3.y, e6_3.y, e7_3.y), vec4<f32>(e8_3.y, e9_3.y, e10_3.y, e11_3.y), vec4<f32>(e12_3.y, e13_3.y, e14_3.y, e15_3.y), vec4<f32>(e0_3.z, e1_3.z, e2_3.z, e3_3.z), vec4<f32>(e4_3.z, e5_3.z, e6_3.z, e7_3.z), vec4<f32>(e8_3.z, e9_3.z, e10_3.z, e11_3.z), vec4<f32>(e12_3.z, e13_3.z, e14_3.z, e15_3.z), vec4<f32>(e0_3.w, e1_3.w, e2_3.w, e3_3.w), vec4<f32>(e4_3.w, e5_3.w, e6_3.w, e7_3.w), vec4<f32>(e8_3.w, e9_3.w, e10_3.w, e11_3.w), vec4<f32>(e12_3.w, e13_3.w, e14_3.w, e15_3.w));
+  let pt_ = array<vec4<f32>, 64>(vec4<f32>(p0_0.x, p1_0.x, p2_0.x, p3_0.x), vec4<f32>(p4_0.x, p5_0.x, p6_0.x, p7_0.x), vec4<f32>(p8_0.x, p9_0.x, p10_0.x, p11_0.x), vec4<f32>(p12_0.x, p13_0.x, p14_0.x, p15_0.x), vec4<f32>(p0_0.y, p1_0.y, p2_0.y, p3_0.y), vec4<f32>(p4_0.y, p5_0.y, p6_0.y, p7_0.y), vec4<f32>(p8_0.y, p9_0.y, p10_0.y, p11_0.y), vec4<f32>(p12_0.y, p13_0.y, p14_0.y, p15_0.y), vec4<f32>(p0_0.z, p1_0.z, p2_0.z, p3_0.z), vec4<f32>(p4_0.z, p5_0.z, p6_0.z, p7_0.z), vec4<f32>(p8_0.z, p9_0.z, p10_0.z, p11_0.z), vec4<f32>(p12_0.z, p13_0.z, p14_0.z, p15_0.z), vec4<f32>(p0_0.w, p1_0.w, p2_0.w, p3_0.w), vec4<f32>(p4_0.w, p5_0.w, p6_0.w, p7_0.w), vec4<f32>(p8_0.w, p9_0.w, p10_0.w, p11_0.w), vec4<f32>(p12_0.w, p13_0.w, p14_0.w, p15_0.w), vec4<f32>(p0_1.x, p1_1.x, p2_1.x, p3_1.x), vec4<f32>(p4_1.x, p5_1.x, p6_1.x, p7_1.x), vec4<f32>(p8_1.x, p9_1.x, p10_1.x, p11_1.x), vec4<f32>(p12_1.x, p13_1.x, p14_1.x, p15_1.x), vec4<f32>(p0_1.y, p1_1.y, p2_1.y, p3_1.y), vec4<f32>(p4_1.y, p5_1.y, p6_1.y, p7_1.y), vec4<f32>(p8_1.y, p9_1.y, p10_1.y, p11_1.y), vec4<f32>(p12_1.y, p13_1.y, p14_1.y, p15_1.y), vec4<f32>(p0_1.z, p1_1.z, p2_1.z, p3_1.z), vec4<f32>(p4_1.z, p5_1.z, p6_1.z, p7_1.z), vec4<f32>(p8_1.z, p9_1.z, p10_1.z, p11_1.z), vec4<f32>(p12_1.z, p13_1.z, p14_1.z, p15_1.z), vec4<f32>(p0_1.w, p1_1.w, p2_1.w, p3_1.w), vec4<f32>(p4_1.w, p5_1.w, p6_1.w, p7_1.w), vec4<f32>(p8_1.w, p9_1.w, p10_1.w, p11_1.w), vec4<f32>(p12_1.w, p13_1.w, p14_1.w, p15_1.w), vec4<f32>(p0_2.x, p1_2.x, p2_2.x, p3_2.x), vec4<f32>(p4_2.x, p5_2.x, p6_2.x, p7_2.x), vec4<f32>(p8_2.x, p9_2.x, p10_2.x, p11_2.x), vec4<f32>(p12_2.x, p13_2.x, p14_2.x, p15_2.x), vec4<f32>(p0_2.y, p1_2.y, p2_2.y, p3_2.y), vec4<f32>(p4_2.y, p5_2.y, p6_2.y, p7_2.y), vec4<f32>(p8_2.y, p9_2.y, p10_2.y, p11_2.y), vec4<f32>(p12_2.y, p13_2.y, p14_2.y, p15_2.y), vec4<f32>(p0_2.z, p1_2.z, p2_2.z, p3_2.z), vec4<f32>(p4_2.z, p5_2.z, p6_2.z, p7_2.z), vec4<f32>(p8_2.z, p9_2.z, p10_2.z, p11_2.z), vec4<f32>(p12_2.z, p13_2.z, p14_2.z, p15_2.z), vec4<f32>(p0_2.w, p1_2.w, p2_2.w, p3_2.w), vec4<f32>(p4_2.w, p5_2.w, p6_2.w, p7_2.w), vec4<f32>(p8_2.w, p9_2.w, p10_2.w, p11_2.w), vec4<f32>(p12_2.w, p13_2.w, p14_2.w, p15_2.w), vec4<f32>(p0_3.x, p1_3.x, p2_3.x, p3_3.x), vec4<f32>(p4_3.x, p5_3.x, p6_3.x, p7_3.x), vec4<f32>(p8_3.x, p9_3.x, p10_3.x, p11_3.x), vec4<f32>(p12_3.x, p13_3.x, p14_3.x, p15_3.x), vec4<f32>(p0_3.y, p1_3.y, p2_3.y, p3_3.y), vec4<f32>(p4_3.y, p5_3.y, p6_3.y, p7_3.y), vec4<f32>(p8_3.y, p9_3.y, p10_3.y, p11_3.y), vec4<f32>(p12_3.y, p13_3.y, p14_3.y, p15_3.y), vec4<f32>(p0_3.z, p1_3.z, p2_3.z, p3_3.z), vec4<f32>(p4_3.z, p5_3.z, p6_3.z, p7_3.z), vec4<f32>(p8_3.z, p9_3.z, p10_3.z, p11_3.z), vec4<f32>(p12_3.z, p13_3.z, p14_3.z, p15_3.z), vec4<f32>(p0_3.w, p1_3.w, p2_3.w, p3_3.w), vec4<f32>(p4_3.w, p5_3.w, p6_3.w, p7_3.w), vec4<f32>(p8_3.w, p9_3.w, p10_3.w, p11_3.w), vec4<f32>(p12_3.w, p13_3.w, p14_3.w, p15_3.w));
+  let b1 = plane_base(pk, s, h, 1u) + k0 * tp4 + qt * 4u;
+  let b2 = plane_base(pk, s, h, 2u) + k0 * tp4 + qt * 4u;
+  for (var i = 0u; i < 64u; i++) {
+    TSk[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];
+    TSk[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];
   }
 }
 

@@ -8,7 +8,7 @@
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
 import { MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
-import { attentionScratchBytes } from '../gpu/kernels/attention-backward';
+import { attentionBackwardDispatches, attentionScratchBytes, keptScoresBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
 import { loraBackwardLayout, type BackwardVariant } from '../gpu/kernels/linear-backward';
 import type { QuantMode } from '../model/gpu/upload';
@@ -314,6 +314,7 @@ const TROW = {
   resid: 'layer inputs x [rows, C], L + 1 of them',
   work: 'forward working buffers: final normed H, q|k|v before RoPE [rows, ...]',
   kv: 'KV cache K and V [n, KVH, T, HS] kept for the backward',
+  keptScores: 'attention scores the forward keeps for the tile backward [n, NH, T, T] f32 (HS 64, within 128 MiB)',
   rows: 'per-row data: ids, row table, targets, logp, entropy, dlogp, sequence table',
   bwd: 'backward scratch (one layer at a time)',
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
@@ -543,11 +544,15 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
     const retired: SimBuffer[] = [];
-    const psBytes = attentionScratchBytes({ variant: o.attention ?? 'thread', HS: d.HS, NH: d.NH, B: n, Tmax: Math.max(...lens), M });
+    const shape = { variant: o.attention ?? 'thread', HS: d.HS, NH: d.NH, B: n, Tmax: Math.max(...lens), M } as const;
+    const psBytes = attentionScratchBytes(shape);
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv));
     }
+    // TrainStep.begin: one score plane per kept layer where the pass keeps them.
+    const planeBytes = keptScoresBytes({ ...shape, layers: kept });
+    const scorePlanes = planeBytes > 0 ? Array.from({ length: kept }, () => sim.acquire(planeBytes, 'storage', TROW.keptScores, o.recompute ? 'one layer (written by its recomputed forward)' : 'every layer')) : [];
     const owned = [M * 4, 2 * M * 4, M * 4, M * 4, M * 4].map((b) => sim.acquire(b, 'storage', TROW.rows));
     // Trainer.sftStep passes its masks as TrainBatch.lossRows: the LM head runs on those rows
     // (their index, its inverse, targets, log-probs, entropies). The plan takes all-ones masks:
@@ -589,7 +594,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
         if (scores) retired.push(scores);
         scores = sim.acquire(psBytes, 'storage', TROW.scores);
       }
-      for (let i = 0; i < 4; i++) frame.dispatch(32); // attention (3) + RoPE backward
+      for (let i = 0; i < attentionBackwardDispatches(shape) + 1; i++) frame.dispatch(32); // attention + RoPE backward
       linearBwd(l, 'qkv', M, true);
       normBwd(M);
     }
@@ -610,6 +615,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     if (csr) sim.release(csr);
     sim.release(...owned);
     sim.release(...cache.filter((_, i) => i % 2 === 0), ...cache.filter((_, i) => i % 2 === 1));
+    sim.release(...scorePlanes);
   };
 
   let done = 0;

@@ -18,8 +18,8 @@ import { SwiGlu } from '../gpu/kernels/swiglu';
 import { SwiGluBackward } from '../gpu/kernels/swiglu-backward';
 import { QkvRope } from '../gpu/kernels/rope';
 import { QkvRopeBackward } from '../gpu/kernels/rope-backward';
-import { Attention, defaultAttentionVariant } from '../gpu/kernels/attention';
-import { AttentionBackward, sequenceTable } from '../gpu/kernels/attention-backward';
+import { Attention, defaultAttentionVariant, tileSide } from '../gpu/kernels/attention';
+import { AttentionBackward, sequenceTable, type AttentionBackwardForm } from '../gpu/kernels/attention-backward';
 import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
 import { GatherRows } from '../gpu/kernels/rows';
 import { inverseRows } from '../reference/rows';
@@ -177,6 +177,12 @@ interface Pass {
   head: HeadRows;
   owned: GPUBuffer[];
   plans: EmbeddingGradPlan[];
+  /**
+   * The attention score planes the forward keeps for the tile backward, one per kept layer (by
+   * layerOf; AttentionBackward.keptScoresBytes), or none. When recomputing, only the backward's
+   * recomputed forward writes them.
+   */
+  scores: GPUBuffer[];
 }
 
 export class TrainStep {
@@ -334,6 +340,11 @@ export class TrainStep {
     return this.headChunkRows ?? trainChunkRows(this.model.cfg.vocabSize, this.model.logprobsOp.opts.chunkRows, this.maxRows);
   }
 
+  /** The kernels the last layer's attention backward ran (tests and benchmarks: 'tiled-scores' when the pass kept the scores). */
+  get attentionBackwardForm(): AttentionBackwardForm {
+    return this.k.attnB.form;
+  }
+
   /** Bytes of the activation buffers currently held. */
   get activationBytes(): number {
     return this.acts ? this.acts.all.reduce((n, b) => n + b.size, 0) : 0;
@@ -349,7 +360,7 @@ export class TrainStep {
 
   private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number): Promise<StepResult> {
     const rt = this.rt;
-    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null);
+    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null, train);
     const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
     try {
       const a = this.activations(p.M);
@@ -410,15 +421,21 @@ export class TrainStep {
       for (const plan of p.plans) plan.release();
       rt.release(...p.owned);
       p.cache.free();
+      rt.release(...p.scores);
     }
   }
 
-  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null): Pass {
+  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null, train: boolean): Pass {
     const rt = this.rt, cfg = this.model.cfg;
     const lens = seqs.map((s) => s.length);
-    const cache = new KvCache(rt, { numLayers: this.recompute ? 1 : cfg.numLayers, B: seqs.length, KVH: cfg.numKvHeads, HS: cfg.headDim, Tmax: Math.max(...lens) });
+    const kept = this.recompute ? 1 : cfg.numLayers, Tmax = Math.max(...lens);
+    const cache = new KvCache(rt, { numLayers: kept, B: seqs.length, KVH: cfg.numKvHeads, HS: cfg.headDim, Tmax });
     const step = cache.append(lens);
     const M = step.M;
+    // A pass that runs the backward keeps the attention scores where the forward can and they fit.
+    const plane = train && this.k.attn.keepsScores ? this.k.attnB.keptScoresBytes(seqs.length, Tmax, M, kept) : 0;
+    const side = tileSide(Tmax);
+    const scores = plane > 0 ? Array.from({ length: kept }, (_, l) => rt.storage(plane, `train attention scores ${l} [${seqs.length}, ${cfg.numHeads}, ${side}, ${side}]`)) : [];
     const ids = seqs.flat();
     const targets = new Uint32Array(M);
     let r = 0;
@@ -444,7 +461,7 @@ export class TrainStep {
       owned.push(...bufs);
       head = { n, sel: bufs[0], inv: bufs[1], targets: bufs[2], logp: bufs[3], entropy: bufs[4] };
     }
-    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [] };
+    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
   }
 
   /** Records hChunk [n, C] = the head rows r0..r0+n-1 of hf (a copy, or a gather of loss rows). */
@@ -494,7 +511,9 @@ export class TrainStep {
     k.norm.run(xIn, w.inputNorm, la.h, M);
     f.qkv.run(la.h, a.qkv, M, { xa: la.xa.qkv });
     k.rope.run(a.qkv, p.table, la.q, p.cache, cl, M);
-    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs);
+    // The score plane: every forward when keeping all layers, the backward's (xOut null) when recomputing.
+    const S = p.scores.length > 0 && (xOut === null || !this.recompute) ? p.scores[cl] : undefined;
+    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S);
     this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
     f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
     k.norm.run(la.xMid, w.postAttnNorm, la.h2, M);
@@ -567,7 +586,7 @@ export class TrainStep {
       k.normB.run(a.dN, la.xMid, lw.postAttnNorm, a.dRes, M, { accumulate: true, dw: fg?.postAttnNorm });
       // attention block: xMid = xIn + o(attn(rope(q(h)), rope(k(h)), v(h))), h = rmsnorm(xIn)
       b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
-      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV });
+      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...(p.scores.length > 0 ? { S: p.scores[cl] } : {}) });
       k.ropeB.run(a.dQ, p.table, kv.dK, kv.dV, p.cache.cfg, a.dQKV, M);
       b.qkv.run(a.dQKV, la.h, M, { dX: a.dN, lora: lg('qkv'), full: fg ? { dW: fg.qkv, dbias: fg.qkvBias } : null, xa: la.xa.qkv });
       k.normB.run(a.dN, a.resid[l], lw.inputNorm, a.dRes, M, { accumulate: true, dw: fg?.inputNorm });

@@ -3,17 +3,19 @@
 // training sequences, deterministic. At HS = 8 (thread variant): stats, one fused kernel for dK,
 // dV and per-key-group dQ partials, and their reduction (default); at multiples of 16 from 32
 // (tiledHeadSize): stats, the 16 x 16 tile kernels (P and dS of each tile, then dQ, dK and dV as
-// tiled products); at HS = 16, or 64 with tiled: false, or 8 with fused: false: stats, a dQ
-// kernel that keeps every pair's P and dS in a scratch buffer and the dK/dV kernel that reads it;
-// elsewhere, or when the scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing
-// the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// tiled products; at HS = 64 the first reads the scores the forward kept, when given); at HS =
+// 16, or 64 with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every
+// pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when
+// the scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
-import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, threadEntry, type AttentionVariant } from './attention';
+import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SCORE_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, scorePlaneBytes, threadEntry, tileSide, type AttentionVariant } from './attention';
+
+export { tileSide };
 import { flatGrid } from '../grid';
 
 export interface AttentionBackwardOptions {
@@ -68,8 +70,8 @@ export interface AttentionBackwardOptions {
   psMinRows?: number;
 }
 
-/** Which kernels the last AttentionBackward.run used. */
-export type AttentionBackwardForm = 'fused' | 'tiled' | 'kept' | 'recomputed';
+/** Which kernels the last AttentionBackward.run used ('tiled-scores': the tile kernels from the forward's kept scores). */
+export type AttentionBackwardForm = 'fused' | 'tiled' | 'tiled-scores' | 'kept' | 'recomputed';
 
 /** Key positions per invocation of attn_bwd_fused16_hs8 (dQ partials per query: ceil(Tmax / 16)). */
 export const FUSED_KEYS = 16;
@@ -111,10 +113,6 @@ export function tiledHeadSize(HS: number): boolean {
 /** Invocations per workgroup of the tile kernels (dK/dV has few: B * KVH * ceil(Tmax / 16) * HS / 16). */
 export const TILE_WORKGROUP = 4;
 
-/** Side of the tile kernels' P/dS planes: Tmax rounded up to the 16 x 16 tiles. */
-export function tileSide(Tmax: number): number {
-  return 16 * Math.ceil(Tmax / 16);
-}
 
 /** Head sizes whose thread variant has the kept-P/dS backward kernels (and, at FUSED_HEAD_SIZES, the fused one). */
 export const PS_HEAD_SIZES = [8, 16, 64];
@@ -178,6 +176,35 @@ export function attentionScratchBytes(c: AttentionScratchShape): number {
   return bytes <= budget ? bytes : 0;
 }
 
+/**
+ * Dispatches of one backward call of this shape (M > 0): stats, then the tile form's sdp, dQ and
+ * dK/dV twice (5), or two kernels (fused and its dQ reduction, kept P/dS or recomputing dQ and
+ * dK/dV: 3). The memory plan counts one uniform buffer per dispatch.
+ */
+export function attentionBackwardDispatches(c: AttentionScratchShape): number {
+  return (c.tiled ?? true) && tiledHeadSize(c.HS) && attentionScratchBytes(c) > 0 ? 5 : 3;
+}
+
+/**
+ * Most bytes of the score planes a training pass keeps for the tile backward, all kept layers
+ * together (keptScoresBytes): Qwen2.5-0.5B's 24 layers at 4 x 128 tokens keep 88 MiB; longer
+ * passes recompute the scores in the backward (as they do when recomputing layers, one plane).
+ */
+export const SCORES_BUDGET_BYTES = 128 * 2 ** 20;
+
+/**
+ * Bytes of each score plane (scorePlaneBytes) a training pass of this shape keeps, one per kept
+ * layer (`layers`: all, or 1 when recomputing), for the tile backward to read instead of
+ * recomputing Q K^T; 0 where it keeps none: head sizes outside SCORE_HEAD_SIZES, the tile form
+ * not running (variant, tiled: false, its scratch over the budget), or the planes together over
+ * `scoresBudget` (default SCORES_BUDGET_BYTES). TrainStep and the memory plan both ask this.
+ */
+export function keptScoresBytes(c: AttentionScratchShape & { layers: number; scoresBudget?: number }): number {
+  if (!SCORE_HEAD_SIZES.includes(c.HS) || !(c.tiled ?? true) || attentionScratchBytes(c) === 0) return 0;
+  const plane = scorePlaneBytes(c.B, c.NH, c.Tmax);
+  return plane * c.layers <= (c.scoresBudget ?? SCORES_BUDGET_BYTES) ? plane : 0;
+}
+
 /** The tensors of one attention backward (all f32 unless said; cache layout [B, KVH, Tmax, HS]). */
 export interface AttentionBackwardArgs {
   /** Q [M, NH, HS] as the forward read it (rotated). */
@@ -201,6 +228,12 @@ export interface AttentionBackwardArgs {
   /** Out: dK, dV in the cache layout (=; zero past each sequence's length). */
   dK: GPUBuffer;
   dV: GPUBuffer;
+  /**
+   * The scaled scores the forward kept (Attention.run's `scores` plane, SCORE_HEAD_SIZES): the
+   * tile kernels then read them instead of recomputing Q K^T (form 'tiled-scores'); the other
+   * forms ignore them.
+   */
+  S?: GPUBuffer;
 }
 
 /**
@@ -272,8 +305,8 @@ export class AttentionBackward {
     private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
     /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
-    /** attn_bwd_tile_sdp, _dq and _dkv (in workgroups of TILE_WORKGROUP). */
-    private readonly tileKernels: { sdp: Kernel; dq: Kernel; dkv: Kernel } | null,
+    /** attn_bwd_tile_sdp, _dq and _dkv (in workgroups of TILE_WORKGROUP); sdpS: attn_bwd_tile_sdp_s at SCORE_HEAD_SIZES. */
+    private readonly tileKernels: { sdp: Kernel; sdpS: Kernel | null; dq: Kernel; dkv: Kernel } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
@@ -306,6 +339,7 @@ export class AttentionBackward {
     const tileOverrides = { WG: TILE_WORKGROUP, HS };
     const tileKernels = o.variant === 'thread' && o.psBudgetBytes > 0 && o.tiled && tiledHeadSize(HS) ? {
       sdp: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp', overrides: tileOverrides }),
+      sdpS: SCORE_HEAD_SIZES.includes(HS) ? await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp_s', overrides: tileOverrides }) : null,
       dq: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dq', overrides: tileOverrides }),
       dkv: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv', overrides: tileOverrides }),
     } : null;
@@ -335,6 +369,7 @@ export class AttentionBackward {
       ['dQ', a.dQ, act, `[${M}, ${NH}, ${HS}]`],
       ['dK', a.dK, cache.layerBytes, `[${c.B}, ${KVH}, ${c.Tmax}, ${HS}]`], ['dV', a.dV, cache.layerBytes, `[${c.B}, ${KVH}, ${c.Tmax}, ${HS}]`],
     ];
+    if (a.S) need.push(['S', a.S, scorePlaneBytes(c.B, NH, c.Tmax), `[${c.B}, ${NH}, ${tileSide(c.Tmax)}, ${tileSide(c.Tmax)}]`]);
     for (const [name, buf, bytes, shape] of need) {
       if (buf.size < bytes) throw new ShapeError(op, `${name} of ${shape} (${bytes} bytes)`, `${buf.size} bytes (${buf.label})`);
     }
@@ -345,7 +380,8 @@ export class AttentionBackward {
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
-    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? 'tiled' : 'kept';
+    const sdpS = a.S ? this.tileKernels?.sdpS ?? null : null;
+    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? (sdpS ? 'tiled-scores' : 'tiled') : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
       // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
@@ -357,11 +393,14 @@ export class AttentionBackward {
       return;
     }
     if (ps && this.tileKernels) {
-      // attn_bwd_tile_sdp: P and dS of every tile on or below the diagonal into ps;
-      // attn_bwd_tile_dq: dQ = scale dS K; attn_bwd_tile_dkv (Params.plane 1, 2): dK, dV.
+      // attn_bwd_tile_sdp (_s: S from the forward's plane): P and dS of every tile on or below
+      // the diagonal into ps; attn_bwd_tile_dq: dQ = scale dS K; attn_bwd_tile_dkv
+      // (Params.plane 1, 2): dK, dV.
       const { sdp, dq, dkv } = this.tileKernels;
       const nt = tileSide(c.Tmax) / 16, ndt = HS / 16;
-      this.rt.dispatch(sdp, [a.Q, a.seqs, K, V, a.dO, this.stats, ps], u, flatGrid(c.B * NH * nt * (nt + 1) / 2, TILE_WORKGROUP, max));
+      const tiles = flatGrid(c.B * NH * nt * (nt + 1) / 2, TILE_WORKGROUP, max);
+      if (sdpS && a.S) this.rt.dispatch(sdpS, [a.S, a.seqs, V, a.dO, this.stats, ps], u, tiles);
+      else this.rt.dispatch(sdp, [a.Q, a.seqs, K, V, a.dO, this.stats, ps], u, tiles);
       this.rt.dispatch(dq, [ps, a.seqs, K, a.dQ], u, flatGrid(c.B * NH * nt * ndt, TILE_WORKGROUP, max));
       this.u32[7] = 1;
       this.rt.dispatch(dkv, [ps, a.seqs, a.Q, a.dK], u, flatGrid(c.B * KVH * nt * ndt, TILE_WORKGROUP, max));
@@ -395,6 +434,18 @@ export class AttentionBackward {
     const keysPer = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? TRAIN_POSITIONS_PER_INVOCATION : 1;
     const wgs = variant === 'wg' ? { x: c.Tmax, y: c.B * KVH } : flatGrid(c.B * KVH * Math.ceil(c.Tmax / keysPer), dkvRowWg(this.opts), max);
     this.rt.dispatch(this.pDkv, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dK, a.dV], u, wgs);
+  }
+
+  /**
+   * Bytes of each score plane a training pass of M rows over B slots of Tmax positions keeps for
+   * this instance, `layers` planes in all (keptScoresBytes with this instance's form and budget);
+   * 0: none (the pass runs the forward without them and this backward recomputes the scores).
+   */
+  keptScoresBytes(B: number, Tmax: number, M: number, layers: number): number {
+    if (!this.tileKernels?.sdpS) return 0;
+    const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
+    const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
+    return keptScoresBytes({ variant, HS, NH, B, Tmax, M, budget, tiled: true, minRows: psMinRows, layers });
   }
 
   /**

@@ -1,6 +1,7 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
-// alike; optionally also LSE [M, NH] for the backward. CPU twin: src/reference/attention.ts.
+// alike; optionally also LSE [M, NH] and (HS = 64 training) the scaled scores for the backward.
+// CPU twin: src/reference/attention.ts.
 // Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
@@ -118,6 +119,22 @@ export const ATTENTION_MAX_HS = 128;
  */
 export const PAIR_MIN_INVOCATIONS = 8;
 
+/** Side of the tile backward's planes and the kept score plane: Tmax rounded up to 16 x 16 tiles. */
+export function tileSide(Tmax: number): number {
+  return 16 * Math.ceil(Tmax / 16);
+}
+
+/**
+ * Head sizes whose training forward can keep its scaled scores for the tile backward
+ * (attn_train_hs64_lse_s; AttentionBackwardArgs.S): 64. The others' tile backward recomputes them.
+ */
+export const SCORE_HEAD_SIZES = [64];
+
+/** Bytes of the score plane [B, NH, TP, TP] f32 (TP = tileSide(Tmax)) a training forward keeps. */
+export function scorePlaneBytes(B: number, NH: number, Tmax: number): number {
+  return B * NH * tileSide(Tmax) ** 2 * 4;
+}
+
 /** A compiled row-table form: its pipeline and query heads per invocation. */
 interface RowForm { pipeline: Kernel; heads: 1 | 2 }
 
@@ -141,6 +158,8 @@ export class Attention {
     private readonly train: TrainForm | null,
     /** With `train` at sixteen positions: the four-position form, for calls of fewer than sixteenMinRows rows. */
     private readonly trainSmall: TrainForm | null,
+    /** attn_train_hs64_lse_s (SCORE_HEAD_SIZES, four positions): `train` also keeping the scaled scores. */
+    private readonly trainScores: TrainForm | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 
@@ -176,15 +195,22 @@ export class Attention {
     }
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
-    const [single, paired, trainPipeline, fourPipeline] = await Promise.all([
+    const [single, paired, trainPipeline, fourPipeline, scoresPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
       train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse${positions === 16 ? '16' : ''}`, overrides: { WG: trainWg, HS } }) : null,
       train && positions === 16 ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
+      train && positions === 4 && SCORE_HEAD_SIZES.includes(HS) ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse_s`, overrides: { WG: wg, HS } }) : null,
     ]);
     const trainForm = trainPipeline && { pipeline: trainPipeline, positions, wg: trainWg };
     const smallForm = fourPipeline && { pipeline: fourPipeline, positions: 4 as const, wg };
-    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, smallForm, o);
+    const scoresForm = scoresPipeline && { pipeline: scoresPipeline, positions: 4 as const, wg };
+    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, smallForm, scoresForm, o);
+  }
+
+  /** Whether run() can keep the scores (a `scores` plane; SCORE_HEAD_SIZES, thread variant, lse). */
+  get keepsScores(): boolean {
+    return this.trainScores !== null;
   }
 
   /**
@@ -192,9 +218,10 @@ export class Attention {
    * `lse` option also LSE [M, NH] (required then, refused otherwise). `seqs`: for packed
    * training rows (every slot's rows contiguous, positions 0..T-1), their slot table [B, 2]
    * (`sequenceTable`); the HS = 8 and 16 thread forms then take `trainPositions` positions per
-   * invocation.
+   * invocation. `scores` (with `seqs`, where keepsScores): also the scaled scores into that plane
+   * of scorePlaneBytes(B, NH, Tmax) for AttentionBackwardArgs.S (O and LSE the same bit for bit).
    */
-  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer): void {
+  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer, scores?: GPUBuffer): void {
     const { NH, KVH, HS, variant, lse } = this.opts;
     const c = cache.cfg;
     if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
@@ -206,12 +233,17 @@ export class Attention {
     if (lse && (!LSE || LSE.size < M * NH * 4)) throw new ShapeError('attention', `LSE of [${M}, ${NH}] f32 (${M * NH * 4} bytes)`, LSE ? `${LSE.size} bytes (${LSE.label})` : 'none');
     if (!lse && LSE) throw new ShapeError('attention', 'no LSE buffer (create with lse: true to write one)', `${LSE.label}`);
     if (seqs && seqs.size < c.B * 8) throw new ShapeError('attention', `seqs of [${c.B}, 2] u32 (${c.B * 8} bytes)`, `${seqs.size} bytes (${seqs.label})`);
+    if (scores) {
+      if (!this.trainScores || !seqs) throw new ShapeError('attention', `no scores plane (only the thread variant's lse training form at HS ${SCORE_HEAD_SIZES.join(', ')} with a slot table keeps them)`, `${scores.label} at HS=${HS}`);
+      const need = scorePlaneBytes(c.B, NH, c.Tmax);
+      if (scores.size < need) throw new ShapeError('attention', `scores of [${c.B}, ${NH}, ${tileSide(c.Tmax)}, ${tileSide(c.Tmax)}] f32 (${need} bytes)`, `${scores.size} bytes (${scores.label})`);
+    }
     if (M === 0) return;
     this.u32.set([M, NH, KVH, HS, c.Tmax, c.B]);
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
-    const train = seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
+    const train = scores ? this.trainScores : seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
     this.lastTrainPositions = train ? train.positions : 0;
     const form = this.rowForm(M);
     let wgs: { x: number; y: number };
@@ -224,6 +256,7 @@ export class Attention {
     }
     const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);
+    if (scores) bufs.push(scores);
     this.rt.dispatch(train ? train.pipeline : form.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
-import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
+import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SCORE_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
@@ -26,6 +26,16 @@ const cases: (AttnCase & { name: string })[] = [
   // The _hs64 quad kernels: quads cut by the lengths and by Tmax, an unused slot, several key quads.
   { name: 'HS=64 quads, Qwen heads, odd lengths, unused slot', NH: 14, KVH: 2, HS: 64, lengths: [13, 0, 6], Tmax: 14, theta: 1e6 },
   { name: 'HS=64 quads, MHA', NH: 2, KVH: 2, HS: 64, lengths: [9, 4], Tmax: 10, theta: 1e6 },
+];
+
+// Tile-kernel cases: lengths ending inside a tile, on a tile boundary and in the first tile, Tmax
+// not a multiple of 16, an unused slot, GQA with Qwen2.5's 14 / 2 heads and plain multi-head.
+const tileCases: (AttnCase & { name: string })[] = [
+  { name: 'Qwen heads, lengths 37, 0, 16, 5', NH: 14, KVH: 2, HS: 64, lengths: [37, 0, 16, 5], Tmax: 40, theta: 1e6 },
+  { name: 'MHA, lengths 33 and 48', NH: 2, KVH: 2, HS: 64, lengths: [33, 48], Tmax: 48, theta: 1e6 },
+  { name: 'one kv head, length 1 and 19', NH: 3, KVH: 1, HS: 64, lengths: [1, 19], Tmax: 19, theta: 1e6 },
+  { name: 'HS=32, lengths 21 and 40', NH: 4, KVH: 2, HS: 32, lengths: [21, 40], Tmax: 41, theta: 10000 },
+  { name: 'HS=128, lengths 17, 0 and 9', NH: 4, KVH: 1, HS: 128, lengths: [17, 0, 9], Tmax: 17, theta: 1e6 },
 ];
 
 describe('attention backward', () => {
@@ -123,21 +133,37 @@ describe('attention backward', () => {
   // 128 (two and eight column tiles of dQ, dK, dV), which had only the generic kernels.
   it('thread HS = 32, 64 and 128: the tile kernels match the reference over tile boundaries', async () => {
     const rt = await nodeRuntime();
-    const tiled: (AttnCase & { name: string })[] = [
-      { name: 'Qwen heads, lengths 37, 0, 16, 5', NH: 14, KVH: 2, HS: 64, lengths: [37, 0, 16, 5], Tmax: 40, theta: 1e6 },
-      { name: 'MHA, lengths 33 and 48', NH: 2, KVH: 2, HS: 64, lengths: [33, 48], Tmax: 48, theta: 1e6 },
-      { name: 'one kv head, length 1 and 19', NH: 3, KVH: 1, HS: 64, lengths: [1, 19], Tmax: 19, theta: 1e6 },
-      { name: 'HS=32, lengths 21 and 40', NH: 4, KVH: 2, HS: 32, lengths: [21, 40], Tmax: 41, theta: 10000 },
-      { name: 'HS=128, lengths 17, 0 and 9', NH: 4, KVH: 1, HS: 128, lengths: [17, 0, 9], Tmax: 17, theta: 1e6 },
-    ];
     expect([16, 32, 48, 64, 128, 136].map(tiledHeadSize)).toEqual([false, true, true, true, true, false]);
-    for (const c of tiled) {
+    for (const c of tileCases) {
       const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
       const ref = referenceGrads(c, QKV, dO);
       const g = await gpuGrads(rt, c, 'thread', QKV, dO, true);
       expect(g.form, c.name).toBe('tiled');
       const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
       console.log(`attention backward tiled ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)}`);
+      for (const x of d) expect(x, c.name).toBeLessThan(2e-5);
+    }
+  });
+
+  // HS = 64: the training forward keeps its scaled scores (attn_train_hs64_lse_s) and the tile
+  // backward reads them instead of recomputing Q K^T (attn_bwd_tile_sdp_s). The plane starts as
+  // NaN, so a cell the forward does not write (above the diagonal, past a length, the rounding to
+  // 16) that reached a result would show. O and LSE equal the plain forward's bit for bit.
+  it('thread HS = 64: the forward\'s kept scores feed the tile backward, matching the reference', async () => {
+    const rt = await nodeRuntime();
+    const kept = [...tileCases, ...cases].filter((k) => SCORE_HEAD_SIZES.includes(k.HS));
+    expect(SCORE_HEAD_SIZES).toEqual([64]);
+    for (const c of kept) {
+      const { QKV, dO } = caseInputs(c, 9 + c.Tmax);
+      const ref = referenceGrads(c, QKV, dO);
+      const plain = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const g = await gpuGrads(rt, c, 'thread', QKV, dO, true, { keepScores: true });
+      expect([plain.form, g.form], c.name).toEqual(['tiled', 'tiled-scores']);
+      expect(Array.from(g.O), c.name).toEqual(Array.from(plain.O));
+      expect(Array.from(g.LSE), c.name).toEqual(Array.from(plain.LSE));
+      const d = [maxAbsDiff(g.dQ, ref.dQ), maxAbsDiff(g.dK, ref.dK), maxAbsDiff(g.dV, ref.dV)];
+      console.log(`attention backward tiled from kept scores ${c.name} maxdiff dQ=${d[0].toExponential(2)} dK=${d[1].toExponential(2)} dV=${d[2].toExponential(2)} ` +
+        `(recomputed scores: dQ=${maxAbsDiff(plain.dQ, ref.dQ).toExponential(2)})`);
       for (const x of d) expect(x, c.name).toBeLessThan(2e-5);
     }
   });

@@ -5,7 +5,7 @@
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { KvCache } from '../../../src/gpu/kv-cache';
 import { QkvRope } from '../../../src/gpu/kernels/rope';
-import { Attention, type AttentionOptions, type AttentionVariant } from '../../../src/gpu/kernels/attention';
+import { Attention, scorePlaneBytes, type AttentionOptions, type AttentionVariant } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, sequenceTable, type AttentionBackwardForm, type AttentionBackwardOptions } from '../../../src/gpu/kernels/attention-backward';
 import { QkvRopeBackward } from '../../../src/gpu/kernels/rope-backward';
 import { rope_backward, rope_forward } from '../../../src/reference/rope';
@@ -116,11 +116,13 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * `form` goes to AttentionBackward (psBudgetBytes 0: the recomputing dK/dV kernels); `keptScores`
  * in the result says which ran. The size thresholds (psMinRows, sixteenMinRows) default to 0 here,
  * so that these small cases run the wide forms; pass them to test the defaults. `reuse`: run this (caller-owned) instance instead of a new one,
- * so its P/dS scratch holds what an earlier call left there.
+ * so its P/dS scratch holds what an earlier call left there. `keepScores`: the forward keeps its
+ * scores in a plane (filled with NaN first: cells it does not write must never reach a result)
+ * that the backward reads; `S` in the result is that plane.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> = {},
-  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; trainPositions: number }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> & { keepScores?: boolean } = {},
+  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; trainPositions: number; S: Float32Array | null }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -128,7 +130,7 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const M = step.M;
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
-  const { trainPositions, sixteenMinRows = 0, ...bwdForm } = form;
+  const { trainPositions, sixteenMinRows = 0, keepScores = false, ...bwdForm } = form;
   const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, sixteenMinRows, ...(trainPositions ? { trainPositions } : {}) });
   const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, psMinRows: 0, ...bwdForm });
   const act = M * NH * HS * 4;
@@ -137,8 +139,10 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const dOb = rt.upload(dO, 'dO'), dQ = rt.storage(act, 'dQ'), dQKV = rt.storage(M * F * 4, 'dQKV');
   const dK = rt.upload(randomArray(cache.layerBytes / 4, 77), 'dK'), dV = rt.upload(randomArray(cache.layerBytes / 4, 78), 'dV');
   rope.run(qkvb, rows, Q, cache, 0, M);
-  attn.run(Q, rows, cache, 0, O, M, LSE, packed ? seqs : undefined);
-  bwd.run({ Q, O, dO: dOb, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV });
+  const sBytes = scorePlaneBytes(B, NH, Tmax);
+  const S = keepScores ? rt.upload(new Float32Array(sBytes / 4).fill(NaN), 'scores') : null;
+  attn.run(Q, rows, cache, 0, O, M, LSE, packed ? seqs : undefined, S ?? undefined);
+  bwd.run({ Q, O, dO: dOb, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV, ...(S ? { S } : {}) });
   ropeB.run(dQ, rows, dK, dV, cache.cfg, dQKV, M);
   const n = cache.layerBytes / 4;
   const out = {
@@ -149,8 +153,10 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
     trainPositions: attn.lastTrainPositions,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
     dK: await rt.readF32(dK, n), dV: await rt.readF32(dV, n), dQKV: await rt.readF32(dQKV, M * F),
+    S: S ? await rt.readF32(S, sBytes / 4) : null,
   };
   rt.release(qkvb, rows, seqs, Q, O, LSE, dOb, dQ, dQKV, dK, dV);
+  if (S) rt.release(S);
   rope.destroy();
   ropeB.destroy();
   if (!reuse) bwd.destroy();

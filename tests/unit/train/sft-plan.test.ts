@@ -12,14 +12,15 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 import { setTuningStore } from '../../../src/gpu/tuning';
 import { useTestTuningStore } from '../helpers/tuning-store';
 import { DECODE_CANDIDATES, PREFILL_CANDIDATES } from '../../../src/gpu/kernels/linear';
-import { ATTENTION_VARIANTS } from '../../../src/gpu/kernels/attention';
+import { ATTENTION_VARIANTS, scorePlaneBytes } from '../../../src/gpu/kernels/attention';
+import { randomWeights, tinyConfig } from '../helpers/reference-bwd-fd';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { openWeights, type WeightStore } from '../../../src/model/io/weights';
 import { readJson } from '../../../src/model/io/source';
 import { parseModelConfig } from '../../../src/model/hf-config';
 import { GpuModel } from '../../../src/model/gpu/model';
-import { PROJECTIONS, type ModelConfig, type Projection } from '../../../src/model/types';
+import { PROJECTIONS, type ModelConfig, type Projection, type HostTensor } from '../../../src/model/types';
 import { qwen25_05bConfig } from '../../../src/model/random-weights';
 import { formatPlan, planTraining, type TrainingPlanOptions } from '../../../src/train/memory-plan';
 import { Trainer } from '../../../src/train/trainer';
@@ -45,10 +46,15 @@ beforeAll(async () => {
   weights = await openWeights(src);
 });
 
-/** Loads the tiny model on an empty pool, trains two updates, returns the pool's peak. */
-async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Projection[] }): Promise<number> {
+/** A model to load: its config and weights (default: the tiny Qwen2 fixture). */
+interface Source { cfg: ModelConfig; read: (name: string) => Promise<HostTensor>; has: (name: string) => boolean }
+
+/** Loads the model (default the tiny Qwen2 fixture) on an empty pool, trains two updates, returns the pool's peak. */
+async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Projection[] }, src?: Source): Promise<number> {
   const held = freshPool();
-  const model = await GpuModel.load(rt, cfg, { read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) },
+  const m: Source = src ?? { cfg, read: (n) => weights.read(n), has: (n) => weights.tensors.has(n) };
+  const cfg_ = m.cfg;
+  const model = await GpuModel.load(rt, cfg_, { read: m.read, has: m.has },
     { quant: o.quant, quantEmbeddings: o.quantEmbeddings, chunkRows: o.chunkRows, maxRows: o.maxRows, tune: false });
   const trainer = await Trainer.create(rt, model, {
     params: o.mode === 'full' ? { mode: 'full' } : { mode: 'lora', config: { rank: o.lora!.rank, alpha: 8, useRslora: false, targets: o.lora!.targets }, seed: 3 },
@@ -57,7 +63,7 @@ async function measure(o: TrainingPlanOptions & { rank?: number; targets?: Proje
     valueHeadSeed: o.valueHead ? 1 : undefined,
   });
   const examples = Array.from({ length: o.batchSize }, (_, b) => {
-    const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg.vocabSize);
+    const ids = Array.from({ length: o.seqLen }, (_, t) => (5 + 13 * b + 7 * t + t * t) % cfg_.vocabSize);
     return { ids, mask: ids.slice(1).map(() => 1) };
   });
   const ref = o.frozenReference ? frozenReference(rt, trainer) : null;
@@ -115,6 +121,27 @@ describe('planTraining is exact whichever kernel variant the tuner picked (tiny 
       }
     }
   }, 180_000);
+});
+
+// Heads of 64 (Qwen2.5's): a training pass keeps the attention scores for the tile backward, one
+// plane per kept layer (recompute off) or one (on); longer passes, whose planes would pass the
+// budget, keep none.
+describe('planTraining counts the kept attention scores (heads of 64)', () => {
+  it('random 2-layer model, 2 / 1 heads of 64: plan == measured peak, recompute on and off', async () => {
+    const hs64 = tinyConfig({ vocabSize: 128, hiddenSize: 128, intermediateSize: 64, numLayers: 2, numHeads: 2, numKvHeads: 1, headDim: 64, maxPositions: 64 });
+    const w = randomWeights(hs64, 5);
+    const src: Source = { cfg: hs64, read: async (n) => w.get(n)!, has: (n) => w.has(n) };
+    const base = { mode: 'lora' as const, quant: 'none' as const, quantEmbeddings: false, lora: { rank: 4, targets: [...PROJECTIONS] }, batchSize: 3, seqLen: 20, microBatch: 2, maxRows: 64, chunkRows: 8 };
+    for (const recompute of [false, true]) {
+      const o = { ...base, recompute };
+      const plan = planTraining(hs64, o), peak = await measure(o, src);
+      const row = plan.rows.find((r) => r.name.startsWith('attention scores the forward keeps'));
+      console.log(`heads of 64, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, score planes ${row?.bytes ?? 0} B`);
+      expect(peak).toBe(plan.total);
+      // Two sequences per pass (micro-batches of 2), T = 20 rounded up to 32: [2, 2, 32, 32] f32 per kept layer.
+      expect(row?.bytes).toBe((recompute ? 1 : 2) * scorePlaneBytes(2, 2, 20));
+    }
+  }, 60_000);
 });
 
 describe('planTraining counts PPO\'s value head (tiny Qwen2)', () => {

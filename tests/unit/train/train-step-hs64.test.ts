@@ -1,6 +1,7 @@
 // A training step at head size 64 (Qwen2.5 / Llama 3.2 heads, the generated attn_train_hs64_lse
-// and attn_bwd_*_thread_hs64 kernels) through the whole model: a tiny random Qwen2-style model
-// (hidden 128, two query heads of 64 on one kv head, GQA) in full mode, GPU gradients and
+// and attn_bwd_*_thread_hs64 kernels; the tile backward from the kept scores) through the whole
+// model: a tiny random Qwen2-style model (two layers, hidden 128, two query heads of 64 on one kv head, GQA)
+// in full mode, recomputing the layer in the backward or not, GPU gradients and
 // log-probs against model_backward / model_logprobs, and the training pass's log-probs against
 // GpuModel.logprobs (the row-table forward) bit for bit. Prints maxdiff per comparison.
 import { describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ const SEQS = [[1, 5, 9, 2, 7, 7, 3], [4, 8], [15, 14, 13, 12, 11, 10, 9, 8, 7, 6
 describe('GPU training step at head size 64', () => {
   it('full mode, 2 / 1 heads of 64: gradients and log-probs match the reference; training log-probs = GpuModel.logprobs bit for bit', async () => {
     const rt = await nodeRuntime();
-    const cfg = tinyConfig({ vocabSize: 16, hiddenSize: 128, intermediateSize: 64, numLayers: 1, numHeads: 2, numKvHeads: 1, headDim: 64 });
+    const cfg = tinyConfig({ vocabSize: 16, hiddenSize: 128, intermediateSize: 64, numLayers: 2, numHeads: 2, numKvHeads: 1, headDim: 64 });
     const weights: TensorMap = randomWeights(cfg, 5);
     const dlogp = SEQS.map((s, b) => Float32Array.from(randomArray(s.length - 1, 40 + b), (x) => 0.3 * x));
     const model = await GpuModel.load(rt, cfg, { has: (n) => weights.has(n), read: async (n) => weights.get(n)! }, { quant: 'none', quantEmbeddings: false, tune: false });
@@ -29,14 +30,23 @@ describe('GPU training step at head size 64', () => {
     const step = await TrainStep.create(rt, model, { mode: 'full', params }, {});
     const out = await step.run({ seqs: SEQS, dlogp });
     const got = await params.gradsToHost();
+    // The pass kept the attention scores for the tile backward (attn_train_hs64_lse_s); recomputing
+    // the layer in the backward keeps them too (its recomputed forward writes the one plane).
+    expect(step.attentionBackwardForm).toBe('tiled-scores');
+    // (The gradients accumulate: the second run's are the difference.)
+    step.recompute = true;
+    await step.run({ seqs: SEQS, dlogp });
+    expect(step.attentionBackwardForm).toBe('tiled-scores');
+    const twice = await params.gradsToHost();
+    const recomputed = new Map([...twice].map(([name, t]) => [name, t.data.map((x, i) => x - got.get(name)!.data[i])]));
 
     let ref: TensorMap | undefined;
     SEQS.forEach((s, b) => { ref = model_backward(cfg, weights, s, dlogp[b], { mode: 'full', into: ref }) as TensorMap; });
     let dGrad = 0, mag = 0;
     for (const [name, t] of ref!) {
-      const g = got.get(name);
+      const g = got.get(name), r = recomputed.get(name);
       expect(g, name).toBeDefined();
-      dGrad = Math.max(dGrad, maxAbsDiff(g!.data, t.data));
+      dGrad = Math.max(dGrad, maxAbsDiff(g!.data, t.data), maxAbsDiff(r!, t.data));
       mag = Math.max(mag, ...t.data.map(Math.abs));
     }
     const refLp = SEQS.map((s) => model_logprobs(cfg, weights, s).logprobs);
