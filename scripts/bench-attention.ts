@@ -4,7 +4,7 @@
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
 // heads of 8), per variant; the thread variant's backward in its default form (fused at HS = 8,
 // 16 x 16 tiles at multiples of 16 from 32), with P/dS kept (HS = 8, 16, 64) and with the scores
-// recomputed; at HS = 64 also the forward keeping its scores and the tile backward reading them
+// recomputed; at the tile head sizes also the forward keeping its scores and the tile backward reading them
 // (as TrainStep runs them). Figures are GFLOPS of useful work: forward 4 HS
 // per (query, key) pair, backward 8 HS (the four products the gradients need) and also as
 // FlashAttention's benchmarks count it (2.5x the forward's flops: 10 HS per pair, the scores'

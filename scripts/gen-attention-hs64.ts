@@ -3,6 +3,8 @@
 // --check exits 1 when the file differs from them. The kernels keep each query's or key's head in
 // sixteen named vec4 registers (SwiftShader spills private arrays to memory and reaches them lane
 // by lane); WGSL cannot make a count of named variables an override, so they are written out here.
+// It also writes the generic row-table attention (attend_thread) with its score-keeping twin,
+// since WGSL has no way to share one function body between them.
 // tests/unit/gpu/attention-hs64-generated.test.ts checks the file is up to date.
 import { fileURLToPath } from 'node:url';
 import { writeOrCheck } from './generated-file';
@@ -77,6 +79,89 @@ function softStore(p: string): string[] {
 }
 
 const indent = (n: number, lines: string[]) => lines.map((l) => ' '.repeat(n) + l);
+
+/**
+ * The generic row-table attention of one (row, head) (any HS up to HS4_MAX * 4; decode, prefill
+ * and the training forward at head sizes without a register form); with `keep` (attend_thread_s)
+ * it also stores the row's scaled scores, four keys per vec4, in the plane Sk by query rows as
+ * attn_train_hs64_lse_s does, the single keys past the last block assembled into one vec4. Both
+ * take the same steps, so O and LSE are the same bit for bit.
+ */
+function attendThread(keep: boolean): string[] {
+  const k = (...lines: string[]) => (keep ? lines : []);
+  return [
+    `// Writes O for (row, head) idx = m * NH + h and returns the log-sum-exp of its scaled scores${keep ? '; also\n// stores the scores in Sk (attn_thread_lse_s)' : ''}.`,
+    `fn attend_thread${keep ? '_s' : ''}(pp: Params, idx: u32) -> f32 {`,
+    '  let m = idx / pp.NH;',
+    '  let h = idx % pp.NH;',
+    '  let HS4 = HS / 4u;',
+    '  let seq = min(rows[2u * m], pp.B - 1u);',
+    '  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);',
+    '  let kh = h / (pp.NH / pp.KVH);',
+    '  let base = cache_base(pp, seq, kh);',
+    ...k('  // Row `last` of the (slot, head)\'s score plane [TP, TP / 4] vec4.',
+      '  let tp4 = 4u * ((pp.Tmax + 15u) / 16u);',
+      '  let so = ((seq * pp.NH + h) * 4u * tp4 + last) * tp4;'),
+    '  var q: array<vec4<f32>, HS4_MAX>;',
+    '  var acc: array<vec4<f32>, HS4_MAX>;',
+    '  let qo = (m * pp.NH + h) * HS4;',
+    '  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * pp.scale; }',
+    '  var mx = NEG_BIG;',
+    '  var l = 0.0;',
+    '  // Keys four at a time: one max update and one rescale per block.',
+    '  var j = 0u;',
+    '  for (; j + 3u <= last; j += 4u) {',
+    '    let k0 = base + j * HS4;',
+    '    let k1 = k0 + HS4;',
+    '    let k2 = k1 + HS4;',
+    '    let k3 = k2 + HS4;',
+    '    var s4 = vec4<f32>(0.0);',
+    '    for (var d = 0u; d < HS4; d++) {',
+    '      let qd = q[d];',
+    '      s4 += vec4<f32>(dot(qd, Kc[k0 + d]), dot(qd, Kc[k1 + d]), dot(qd, Kc[k2 + d]), dot(qd, Kc[k3 + d]));',
+    '    }',
+    ...k('    Sk[so + j / 4u] = s4;'),
+    '    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));',
+    '    let a = exp(mx - mnew);',
+    '    let e = exp(s4 - vec4<f32>(mnew));',
+    '    l = l * a + (e.x + e.y) + (e.z + e.w);',
+    '    for (var d = 0u; d < HS4; d++) {',
+    '      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];',
+    '    }',
+    '    mx = mnew;',
+    '  }',
+    ...k('  let jt = j;', '  var st = vec4<f32>(0.0);'),
+    '  for (; j <= last; j++) {',
+    '    let ko = base + j * HS4;',
+    '    var s = 0.0;',
+    '    for (var d = 0u; d < HS4; d++) { s += dot(q[d], Kc[ko + d]); }',
+    ...k('    st[j - jt] = s;'),
+    '    let mnew = max(mx, s);',
+    '    let a = exp(mx - mnew);',
+    '    let e = exp(s - mnew);',
+    '    l = l * a + e;',
+    '    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }',
+    '    mx = mnew;',
+    '  }',
+    ...k('  if (jt <= last) { Sk[so + jt / 4u] = st; }'),
+    '  let inv = 1.0 / l;',
+    '  for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }',
+    '  return mx + log(l);',
+    '}',
+  ];
+}
+
+/** attn_thread_lse_s: attn_thread_lse also keeping the scores (uniforms at 7: pq). */
+function rowScoresEntry(): string[] {
+  return [
+    '@compute @workgroup_size(WG)',
+    'fn attn_thread_lse_s(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    '  let idx = gid.x + gid.y * nwg.x * WG;',
+    '  if (idx >= pq.M * pq.NH) { return; }',
+    '  LSE[idx] = attend_thread_s(pq, idx);',
+    '}',
+  ];
+}
 
 /**
  * The training forward; with `keep` (attn_train_hs64_lse_s) it also stores each query's scaled
@@ -291,7 +376,16 @@ export function generatedSection(): string {
     '//   attn_bwd_dq_thread_hs64_ps, attn_bwd_dkv_ps_hs64  the P/dS-kept pair (as the _hs16 _ps',
     '//     forms, four positions each): dQ also keeps each pair\'s P and dS in PS, and dK/dV sums',
     '//     from them instead of recomputing the scores and dP (256 multiply-adds per pair fewer).',
+    '//   attend_thread, attend_thread_s, attn_thread_lse_s  the generic row-table attention (any',
+    '//     head size), and its twin that keeps the scores for the tile backward at the head sizes',
+    '//     without a register training form (32, 48, 80 ... 128).',
     'fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }',
+    '',
+    ...attendThread(false),
+    '',
+    ...attendThread(true),
+    '',
+    ...rowScoresEntry(),
     '',
     ...trainForward(false),
     '',

@@ -36,8 +36,9 @@
 // The _lse entry points (binding 5 aliases p: WGSL allows it across entry points).
 @group(0) @binding(5) var<storage, read_write> LSE: array<f32>;    // [M, NH] log-sum-exp
 @group(0) @binding(6) var<uniform> pl: Params;
-// attn_train_hs64_lse_s: also the scaled scores [B, NH, TP, TP / 4] (TP = Tmax rounded up to 16)
-// for the tile backward, and its uniforms at 7 (pq, declared with the backward's bindings).
+// attn_train_hs64_lse_s, attn_thread_lse_s: also the scaled scores [B, NH, TP, TP / 4] (TP =
+// Tmax rounded up to 16) for the tile backward; their uniforms at 7 (pq, declared with the
+// backward's bindings).
 @group(0) @binding(6) var<storage, read_write> Sk: array<vec4<f32>>;
 
 const HS4_MAX: u32 = 32u;      // largest HS / 4 supported
@@ -68,61 +69,11 @@ fn attn_thread_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
   LSE[idx] = attend_thread(pl, idx);
 }
 
-// Writes O for (row, head) idx = m * NH + h and returns the log-sum-exp of its scaled scores.
-fn attend_thread(pp: Params, idx: u32) -> f32 {
-  let m = idx / pp.NH;
-  let h = idx % pp.NH;
-  let HS4 = HS / 4u;
-  let seq = min(rows[2u * m], pp.B - 1u);
-  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
-  let kh = h / (pp.NH / pp.KVH);
-  let base = cache_base(pp, seq, kh);
-  var q: array<vec4<f32>, HS4_MAX>;
-  var acc: array<vec4<f32>, HS4_MAX>;
-  let qo = (m * pp.NH + h) * HS4;
-  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * pp.scale; }
-  var mx = NEG_BIG;
-  var l = 0.0;
-  // Keys four at a time: one max update and one rescale per block.
-  var j = 0u;
-  for (; j + 3u <= last; j += 4u) {
-    let k0 = base + j * HS4;
-    let k1 = k0 + HS4;
-    let k2 = k1 + HS4;
-    let k3 = k2 + HS4;
-    var s4 = vec4<f32>(0.0);
-    for (var d = 0u; d < HS4; d++) {
-      let qd = q[d];
-      s4 += vec4<f32>(dot(qd, Kc[k0 + d]), dot(qd, Kc[k1 + d]), dot(qd, Kc[k2 + d]), dot(qd, Kc[k3 + d]));
-    }
-    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
-    let a = exp(mx - mnew);
-    let e = exp(s4 - vec4<f32>(mnew));
-    l = l * a + (e.x + e.y) + (e.z + e.w);
-    for (var d = 0u; d < HS4; d++) {
-      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];
-    }
-    mx = mnew;
-  }
-  for (; j <= last; j++) {
-    let ko = base + j * HS4;
-    var s = 0.0;
-    for (var d = 0u; d < HS4; d++) { s += dot(q[d], Kc[ko + d]); }
-    let mnew = max(mx, s);
-    let a = exp(mx - mnew);
-    let e = exp(s - mnew);
-    l = l * a + e;
-    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }
-    mx = mnew;
-  }
-  let inv = 1.0 / l;
-  for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }
-  return mx + log(l);
-}
+// attend_thread (and attend_thread_s, which also keeps the scores): in the generated section below.
 
 // ---- one invocation per (row, head), HS = 8 in named registers ------------------------------
 // The same maths as attend_thread for 8-wide heads (stories260K-class models): the query and
-// the running output in two named vec4s each. SwiftShader keeps private arrays (q, acc above)
+// the running output in two named vec4s each. SwiftShader keeps private arrays (attend_thread's q, acc)
 // in memory and reaches them lane by lane: this form is about 5x faster there.
 @compute @workgroup_size(WG)
 fn attn_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -1866,7 +1817,130 @@ fn attn_bwd_dq_reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
 //   attn_bwd_dq_thread_hs64_ps, attn_bwd_dkv_ps_hs64  the P/dS-kept pair (as the _hs16 _ps
 //     forms, four positions each): dQ also keeps each pair's P and dS in PS, and dK/dV sums
 //     from them instead of recomputing the scores and dP (256 multiply-adds per pair fewer).
+//   attend_thread, attend_thread_s, attn_thread_lse_s  the generic row-table attention (any
+//     head size), and its twin that keeps the scores for the tile backward at the head sizes
+//     without a register training form (32, 48, 80 ... 128).
 fn hsum4(v: vec4<f32>) -> f32 { return (v.x + v.y) + (v.z + v.w); }
+
+// Writes O for (row, head) idx = m * NH + h and returns the log-sum-exp of its scaled scores.
+fn attend_thread(pp: Params, idx: u32) -> f32 {
+  let m = idx / pp.NH;
+  let h = idx % pp.NH;
+  let HS4 = HS / 4u;
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let kh = h / (pp.NH / pp.KVH);
+  let base = cache_base(pp, seq, kh);
+  var q: array<vec4<f32>, HS4_MAX>;
+  var acc: array<vec4<f32>, HS4_MAX>;
+  let qo = (m * pp.NH + h) * HS4;
+  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * pp.scale; }
+  var mx = NEG_BIG;
+  var l = 0.0;
+  // Keys four at a time: one max update and one rescale per block.
+  var j = 0u;
+  for (; j + 3u <= last; j += 4u) {
+    let k0 = base + j * HS4;
+    let k1 = k0 + HS4;
+    let k2 = k1 + HS4;
+    let k3 = k2 + HS4;
+    var s4 = vec4<f32>(0.0);
+    for (var d = 0u; d < HS4; d++) {
+      let qd = q[d];
+      s4 += vec4<f32>(dot(qd, Kc[k0 + d]), dot(qd, Kc[k1 + d]), dot(qd, Kc[k2 + d]), dot(qd, Kc[k3 + d]));
+    }
+    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+    let a = exp(mx - mnew);
+    let e = exp(s4 - vec4<f32>(mnew));
+    l = l * a + (e.x + e.y) + (e.z + e.w);
+    for (var d = 0u; d < HS4; d++) {
+      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];
+    }
+    mx = mnew;
+  }
+  for (; j <= last; j++) {
+    let ko = base + j * HS4;
+    var s = 0.0;
+    for (var d = 0u; d < HS4; d++) { s += dot(q[d], Kc[ko + d]); }
+    let mnew = max(mx, s);
+    let a = exp(mx - mnew);
+    let e = exp(s - mnew);
+    l = l * a + e;
+    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }
+    mx = mnew;
+  }
+  let inv = 1.0 / l;
+  for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }
+  return mx + log(l);
+}
+
+// Writes O for (row, head) idx = m * NH + h and returns the log-sum-exp of its scaled scores; also
+// stores the scores in Sk (attn_thread_lse_s).
+fn attend_thread_s(pp: Params, idx: u32) -> f32 {
+  let m = idx / pp.NH;
+  let h = idx % pp.NH;
+  let HS4 = HS / 4u;
+  let seq = min(rows[2u * m], pp.B - 1u);
+  let last = min(rows[2u * m + 1u], pp.Tmax - 1u);
+  let kh = h / (pp.NH / pp.KVH);
+  let base = cache_base(pp, seq, kh);
+  // Row `last` of the (slot, head)'s score plane [TP, TP / 4] vec4.
+  let tp4 = 4u * ((pp.Tmax + 15u) / 16u);
+  let so = ((seq * pp.NH + h) * 4u * tp4 + last) * tp4;
+  var q: array<vec4<f32>, HS4_MAX>;
+  var acc: array<vec4<f32>, HS4_MAX>;
+  let qo = (m * pp.NH + h) * HS4;
+  for (var d = 0u; d < HS4; d++) { q[d] = Q[qo + d] * pp.scale; }
+  var mx = NEG_BIG;
+  var l = 0.0;
+  // Keys four at a time: one max update and one rescale per block.
+  var j = 0u;
+  for (; j + 3u <= last; j += 4u) {
+    let k0 = base + j * HS4;
+    let k1 = k0 + HS4;
+    let k2 = k1 + HS4;
+    let k3 = k2 + HS4;
+    var s4 = vec4<f32>(0.0);
+    for (var d = 0u; d < HS4; d++) {
+      let qd = q[d];
+      s4 += vec4<f32>(dot(qd, Kc[k0 + d]), dot(qd, Kc[k1 + d]), dot(qd, Kc[k2 + d]), dot(qd, Kc[k3 + d]));
+    }
+    Sk[so + j / 4u] = s4;
+    let mnew = max(mx, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+    let a = exp(mx - mnew);
+    let e = exp(s4 - vec4<f32>(mnew));
+    l = l * a + (e.x + e.y) + (e.z + e.w);
+    for (var d = 0u; d < HS4; d++) {
+      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];
+    }
+    mx = mnew;
+  }
+  let jt = j;
+  var st = vec4<f32>(0.0);
+  for (; j <= last; j++) {
+    let ko = base + j * HS4;
+    var s = 0.0;
+    for (var d = 0u; d < HS4; d++) { s += dot(q[d], Kc[ko + d]); }
+    st[j - jt] = s;
+    let mnew = max(mx, s);
+    let a = exp(mx - mnew);
+    let e = exp(s - mnew);
+    l = l * a + e;
+    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }
+    mx = mnew;
+  }
+  if (jt <= last) { Sk[so + jt / 4u] = st; }
+  let inv = 1.0 / l;
+  for (var d = 0u; d < HS4; d++) { O[qo + d] = acc[d] * inv; }
+  return mx + log(l);
+}
+
+@compute @workgroup_size(WG)
+fn attn_thread_lse_s(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pq.M * pq.NH) { return; }
+  LSE[idx] = attend_thread_s(pq, idx);
+}
 
 @compute @workgroup_size(WG)
 fn attn_train_hs64_lse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -10,8 +10,8 @@
 //                      and past the length; stores dS by query rows (plane 0) and dS, P by key
 //                      rows (planes 1, 2) in TS.
 //   attn_bwd_tile_sdp_s the same with S read from the plane the training forward kept
-//                      (attn_train_hs64_lse_s: scaled scores by query rows) instead of computed:
-//                      4 HS multiply-adds per pair in all.
+//                      (attn_train_hs64_lse_s, attn_thread_lse_s: scaled, by query rows)
+//                      instead of computed: 4 HS multiply-adds per pair in all.
 //   attn_bwd_tile_dq   one invocation per 16 queries x 16 head dims: dQ = scale dS K, four keys
 //                      per step (16 dS vec4s from plane 0, 16 K vec4s) as the linear kernels'
 //                      dX tiles do.

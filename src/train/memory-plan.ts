@@ -314,7 +314,7 @@ const TROW = {
   resid: 'layer inputs x [rows, C], L + 1 of them',
   work: 'forward working buffers: final normed H, q|k|v before RoPE [rows, ...]',
   kv: 'KV cache K and V [n, KVH, T, HS] kept for the backward',
-  keptScores: 'attention scores the forward keeps for the tile backward [n, NH, T, T] f32 (HS 64, within 128 MiB)',
+  keptScores: 'attention scores the forward keeps for the tile backward [n, NH, T, T] f32 (HS 32-128, within 128 MiB)',
   rows: 'per-row data: ids, row table, targets, logp, entropy, dlogp, sequence table',
   bwd: 'backward scratch (one layer at a time)',
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',

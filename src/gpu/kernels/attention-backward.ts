@@ -3,7 +3,7 @@
 // training sequences, deterministic. At HS = 8 (thread variant): stats, one fused kernel for dK,
 // dV and per-key-group dQ partials, and their reduction (default); at multiples of 16 from 32
 // (tiledHeadSize): stats, the 16 x 16 tile kernels (P and dS of each tile, then dQ, dK and dV as
-// tiled products; at HS = 64 the first reads the scores the forward kept, when given); at HS =
+// tiled products; the first reads the scores the forward kept, when given); at HS =
 // 16, or 64 with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every
 // pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when
 // the scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
@@ -13,9 +13,9 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
-import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SCORE_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, scorePlaneBytes, threadEntry, tileSide, type AttentionVariant } from './attention';
+import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, scorePlaneBytes, threadEntry, tiledHeadSize, tileSide, type AttentionVariant } from './attention';
 
-export { tileSide };
+export { tiledHeadSize, tileSide };
 import { flatGrid } from '../grid';
 
 export interface AttentionBackwardOptions {
@@ -98,17 +98,6 @@ export const DKV8_WORKGROUP = 16;
  */
 export const HS64_DKV_WORKGROUP = 16;
 
-/**
- * Whether the thread variant's backward at head size HS runs the 16 x 16 tile kernels by default:
- * multiples of 16 from 32 to ATTENTION_MAX_HS. Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128
- * tokens: 48-49 ms with the kept-P/dS pair, 40-41 ms tiled; heads of 32 and 128 had only the
- * generic recomputing kernels (6-7x slower). At HS = 16 the tiles measured slower than the kept
- * pair (16.3-18.3 vs 11.6 ms at the default agent's 16 x 80): a head of 16 gives each tile's two
- * score loops four steps.
- */
-export function tiledHeadSize(HS: number): boolean {
-  return HS % 16 === 0 && HS >= 32 && HS <= ATTENTION_MAX_HS;
-}
 
 /** Invocations per workgroup of the tile kernels (dK/dV has few: B * KVH * ceil(Tmax / 16) * HS / 16). */
 export const TILE_WORKGROUP = 4;
@@ -195,12 +184,12 @@ export const SCORES_BUDGET_BYTES = 128 * 2 ** 20;
 /**
  * Bytes of each score plane (scorePlaneBytes) a training pass of this shape keeps, one per kept
  * layer (`layers`: all, or 1 when recomputing), for the tile backward to read instead of
- * recomputing Q K^T; 0 where it keeps none: head sizes outside SCORE_HEAD_SIZES, the tile form
+ * recomputing Q K^T; 0 where it keeps none: head sizes without the tile form, the tile form
  * not running (variant, tiled: false, its scratch over the budget), or the planes together over
  * `scoresBudget` (default SCORES_BUDGET_BYTES). TrainStep and the memory plan both ask this.
  */
 export function keptScoresBytes(c: AttentionScratchShape & { layers: number; scoresBudget?: number }): number {
-  if (!SCORE_HEAD_SIZES.includes(c.HS) || !(c.tiled ?? true) || attentionScratchBytes(c) === 0) return 0;
+  if (!tiledHeadSize(c.HS) || !(c.tiled ?? true) || attentionScratchBytes(c) === 0) return 0;
   const plane = scorePlaneBytes(c.B, c.NH, c.Tmax);
   return plane * c.layers <= (c.scoresBudget ?? SCORES_BUDGET_BYTES) ? plane : 0;
 }
@@ -229,7 +218,7 @@ export interface AttentionBackwardArgs {
   dK: GPUBuffer;
   dV: GPUBuffer;
   /**
-   * The scaled scores the forward kept (Attention.run's `scores` plane, SCORE_HEAD_SIZES): the
+   * The scaled scores the forward kept (Attention.run's `scores` plane, tiledHeadSize): the
    * tile kernels then read them instead of recomputing Q K^T (form 'tiled-scores'); the other
    * forms ignore them.
    */
@@ -305,8 +294,8 @@ export class AttentionBackward {
     private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
     /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
-    /** attn_bwd_tile_sdp, _dq and _dkv (in workgroups of TILE_WORKGROUP); sdpS: attn_bwd_tile_sdp_s at SCORE_HEAD_SIZES. */
-    private readonly tileKernels: { sdp: Kernel; sdpS: Kernel | null; dq: Kernel; dkv: Kernel } | null,
+    /** attn_bwd_tile_sdp (sdpS: attn_bwd_tile_sdp_s), _dq and _dkv (in workgroups of TILE_WORKGROUP). */
+    private readonly tileKernels: { sdp: Kernel; sdpS: Kernel; dq: Kernel; dkv: Kernel } | null,
     readonly opts: Required<AttentionBackwardOptions>,
   ) {
     this.stats = rt.storage(opts.maxRows * opts.NH * 8, `attention backward (LSE, D) [${opts.maxRows}, ${opts.NH}, 2]`);
@@ -339,7 +328,7 @@ export class AttentionBackward {
     const tileOverrides = { WG: TILE_WORKGROUP, HS };
     const tileKernels = o.variant === 'thread' && o.psBudgetBytes > 0 && o.tiled && tiledHeadSize(HS) ? {
       sdp: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp', overrides: tileOverrides }),
-      sdpS: SCORE_HEAD_SIZES.includes(HS) ? await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp_s', overrides: tileOverrides }) : null,
+      sdpS: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_sdp_s', overrides: tileOverrides }),
       dq: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dq', overrides: tileOverrides }),
       dkv: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv', overrides: tileOverrides }),
     } : null;
@@ -442,7 +431,7 @@ export class AttentionBackward {
    * 0: none (the pass runs the forward without them and this backward recomputes the scores).
    */
   keptScoresBytes(B: number, Tmax: number, M: number, layers: number): number {
-    if (!this.tileKernels?.sdpS) return 0;
+    if (!this.tileKernels) return 0;
     const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
     const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
     return keptScoresBytes({ variant, HS, NH, B, Tmax, M, budget, tiled: true, minRows: psMinRows, layers });

@@ -1,6 +1,6 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
-// alike; optionally also LSE [M, NH] and (HS = 64 training) the scaled scores for the backward.
+// alike; optionally also LSE [M, NH] and (training, tiledHeadSize) the scaled scores for the backward.
 // CPU twin: src/reference/attention.ts.
 // Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
 import type { Kernel } from '../pipelines';
@@ -125,10 +125,16 @@ export function tileSide(Tmax: number): number {
 }
 
 /**
- * Head sizes whose training forward can keep its scaled scores for the tile backward
- * (attn_train_hs64_lse_s; AttentionBackwardArgs.S): 64. The others' tile backward recomputes them.
+ * Whether the thread variant's backward at head size HS runs the 16 x 16 tile kernels by default:
+ * multiples of 16 from 32 to ATTENTION_MAX_HS. Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128
+ * tokens: 48-49 ms with the kept-P/dS pair, 40-41 ms tiled; heads of 32 and 128 had only the
+ * generic recomputing kernels (6-7x slower). At HS = 16 the tiles measured slower than the kept
+ * pair (16.3-18.3 vs 11.6 ms at the default agent's 16 x 80): a head of 16 gives each tile's two
+ * score loops four steps.
  */
-export const SCORE_HEAD_SIZES = [64];
+export function tiledHeadSize(HS: number): boolean {
+  return HS % 16 === 0 && HS >= 32 && HS <= ATTENTION_MAX_HS;
+}
 
 /** Bytes of the score plane [B, NH, TP, TP] f32 (TP = tileSide(Tmax)) a training forward keeps. */
 export function scorePlaneBytes(B: number, NH: number, Tmax: number): number {
@@ -158,8 +164,12 @@ export class Attention {
     private readonly train: TrainForm | null,
     /** With `train` at sixteen positions: the four-position form, for calls of fewer than sixteenMinRows rows. */
     private readonly trainSmall: TrainForm | null,
-    /** attn_train_hs64_lse_s (SCORE_HEAD_SIZES, four positions): `train` also keeping the scaled scores. */
-    private readonly trainScores: TrainForm | null,
+    /**
+     * The forward that also keeps the scaled scores (thread, lse, tiledHeadSize): at HS = 64
+     * attn_train_hs64_lse_s (`train`'s four-position form, by the slot table), elsewhere
+     * attn_thread_lse_s (the row-table form, in workgroups of rowWg).
+     */
+    private readonly scoresForm: { pipeline: Kernel; train: boolean } | null,
     readonly opts: Required<AttentionOptions>,
   ) {}
 
@@ -194,23 +204,25 @@ export class Attention {
       throw new ShapeError('attention', `trainPositions 4 at HS=${HS} (sixteen positions per invocation exist for HS ${ROW_REGISTER_HEAD_SIZES.join(', ')})`, 'trainPositions 16');
     }
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
+    // The tile backward's head sizes keep the scores: HS = 64 in its four-position training form.
+    const keepsScores = o.variant === 'thread' && o.lse && tiledHeadSize(HS) && (!train || positions === 4);
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
     const [single, paired, trainPipeline, fourPipeline, scoresPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
       train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse${positions === 16 ? '16' : ''}`, overrides: { WG: trainWg, HS } }) : null,
       train && positions === 16 ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
-      train && positions === 4 && SCORE_HEAD_SIZES.includes(HS) ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse_s`, overrides: { WG: wg, HS } }) : null,
+      keepsScores ? rt.kernel({ shader: 'attention', entry: train ? `attn_train_hs${HS}_lse_s` : 'attn_thread_lse_s', overrides: { WG: train ? wg : rowWg, HS } }) : null,
     ]);
     const trainForm = trainPipeline && { pipeline: trainPipeline, positions, wg: trainWg };
     const smallForm = fourPipeline && { pipeline: fourPipeline, positions: 4 as const, wg };
-    const scoresForm = scoresPipeline && { pipeline: scoresPipeline, positions: 4 as const, wg };
+    const scoresForm = scoresPipeline && { pipeline: scoresPipeline, train };
     return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, smallForm, scoresForm, o);
   }
 
-  /** Whether run() can keep the scores (a `scores` plane; SCORE_HEAD_SIZES, thread variant, lse). */
+  /** Whether run() can keep the scores (a `scores` plane; thread variant, lse, tiledHeadSize). */
   get keepsScores(): boolean {
-    return this.trainScores !== null;
+    return this.scoresForm !== null;
   }
 
   /**
@@ -218,8 +230,9 @@ export class Attention {
    * `lse` option also LSE [M, NH] (required then, refused otherwise). `seqs`: for packed
    * training rows (every slot's rows contiguous, positions 0..T-1), their slot table [B, 2]
    * (`sequenceTable`); the HS = 8 and 16 thread forms then take `trainPositions` positions per
-   * invocation. `scores` (with `seqs`, where keepsScores): also the scaled scores into that plane
-   * of scorePlaneBytes(B, NH, Tmax) for AttentionBackwardArgs.S (O and LSE the same bit for bit).
+   * invocation. `scores` (packed training rows, with `seqs`, where keepsScores): also the scaled
+   * scores into that plane of scorePlaneBytes(B, NH, Tmax) for AttentionBackwardArgs.S (O and LSE
+   * the same bit for bit).
    */
   run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer, scores?: GPUBuffer): void {
     const { NH, KVH, HS, variant, lse } = this.opts;
@@ -234,7 +247,7 @@ export class Attention {
     if (!lse && LSE) throw new ShapeError('attention', 'no LSE buffer (create with lse: true to write one)', `${LSE.label}`);
     if (seqs && seqs.size < c.B * 8) throw new ShapeError('attention', `seqs of [${c.B}, 2] u32 (${c.B * 8} bytes)`, `${seqs.size} bytes (${seqs.label})`);
     if (scores) {
-      if (!this.trainScores || !seqs) throw new ShapeError('attention', `no scores plane (only the thread variant's lse training form at HS ${SCORE_HEAD_SIZES.join(', ')} with a slot table keeps them)`, `${scores.label} at HS=${HS}`);
+      if (!this.scoresForm || !seqs) throw new ShapeError('attention', 'no scores plane (only the thread variant\'s lse forward of packed training rows, with a slot table, at head sizes that are multiples of 16 from 32 to 128 keeps them)', `${scores.label} at HS=${HS}${seqs ? '' : ' without a slot table'}`);
       const need = scorePlaneBytes(c.B, NH, c.Tmax);
       if (scores.size < need) throw new ShapeError('attention', `scores of [${c.B}, ${NH}, ${tileSide(c.Tmax)}, ${tileSide(c.Tmax)}] f32 (${need} bytes)`, `${scores.size} bytes (${scores.label})`);
     }
@@ -243,20 +256,25 @@ export class Attention {
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
-    const train = scores ? this.trainScores : seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
+    // With a score plane the score-keeping form runs: HS = 64's takes the four-position training
+    // form's grid, the others the row table's (one head per invocation).
+    const keep = scores ? this.scoresForm : null;
+    const train = keep ? (keep.train ? this.train : null) : seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
     this.lastTrainPositions = train ? train.positions : 0;
-    const form = this.rowForm(M);
+    const row = this.rowForm(M);
+    const heads = keep ? 1 : row.heads;
     let wgs: { x: number; y: number };
     if (variant === 'wg') {
       if (M > max) throw new ShapeError('attention', `at most ${max} rows per dispatch`, `M=${M}`);
       wgs = { x: NH, y: M };
     } else {
-      const invocations = train ? c.B * NH * Math.ceil(c.Tmax / train.positions) : M * NH / form.heads;
+      const invocations = train ? c.B * NH * Math.ceil(c.Tmax / train.positions) : M * NH / heads;
       wgs = flatGrid(invocations, train ? train.wg : this.rowWg, max);
     }
     const bufs = [Q, train && seqs ? seqs : rows, cache.k[layer], cache.v[layer], O];
     if (LSE) bufs.push(LSE);
     if (scores) bufs.push(scores);
-    this.rt.dispatch(train ? train.pipeline : form.pipeline, bufs, new Uint8Array(this.uniforms), wgs);
+    const pipeline = keep ? keep.pipeline : train ? train.pipeline : row.pipeline;
+    this.rt.dispatch(pipeline, bufs, new Uint8Array(this.uniforms), wgs);
   }
 }

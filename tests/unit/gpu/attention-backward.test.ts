@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
-import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SCORE_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
+import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
@@ -145,14 +145,14 @@ describe('attention backward', () => {
     }
   });
 
-  // HS = 64: the training forward keeps its scaled scores (attn_train_hs64_lse_s) and the tile
-  // backward reads them instead of recomputing Q K^T (attn_bwd_tile_sdp_s). The plane starts as
-  // NaN, so a cell the forward does not write (above the diagonal, past a length, the rounding to
-  // 16) that reached a result would show. O and LSE equal the plain forward's bit for bit.
-  it('thread HS = 64: the forward\'s kept scores feed the tile backward, matching the reference', async () => {
+  // The training forward keeps its scaled scores (HS = 64: attn_train_hs64_lse_s; 32 and 128:
+  // attn_thread_lse_s) and the tile backward reads them instead of recomputing Q K^T
+  // (attn_bwd_tile_sdp_s). The plane starts as NaN, so a cell the forward does not write (above
+  // the diagonal, past a length, the rounding to 16) that reached a result would show. O and LSE
+  // equal the plain forward's bit for bit.
+  it('thread HS = 32, 64 and 128: the forward\'s kept scores feed the tile backward, matching the reference', async () => {
     const rt = await nodeRuntime();
-    const kept = [...tileCases, ...cases].filter((k) => SCORE_HEAD_SIZES.includes(k.HS));
-    expect(SCORE_HEAD_SIZES).toEqual([64]);
+    const kept = [...tileCases, ...cases].filter((k) => tiledHeadSize(k.HS));
     for (const c of kept) {
       const { QKV, dO } = caseInputs(c, 9 + c.Tmax);
       const ref = referenceGrads(c, QKV, dO);

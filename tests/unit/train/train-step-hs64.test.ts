@@ -1,9 +1,10 @@
 // A training step at head size 64 (Qwen2.5 / Llama 3.2 heads, the generated attn_train_hs64_lse
-// and attn_bwd_*_thread_hs64 kernels; the tile backward from the kept scores) through the whole
-// model: a tiny random Qwen2-style model (two layers, hidden 128, two query heads of 64 on one kv head, GQA)
-// in full mode, recomputing the layer in the backward or not, GPU gradients and
-// log-probs against model_backward / model_logprobs, and the training pass's log-probs against
-// GpuModel.logprobs (the row-table forward) bit for bit. Prints maxdiff per comparison.
+// and attn_bwd_*_thread_hs64 kernels; the tile backward from the kept scores) and 32 (the generic
+// row-table forward keeping them) through the whole model: a tiny random Qwen2-style model (two
+// layers, two query heads on one kv head, GQA) in full mode, recomputing the layer in the
+// backward or not, GPU gradients and log-probs against model_backward / model_logprobs, and the
+// training pass's log-probs against GpuModel.logprobs (the row-table forward) bit for bit.
+// Prints maxdiff per comparison.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { randomWeights, tinyConfig } from '../helpers/reference-bwd-fd';
@@ -19,10 +20,11 @@ import { TrainStep } from '../../../src/train/train-step';
 // Lengths that end in each position of a query quad, one longer than several key quads.
 const SEQS = [[1, 5, 9, 2, 7, 7, 3], [4, 8], [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2], [3, 1, 4, 1, 5]];
 
-describe('GPU training step at head size 64', () => {
-  it('full mode, 2 / 1 heads of 64: gradients and log-probs match the reference; training log-probs = GpuModel.logprobs bit for bit', async () => {
+describe('GPU training step at head size 64 (and 32)', () => {
+  // HS = 32 runs the generic row-table forward, its score-keeping twin and the same tile backward.
+  for (const HS of [64, 32]) it(`full mode, 2 / 1 heads of ${HS}: gradients and log-probs match the reference; training log-probs = GpuModel.logprobs bit for bit`, async () => {
     const rt = await nodeRuntime();
-    const cfg = tinyConfig({ vocabSize: 16, hiddenSize: 128, intermediateSize: 64, numLayers: 2, numHeads: 2, numKvHeads: 1, headDim: 64 });
+    const cfg = tinyConfig({ vocabSize: 16, hiddenSize: 2 * HS, intermediateSize: 64, numLayers: 2, numHeads: 2, numKvHeads: 1, headDim: HS });
     const weights: TensorMap = randomWeights(cfg, 5);
     const dlogp = SEQS.map((s, b) => Float32Array.from(randomArray(s.length - 1, 40 + b), (x) => 0.3 * x));
     const model = await GpuModel.load(rt, cfg, { has: (n) => weights.has(n), read: async (n) => weights.get(n)! }, { quant: 'none', quantEmbeddings: false, tune: false });
@@ -53,7 +55,7 @@ describe('GPU training step at head size 64', () => {
     const dLp = Math.max(...SEQS.map((_, b) => maxAbsDiff(out.logprobs[b], refLp[b])));
     const inference = await model.logprobs(SEQS);
     const dRows = Math.max(...SEQS.map((_, b) => maxAbsDiff(out.logprobs[b], inference.logprobs[b])));
-    console.log(`train step HS=64: grads maxdiff=${dGrad.toExponential(2)} over ${ref!.size} tensors (max |grad| ${mag.toExponential(2)}); ` +
+    console.log(`train step HS=${HS}: grads maxdiff=${dGrad.toExponential(2)} over ${ref!.size} tensors (max |grad| ${mag.toExponential(2)}); ` +
       `log-probs vs reference ${dLp.toExponential(2)}, vs GpuModel.logprobs ${dRows.toExponential(2)}`);
     expect(mag).toBeGreaterThan(1e-3);
     expect(dGrad / mag).toBeLessThan(1e-4);
