@@ -24,22 +24,22 @@ const HEADER = `// The attention backward as 16 x 16 register tiles (thread vari
 //                      a (slot, head): S = Q K^T and dP = dO V^T over the head (two loops of HS/4
 //                      steps, each loading 16 query and 16 key vec4s for 256 vec4 dot products),
 //                      then P = exp(scale S - LSE) and dS = P (dP - D), zero above the diagonal
-//                      and past the length; stores dS by query rows (plane 0) and dS, P by key
-//                      rows (planes 1, 2) in TS.
+//                      and past the length; stores dS and P by key rows (planes 0, 1) in TS.
 //   attn_bwd_tile_sdp_s the same with S read from the plane the training forward kept
 //                      (attn_train_hs64_lse_s, attn_thread_lse_s: scaled, by query rows)
 //                      instead of computed: 4 HS multiply-adds per pair in all.
 //   attn_bwd_tile_dq   one invocation per 16 queries x 16 head dims: dQ = scale dS K, four keys
-//                      per step (16 dS vec4s from plane 0, 16 K vec4s) as the linear kernels'
-//                      dX tiles do.
-//   attn_bwd_tile_dkv  one invocation per 16 keys x 16 head dims: dK = scale dS^T Q (plane 1)
-//                      or dV = P^T dO (plane 2, Params.plane), summed over the query heads of
+//                      per step (16 dS vec4s from plane 0, the four keys' rows, transposed in
+//                      registers; 16 K vec4s) as the linear kernels' dX tiles do.
+//   attn_bwd_tile_dkv  one invocation per 16 keys x 16 head dims: dK = scale dS^T Q (plane 0)
+//                      or dV = P^T dO (plane 1; Params.plane 1, 2), summed over the query heads of
 //                      the kv group and the queries from the tile's own on; writes every
 //                      position of the cache layout (0 past each length and in unused slots).
 // Each pair costs 5 HS multiply-adds (the scores recomputed) as in FlashAttention's count, in
 // tiles whose loads feed 8 multiply-adds per loaded float.
-// TS [B, NH, 3, TP, TP] f32 (TP = Tmax rounded up to 16): plane 0 dS[q][k], plane 1 dS[k][q],
-// plane 2 P[k][q]; cells of tiles past a slot's length are neither written nor read.
+// TS [B, NH, 2, TP, TP] f32 (TP = Tmax rounded up to 16): plane 0 dS[k][q], plane 1 P[k][q];
+// cells of tiles past a slot's length are neither written nor read. (A third plane of dS by
+// query rows for dQ measured no faster than reading plane 0 transposed, for half again the memory.)
 // CPU twin: src/reference/attention.ts (attention_backward). Launcher:
 // src/gpu/kernels/attention-backward.ts. Test: tests/unit/gpu/attention-backward.test.ts.
 // Write contract: dQ overwritten (=) for all M rows (by the rows of their slots); dK, dV
@@ -81,7 +81,7 @@ fn side_tiles(pp: Params) -> u32 { return (pp.Tmax + 15u) / 16u; }
 // First vec4 of plane \`plane\` of (slot s, head h) in TS.
 fn plane_base(pp: Params, s: u32, h: u32, plane: u32) -> u32 {
   let tp = 16u * side_tiles(pp);
-  return ((s * pp.NH + h) * 3u + plane) * tp * (tp / 4u);
+  return ((s * pp.NH + h) * 2u + plane) * tp * (tp / 4u);
 }
 
 // The tile (qt, kt), kt <= qt, of triangle index t = qt (qt + 1) / 2 + kt.
@@ -154,14 +154,11 @@ function sdp(kept: boolean): string[] {
     ])),
     ...indent(2, scoreLoop(n.dO, n.V)),
     ...indent(2, R.flatMap((r) => C.map((c) => `let e${r}_${c} = p${r}_${c} * (s${r}_${c} - st${r}.y);`))),
-    '  // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).',
-    `  let ds = ${tileArray('e')};`,
-    `  let b0 = plane_base(${u}, s, h, 0u) + q0 * tp4 + kt * 4u;`,
-    `  for (var i = 0u; i < 64u; i++) { ${n.TS}[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }`,
+    '  // Planes 0 and 1: dS and P by key rows (4 x 4 blocks transposed).',
     `  let dst = ${transposed('e')};`,
     `  let pt_ = ${transposed('p')};`,
-    `  let b1 = plane_base(${u}, s, h, 1u) + k0 * tp4 + qt * 4u;`,
-    `  let b2 = plane_base(${u}, s, h, 2u) + k0 * tp4 + qt * 4u;`,
+    `  let b1 = plane_base(${u}, s, h, 0u) + k0 * tp4 + qt * 4u;`,
+    `  let b2 = plane_base(${u}, s, h, 1u) + k0 * tp4 + qt * 4u;`,
     '  for (var i = 0u; i < 64u; i++) {',
     `    ${n.TS}[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];`,
     `    ${n.TS}[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];`,
@@ -207,7 +204,7 @@ function dq(): string[] {
     '  let q0 = qt * 16u;',
     '  if (q0 >= len) { return; }',
     '  let tp4 = 4u * nt;',
-    '  let yb = plane_base(pm, s, h, 0u) + q0 * tp4;',
+    '  let yb = plane_base(pm, s, h, 0u) + qt * 4u;',
     '  let kb = (s * pm.KVH + h / (pm.NH / pm.KVH)) * pm.Tmax;',
     ...indent(2, R.flatMap((r) => C.map((c) => `var a${r}_${c} = vec4<f32>();`))),
     '  // Keys up to the tile\'s last query (dS is 0 past the diagonal and the length; keys past the',
@@ -215,7 +212,9 @@ function dq(): string[] {
     '  let j4e = min(qt * 4u + 4u, (len + 3u) / 4u);',
     '  for (var j4 = 0u; j4 < j4e; j4++) {',
     ...indent(4, C.map((e) => `let wo${e} = (kb + min(4u * j4 + ${e}u, len - 1u)) * HS4 + dt * 4u;`)),
-    ...indent(4, tileStep((r) => `TSr[yb + ${r}u * tp4 + j4]`, (e) => `wo${e}`)),
+    '    // dS of the four keys 4 j4 + e by key rows: z<e>_<u> holds queries 4u .. 4u + 3.',
+    ...indent(4, C.flatMap((e) => C.map((u) => `let z${e}_${u} = TSr[yb + (4u * j4 + ${e}u) * tp4 + ${u}u];`))),
+    ...indent(4, tileStep((r) => `vec4<f32>(${C.map((e) => `z${e}_${r >> 2}.${LANE[r & 3]}`).join(', ')})`, (e) => `wo${e}`)),
     '  }',
     `  let acc = ${tileArray('a')};`,
     '  for (var r = 0u; r < 16u; r++) {',
@@ -247,7 +246,7 @@ function dkv(): string[] {
     '  // The queries from the tile\'s own on, of every head of the group (P and dS are 0 before the',
     '  // diagonal and past the length; queries past the length read the last row).',
     '  for (var h = kh * G; h < kh * G + G; h++) {',
-    '    let yb = plane_base(pm, s, h, pm.plane) + k0 * tp4;',
+    '    let yb = plane_base(pm, s, h, pm.plane - 1u) + k0 * tp4;',
     '    for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {',
     ...indent(6, C.map((e) => `let wo${e} = ((first + min(4u * q4 + ${e}u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;`)),
     ...indent(6, tileStep((r) => `TSr[yb + ${r}u * tp4 + q4]`, (e) => `wo${e}`)),

@@ -7,22 +7,22 @@
 //                      a (slot, head): S = Q K^T and dP = dO V^T over the head (two loops of HS/4
 //                      steps, each loading 16 query and 16 key vec4s for 256 vec4 dot products),
 //                      then P = exp(scale S - LSE) and dS = P (dP - D), zero above the diagonal
-//                      and past the length; stores dS by query rows (plane 0) and dS, P by key
-//                      rows (planes 1, 2) in TS.
+//                      and past the length; stores dS and P by key rows (planes 0, 1) in TS.
 //   attn_bwd_tile_sdp_s the same with S read from the plane the training forward kept
 //                      (attn_train_hs64_lse_s, attn_thread_lse_s: scaled, by query rows)
 //                      instead of computed: 4 HS multiply-adds per pair in all.
 //   attn_bwd_tile_dq   one invocation per 16 queries x 16 head dims: dQ = scale dS K, four keys
-//                      per step (16 dS vec4s from plane 0, 16 K vec4s) as the linear kernels'
-//                      dX tiles do.
-//   attn_bwd_tile_dkv  one invocation per 16 keys x 16 head dims: dK = scale dS^T Q (plane 1)
-//                      or dV = P^T dO (plane 2, Params.plane), summed over the query heads of
+//                      per step (16 dS vec4s from plane 0, the four keys' rows, transposed in
+//                      registers; 16 K vec4s) as the linear kernels' dX tiles do.
+//   attn_bwd_tile_dkv  one invocation per 16 keys x 16 head dims: dK = scale dS^T Q (plane 0)
+//                      or dV = P^T dO (plane 1; Params.plane 1, 2), summed over the query heads of
 //                      the kv group and the queries from the tile's own on; writes every
 //                      position of the cache layout (0 past each length and in unused slots).
 // Each pair costs 5 HS multiply-adds (the scores recomputed) as in FlashAttention's count, in
 // tiles whose loads feed 8 multiply-adds per loaded float.
-// TS [B, NH, 3, TP, TP] f32 (TP = Tmax rounded up to 16): plane 0 dS[q][k], plane 1 dS[k][q],
-// plane 2 P[k][q]; cells of tiles past a slot's length are neither written nor read.
+// TS [B, NH, 2, TP, TP] f32 (TP = Tmax rounded up to 16): plane 0 dS[k][q], plane 1 P[k][q];
+// cells of tiles past a slot's length are neither written nor read. (A third plane of dS by
+// query rows for dQ measured no faster than reading plane 0 transposed, for half again the memory.)
 // CPU twin: src/reference/attention.ts (attention_backward). Launcher:
 // src/gpu/kernels/attention-backward.ts. Test: tests/unit/gpu/attention-backward.test.ts.
 // Write contract: dQ overwritten (=) for all M rows (by the rows of their slots); dK, dV
@@ -64,7 +64,7 @@ fn side_tiles(pp: Params) -> u32 { return (pp.Tmax + 15u) / 16u; }
 // First vec4 of plane `plane` of (slot s, head h) in TS.
 fn plane_base(pp: Params, s: u32, h: u32, plane: u32) -> u32 {
   let tp = 16u * side_tiles(pp);
-  return ((s * pp.NH + h) * 3u + plane) * tp * (tp / 4u);
+  return ((s * pp.NH + h) * 2u + plane) * tp * (tp / 4u);
 }
 
 // The tile (qt, kt), kt <= qt, of triangle index t = qt (qt + 1) / 2 + kt.
@@ -624,14 +624,11 @@ fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let e15_1 = p15_1 * (s15_1 - st15.y);
   let e15_2 = p15_2 * (s15_2 - st15.y);
   let e15_3 = p15_3 * (s15_3 - st15.y);
-  // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).
-  let ds = array<vec4<f32>, 64>(e0_0, e0_1, e0_2, e0_3, e1_0, e1_1, e1_2, e1_3, e2_0, e2_1, e2_2, e2_3, e3_0, e3_1, e3_2, e3_3, e4_0, e4_1, e4_2, e4_3, e5_0, e5_1, e5_2, e5_3, e6_0, e6_1, e6_2, e6_3, e7_0, e7_1, e7_2, e7_3, e8_0, e8_1, e8_2, e8_3, e9_0, e9_1, e9_2, e9_3, e10_0, e10_1, e10_2, e10_3, e11_0, e11_1, e11_2, e11_3, e12_0, e12_1, e12_2, e12_3, e13_0, e13_1, e13_2, e13_3, e14_0, e14_1, e14_2, e14_3, e15_0, e15_1, e15_2, e15_3);
-  let b0 = plane_base(pt, s, h, 0u) + q0 * tp4 + kt * 4u;
-  for (var i = 0u; i < 64u; i++) { TSw[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }
+  // Planes 0 and 1: dS and P by key rows (4 x 4 blocks transposed).
   let dst = array<vec4<f32>, 64>(vec4<f32>(e0_0.x, e1_0.x, e2_0.x, e3_0.x), vec4<f32>(e4_0.x, e5_0.x, e6_0.x, e7_0.x), vec4<f32>(e8_0.x, e9_0.x, e10_0.x, e11_0.x), vec4<f32>(e12_0.x, e13_0.x, e14_0.x, e15_0.x), vec4<f32>(e0_0.y, e1_0.y, e2_0.y, e3_0.y), vec4<f32>(e4_0.y, e5_0.y, e6_0.y, e7_0.y), vec4<f32>(e8_0.y, e9_0.y, e10_0.y, e11_0.y), vec4<f32>(e12_0.y, e13_0.y, e14_0.y, e15_0.y), vec4<f32>(e0_0.z, e1_0.z, e2_0.z, e3_0.z), vec4<f32>(e4_0.z, e5_0.z, e6_0.z, e7_0.z), vec4<f32>(e8_0.z, e9_0.z, e10_0.z, e11_0.z), vec4<f32>(e12_0.z, e13_0.z, e14_0.z, e15_0.z), vec4<f32>(e0_0.w, e1_0.w, e2_0.w, e3_0.w), vec4<f32>(e4_0.w, e5_0.w, e6_0.w, e7_0.w), vec4<f32>(e8_0.w, e9_0.w, e10_0.w, e11_0.w), vec4<f32>(e12_0.w, e13_0.w, e14_0.w, e15_0.w), vec4<f32>(e0_1.x, e1_1.x, e2_1.x, e3_1.x), vec4<f32>(e4_1.x, e5_1.x, e6_1.x, e7_1.x), vec4<f32>(e8_1.x, e9_1.x, e10_1.x, e11_1.x), vec4<f32>(e12_1.x, e13_1.x, e14_1.x, e15_1.x), vec4<f32>(e0_1.y, e1_1.y, e2_1.y, e3_1.y), vec4<f32>(e4_1.y, e5_1.y, e6_1.y, e7_1.y), vec4<f32>(e8_1.y, e9_1.y, e10_1.y, e11_1.y), vec4<f32>(e12_1.y, e13_1.y, e14_1.y, e15_1.y), vec4<f32>(e0_1.z, e1_1.z, e2_1.z, e3_1.z), vec4<f32>(e4_1.z, e5_1.z, e6_1.z, e7_1.z), vec4<f32>(e8_1.z, e9_1.z, e10_1.z, e11_1.z), vec4<f32>(e12_1.z, e13_1.z, e14_1.z, e15_1.z), vec4<f32>(e0_1.w, e1_1.w, e2_1.w, e3_1.w), vec4<f32>(e4_1.w, e5_1.w, e6_1.w, e7_1.w), vec4<f32>(e8_1.w, e9_1.w, e10_1.w, e11_1.w), vec4<f32>(e12_1.w, e13_1.w, e14_1.w, e15_1.w), vec4<f32>(e0_2.x, e1_2.x, e2_2.x, e3_2.x), vec4<f32>(e4_2.x, e5_2.x, e6_2.x, e7_2.x), vec4<f32>(e8_2.x, e9_2.x, e10_2.x, e11_2.x), vec4<f32>(e12_2.x, e13_2.x, e14_2.x, e15_2.x), vec4<f32>(e0_2.y, e1_2.y, e2_2.y, e3_2.y), vec4<f32>(e4_2.y, e5_2.y, e6_2.y, e7_2.y), vec4<f32>(e8_2.y, e9_2.y, e10_2.y, e11_2.y), vec4<f32>(e12_2.y, e13_2.y, e14_2.y, e15_2.y), vec4<f32>(e0_2.z, e1_2.z, e2_2.z, e3_2.z), vec4<f32>(e4_2.z, e5_2.z, e6_2.z, e7_2.z), vec4<f32>(e8_2.z, e9_2.z, e10_2.z, e11_2.z), vec4<f32>(e12_2.z, e13_2.z, e14_2.z, e15_2.z), vec4<f32>(e0_2.w, e1_2.w, e2_2.w, e3_2.w), vec4<f32>(e4_2.w, e5_2.w, e6_2.w, e7_2.w), vec4<f32>(e8_2.w, e9_2.w, e10_2.w, e11_2.w), vec4<f32>(e12_2.w, e13_2.w, e14_2.w, e15_2.w), vec4<f32>(e0_3.x, e1_3.x, e2_3.x, e3_3.x), vec4<f32>(e4_3.x, e5_3.x, e6_3.x, e7_3.x), vec4<f32>(e8_3.x, e9_3.x, e10_3.x, e11_3.x), vec4<f32>(e12_3.x, e13_3.x, e14_3.x, e15_3.x), vec4<f32>(e0_3.y, e1_3.y, e2_3.y, e3_3.y), vec4<f32>(e4_3.y, e5_3.y, e6_3.y, e7_3.y), vec4<f32>(e8_3.y, e9_3.y, e10_3.y, e11_3.y), vec4<f32>(e12_3.y, e13_3.y, e14_3.y, e15_3.y), vec4<f32>(e0_3.z, e1_3.z, e2_3.z, e3_3.z), vec4<f32>(e4_3.z, e5_3.z, e6_3.z, e7_3.z), vec4<f32>(e8_3.z, e9_3.z, e10_3.z, e11_3.z), vec4<f32>(e12_3.z, e13_3.z, e14_3.z, e15_3.z), vec4<f32>(e0_3.w, e1_3.w, e2_3.w, e3_3.w), vec4<f32>(e4_3.w, e5_3.w, e6_3.w, e7_3.w), vec4<f32>(e8_3.w, e9_3.w, e10_3.w, e11_3.w), vec4<f32>(e12_3.w, e13_3.w, e14_3.w, e15_3.w));
   let pt_ = array<vec4<f32>, 64>(vec4<f32>(p0_0.x, p1_0.x, p2_0.x, p3_0.x), vec4<f32>(p4_0.x, p5_0.x, p6_0.x, p7_0.x), vec4<f32>(p8_0.x, p9_0.x, p10_0.x, p11_0.x), vec4<f32>(p12_0.x, p13_0.x, p14_0.x, p15_0.x), vec4<f32>(p0_0.y, p1_0.y, p2_0.y, p3_0.y), vec4<f32>(p4_0.y, p5_0.y, p6_0.y, p7_0.y), vec4<f32>(p8_0.y, p9_0.y, p10_0.y, p11_0.y), vec4<f32>(p12_0.y, p13_0.y, p14_0.y, p15_0.y), vec4<f32>(p0_0.z, p1_0.z, p2_0.z, p3_0.z), vec4<f32>(p4_0.z, p5_0.z, p6_0.z, p7_0.z), vec4<f32>(p8_0.z, p9_0.z, p10_0.z, p11_0.z), vec4<f32>(p12_0.z, p13_0.z, p14_0.z, p15_0.z), vec4<f32>(p0_0.w, p1_0.w, p2_0.w, p3_0.w), vec4<f32>(p4_0.w, p5_0.w, p6_0.w, p7_0.w), vec4<f32>(p8_0.w, p9_0.w, p10_0.w, p11_0.w), vec4<f32>(p12_0.w, p13_0.w, p14_0.w, p15_0.w), vec4<f32>(p0_1.x, p1_1.x, p2_1.x, p3_1.x), vec4<f32>(p4_1.x, p5_1.x, p6_1.x, p7_1.x), vec4<f32>(p8_1.x, p9_1.x, p10_1.x, p11_1.x), vec4<f32>(p12_1.x, p13_1.x, p14_1.x, p15_1.x), vec4<f32>(p0_1.y, p1_1.y, p2_1.y, p3_1.y), vec4<f32>(p4_1.y, p5_1.y, p6_1.y, p7_1.y), vec4<f32>(p8_1.y, p9_1.y, p10_1.y, p11_1.y), vec4<f32>(p12_1.y, p13_1.y, p14_1.y, p15_1.y), vec4<f32>(p0_1.z, p1_1.z, p2_1.z, p3_1.z), vec4<f32>(p4_1.z, p5_1.z, p6_1.z, p7_1.z), vec4<f32>(p8_1.z, p9_1.z, p10_1.z, p11_1.z), vec4<f32>(p12_1.z, p13_1.z, p14_1.z, p15_1.z), vec4<f32>(p0_1.w, p1_1.w, p2_1.w, p3_1.w), vec4<f32>(p4_1.w, p5_1.w, p6_1.w, p7_1.w), vec4<f32>(p8_1.w, p9_1.w, p10_1.w, p11_1.w), vec4<f32>(p12_1.w, p13_1.w, p14_1.w, p15_1.w), vec4<f32>(p0_2.x, p1_2.x, p2_2.x, p3_2.x), vec4<f32>(p4_2.x, p5_2.x, p6_2.x, p7_2.x), vec4<f32>(p8_2.x, p9_2.x, p10_2.x, p11_2.x), vec4<f32>(p12_2.x, p13_2.x, p14_2.x, p15_2.x), vec4<f32>(p0_2.y, p1_2.y, p2_2.y, p3_2.y), vec4<f32>(p4_2.y, p5_2.y, p6_2.y, p7_2.y), vec4<f32>(p8_2.y, p9_2.y, p10_2.y, p11_2.y), vec4<f32>(p12_2.y, p13_2.y, p14_2.y, p15_2.y), vec4<f32>(p0_2.z, p1_2.z, p2_2.z, p3_2.z), vec4<f32>(p4_2.z, p5_2.z, p6_2.z, p7_2.z), vec4<f32>(p8_2.z, p9_2.z, p10_2.z, p11_2.z), vec4<f32>(p12_2.z, p13_2.z, p14_2.z, p15_2.z), vec4<f32>(p0_2.w, p1_2.w, p2_2.w, p3_2.w), vec4<f32>(p4_2.w, p5_2.w, p6_2.w, p7_2.w), vec4<f32>(p8_2.w, p9_2.w, p10_2.w, p11_2.w), vec4<f32>(p12_2.w, p13_2.w, p14_2.w, p15_2.w), vec4<f32>(p0_3.x, p1_3.x, p2_3.x, p3_3.x), vec4<f32>(p4_3.x, p5_3.x, p6_3.x, p7_3.x), vec4<f32>(p8_3.x, p9_3.x, p10_3.x, p11_3.x), vec4<f32>(p12_3.x, p13_3.x, p14_3.x, p15_3.x), vec4<f32>(p0_3.y, p1_3.y, p2_3.y, p3_3.y), vec4<f32>(p4_3.y, p5_3.y, p6_3.y, p7_3.y), vec4<f32>(p8_3.y, p9_3.y, p10_3.y, p11_3.y), vec4<f32>(p12_3.y, p13_3.y, p14_3.y, p15_3.y), vec4<f32>(p0_3.z, p1_3.z, p2_3.z, p3_3.z), vec4<f32>(p4_3.z, p5_3.z, p6_3.z, p7_3.z), vec4<f32>(p8_3.z, p9_3.z, p10_3.z, p11_3.z), vec4<f32>(p12_3.z, p13_3.z, p14_3.z, p15_3.z), vec4<f32>(p0_3.w, p1_3.w, p2_3.w, p3_3.w), vec4<f32>(p4_3.w, p5_3.w, p6_3.w, p7_3.w), vec4<f32>(p8_3.w, p9_3.w, p10_3.w, p11_3.w), vec4<f32>(p12_3.w, p13_3.w, p14_3.w, p15_3.w));
-  let b1 = plane_base(pt, s, h, 1u) + k0 * tp4 + qt * 4u;
-  let b2 = plane_base(pt, s, h, 2u) + k0 * tp4 + qt * 4u;
+  let b1 = plane_base(pt, s, h, 0u) + k0 * tp4 + qt * 4u;
+  let b2 = plane_base(pt, s, h, 1u) + k0 * tp4 + qt * 4u;
   for (var i = 0u; i < 64u; i++) {
     TSw[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];
     TSw[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];
@@ -1076,14 +1073,11 @@ fn attn_bwd_tile_sdp_s(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   let e15_1 = p15_1 * (s15_1 - st15.y);
   let e15_2 = p15_2 * (s15_2 - st15.y);
   let e15_3 = p15_3 * (s15_3 - st15.y);
-  // Plane 0: dS by query rows; planes 1 and 2: dS and P by key rows (4 x 4 blocks transposed).
-  let ds = array<vec4<f32>, 64>(e0_0, e0_1, e0_2, e0_3, e1_0, e1_1, e1_2, e1_3, e2_0, e2_1, e2_2, e2_3, e3_0, e3_1, e3_2, e3_3, e4_0, e4_1, e4_2, e4_3, e5_0, e5_1, e5_2, e5_3, e6_0, e6_1, e6_2, e6_3, e7_0, e7_1, e7_2, e7_3, e8_0, e8_1, e8_2, e8_3, e9_0, e9_1, e9_2, e9_3, e10_0, e10_1, e10_2, e10_3, e11_0, e11_1, e11_2, e11_3, e12_0, e12_1, e12_2, e12_3, e13_0, e13_1, e13_2, e13_3, e14_0, e14_1, e14_2, e14_3, e15_0, e15_1, e15_2, e15_3);
-  let b0 = plane_base(pk, s, h, 0u) + q0 * tp4 + kt * 4u;
-  for (var i = 0u; i < 64u; i++) { TSk[b0 + (i / 4u) * tp4 + i % 4u] = ds[i]; }
+  // Planes 0 and 1: dS and P by key rows (4 x 4 blocks transposed).
   let dst = array<vec4<f32>, 64>(vec4<f32>(e0_0.x, e1_0.x, e2_0.x, e3_0.x), vec4<f32>(e4_0.x, e5_0.x, e6_0.x, e7_0.x), vec4<f32>(e8_0.x, e9_0.x, e10_0.x, e11_0.x), vec4<f32>(e12_0.x, e13_0.x, e14_0.x, e15_0.x), vec4<f32>(e0_0.y, e1_0.y, e2_0.y, e3_0.y), vec4<f32>(e4_0.y, e5_0.y, e6_0.y, e7_0.y), vec4<f32>(e8_0.y, e9_0.y, e10_0.y, e11_0.y), vec4<f32>(e12_0.y, e13_0.y, e14_0.y, e15_0.y), vec4<f32>(e0_0.z, e1_0.z, e2_0.z, e3_0.z), vec4<f32>(e4_0.z, e5_0.z, e6_0.z, e7_0.z), vec4<f32>(e8_0.z, e9_0.z, e10_0.z, e11_0.z), vec4<f32>(e12_0.z, e13_0.z, e14_0.z, e15_0.z), vec4<f32>(e0_0.w, e1_0.w, e2_0.w, e3_0.w), vec4<f32>(e4_0.w, e5_0.w, e6_0.w, e7_0.w), vec4<f32>(e8_0.w, e9_0.w, e10_0.w, e11_0.w), vec4<f32>(e12_0.w, e13_0.w, e14_0.w, e15_0.w), vec4<f32>(e0_1.x, e1_1.x, e2_1.x, e3_1.x), vec4<f32>(e4_1.x, e5_1.x, e6_1.x, e7_1.x), vec4<f32>(e8_1.x, e9_1.x, e10_1.x, e11_1.x), vec4<f32>(e12_1.x, e13_1.x, e14_1.x, e15_1.x), vec4<f32>(e0_1.y, e1_1.y, e2_1.y, e3_1.y), vec4<f32>(e4_1.y, e5_1.y, e6_1.y, e7_1.y), vec4<f32>(e8_1.y, e9_1.y, e10_1.y, e11_1.y), vec4<f32>(e12_1.y, e13_1.y, e14_1.y, e15_1.y), vec4<f32>(e0_1.z, e1_1.z, e2_1.z, e3_1.z), vec4<f32>(e4_1.z, e5_1.z, e6_1.z, e7_1.z), vec4<f32>(e8_1.z, e9_1.z, e10_1.z, e11_1.z), vec4<f32>(e12_1.z, e13_1.z, e14_1.z, e15_1.z), vec4<f32>(e0_1.w, e1_1.w, e2_1.w, e3_1.w), vec4<f32>(e4_1.w, e5_1.w, e6_1.w, e7_1.w), vec4<f32>(e8_1.w, e9_1.w, e10_1.w, e11_1.w), vec4<f32>(e12_1.w, e13_1.w, e14_1.w, e15_1.w), vec4<f32>(e0_2.x, e1_2.x, e2_2.x, e3_2.x), vec4<f32>(e4_2.x, e5_2.x, e6_2.x, e7_2.x), vec4<f32>(e8_2.x, e9_2.x, e10_2.x, e11_2.x), vec4<f32>(e12_2.x, e13_2.x, e14_2.x, e15_2.x), vec4<f32>(e0_2.y, e1_2.y, e2_2.y, e3_2.y), vec4<f32>(e4_2.y, e5_2.y, e6_2.y, e7_2.y), vec4<f32>(e8_2.y, e9_2.y, e10_2.y, e11_2.y), vec4<f32>(e12_2.y, e13_2.y, e14_2.y, e15_2.y), vec4<f32>(e0_2.z, e1_2.z, e2_2.z, e3_2.z), vec4<f32>(e4_2.z, e5_2.z, e6_2.z, e7_2.z), vec4<f32>(e8_2.z, e9_2.z, e10_2.z, e11_2.z), vec4<f32>(e12_2.z, e13_2.z, e14_2.z, e15_2.z), vec4<f32>(e0_2.w, e1_2.w, e2_2.w, e3_2.w), vec4<f32>(e4_2.w, e5_2.w, e6_2.w, e7_2.w), vec4<f32>(e8_2.w, e9_2.w, e10_2.w, e11_2.w), vec4<f32>(e12_2.w, e13_2.w, e14_2.w, e15_2.w), vec4<f32>(e0_3.x, e1_3.x, e2_3.x, e3_3.x), vec4<f32>(e4_3.x, e5_3.x, e6_3.x, e7_3.x), vec4<f32>(e8_3.x, e9_3.x, e10_3.x, e11_3.x), vec4<f32>(e12_3.x, e13_3.x, e14_3.x, e15_3.x), vec4<f32>(e0_3.y, e1_3.y, e2_3.y, e3_3.y), vec4<f32>(e4_3.y, e5_3.y, e6_3.y, e7_3.y), vec4<f32>(e8_3.y, e9_3.y, e10_3.y, e11_3.y), vec4<f32>(e12_3.y, e13_3.y, e14_3.y, e15_3.y), vec4<f32>(e0_3.z, e1_3.z, e2_3.z, e3_3.z), vec4<f32>(e4_3.z, e5_3.z, e6_3.z, e7_3.z), vec4<f32>(e8_3.z, e9_3.z, e10_3.z, e11_3.z), vec4<f32>(e12_3.z, e13_3.z, e14_3.z, e15_3.z), vec4<f32>(e0_3.w, e1_3.w, e2_3.w, e3_3.w), vec4<f32>(e4_3.w, e5_3.w, e6_3.w, e7_3.w), vec4<f32>(e8_3.w, e9_3.w, e10_3.w, e11_3.w), vec4<f32>(e12_3.w, e13_3.w, e14_3.w, e15_3.w));
   let pt_ = array<vec4<f32>, 64>(vec4<f32>(p0_0.x, p1_0.x, p2_0.x, p3_0.x), vec4<f32>(p4_0.x, p5_0.x, p6_0.x, p7_0.x), vec4<f32>(p8_0.x, p9_0.x, p10_0.x, p11_0.x), vec4<f32>(p12_0.x, p13_0.x, p14_0.x, p15_0.x), vec4<f32>(p0_0.y, p1_0.y, p2_0.y, p3_0.y), vec4<f32>(p4_0.y, p5_0.y, p6_0.y, p7_0.y), vec4<f32>(p8_0.y, p9_0.y, p10_0.y, p11_0.y), vec4<f32>(p12_0.y, p13_0.y, p14_0.y, p15_0.y), vec4<f32>(p0_0.z, p1_0.z, p2_0.z, p3_0.z), vec4<f32>(p4_0.z, p5_0.z, p6_0.z, p7_0.z), vec4<f32>(p8_0.z, p9_0.z, p10_0.z, p11_0.z), vec4<f32>(p12_0.z, p13_0.z, p14_0.z, p15_0.z), vec4<f32>(p0_0.w, p1_0.w, p2_0.w, p3_0.w), vec4<f32>(p4_0.w, p5_0.w, p6_0.w, p7_0.w), vec4<f32>(p8_0.w, p9_0.w, p10_0.w, p11_0.w), vec4<f32>(p12_0.w, p13_0.w, p14_0.w, p15_0.w), vec4<f32>(p0_1.x, p1_1.x, p2_1.x, p3_1.x), vec4<f32>(p4_1.x, p5_1.x, p6_1.x, p7_1.x), vec4<f32>(p8_1.x, p9_1.x, p10_1.x, p11_1.x), vec4<f32>(p12_1.x, p13_1.x, p14_1.x, p15_1.x), vec4<f32>(p0_1.y, p1_1.y, p2_1.y, p3_1.y), vec4<f32>(p4_1.y, p5_1.y, p6_1.y, p7_1.y), vec4<f32>(p8_1.y, p9_1.y, p10_1.y, p11_1.y), vec4<f32>(p12_1.y, p13_1.y, p14_1.y, p15_1.y), vec4<f32>(p0_1.z, p1_1.z, p2_1.z, p3_1.z), vec4<f32>(p4_1.z, p5_1.z, p6_1.z, p7_1.z), vec4<f32>(p8_1.z, p9_1.z, p10_1.z, p11_1.z), vec4<f32>(p12_1.z, p13_1.z, p14_1.z, p15_1.z), vec4<f32>(p0_1.w, p1_1.w, p2_1.w, p3_1.w), vec4<f32>(p4_1.w, p5_1.w, p6_1.w, p7_1.w), vec4<f32>(p8_1.w, p9_1.w, p10_1.w, p11_1.w), vec4<f32>(p12_1.w, p13_1.w, p14_1.w, p15_1.w), vec4<f32>(p0_2.x, p1_2.x, p2_2.x, p3_2.x), vec4<f32>(p4_2.x, p5_2.x, p6_2.x, p7_2.x), vec4<f32>(p8_2.x, p9_2.x, p10_2.x, p11_2.x), vec4<f32>(p12_2.x, p13_2.x, p14_2.x, p15_2.x), vec4<f32>(p0_2.y, p1_2.y, p2_2.y, p3_2.y), vec4<f32>(p4_2.y, p5_2.y, p6_2.y, p7_2.y), vec4<f32>(p8_2.y, p9_2.y, p10_2.y, p11_2.y), vec4<f32>(p12_2.y, p13_2.y, p14_2.y, p15_2.y), vec4<f32>(p0_2.z, p1_2.z, p2_2.z, p3_2.z), vec4<f32>(p4_2.z, p5_2.z, p6_2.z, p7_2.z), vec4<f32>(p8_2.z, p9_2.z, p10_2.z, p11_2.z), vec4<f32>(p12_2.z, p13_2.z, p14_2.z, p15_2.z), vec4<f32>(p0_2.w, p1_2.w, p2_2.w, p3_2.w), vec4<f32>(p4_2.w, p5_2.w, p6_2.w, p7_2.w), vec4<f32>(p8_2.w, p9_2.w, p10_2.w, p11_2.w), vec4<f32>(p12_2.w, p13_2.w, p14_2.w, p15_2.w), vec4<f32>(p0_3.x, p1_3.x, p2_3.x, p3_3.x), vec4<f32>(p4_3.x, p5_3.x, p6_3.x, p7_3.x), vec4<f32>(p8_3.x, p9_3.x, p10_3.x, p11_3.x), vec4<f32>(p12_3.x, p13_3.x, p14_3.x, p15_3.x), vec4<f32>(p0_3.y, p1_3.y, p2_3.y, p3_3.y), vec4<f32>(p4_3.y, p5_3.y, p6_3.y, p7_3.y), vec4<f32>(p8_3.y, p9_3.y, p10_3.y, p11_3.y), vec4<f32>(p12_3.y, p13_3.y, p14_3.y, p15_3.y), vec4<f32>(p0_3.z, p1_3.z, p2_3.z, p3_3.z), vec4<f32>(p4_3.z, p5_3.z, p6_3.z, p7_3.z), vec4<f32>(p8_3.z, p9_3.z, p10_3.z, p11_3.z), vec4<f32>(p12_3.z, p13_3.z, p14_3.z, p15_3.z), vec4<f32>(p0_3.w, p1_3.w, p2_3.w, p3_3.w), vec4<f32>(p4_3.w, p5_3.w, p6_3.w, p7_3.w), vec4<f32>(p8_3.w, p9_3.w, p10_3.w, p11_3.w), vec4<f32>(p12_3.w, p13_3.w, p14_3.w, p15_3.w));
-  let b1 = plane_base(pk, s, h, 1u) + k0 * tp4 + qt * 4u;
-  let b2 = plane_base(pk, s, h, 2u) + k0 * tp4 + qt * 4u;
+  let b1 = plane_base(pk, s, h, 0u) + k0 * tp4 + qt * 4u;
+  let b2 = plane_base(pk, s, h, 1u) + k0 * tp4 + qt * 4u;
   for (var i = 0u; i < 64u; i++) {
     TSk[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];
     TSk[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];
@@ -1104,7 +1098,7 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
   let q0 = qt * 16u;
   if (q0 >= len) { return; }
   let tp4 = 4u * nt;
-  let yb = plane_base(pm, s, h, 0u) + q0 * tp4;
+  let yb = plane_base(pm, s, h, 0u) + qt * 4u;
   let kb = (s * pm.KVH + h / (pm.NH / pm.KVH)) * pm.Tmax;
   var a0_0 = vec4<f32>();
   var a0_1 = vec4<f32>();
@@ -1178,6 +1172,23 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     let wo1 = (kb + min(4u * j4 + 1u, len - 1u)) * HS4 + dt * 4u;
     let wo2 = (kb + min(4u * j4 + 2u, len - 1u)) * HS4 + dt * 4u;
     let wo3 = (kb + min(4u * j4 + 3u, len - 1u)) * HS4 + dt * 4u;
+    // dS of the four keys 4 j4 + e by key rows: z<e>_<u> holds queries 4u .. 4u + 3.
+    let z0_0 = TSr[yb + (4u * j4 + 0u) * tp4 + 0u];
+    let z0_1 = TSr[yb + (4u * j4 + 0u) * tp4 + 1u];
+    let z0_2 = TSr[yb + (4u * j4 + 0u) * tp4 + 2u];
+    let z0_3 = TSr[yb + (4u * j4 + 0u) * tp4 + 3u];
+    let z1_0 = TSr[yb + (4u * j4 + 1u) * tp4 + 0u];
+    let z1_1 = TSr[yb + (4u * j4 + 1u) * tp4 + 1u];
+    let z1_2 = TSr[yb + (4u * j4 + 1u) * tp4 + 2u];
+    let z1_3 = TSr[yb + (4u * j4 + 1u) * tp4 + 3u];
+    let z2_0 = TSr[yb + (4u * j4 + 2u) * tp4 + 0u];
+    let z2_1 = TSr[yb + (4u * j4 + 2u) * tp4 + 1u];
+    let z2_2 = TSr[yb + (4u * j4 + 2u) * tp4 + 2u];
+    let z2_3 = TSr[yb + (4u * j4 + 2u) * tp4 + 3u];
+    let z3_0 = TSr[yb + (4u * j4 + 3u) * tp4 + 0u];
+    let z3_1 = TSr[yb + (4u * j4 + 3u) * tp4 + 1u];
+    let z3_2 = TSr[yb + (4u * j4 + 3u) * tp4 + 2u];
+    let z3_3 = TSr[yb + (4u * j4 + 3u) * tp4 + 3u];
     let w0_0 = Wr[wo0 + 0u];
     let w0_1 = Wr[wo0 + 1u];
     let w0_2 = Wr[wo0 + 2u];
@@ -1194,97 +1205,97 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     let w3_1 = Wr[wo3 + 1u];
     let w3_2 = Wr[wo3 + 2u];
     let w3_3 = Wr[wo3 + 3u];
-    { let y = TSr[yb + 0u * tp4 + j4];
+    { let y = vec4<f32>(z0_0.x, z1_0.x, z2_0.x, z3_0.x);
       a0_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a0_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a0_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a0_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 1u * tp4 + j4];
+    { let y = vec4<f32>(z0_0.y, z1_0.y, z2_0.y, z3_0.y);
       a1_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a1_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a1_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a1_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 2u * tp4 + j4];
+    { let y = vec4<f32>(z0_0.z, z1_0.z, z2_0.z, z3_0.z);
       a2_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a2_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a2_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a2_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 3u * tp4 + j4];
+    { let y = vec4<f32>(z0_0.w, z1_0.w, z2_0.w, z3_0.w);
       a3_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a3_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a3_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a3_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 4u * tp4 + j4];
+    { let y = vec4<f32>(z0_1.x, z1_1.x, z2_1.x, z3_1.x);
       a4_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a4_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a4_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a4_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 5u * tp4 + j4];
+    { let y = vec4<f32>(z0_1.y, z1_1.y, z2_1.y, z3_1.y);
       a5_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a5_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a5_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a5_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 6u * tp4 + j4];
+    { let y = vec4<f32>(z0_1.z, z1_1.z, z2_1.z, z3_1.z);
       a6_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a6_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a6_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a6_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 7u * tp4 + j4];
+    { let y = vec4<f32>(z0_1.w, z1_1.w, z2_1.w, z3_1.w);
       a7_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a7_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a7_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a7_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 8u * tp4 + j4];
+    { let y = vec4<f32>(z0_2.x, z1_2.x, z2_2.x, z3_2.x);
       a8_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a8_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a8_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a8_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 9u * tp4 + j4];
+    { let y = vec4<f32>(z0_2.y, z1_2.y, z2_2.y, z3_2.y);
       a9_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a9_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a9_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a9_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 10u * tp4 + j4];
+    { let y = vec4<f32>(z0_2.z, z1_2.z, z2_2.z, z3_2.z);
       a10_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a10_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a10_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a10_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 11u * tp4 + j4];
+    { let y = vec4<f32>(z0_2.w, z1_2.w, z2_2.w, z3_2.w);
       a11_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a11_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a11_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a11_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 12u * tp4 + j4];
+    { let y = vec4<f32>(z0_3.x, z1_3.x, z2_3.x, z3_3.x);
       a12_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a12_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a12_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a12_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 13u * tp4 + j4];
+    { let y = vec4<f32>(z0_3.y, z1_3.y, z2_3.y, z3_3.y);
       a13_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a13_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a13_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a13_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 14u * tp4 + j4];
+    { let y = vec4<f32>(z0_3.z, z1_3.z, z2_3.z, z3_3.z);
       a14_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a14_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a14_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
       a14_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
     }
-    { let y = TSr[yb + 15u * tp4 + j4];
+    { let y = vec4<f32>(z0_3.w, z1_3.w, z2_3.w, z3_3.w);
       a15_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
       a15_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
       a15_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
@@ -1380,7 +1391,7 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   // The queries from the tile's own on, of every head of the group (P and dS are 0 before the
   // diagonal and past the length; queries past the length read the last row).
   for (var h = kh * G; h < kh * G + G; h++) {
-    let yb = plane_base(pm, s, h, pm.plane) + k0 * tp4;
+    let yb = plane_base(pm, s, h, pm.plane - 1u) + k0 * tp4;
     for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {
       let wo0 = ((first + min(4u * q4 + 0u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
       let wo1 = ((first + min(4u * q4 + 1u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;

@@ -320,7 +320,7 @@ const TROW = {
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
   stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
-  scores: 'attention backward scratch (thread variant, grown to the largest pass): dQ partials [ceil(T / 16), M, NH, HS] f32 at HS 8, P/dS [n, NH, T^2, 2] at HS 16, 16 x 16 tile planes [n, NH, 3, T, T] f32 at HS 32-128',
+  scores: 'attention backward scratch (thread variant, grown to the largest pass): dQ partials [ceil(T / 16), M, NH, HS] f32 at HS 8, P/dS [n, NH, T^2, 2] at HS 16, 16 x 16 tile planes [n, NH, 2, T, T] f32 at HS 32-128',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   merged: 'LoRA merged into f32 copies of the adapted weights for a training call (TrainStep.merge)',
   valueHead: 'PPO value head w [C] + b [1] and their gradients',

@@ -58,7 +58,7 @@ export interface AttentionBackwardOptions {
    * At the head sizes where tiledHeadSize (thread variant): the 16 x 16 tile kernels
    * (attn_bwd_tile_sdp, _dq, _dkv; default true) instead of the kept-P/dS dQ and dK/dV kernels
    * (HS = 64) or the recomputing ones.
-   * Their scratch (dS and P, three planes) counts against psBudgetBytes as P/dS does.
+   * Their scratch (dS and P, two planes) counts against psBudgetBytes as P/dS does.
    */
   tiled?: boolean;
   /**
@@ -148,7 +148,7 @@ export interface AttentionScratchShape {
 /**
  * Bytes of the scratch a backward call keeps (the memory plan's row; AttentionBackward grows its
  * buffer to it): the fused form's dQ partials [ceil(Tmax / 16), M, NH, HS] f32, the tile form's
- * planes [B, NH, 3, TP, TP] f32 (TP = tileSide(Tmax)) or the kept form's P/dS [B, NH,
+ * planes [B, NH, 2, TP, TP] f32 (TP = tileSide(Tmax)) or the kept form's P/dS [B, NH,
  * ceil(Tmax / 4), Tmax, 2] vec4; 0 where the kernels recompute the scores instead
  * (variant 'wg', other head sizes, fewer rows than minRows, or over the budget).
  */
@@ -160,7 +160,7 @@ export function attentionScratchBytes(c: AttentionScratchShape): number {
   const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
     : tiled
-      ? c.B * c.NH * 3 * tileSide(c.Tmax) ** 2 * 4
+      ? c.B * c.NH * 2 * tileSide(c.Tmax) ** 2 * 4
       : c.B * c.NH * Math.ceil(c.Tmax / TRAIN_POSITIONS_PER_INVOCATION) * c.Tmax * 32;
   return bytes <= budget ? bytes : 0;
 }
@@ -453,7 +453,7 @@ export class AttentionBackward {
     if (this.ps && this.ps.size >= bytes) return this.ps;
     const label = fused
       ? `attention backward dQ partials [${Math.ceil(Tmax / FUSED_KEYS)}, ${M}, ${NH}, ${HS}]`
-      : tiled ? `attention backward tile planes [${B}, ${NH}, 3, ${tileSide(Tmax)}, ${tileSide(Tmax)}]` : `attention backward P/dS [${B}, ${NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`;
+      : tiled ? `attention backward tile planes [${B}, ${NH}, 2, ${tileSide(Tmax)}, ${tileSide(Tmax)}]` : `attention backward P/dS [${B}, ${NH}, ${Math.ceil(Tmax / 4)}, ${Tmax}, 2] vec4`;
     let next: GPUBuffer;
     try {
       next = this.rt.storage(bytes, label);
