@@ -3,10 +3,11 @@
 // training sequences, deterministic. At HS = 8 (thread variant): stats, one fused kernel for dK,
 // dV and per-key-group dQ partials, and their reduction (default); at multiples of 16 from 32
 // (tiledHeadSize): stats, the 16 x 16 tile kernels (P and dS of each tile, then dQ, dK and dV as
-// tiled products; the first reads the scores the forward kept, when given); at HS =
-// 16, or 64 with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every
-// pair's P and dS in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when
-// the scratch would pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot table [B, 2] (first row, length) from the packed row table.
+// tiled products; the first reads the scores the forward kept, when given); at HS = 16, or 64
+// with tiled: false, or 8 with fused: false: stats, a dQ kernel that keeps every pair's P and dS
+// in a scratch buffer and the dK/dV kernel that reads it; elsewhere, or when the scratch would
+// pass psBudgetBytes, stats, dQ and dK/dV each recomputing the scores. Also builds the slot
+// table [B, 2] (first row, length) from the packed row table.
 // CPU twin: src/reference/attention.ts (attention_backward). Tested by
 // tests/unit/gpu/attention-backward.test.ts.
 import type { Kernel } from '../pipelines';
@@ -14,9 +15,9 @@ import type { GpuRuntime } from '../runtime';
 import type { KvCache } from '../kv-cache';
 import { GpuOutOfMemoryError, ShapeError } from '../errors';
 import { ATTENTION_MAX_HS, REGISTER_HEAD_SIZES, SIXTEEN_POSITION_WORKGROUP, TRAIN_POSITIONS_PER_INVOCATION, scorePlaneBytes, threadEntry, tiledHeadSize, tileSide, type AttentionVariant } from './attention';
+import { flatGrid } from '../grid';
 
 export { tiledHeadSize, tileSide };
-import { flatGrid } from '../grid';
 
 export interface AttentionBackwardOptions {
   NH: number;
@@ -98,10 +99,8 @@ export const DKV8_WORKGROUP = 16;
  */
 export const HS64_DKV_WORKGROUP = 16;
 
-
 /** Invocations per workgroup of the tile kernels (dK/dV has few: B * KVH * ceil(Tmax / 16) * HS / 16). */
 export const TILE_WORKGROUP = 4;
-
 
 /** Head sizes whose thread variant has the kept-P/dS backward kernels (and, at FUSED_HEAD_SIZES, the fused one). */
 export const PS_HEAD_SIZES = [8, 16, 64];

@@ -1,7 +1,7 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
-// alike; optionally also LSE [M, NH] and (training, tiledHeadSize) the scaled scores for the backward.
-// CPU twin: src/reference/attention.ts.
+// alike; optionally also LSE [M, NH] and (training, tiledHeadSize) the scaled scores for the
+// backward. CPU twin: src/reference/attention.ts.
 // Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
@@ -125,8 +125,9 @@ export function tileSide(Tmax: number): number {
 }
 
 /**
- * Whether the thread variant's backward at head size HS runs the 16 x 16 tile kernels by default:
- * multiples of 16 from 32 to ATTENTION_MAX_HS. Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128
+ * Whether the thread variant's backward at head size HS runs the 16 x 16 tile kernels by default
+ * (and the training forward can keep its scores for them): multiples of 16 from 32 to
+ * ATTENTION_MAX_HS. Qwen2.5-0.5B's heads (14 / 2 of 64) at 2 x 128
  * tokens: 48-49 ms with the kept-P/dS pair, 40-41 ms tiled; heads of 32 and 128 had only the
  * generic recomputing kernels (6-7x slower). At HS = 16 the tiles measured slower than the kept
  * pair (16.3-18.3 vs 11.6 ms at the default agent's 16 x 80): a head of 16 gives each tile's two
