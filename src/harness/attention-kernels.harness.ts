@@ -1,5 +1,6 @@
-// Harness functions for the attention-side kernels (qkv_rope, attention in both variants,
-// chunked log-probs, sampling with and without top-k / top-p) run in the browser against their CPU twins, on small shapes.
+// Harness functions for the attention-side kernels (qkv_rope, attention in both variants, the
+// training attention's backward (attention-backward-check.ts), chunked log-probs, sampling with
+// and without top-k / top-p) run in the browser against their CPU twins, on small shapes.
 // Used by tests/e2e/attention-kernels.spec.ts; the same checks run in Node in
 // tests/unit/gpu/{attention,rope,logprobs}-forward.test.ts and sampling-kernel.test.ts.
 import type { Harness } from './types';
@@ -17,10 +18,13 @@ import { attention_forward } from '../reference/attention';
 import { logprobs_forward } from '../reference/logprobs';
 import { matmul_forward, maxAbsDiff } from '../reference/matmul';
 import { sample_forward } from '../reference/sampling';
+import { checkAttentionBackward } from './attention-backward-check';
 
 export interface AttentionKernelsReport {
   adapter: string;
   attention: Record<string, number>;
+  /** dQ, dK, dV maxdiff per head size and backward form ('64 tiled-scores', '32 tiled', ...). */
+  backward: Record<string, number>;
   logprobs: number;
   entropy: number;
   samplingIdsEqual: boolean;
@@ -67,6 +71,7 @@ export function register(h: Harness): void {
     rt ??= GpuRuntime.create(getBrowserGpu());
     const r = await rt;
     const attention = await checkAttention(r);
+    const backward = await checkAttentionBackward(r);
 
     const M = 20, C = 16, V = 203;
     const H = randomArray(M * C, 41), W = randomArray(V * C, 42);
@@ -100,6 +105,7 @@ export function register(h: Harness): void {
     return {
       adapter: `${r.report.vendor} ${r.report.architecture}`,
       attention,
+      backward,
       logprobs,
       entropy,
       samplingIdsEqual,

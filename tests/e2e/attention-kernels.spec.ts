@@ -1,5 +1,7 @@
-// Browser test of the attention-side kernels: qkv_rope + attention (both variants), chunked
-// log-probs and GPU sampling compile under Chromium's WebGPU and match their CPU twins.
+// Browser test of the attention-side kernels: qkv_rope + attention (both variants), the training
+// attention's backward (16 x 16 tiles at heads of 64 and 32, from the forward's kept scores and
+// recomputing them), chunked log-probs and GPU sampling compile under Chromium's WebGPU and match
+// their CPU twins.
 // Drives src/harness/attention-kernels.harness.ts on /harness.html; prints the maxdiffs.
 import { expect, test } from '@playwright/test';
 import type { AttentionKernelsReport } from '../../src/harness/attention-kernels.harness';
@@ -11,9 +13,11 @@ test('attention, log-probs and sampling kernels match their twins in the browser
   await expect(page.locator('#status')).toContainText('attentionKernelsCheck');
   const r = (await page.evaluate(() =>
     (window as unknown as { __harness: Record<string, () => Promise<unknown>> }).__harness.attentionKernelsCheck())) as AttentionKernelsReport;
-  console.log(`attention kernels on ${r.adapter}: attention maxdiff ${JSON.stringify(r.attention)}, logprobs ${r.logprobs.toExponential(2)}, ` +
+  console.log(`attention kernels on ${r.adapter}: attention maxdiff ${JSON.stringify(r.attention)}, backward ${JSON.stringify(r.backward)}, logprobs ${r.logprobs.toExponential(2)}, ` +
     `entropy ${r.entropy.toExponential(2)}, sampling ids equal ${r.samplingIdsEqual}, logprob maxdiff ${r.samplingLogprobDiff.toExponential(2)}`);
   for (const d of Object.values(r.attention)) expect(d).toBeLessThan(1e-5);
+  expect(Object.keys(r.backward).sort()).toEqual(['32 tiled', '32 tiled-scores', '64 tiled', '64 tiled-scores']);
+  for (const d of Object.values(r.backward)) expect(d).toBeLessThan(2e-5);
   expect(r.logprobs).toBeLessThan(1e-4);
   expect(r.entropy).toBeLessThan(1e-4);
   expect(r.samplingIdsEqual).toBe(true);
