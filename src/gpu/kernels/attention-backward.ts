@@ -175,7 +175,7 @@ export function attentionBackwardDispatches(c: AttentionScratchShape): number {
 
 /**
  * Most bytes of the score planes a training pass keeps for the tile backward, all kept layers
- * together (keptScoresBytes): Qwen2.5-0.5B's 24 layers at 4 x 128 tokens keep 88 MiB; longer
+ * together (keptScoresBytes): Qwen2.5-0.5B's 24 layers at 4 x 128 tokens keep 84 MiB; longer
  * passes recompute the scores in the backward (as they do when recomputing layers, one plane).
  */
 export const SCORES_BUDGET_BYTES = 128 * 2 ** 20;
