@@ -368,8 +368,7 @@ export class AttentionBackward {
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
-    const sdpS = a.S ? this.tileKernels?.sdpS ?? null : null;
-    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? (sdpS ? 'tiled-scores' : 'tiled') : 'kept';
+    this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? (a.S ? 'tiled-scores' : 'tiled') : 'kept';
     if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
       // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
@@ -384,10 +383,10 @@ export class AttentionBackward {
       // attn_bwd_tile_sdp (_s: S from the forward's plane): P and dS of every tile on or below
       // the diagonal into ps; attn_bwd_tile_dq: dQ = scale dS K; attn_bwd_tile_dkv
       // (Params.plane 1, 2): dK, dV.
-      const { sdp, dq, dkv } = this.tileKernels;
+      const { sdp, sdpS, dq, dkv } = this.tileKernels;
       const nt = tileSide(c.Tmax) / 16, ndt = HS / 16;
       const tiles = flatGrid(c.B * NH * nt * (nt + 1) / 2, TILE_WORKGROUP, max);
-      if (sdpS && a.S) this.rt.dispatch(sdpS, [a.S, a.seqs, V, a.dO, this.stats, ps], u, tiles);
+      if (a.S) this.rt.dispatch(sdpS, [a.S, a.seqs, V, a.dO, this.stats, ps], u, tiles);
       else this.rt.dispatch(sdp, [a.Q, a.seqs, K, V, a.dO, this.stats, ps], u, tiles);
       this.rt.dispatch(dq, [ps, a.seqs, K, a.dQ], u, flatGrid(c.B * NH * nt * ndt, TILE_WORKGROUP, max));
       this.u32[7] = 1;
@@ -430,10 +429,14 @@ export class AttentionBackward {
    * 0: none (the pass runs the forward without them and this backward recomputes the scores).
    */
   keptScoresBytes(B: number, Tmax: number, M: number, layers: number): number {
-    if (!this.tileKernels) return 0;
+    return this.tileKernels ? keptScoresBytes({ ...this.scratchShape(B, Tmax, M), layers }) : 0;
+  }
+
+  /** The shape of a call for attentionScratchBytes: this instance's forms, size threshold and budget (capped by the device's largest storage binding). */
+  private scratchShape(B: number, Tmax: number, M: number): AttentionScratchShape {
     const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
     const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
-    return keptScoresBytes({ variant, HS, NH, B, Tmax, M, budget, tiled: true, minRows: psMinRows, layers });
+    return { variant, HS, NH, B, Tmax, M, budget, fused: this.fusedKernels !== null, tiled: this.tileKernels !== null, minRows: psMinRows };
   }
 
   /**
@@ -444,10 +447,9 @@ export class AttentionBackward {
    */
   private scratch(B: number, Tmax: number, M: number): GPUBuffer | null {
     if (!this.psKernels && !this.fusedKernels && !this.tileKernels) return null;
-    const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
+    const { HS, NH } = this.opts;
     const fused = this.fusedKernels !== null, tiled = this.tileKernels !== null;
-    const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
-    const bytes = attentionScratchBytes({ variant, HS, NH, B, Tmax, M, budget, fused, tiled, minRows: psMinRows });
+    const bytes = attentionScratchBytes(this.scratchShape(B, Tmax, M));
     if (bytes === 0) return null;
     if (this.ps && this.ps.size >= bytes) return this.ps;
     const label = fused
