@@ -1090,9 +1090,11 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
   let ndt = HS / 16u;
   let idx = gid.x + gid.y * nwg.x * WG;
   if (idx >= pm.B * pm.NH * nt * ndt) { return; }
+  // Lanes side by side take one query tile of other (slot, head) lines (equal loop lengths at
+  // heads of 16 and 32, where a line has fewer than four column tiles); the longest tiles first.
   let dt = idx % ndt;
-  let qt = (idx / ndt) % nt;
-  let bh = idx / (ndt * nt);
+  let bh = (idx / ndt) % (pm.B * pm.NH);
+  let qt = nt - 1u - idx / (ndt * pm.B * pm.NH);
   let s = bh / pm.NH; let h = bh % pm.NH;
   let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
   let q0 = qt * 16u;
@@ -1316,9 +1318,10 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let ndt = HS / 16u;
   let idx = gid.x + gid.y * nwg.x * WG;
   if (idx >= pm.B * pm.KVH * nt * ndt) { return; }
+  // As attn_bwd_tile_dq: one key tile across the lanes, the longest (the first keys) first.
   let dt = idx % ndt;
-  let kt = (idx / ndt) % nt;
-  let bk = idx / (ndt * nt);
+  let bk = (idx / ndt) % (pm.B * pm.KVH);
+  let kt = idx / (ndt * pm.B * pm.KVH);
   let s = bk / pm.KVH; let kh = bk % pm.KVH;
   let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
   let k0 = kt * 16u;
