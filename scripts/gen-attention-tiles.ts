@@ -155,14 +155,20 @@ function sdp(kept: boolean): string[] {
     ...indent(2, scoreLoop(n.dO, n.V)),
     ...indent(2, R.flatMap((r) => C.map((c) => `let e${r}_${c} = p${r}_${c} * (s${r}_${c} - st${r}.y);`))),
     '  // Planes 0 and 1: dS and P by key rows (4 x 4 blocks transposed).',
-    `  let dst = ${transposed('e')};`,
-    `  let pt_ = ${transposed('p')};`,
     `  let b1 = plane_base(${u}, s, h, 0u) + k0 * tp4 + qt * 4u;`,
     `  let b2 = plane_base(${u}, s, h, 1u) + k0 * tp4 + qt * 4u;`,
-    '  for (var i = 0u; i < 64u; i++) {',
-    `    ${n.TS}[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];`,
-    `    ${n.TS}[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];`,
-    '  }',
+    // From kept scores, one statement per vec4 (1.2x faster here, compiling in 0.4 s more); the
+    // loop over arrays of the transposed blocks measured as fast where the score loop runs.
+    ...(kept
+      ? [...indent(2, transposedStores(n.TS, 'b1', 'e')), ...indent(2, transposedStores(n.TS, 'b2', 'p'))]
+      : [
+        `  let dst = ${transposed('e')};`,
+        `  let pt_ = ${transposed('p')};`,
+        '  for (var i = 0u; i < 64u; i++) {',
+        `    ${n.TS}[b1 + (i / 4u) * tp4 + i % 4u] = dst[i];`,
+        `    ${n.TS}[b2 + (i / 4u) * tp4 + i % 4u] = pt_[i];`,
+        '  }',
+      ]),
     '}',
   ];
 }
@@ -174,6 +180,11 @@ function transposed(p: string): string {
     for (const u of C) items.push(`vec4<f32>(${C.map((t) => `${p}${4 * u + t}_${k >> 2}.${LANE[k & 3]}`).join(', ')})`);
   }
   return `array<vec4<f32>, 64>(${items.join(', ')})`;
+}
+
+/** Stores of the tile p<r>_<c> by key rows at base b (row k at b + k tp4), one statement per vec4. */
+function transposedStores(plane: string, b: string, p: string): string[] {
+  return R.flatMap((k) => C.map((u) => `${plane}[${b} + ${k}u * tp4 + ${u}u] = vec4<f32>(${C.map((t) => `${p}${4 * u + t}_${k >> 2}.${LANE[k & 3]}`).join(', ')});`));
 }
 
 /** One step of four reduction positions: a<r>_<c> += y<r> . (rows w0..w3 of column vec4 c). */
