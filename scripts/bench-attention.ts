@@ -1,5 +1,5 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg] [--wg N]
-//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 8,4] [--min-rows N]`: GPU time
+//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 16,8,4] [--min-rows N]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
 // heads of 8), per variant; the thread variant's backward in its default form (fused at HS = 8,
@@ -21,7 +21,7 @@ import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
 import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, scorePlaneBytes, type AttentionVariant } from '../src/gpu/kernels/attention';
-import { AttentionBackward, PS_HEAD_SIZES, sequenceTable, tiledHeadSize, type AttentionBackwardOptions } from '../src/gpu/kernels/attention-backward';
+import { AttentionBackward, PS_HEAD_SIZES, defaultDkvKeys, sequenceTable, tiledHeadSize, type AttentionBackwardOptions } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
@@ -34,7 +34,7 @@ const [NH, KVH, HS] = getString(args, 'heads', '8,4,8').split(',').map(Number);
 const variants = getString(args, 'variants', ATTENTION_VARIANTS.join(',')).split(',') as AttentionVariant[];
 const budget = getNumber(args, 'budget-ms', 400);
 const dqForms = getString(args, 'dq-queries', '8').split(',').map(Number) as (4 | 8)[];
-const dkvForms = getString(args, 'dkv-keys', '8').split(',').map(Number) as (4 | 8)[];
+const dkvForms = (args.flags['dkv-keys'] === undefined ? [defaultDkvKeys(HS)] : getString(args, 'dkv-keys', '8').split(',').map(Number)) as (4 | 8 | 16)[];
 // `--wg N`: invocations per workgroup of every kernel (default: the launchers' own).
 const wgOption = args.flags.wg === undefined ? {} : { wg: getNumber(args, 'wg', 64) };
 const minRows = args.flags['min-rows'] === undefined ? {} : { psMinRows: getNumber(args, 'min-rows', 0) };

@@ -239,10 +239,19 @@ function dq(): string[] {
   ];
 }
 
-function dkv(): string[] {
+/**
+ * attn_bwd_tile_dkv, or with `ps` attn_bwd_tile_dkv_ps: P and dS from the kept-P/dS form's PS
+ * [B, NH, ceil(Tmax / 4), Tmax, 2] vec4 (attn_bwd_dq_thread_hs16_ps8 writes it) instead of the tile
+ * planes. A query quad's PS row holds keys up to its last query only: later keys of the tile are
+ * masked to 0 (the diagonal tile's first quads).
+ */
+function dkv(ps: boolean): string[] {
+  const y = ps
+    ? (r: number) => `select(TSr[qb + ko${r}], vec4<f32>(), k0 + ${r}u > 4u * q4 + 3u)`
+    : (r: number) => `TSr[yb + ${r}u * tp4 + q4]`;
   return [
     '@compute @workgroup_size(WG)',
-    'fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    `fn attn_bwd_tile_dkv${ps ? '_ps' : ''}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`,
     '  let nt = side_tiles(pm);',
     '  let ndt = HS / 16u;',
     '  let idx = gid.x + gid.y * nwg.x * WG;',
@@ -259,11 +268,20 @@ function dkv(): string[] {
     ...indent(2, R.flatMap((r) => C.map((c) => `var a${r}_${c} = vec4<f32>();`))),
     '  // The queries from the tile\'s own on, of every head of the group (P and dS are 0 before the',
     '  // diagonal and past the length; queries past the length read the last row).',
+    ...(ps
+      ? [
+        '  // Plane 1 (dK) reads dS, the second vec4 of a PS cell; plane 2 (dV) P, the first.',
+        ...indent(2, R.map((r) => `let ko${r} = min(k0 + ${r}u, pm.Tmax - 1u) * 2u + 2u - pm.plane;`)),
+      ]
+      : []),
     '  for (var h = kh * G; h < kh * G + G; h++) {',
-    '    let yb = plane_base(pm, s, h, pm.plane - 1u) + k0 * tp4;',
+    ...(ps
+      ? ['    let pb = (s * pm.NH + h) * ((pm.Tmax + 3u) / 4u) * pm.Tmax * 2u;']
+      : ['    let yb = plane_base(pm, s, h, pm.plane - 1u) + k0 * tp4;']),
     '    for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {',
+    ...(ps ? ['      let qb = pb + q4 * pm.Tmax * 2u;'] : []),
     ...indent(6, C.map((e) => `let wo${e} = ((first + min(4u * q4 + ${e}u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;`)),
-    ...indent(6, tileStep((r) => `TSr[yb + ${r}u * tp4 + q4]`, (e) => `wo${e}`)),
+    ...indent(6, tileStep(y, (e) => `wo${e}`)),
     '    }',
     '  }',
     `  let acc = ${tileArray('a')};`,
@@ -280,7 +298,7 @@ function dkv(): string[] {
 
 /** The whole of shaders/attention_tiles.wgsl. */
 export function tilesShader(): string {
-  return [HEADER, ...sdp(false), '', ...sdp(true), '', ...dq(), '', ...dkv()].join('\n') + '\n';
+  return [HEADER, ...sdp(false), '', ...sdp(true), '', ...dq(), '', ...dkv(false), '', ...dkv(true)].join('\n') + '\n';
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

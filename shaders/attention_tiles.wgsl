@@ -1645,3 +1645,233 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     for (var c = 0u; c < 4u; c++) { Out[o + c] = acc[4u * r + c] * sc; }
   }
 }
+
+@compute @workgroup_size(WG)
+fn attn_bwd_tile_dkv_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let nt = side_tiles(pm);
+  let ndt = HS / 16u;
+  let idx = gid.x + gid.y * nwg.x * WG;
+  if (idx >= pm.B * pm.KVH * nt * ndt) { return; }
+  // As attn_bwd_tile_dq: one key tile across the lanes, the longest (the first keys) first.
+  let dt = idx % ndt;
+  let bk = (idx / ndt) % (pm.B * pm.KVH);
+  let kt = idx / (ndt * pm.B * pm.KVH);
+  let s = bk / pm.KVH; let kh = bk % pm.KVH;
+  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
+  let k0 = kt * 16u;
+  let tp4 = 4u * nt;
+  let G = pm.NH / pm.KVH;
+  var a0_0 = vec4<f32>();
+  var a0_1 = vec4<f32>();
+  var a0_2 = vec4<f32>();
+  var a0_3 = vec4<f32>();
+  var a1_0 = vec4<f32>();
+  var a1_1 = vec4<f32>();
+  var a1_2 = vec4<f32>();
+  var a1_3 = vec4<f32>();
+  var a2_0 = vec4<f32>();
+  var a2_1 = vec4<f32>();
+  var a2_2 = vec4<f32>();
+  var a2_3 = vec4<f32>();
+  var a3_0 = vec4<f32>();
+  var a3_1 = vec4<f32>();
+  var a3_2 = vec4<f32>();
+  var a3_3 = vec4<f32>();
+  var a4_0 = vec4<f32>();
+  var a4_1 = vec4<f32>();
+  var a4_2 = vec4<f32>();
+  var a4_3 = vec4<f32>();
+  var a5_0 = vec4<f32>();
+  var a5_1 = vec4<f32>();
+  var a5_2 = vec4<f32>();
+  var a5_3 = vec4<f32>();
+  var a6_0 = vec4<f32>();
+  var a6_1 = vec4<f32>();
+  var a6_2 = vec4<f32>();
+  var a6_3 = vec4<f32>();
+  var a7_0 = vec4<f32>();
+  var a7_1 = vec4<f32>();
+  var a7_2 = vec4<f32>();
+  var a7_3 = vec4<f32>();
+  var a8_0 = vec4<f32>();
+  var a8_1 = vec4<f32>();
+  var a8_2 = vec4<f32>();
+  var a8_3 = vec4<f32>();
+  var a9_0 = vec4<f32>();
+  var a9_1 = vec4<f32>();
+  var a9_2 = vec4<f32>();
+  var a9_3 = vec4<f32>();
+  var a10_0 = vec4<f32>();
+  var a10_1 = vec4<f32>();
+  var a10_2 = vec4<f32>();
+  var a10_3 = vec4<f32>();
+  var a11_0 = vec4<f32>();
+  var a11_1 = vec4<f32>();
+  var a11_2 = vec4<f32>();
+  var a11_3 = vec4<f32>();
+  var a12_0 = vec4<f32>();
+  var a12_1 = vec4<f32>();
+  var a12_2 = vec4<f32>();
+  var a12_3 = vec4<f32>();
+  var a13_0 = vec4<f32>();
+  var a13_1 = vec4<f32>();
+  var a13_2 = vec4<f32>();
+  var a13_3 = vec4<f32>();
+  var a14_0 = vec4<f32>();
+  var a14_1 = vec4<f32>();
+  var a14_2 = vec4<f32>();
+  var a14_3 = vec4<f32>();
+  var a15_0 = vec4<f32>();
+  var a15_1 = vec4<f32>();
+  var a15_2 = vec4<f32>();
+  var a15_3 = vec4<f32>();
+  // The queries from the tile's own on, of every head of the group (P and dS are 0 before the
+  // diagonal and past the length; queries past the length read the last row).
+  // Plane 1 (dK) reads dS, the second vec4 of a PS cell; plane 2 (dV) P, the first.
+  let ko0 = min(k0 + 0u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko1 = min(k0 + 1u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko2 = min(k0 + 2u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko3 = min(k0 + 3u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko4 = min(k0 + 4u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko5 = min(k0 + 5u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko6 = min(k0 + 6u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko7 = min(k0 + 7u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko8 = min(k0 + 8u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko9 = min(k0 + 9u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko10 = min(k0 + 10u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko11 = min(k0 + 11u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko12 = min(k0 + 12u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko13 = min(k0 + 13u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko14 = min(k0 + 14u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  let ko15 = min(k0 + 15u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
+  for (var h = kh * G; h < kh * G + G; h++) {
+    let pb = (s * pm.NH + h) * ((pm.Tmax + 3u) / 4u) * pm.Tmax * 2u;
+    for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {
+      let qb = pb + q4 * pm.Tmax * 2u;
+      let wo0 = ((first + min(4u * q4 + 0u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
+      let wo1 = ((first + min(4u * q4 + 1u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
+      let wo2 = ((first + min(4u * q4 + 2u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
+      let wo3 = ((first + min(4u * q4 + 3u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
+      let w0_0 = Wr[wo0 + 0u];
+      let w0_1 = Wr[wo0 + 1u];
+      let w0_2 = Wr[wo0 + 2u];
+      let w0_3 = Wr[wo0 + 3u];
+      let w1_0 = Wr[wo1 + 0u];
+      let w1_1 = Wr[wo1 + 1u];
+      let w1_2 = Wr[wo1 + 2u];
+      let w1_3 = Wr[wo1 + 3u];
+      let w2_0 = Wr[wo2 + 0u];
+      let w2_1 = Wr[wo2 + 1u];
+      let w2_2 = Wr[wo2 + 2u];
+      let w2_3 = Wr[wo2 + 3u];
+      let w3_0 = Wr[wo3 + 0u];
+      let w3_1 = Wr[wo3 + 1u];
+      let w3_2 = Wr[wo3 + 2u];
+      let w3_3 = Wr[wo3 + 3u];
+      { let y = select(TSr[qb + ko0], vec4<f32>(), k0 + 0u > 4u * q4 + 3u);
+        a0_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a0_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a0_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a0_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko1], vec4<f32>(), k0 + 1u > 4u * q4 + 3u);
+        a1_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a1_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a1_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a1_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko2], vec4<f32>(), k0 + 2u > 4u * q4 + 3u);
+        a2_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a2_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a2_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a2_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko3], vec4<f32>(), k0 + 3u > 4u * q4 + 3u);
+        a3_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a3_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a3_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a3_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko4], vec4<f32>(), k0 + 4u > 4u * q4 + 3u);
+        a4_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a4_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a4_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a4_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko5], vec4<f32>(), k0 + 5u > 4u * q4 + 3u);
+        a5_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a5_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a5_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a5_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko6], vec4<f32>(), k0 + 6u > 4u * q4 + 3u);
+        a6_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a6_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a6_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a6_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko7], vec4<f32>(), k0 + 7u > 4u * q4 + 3u);
+        a7_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a7_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a7_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a7_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko8], vec4<f32>(), k0 + 8u > 4u * q4 + 3u);
+        a8_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a8_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a8_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a8_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko9], vec4<f32>(), k0 + 9u > 4u * q4 + 3u);
+        a9_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a9_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a9_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a9_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko10], vec4<f32>(), k0 + 10u > 4u * q4 + 3u);
+        a10_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a10_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a10_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a10_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko11], vec4<f32>(), k0 + 11u > 4u * q4 + 3u);
+        a11_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a11_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a11_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a11_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko12], vec4<f32>(), k0 + 12u > 4u * q4 + 3u);
+        a12_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a12_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a12_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a12_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko13], vec4<f32>(), k0 + 13u > 4u * q4 + 3u);
+        a13_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a13_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a13_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a13_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko14], vec4<f32>(), k0 + 14u > 4u * q4 + 3u);
+        a14_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a14_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a14_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a14_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+      { let y = select(TSr[qb + ko15], vec4<f32>(), k0 + 15u > 4u * q4 + 3u);
+        a15_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
+        a15_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
+        a15_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
+        a15_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      }
+    }
+  }
+  let acc = array<vec4<f32>, 64>(a0_0, a0_1, a0_2, a0_3, a1_0, a1_1, a1_2, a1_3, a2_0, a2_1, a2_2, a2_3, a3_0, a3_1, a3_2, a3_3, a4_0, a4_1, a4_2, a4_3, a5_0, a5_1, a5_2, a5_3, a6_0, a6_1, a6_2, a6_3, a7_0, a7_1, a7_2, a7_3, a8_0, a8_1, a8_2, a8_3, a9_0, a9_1, a9_2, a9_3, a10_0, a10_1, a10_2, a10_3, a11_0, a11_1, a11_2, a11_3, a12_0, a12_1, a12_2, a12_3, a13_0, a13_1, a13_2, a13_3, a14_0, a14_1, a14_2, a14_3, a15_0, a15_1, a15_2, a15_3);
+  let sc = select(1.0, pm.scale, pm.plane == 1u);
+  let ob = (s * pm.KVH + kh) * pm.Tmax;
+  for (var r = 0u; r < 16u; r++) {
+    if (k0 + r >= pm.Tmax) { break; }
+    let o = (ob + k0 + r) * HS4 + dt * 4u;
+    for (var c = 0u; c < 4u; c++) { Out[o + c] = acc[4u * r + c] * sc; }
+  }
+}

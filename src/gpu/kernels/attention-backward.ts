@@ -36,11 +36,13 @@ export interface AttentionBackwardOptions {
    */
   psBudgetBytes?: number;
   /**
-   * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (default;
-   * attn_bwd_dkv_ps8_hs{8,16,64}, each query quad's Q and dO loads feed twice the keys) or 4; both
-   * give the same dK and dV bit for bit.
+   * Key positions per invocation of the kept-P/dS dK/dV kernel: 8 (attn_bwd_dkv_ps8_hs{8,16,64},
+   * each query quad's Q and dO loads feed twice the keys; the default but at HS = 16) or 4, both
+   * giving the same dK and dV bit for bit; or at HS = 16 only 16 (the default there:
+   * attn_bwd_tile_dkv_ps, the whole head of 16 keys as a 16 x 16 register tile, dK and dV in two
+   * dispatches; the same sums in another order).
    */
-  dkvKeys?: 4 | 8;
+  dkvKeys?: 4 | 8 | 16;
   /**
    * Query positions per invocation of the kept-P/dS dQ kernel: 8 (default;
    * attn_bwd_dq_thread_hs{8,16}_ps8, each key's K and V loads feed twice the queries) or 4; both
@@ -86,6 +88,11 @@ export const FUSED_HEAD_SIZES = [8];
 
 /** Storage buffers attn_bwd_fused16_hs8 binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
 export const FUSED_STORAGE_BUFFERS = 9;
+
+/** The kept-P/dS dK/dV kernel's keys per invocation by default (AttentionBackwardOptions.dkvKeys). */
+export function defaultDkvKeys(HS: number): 8 | 16 {
+  return HS === 16 ? 16 : 8;
+}
 
 /** Invocations per workgroup of attn_bwd_dkv_ps8_hs{8,16,64} (half as many invocations as the four-key forms). */
 export const DKV8_WORKGROUP = 16;
@@ -166,11 +173,16 @@ export function attentionScratchBytes(c: AttentionScratchShape): number {
 
 /**
  * Dispatches of one backward call of this shape (M > 0): stats, then the tile form's sdp, dQ and
- * dK/dV twice (5), or two kernels (fused and its dQ reduction, kept P/dS or recomputing dQ and
- * dK/dV: 3). The memory plan counts one uniform buffer per dispatch.
+ * dK/dV twice (5), the kept form's dQ and, with sixteen keys per invocation (dkvKeys, by default
+ * at HS = 16), dK and dV (4), or two kernels (fused and its dQ reduction, kept P/dS with four or
+ * eight keys or recomputing dQ and dK/dV: 3). The memory plan counts one uniform buffer per
+ * dispatch.
  */
-export function attentionBackwardDispatches(c: AttentionScratchShape): number {
-  return (c.tiled ?? true) && tiledHeadSize(c.HS) && attentionScratchBytes(c) > 0 ? 5 : 3;
+export function attentionBackwardDispatches(c: AttentionScratchShape & { dkvKeys?: 4 | 8 | 16 }): number {
+  if (attentionScratchBytes(c) === 0) return 3;
+  if ((c.tiled ?? true) && tiledHeadSize(c.HS)) return 5;
+  const fused = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS);
+  return !fused && (c.dkvKeys ?? defaultDkvKeys(c.HS)) === 16 ? 4 : 3;
 }
 
 /**
@@ -290,7 +302,7 @@ export class AttentionBackward {
      * The kept-P/dS kernels; dQ takes `queries` positions per invocation, dK/dV `keys` positions
      * in workgroups of `dkvWg`.
      */
-    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8; dkvWg: number } | null,
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8 | 16; dkvWg: number } | null,
     /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
     /** attn_bwd_tile_sdp (sdpS: attn_bwd_tile_sdp_s), _dq and _dkv (in workgroups of TILE_WORKGROUP). */
@@ -301,7 +313,7 @@ export class AttentionBackward {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: 8, dqQueries: 8, fused: true, tiled: true, psMinRows: PS_MIN_ROWS, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: defaultDkvKeys(opts.HS), dqQueries: 8, fused: true, tiled: true, psMinRows: PS_MIN_ROWS, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -316,8 +328,9 @@ export class AttentionBackward {
       rt.kernel({ shader: 'attention', entry: o.variant === 'thread' ? threadEntry('attn_bwd_dkv_thread', HS) : 'attn_bwd_dkv_wg', overrides: { WG: dkvRowWg(o), HS } }),
     ]);
     const withPs = o.variant === 'thread' && PS_HEAD_SIZES.includes(HS) && o.psBudgetBytes > 0;
+    if (o.dkvKeys === 16 && HS !== 16) throw new ShapeError('attention_backward', 'dkvKeys 4 or 8 (16 is for heads of 16)', `dkvKeys=16 at HS=${HS}`);
     const keys = o.dkvKeys, queries = DQ8_HEAD_SIZES.includes(HS) ? o.dqQueries : 4;
-    const dkvWg = keys === 8 ? DKV8_WORKGROUP : HS === 64 ? Math.min(wg, HS64_DKV_WORKGROUP) : wg;
+    const dkvWg = keys === 16 ? TILE_WORKGROUP : keys === 8 ? DKV8_WORKGROUP : HS === 64 ? Math.min(wg, HS64_DKV_WORKGROUP) : wg;
     // The fused kernel binds nine storage buffers (the WebGPU default allows eight per stage).
     const fusedFits = rt.device.limits.maxStorageBuffersPerShaderStage >= FUSED_STORAGE_BUFFERS;
     const fusedKernels = withPs && o.fused && fusedFits && FUSED_HEAD_SIZES.includes(HS) ? {
@@ -334,7 +347,9 @@ export class AttentionBackward {
     const psKernels = withPs && !fusedKernels && !tileKernels ? {
       dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
       queries,
-      dkv: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
+      dkv: keys === 16
+        ? await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv_ps', overrides: { WG: dkvWg, HS } })
+        : await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
       keys,
       dkvWg,
     } : null;
@@ -401,7 +416,17 @@ export class AttentionBackward {
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
       const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
       this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, flatGrid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
-      this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, flatGrid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max));
+      const grid = flatGrid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max);
+      if (keys === 16) {
+        // attn_bwd_tile_dkv_ps (Params.plane 1: dK from dS and Q; 2: dV from P and dO).
+        this.u32[7] = 1;
+        this.rt.dispatch(dkv, [ps, a.seqs, a.Q, a.dK], u, grid);
+        this.u32[7] = 2;
+        this.rt.dispatch(dkv, [ps, a.seqs, a.dO, a.dV], u, grid);
+        this.u32[7] = 0;
+      } else {
+        this.rt.dispatch(dkv, [a.Q, a.seqs, ps, a.dO, a.dK, a.dV], u, grid);
+      }
       return;
     }
     if (M > 0) {

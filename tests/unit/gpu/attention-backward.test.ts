@@ -224,6 +224,30 @@ describe('attention backward', () => {
     }
   });
 
+  // At HS = 16 the default dK/dV kernel takes sixteen keys (the whole head) as a 16 x 16 tile
+  // from the dQ kernel's P/dS (attn_bwd_tile_dkv_ps): lengths across key tiles, Tmax past a tile
+  // boundary, an empty slot and four query heads per kv head, against the reference and the
+  // eight-key form (dQ is the same kernel's, bit for bit).
+  it('thread HS = 16: sixteen keys per dK/dV invocation match the reference and eight keys', async () => {
+    const rt = await nodeRuntime();
+    const extras = [
+      { name: 'lengths 37 and 29 (three key tiles)', NH: 4, KVH: 2, HS: 16, lengths: [37, 29], Tmax: 38, theta: 10000 },
+      { name: 'lengths 16, 33 and 0, four heads per kv head', NH: 4, KVH: 1, HS: 16, lengths: [16, 33, 0], Tmax: 33, theta: 10000 },
+      { name: 'lengths 6, 11, 16 and 21', NH: 4, KVH: 2, HS: 16, lengths: [6, 11, 16, 21], Tmax: 22, theta: 10000 },
+    ];
+    for (const c of [...cases.filter((k) => k.HS === 16), ...extras]) {
+      const { QKV, dO } = caseInputs(c, 7 + c.Tmax);
+      const ref = referenceGrads(c, QKV, dO);
+      const sixteen = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+      const eight = await gpuGrads(rt, c, 'thread', QKV, dO, true, { dkvKeys: 8 });
+      expect([sixteen.form, sixteen.dkvKeys, eight.dkvKeys], c.name).toEqual(['kept', 16, 8]);
+      const d = [maxAbsDiff(sixteen.dK, ref.dK), maxAbsDiff(sixteen.dV, ref.dV), maxAbsDiff(sixteen.dK, eight.dK), maxAbsDiff(sixteen.dV, eight.dV)];
+      console.log(`attention backward HS=16 dK/dV 16 keys ${c.name}: maxdiff vs reference dK=${d[0].toExponential(2)} dV=${d[1].toExponential(2)}, vs 8 keys dK=${d[2].toExponential(2)} dV=${d[3].toExponential(2)}`);
+      for (const x of d) expect(x, c.name).toBeLessThan(2e-5);
+      expect(Array.from(sixteen.dQ), c.name).toEqual(Array.from(eight.dQ));
+    }
+  });
+
   // A device that allows the WebGPU default of eight storage buffers per stage cannot bind the
   // fused kernel's nine: the backward then runs the kept-P/dS kernels, with the same results.
   it('thread HS = 8: a device with eight storage buffers per stage runs the kept-P/dS form', async () => {

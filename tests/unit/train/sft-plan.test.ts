@@ -13,6 +13,7 @@ import { setTuningStore } from '../../../src/gpu/tuning';
 import { useTestTuningStore } from '../helpers/tuning-store';
 import { DECODE_CANDIDATES, PREFILL_CANDIDATES } from '../../../src/gpu/kernels/linear';
 import { ATTENTION_VARIANTS, scorePlaneBytes } from '../../../src/gpu/kernels/attention';
+import { PS_MIN_ROWS } from '../../../src/gpu/kernels/attention-backward';
 import { randomWeights, tinyConfig } from '../helpers/reference-bwd-fd';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { NodeDirSource } from '../../../src/model/io/node-source';
@@ -147,6 +148,25 @@ describe('planTraining counts the kept attention scores (heads of 64)', () => {
       expect(peak).toBe(plan.total);
       // Two sequences per pass (micro-batches of 2), T = 20 rounded up to 32: [2, 2, 32, 32] f32 per kept layer.
       expect(row?.bytes).toBe((recompute ? 1 : 2) * scorePlaneBytes(2, 2, 20));
+    }
+  }, 60_000);
+});
+
+// Heads of 16 (the default agent's): passes of PS_MIN_ROWS rows or more keep P and dS between the
+// dQ kernel and the sixteen-key dK/dV tile kernel, dispatched once for dK and once for dV.
+describe('planTraining counts the kept-P/dS attention backward (heads of 16)', () => {
+  it('random 2-layer model, 4 / 2 heads of 16, passes of 256 rows: plan == measured peak, recompute on and off', async () => {
+    const hs16 = tinyConfig({ vocabSize: 128, hiddenSize: 64, intermediateSize: 64, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, maxPositions: 64 });
+    const w = randomWeights(hs16, 6);
+    const src: Source = { cfg: hs16, read: async (n) => w.get(n)!, has: (n) => w.has(n) };
+    const base = { mode: 'full' as const, quant: 'none' as const, quantEmbeddings: false, batchSize: 4, seqLen: 64, microBatch: 4, maxRows: PS_MIN_ROWS, chunkRows: 64 };
+    for (const recompute of [false, true]) {
+      const o = { ...base, recompute };
+      const plan = planTraining(hs16, o), peak = await measure(o, src);
+      const row = plan.rows.find((r) => r.name.startsWith('attention backward scratch'));
+      console.log(`heads of 16, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, P/dS row ${row?.name}: ${row?.bytes ?? 0} B`);
+      expect(row?.bytes).toBeGreaterThan(0);
+      expect(peak).toBe(plan.total);
     }
   }, 60_000);
 });
