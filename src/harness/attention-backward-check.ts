@@ -1,6 +1,7 @@
 // The training attention's backward in the browser against its CPU twin (attention_backward per
-// sequence): the 16 x 16 tile kernels at heads of 64 (the slot-table training forward) and 32 (the
-// generic row kernel), each from the scores the forward kept and recomputing them. Packed
+// sequence): the 16 x 16 tile kernels at heads of 64 (the slot-table training forward in named
+// registers) and 128 (the generic row kernel), each from the scores the forward kept and
+// recomputing them; at heads of 16 the kept-P/dS dQ kernel and the sixteen-key dK/dV tile. Packed
 // sequences of 21 and 7 tokens in a cache of 24. Used by src/harness/attention-kernels.harness.ts
 // (tests/e2e/attention-kernels.spec.ts); Node runs the same kernels in
 // tests/unit/gpu/attention-backward.test.ts.
@@ -12,11 +13,11 @@ import { randomArray } from '../gpu/selftest';
 import { attention_backward } from '../reference/attention';
 import { maxAbsDiff } from '../reference/matmul';
 
-/** Max difference of dQ, dK and dV from the reference, per head size and form ('64 tiled-scores', ...). */
+/** Max difference of dQ, dK and dV from the reference, per head size and form ('64 tiled-scores', '16 kept', ...). */
 export async function checkAttentionBackward(r: GpuRuntime): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const lengths = [21, 7], B = lengths.length, Tmax = 24, NH = 4, KVH = 2;
-  for (const HS of [64, 32]) {
+  for (const HS of [64, 128, 16]) {
     const cache = new KvCache(r, { numLayers: 1, B, KVH, HS, Tmax });
     const step = cache.append(lengths);
     const M = step.M, act = M * NH * HS;
@@ -29,9 +30,10 @@ export async function checkAttentionBackward(r: GpuRuntime): Promise<Record<stri
     const S = r.storage(scorePlaneBytes(B, NH, Tmax), 'scores');
     const dQ = r.storage(act * 4, 'dQ'), dK = r.storage(cache.layerBytes, 'dK'), dV = r.storage(cache.layerBytes, 'dV');
     const attn = await Attention.create(r, { NH, KVH, HS, variant: 'thread', lse: true });
-    const bwd = await AttentionBackward.create(r, { NH, KVH, HS, variant: 'thread', maxRows: M });
+    // psMinRows 0: the kept-P/dS form at HS = 16 for these 28 rows (by default from 256).
+    const bwd = await AttentionBackward.create(r, { NH, KVH, HS, variant: 'thread', maxRows: M, psMinRows: 0 });
     const ref = reference(lengths, Tmax, NH, KVH, HS, Q, K, V, dO);
-    for (const keep of [true, false]) {
+    for (const keep of attn.keepsScores ? [true, false] : [false]) {
       attn.run(qb, rows, cache, 0, ob, M, lse, seqs, keep ? S : undefined);
       bwd.run({ Q: qb, O: ob, dO: dOb, LSE: lse, rows, seqs, cache, layer: 0, M, dQ, dK, dV, ...(keep ? { S } : {}) });
       const got = [await r.readF32(dQ, act), await r.readF32(dK, cache.layerBytes / 4), await r.readF32(dV, cache.layerBytes / 4)];

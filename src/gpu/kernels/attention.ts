@@ -70,6 +70,14 @@ export const SIXTEEN_MIN_ROWS = 256;
 export const REGISTER_HEAD_SIZES = [8, 16, 64];
 
 /**
+ * Head sizes whose packed-training forward (thread, lse, slot table) keeps each query's head in
+ * named registers, four positions per invocation (attn_train_hs{HS}_lse; 32, 64 and 128:
+ * generated, scripts/gen-attention-hs64.ts), O and LSE bit for bit the row-table kernel's. Other
+ * head sizes run the generic row-table kernel for training too.
+ */
+export const TRAIN_REGISTER_HEAD_SIZES = [8, 16, 32, 48, 64];
+
+/**
  * Head sizes with named-register row-table forward forms (attn_thread_hs{HS}[_lse], the two-head
  * attn_thread_hs{HS}_h2) and the sixteen-position training forward. At HS = 64 the row-table
  * forward is the generic kernel: one query per invocation in named registers measured 1.3-1.5x
@@ -199,13 +207,14 @@ export class Attention {
     // dozen invocations (at WG 64 a batch of 8 ran on one core).
     const rowWg = o.variant === 'thread' && opts.wg === undefined ? rowWorkgroupSize(rt.report) : wg;
     const entry = (o.variant === 'thread' ? threadEntry('attn_thread', HS, ROW_REGISTER_HEAD_SIZES) : 'attn_wg') + (o.lse ? '_lse' : '');
-    const train = o.variant === 'thread' && o.lse && REGISTER_HEAD_SIZES.includes(HS);
+    const train = o.variant === 'thread' && o.lse && TRAIN_REGISTER_HEAD_SIZES.includes(HS);
     const positions = o.trainPositions;
     if (train && positions === 16 && !ROW_REGISTER_HEAD_SIZES.includes(HS)) {
       throw new ShapeError('attention', `trainPositions 4 at HS=${HS} (sixteen positions per invocation exist for HS ${ROW_REGISTER_HEAD_SIZES.join(', ')})`, 'trainPositions 16');
     }
     const trainWg = positions === 16 ? Math.min(wg, SIXTEEN_POSITION_WORKGROUP) : wg;
-    // The tile backward's head sizes keep the scores: HS = 64 in its four-position training form.
+    // The tile backward's head sizes keep the scores: HS = 32, 64 and 128 in their four-position
+    // training form, the other multiples of 16 in the row-table twin.
     const keepsScores = o.variant === 'thread' && o.lse && tiledHeadSize(HS) && (!train || positions === 4);
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
     const [single, paired, trainPipeline, fourPipeline, scoresPipeline] = await Promise.all([

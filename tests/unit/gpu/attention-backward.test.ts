@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
-import { ATTENTION_VARIANTS, Attention, REGISTER_HEAD_SIZES, SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
+import { ATTENTION_VARIANTS, Attention, SIXTEEN_MIN_ROWS, TRAIN_REGISTER_HEAD_SIZES } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
@@ -36,6 +36,7 @@ const tileCases: (AttnCase & { name: string })[] = [
   { name: 'one kv head, length 1 and 19', NH: 3, KVH: 1, HS: 64, lengths: [1, 19], Tmax: 19, theta: 1e6 },
   { name: 'HS=32, lengths 21 and 40', NH: 4, KVH: 2, HS: 32, lengths: [21, 40], Tmax: 41, theta: 10000 },
   { name: 'HS=128, lengths 17, 0 and 9', NH: 4, KVH: 1, HS: 128, lengths: [17, 0, 9], Tmax: 17, theta: 1e6 },
+  { name: 'HS=48, lengths 13, 0 and 30', NH: 6, KVH: 3, HS: 48, lengths: [13, 0, 30], Tmax: 31, theta: 10000 },
 ];
 
 describe('attention backward', () => {
@@ -66,12 +67,14 @@ describe('attention backward', () => {
 
   // Training (slot-table) and row-table forwards take the same online-softmax steps per query, so
   // a model's log-probs do not depend on which pass computed them.
-  it('thread: the slot-table forward (HS = 8, 16 and 64: several queries per invocation) equals the row-table one bit for bit', async () => {
+  it('thread: the slot-table forward (HS = 8, 16, 32, 48 and 64: several queries per invocation) equals the row-table one bit for bit', async () => {
     const rt = await nodeRuntime();
-    for (const c of cases.filter((k) => REGISTER_HEAD_SIZES.includes(k.HS))) {
+    const small = tileCases.filter((k) => k.HS < 64);
+    for (const c of [...cases, ...small].filter((k) => TRAIN_REGISTER_HEAD_SIZES.includes(k.HS))) {
       const { QKV, dO } = caseInputs(c, 11 + c.HS);
       const packed = await gpuGrads(rt, c, 'thread', QKV, dO, true);
       const byRows = await gpuGrads(rt, c, 'thread', QKV, dO, false);
+      expect([packed.trainPositions, byRows.trainPositions], c.name).toEqual([c.HS === 8 ? 16 : 4, 0]);
       expect(maxAbsDiff(packed.O, byRows.O), c.name).toBe(0);
       expect(maxAbsDiff(packed.LSE, byRows.LSE), c.name).toBe(0);
     }
