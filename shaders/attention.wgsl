@@ -216,14 +216,21 @@ fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
 // the same positions of different (slot, head) lines, and so loops of the same length: a CPU
 // adapter runs them as the lanes of one SIMD group, which waits for its longest lane (the
 // line-major order had lanes of 4 to 16 more keys than their neighbours; 10-20 % slower). The
-// four-key dK/dV kernels order their invocations the same way.
+// last positions (the longest loops) come first, so the CPU threads end together (3-4 % at the
+// default agent's GRPO passes). The four-key dK/dV kernels order their invocations the same way
+// (their first keys have the longest loops).
 struct QueryQuad { ok: bool, i0: u32, len: u32, base: u32, rows: vec4<u32>, cell: u32, live: vec4<bool> }
 
 fn query_quad(pp: Params, idx: u32) -> QueryQuad {
-  let quads = (pp.Tmax + 3u) / 4u;
   let lines = pp.B * pp.NH;
-  let line = idx % lines;             // seq * NH + h
-  let t = idx / lines;
+  let quads = (pp.Tmax + 3u) / 4u;
+  // The last quads (the longest loops) first.
+  return quad_at(pp, idx % lines, select(quads, quads - 1u - idx / lines, idx / lines < quads));
+}
+
+// Quad t (positions 4t .. 4t + 3) of line = seq * NH + h; not ok from t = ceil(Tmax / 4).
+fn quad_at(pp: Params, line: u32, t: u32) -> QueryQuad {
+  let quads = (pp.Tmax + 3u) / 4u;
   let h = line % pp.NH;
   let seq = line / pp.NH;
   let first = seqs[2u * seq];
@@ -1196,8 +1203,9 @@ struct QueryOctet { a: QueryQuad, b: QueryQuad }
 
 fn query_octet(pp: Params, idx: u32) -> QueryOctet {
   let lines = pp.B * pp.NH;
-  let first = 2u * (idx / lines) * lines + idx % lines;
-  return QueryOctet(query_quad(pp, first), query_quad(pp, first + lines));
+  let octets = (pp.Tmax + 7u) / 8u;
+  let o = select(octets, octets - 1u - idx / lines, idx / lines < octets);
+  return QueryOctet(quad_at(pp, idx % lines, 2u * o), quad_at(pp, idx % lines, 2u * o + 1u));
 }
 
 // The four query quads (4t .. 4t + 3) of one (slot, head) line of invocation idx in the
@@ -1207,8 +1215,10 @@ struct QueryQuads4 { a: QueryQuad, b: QueryQuad, c: QueryQuad, d: QueryQuad }
 
 fn query_quads4(pp: Params, idx: u32) -> QueryQuads4 {
   let lines = pp.B * pp.NH;
-  let first = 4u * (idx / lines) * lines + idx % lines;
-  return QueryQuads4(query_quad(pp, first), query_quad(pp, first + lines), query_quad(pp, first + 2u * lines), query_quad(pp, first + 3u * lines));
+  let groups = (pp.Tmax + 15u) / 16u;
+  let g = select(groups, groups - 1u - idx / lines, idx / lines < groups);
+  let line = idx % lines;
+  return QueryQuads4(quad_at(pp, line, 4u * g), quad_at(pp, line, 4u * g + 1u), quad_at(pp, line, 4u * g + 2u), quad_at(pp, line, 4u * g + 3u));
 }
 
 // Zeros in PS for the keys past the slot's length up to the quad's last position (the loop
