@@ -18,6 +18,10 @@
 //                      or dV = P^T dO (plane 1; Params.plane 1, 2), summed over the query heads of
 //                      the kv group and the queries from the tile's own on; writes every
 //                      position of the cache layout (0 past each length and in unused slots).
+//   attn_bwd_tile_dkv_ps  attn_bwd_tile_dkv at HS = 16 (sixteen keys by the whole head) reading P
+//                      and dS from the kept-P/dS dQ kernel's PS [B, NH, ceil(Tmax / 4), Tmax, 2]
+//                      vec4 (attn_bwd_dq_thread_hs16_ps8 in shaders/attention.wgsl) instead of the
+//                      tile planes; the diagonal tile's keys past a query quad's last are masked.
 // Each pair costs 5 HS multiply-adds (the scores recomputed) as in FlashAttention's count, in
 // tiles whose loads feed 8 multiply-adds per loaded float.
 // TS [B, NH, 2, TP, TP] f32 (TP = Tmax rounded up to 16): plane 0 dS[k][q], plane 1 P[k][q];

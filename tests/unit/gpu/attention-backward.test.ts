@@ -343,6 +343,8 @@ describe('attention backward', () => {
     expect(() => attn.run(ok, ok, cache, 0, ok, 4)).toThrow(/attention: expected LSE of \[4, 4\]/);
     // Sixteen positions per training-forward invocation exist at HS = 8 and 16 only.
     await expect(Attention.create(rt, { NH: 4, KVH: 2, HS: 64, variant: 'thread', lse: true, trainPositions: 16 })).rejects.toThrow(/trainPositions 4 at HS=64/);
+    // Sixteen keys per dK/dV invocation (a tile of the whole head) exist at HS = 16 only.
+    await expect(AttentionBackward.create(rt, { NH: 4, KVH: 2, HS: 8, variant: 'thread', maxRows: 4, fused: false, dkvKeys: 16 })).rejects.toThrow(/dkvKeys 4 or 8 \(16 is for heads of 16\), got dkvKeys=16 at HS=8/);
     rt.release(ok, small, big);
     bwd.destroy();
     cache.free();
