@@ -1,8 +1,9 @@
 // `npx tsx scripts/gen-attention-hs64.ts [--check]`: writes the HS = 64 thread training kernels of
 // shaders/attention.wgsl (and the training forward at HS = 32 and 48; between the "generated"
 // markers) from the templates below, or with --check exits 1 when the file differs from them. The
-// kernels keep each query's or key's head in named vec4 registers (sixteen at HS = 64) (SwiftShader spills private arrays to memory and reaches them lane
-// by lane); WGSL cannot make a count of named variables an override, so they are written out here.
+// kernels keep each query's or key's head in named vec4 registers, sixteen at HS = 64
+// (SwiftShader spills private arrays to memory and reaches them lane by lane); WGSL cannot make a
+// count of named variables an override, so they are written out here.
 // It also writes the generic row-table attention (attend_thread) with its score-keeping twin,
 // since WGSL has no way to share one function body between them.
 // tests/unit/gpu/attention-hs64-generated.test.ts checks the file is up to date.
