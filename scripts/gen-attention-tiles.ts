@@ -267,7 +267,7 @@ function dkv(ps: boolean): string[] {
     '  let s = bk / pm.KVH; let kh = bk % pm.KVH;',
     '  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];',
     '  let k0 = kt * 16u;',
-    '  let tp4 = 4u * nt;',
+    ...(ps ? [] : ['  let tp4 = 4u * nt;']),
     '  let G = pm.NH / pm.KVH;',
     ...indent(2, R.flatMap((r) => C.map((c) => `var a${r}_${c} = vec4<f32>();`))),
     '  // The queries from the tile\'s own on, of every head of the group (P and dS are 0 before the',

@@ -1663,7 +1663,6 @@ fn attn_bwd_tile_dkv_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   let s = bk / pm.KVH; let kh = bk % pm.KVH;
   let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
   let k0 = kt * 16u;
-  let tp4 = 4u * nt;
   let G = pm.NH / pm.KVH;
   var a0_0 = vec4<f32>();
   var a0_1 = vec4<f32>();

@@ -63,9 +63,10 @@ export interface AttentionOptions {
 export const SIXTEEN_MIN_ROWS = 256;
 
 /**
- * Head sizes with named-register `_hs{HS}` forms of the 'thread' training kernels: the
+ * Head sizes with named-register `_hs{HS}` forms of all three 'thread' training kernels: the
  * four-position training forward and the four-position dQ and dK/dV (HS = 64: generated,
- * scripts/gen-attention-hs64.ts).
+ * scripts/gen-attention-hs64.ts). The backward picks its kernels by this list; the training
+ * forward by TRAIN_REGISTER_HEAD_SIZES, which also holds 32 and 48.
  */
 export const REGISTER_HEAD_SIZES = [8, 16, 64];
 
