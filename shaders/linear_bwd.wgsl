@@ -53,6 +53,8 @@ struct Params {
 
 override WG_X: u32 = 4;
 override WG_Y: u32 = 4;
+// dw_rb, dw_rb16: whether the pipeline has the steps for M % 4 != 0 (false: M a multiple of 4 only).
+override TAIL: bool = true;
 
 // NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
 // #include nf4_codes
@@ -509,32 +511,36 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
-  let M2 = pw.M & ~1u;
-  if (M4 < M2) {
-    let xl = wX[xi]; let xh = wX[xi + xd];
-    let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
-    let r1 = di + ld;
-    { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0l += y.x * xl + y.y * xl2; a0h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1l += y.x * xl + y.y * xl2; a1h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2l += y.x * xl + y.y * xl2; a2h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3l += y.x * xl + y.y * xl2; a3h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4l += y.x * xl + y.y * xl2; a4h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5l += y.x * xl + y.y * xl2; a5h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6l += y.x * xl + y.y * xl2; a6h += y.x * xh + y.y * xh2; }
-    { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7l += y.x * xl + y.y * xl2; a7h += y.x * xh + y.y * xh2; }
-    xi += 2u * pw.ld2;
-    di += 2u * ld;
-  }
-  if (M2 < pw.M) {
-    let xl = wX[xi]; let xh = wX[xi + xd];
-    { let y = wD[di + e0]; a0l += y * xl; a0h += y * xh; }
-    { let y = wD[di + e1]; a1l += y * xl; a1h += y * xh; }
-    { let y = wD[di + e2]; a2l += y * xl; a2h += y * xh; }
-    { let y = wD[di + e3]; a3l += y * xl; a3h += y * xh; }
-    { let y = wD[di + e4]; a4l += y * xl; a4h += y * xh; }
-    { let y = wD[di + e5]; a5l += y * xl; a5h += y * xh; }
-    { let y = wD[di + e6]; a6l += y * xl; a6h += y * xh; }
-    { let y = wD[di + e7]; a7l += y * xl; a7h += y * xh; }
+  // The two-row and one-row steps (M not a multiple of 4): SwiftShader runs every block of an
+  // `if` whether a lane takes it or not, so pipelines for M % 4 == 0 leave them out (TAIL).
+  if (TAIL) {
+    let M2 = pw.M & ~1u;
+    if (M4 < M2) {
+      let xl = wX[xi]; let xh = wX[xi + xd];
+      let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
+      let r1 = di + ld;
+      { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0l += y.x * xl + y.y * xl2; a0h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1l += y.x * xl + y.y * xl2; a1h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2l += y.x * xl + y.y * xl2; a2h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3l += y.x * xl + y.y * xl2; a3h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4l += y.x * xl + y.y * xl2; a4h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5l += y.x * xl + y.y * xl2; a5h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6l += y.x * xl + y.y * xl2; a6h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7l += y.x * xl + y.y * xl2; a7h += y.x * xh + y.y * xh2; }
+      xi += 2u * pw.ld2;
+      di += 2u * ld;
+    }
+    if (M2 < pw.M) {
+      let xl = wX[xi]; let xh = wX[xi + xd];
+      { let y = wD[di + e0]; a0l += y * xl; a0h += y * xh; }
+      { let y = wD[di + e1]; a1l += y * xl; a1h += y * xh; }
+      { let y = wD[di + e2]; a2l += y * xl; a2h += y * xh; }
+      { let y = wD[di + e3]; a3l += y * xl; a3h += y * xh; }
+      { let y = wD[di + e4]; a4l += y * xl; a4h += y * xh; }
+      { let y = wD[di + e5]; a5l += y * xl; a5h += y * xh; }
+      { let y = wD[di + e6]; a6l += y * xl; a6h += y * xh; }
+      { let y = wD[di + e7]; a7l += y * xl; a7h += y * xh; }
+    }
   }
   let hi = c4 + 1u;
   // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
@@ -615,49 +621,53 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
-  let M2 = pw.M & ~1u;
-  if (M4 < M2) {
-    let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
-    let j = xi + pw.ld2;
-    let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];
-    let r1 = di + ld;
-    { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0a += y.x * xa + y.y * ya; a0b += y.x * xb_ + y.y * yb; a0c += y.x * xc_ + y.y * yc; a0d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1a += y.x * xa + y.y * ya; a1b += y.x * xb_ + y.y * yb; a1c += y.x * xc_ + y.y * yc; a1d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2a += y.x * xa + y.y * ya; a2b += y.x * xb_ + y.y * yb; a2c += y.x * xc_ + y.y * yc; a2d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3a += y.x * xa + y.y * ya; a3b += y.x * xb_ + y.y * yb; a3c += y.x * xc_ + y.y * yc; a3d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4a += y.x * xa + y.y * ya; a4b += y.x * xb_ + y.y * yb; a4c += y.x * xc_ + y.y * yc; a4d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5a += y.x * xa + y.y * ya; a5b += y.x * xb_ + y.y * yb; a5c += y.x * xc_ + y.y * yc; a5d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6a += y.x * xa + y.y * ya; a6b += y.x * xb_ + y.y * yb; a6c += y.x * xc_ + y.y * yc; a6d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7a += y.x * xa + y.y * ya; a7b += y.x * xb_ + y.y * yb; a7c += y.x * xc_ + y.y * yc; a7d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e8], wD[r1 + e8]); a8a += y.x * xa + y.y * ya; a8b += y.x * xb_ + y.y * yb; a8c += y.x * xc_ + y.y * yc; a8d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e9], wD[r1 + e9]); a9a += y.x * xa + y.y * ya; a9b += y.x * xb_ + y.y * yb; a9c += y.x * xc_ + y.y * yc; a9d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e10], wD[r1 + e10]); a10a += y.x * xa + y.y * ya; a10b += y.x * xb_ + y.y * yb; a10c += y.x * xc_ + y.y * yc; a10d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e11], wD[r1 + e11]); a11a += y.x * xa + y.y * ya; a11b += y.x * xb_ + y.y * yb; a11c += y.x * xc_ + y.y * yc; a11d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e12], wD[r1 + e12]); a12a += y.x * xa + y.y * ya; a12b += y.x * xb_ + y.y * yb; a12c += y.x * xc_ + y.y * yc; a12d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e13], wD[r1 + e13]); a13a += y.x * xa + y.y * ya; a13b += y.x * xb_ + y.y * yb; a13c += y.x * xc_ + y.y * yc; a13d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e14], wD[r1 + e14]); a14a += y.x * xa + y.y * ya; a14b += y.x * xb_ + y.y * yb; a14c += y.x * xc_ + y.y * yc; a14d += y.x * xd_ + y.y * yd; }
-    { let y = vec2<f32>(wD[di + e15], wD[r1 + e15]); a15a += y.x * xa + y.y * ya; a15b += y.x * xb_ + y.y * yb; a15c += y.x * xc_ + y.y * yc; a15d += y.x * xd_ + y.y * yd; }
-    xi += 2u * pw.ld2;
-    di += 2u * ld;
-  }
-  if (M2 < pw.M) {
-    let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
-    { let y = wD[di + e0]; a0a += y * xa; a0b += y * xb_; a0c += y * xc_; a0d += y * xd_; }
-    { let y = wD[di + e1]; a1a += y * xa; a1b += y * xb_; a1c += y * xc_; a1d += y * xd_; }
-    { let y = wD[di + e2]; a2a += y * xa; a2b += y * xb_; a2c += y * xc_; a2d += y * xd_; }
-    { let y = wD[di + e3]; a3a += y * xa; a3b += y * xb_; a3c += y * xc_; a3d += y * xd_; }
-    { let y = wD[di + e4]; a4a += y * xa; a4b += y * xb_; a4c += y * xc_; a4d += y * xd_; }
-    { let y = wD[di + e5]; a5a += y * xa; a5b += y * xb_; a5c += y * xc_; a5d += y * xd_; }
-    { let y = wD[di + e6]; a6a += y * xa; a6b += y * xb_; a6c += y * xc_; a6d += y * xd_; }
-    { let y = wD[di + e7]; a7a += y * xa; a7b += y * xb_; a7c += y * xc_; a7d += y * xd_; }
-    { let y = wD[di + e8]; a8a += y * xa; a8b += y * xb_; a8c += y * xc_; a8d += y * xd_; }
-    { let y = wD[di + e9]; a9a += y * xa; a9b += y * xb_; a9c += y * xc_; a9d += y * xd_; }
-    { let y = wD[di + e10]; a10a += y * xa; a10b += y * xb_; a10c += y * xc_; a10d += y * xd_; }
-    { let y = wD[di + e11]; a11a += y * xa; a11b += y * xb_; a11c += y * xc_; a11d += y * xd_; }
-    { let y = wD[di + e12]; a12a += y * xa; a12b += y * xb_; a12c += y * xc_; a12d += y * xd_; }
-    { let y = wD[di + e13]; a13a += y * xa; a13b += y * xb_; a13c += y * xc_; a13d += y * xd_; }
-    { let y = wD[di + e14]; a14a += y * xa; a14b += y * xb_; a14c += y * xc_; a14d += y * xd_; }
-    { let y = wD[di + e15]; a15a += y * xa; a15b += y * xb_; a15c += y * xc_; a15d += y * xd_; }
+  // The two-row and one-row steps (M not a multiple of 4): SwiftShader runs every block of an
+  // `if` whether a lane takes it or not, so pipelines for M % 4 == 0 leave them out (TAIL).
+  if (TAIL) {
+    let M2 = pw.M & ~1u;
+    if (M4 < M2) {
+      let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+      let j = xi + pw.ld2;
+      let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];
+      let r1 = di + ld;
+      { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0a += y.x * xa + y.y * ya; a0b += y.x * xb_ + y.y * yb; a0c += y.x * xc_ + y.y * yc; a0d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1a += y.x * xa + y.y * ya; a1b += y.x * xb_ + y.y * yb; a1c += y.x * xc_ + y.y * yc; a1d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2a += y.x * xa + y.y * ya; a2b += y.x * xb_ + y.y * yb; a2c += y.x * xc_ + y.y * yc; a2d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3a += y.x * xa + y.y * ya; a3b += y.x * xb_ + y.y * yb; a3c += y.x * xc_ + y.y * yc; a3d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4a += y.x * xa + y.y * ya; a4b += y.x * xb_ + y.y * yb; a4c += y.x * xc_ + y.y * yc; a4d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5a += y.x * xa + y.y * ya; a5b += y.x * xb_ + y.y * yb; a5c += y.x * xc_ + y.y * yc; a5d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6a += y.x * xa + y.y * ya; a6b += y.x * xb_ + y.y * yb; a6c += y.x * xc_ + y.y * yc; a6d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7a += y.x * xa + y.y * ya; a7b += y.x * xb_ + y.y * yb; a7c += y.x * xc_ + y.y * yc; a7d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e8], wD[r1 + e8]); a8a += y.x * xa + y.y * ya; a8b += y.x * xb_ + y.y * yb; a8c += y.x * xc_ + y.y * yc; a8d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e9], wD[r1 + e9]); a9a += y.x * xa + y.y * ya; a9b += y.x * xb_ + y.y * yb; a9c += y.x * xc_ + y.y * yc; a9d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e10], wD[r1 + e10]); a10a += y.x * xa + y.y * ya; a10b += y.x * xb_ + y.y * yb; a10c += y.x * xc_ + y.y * yc; a10d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e11], wD[r1 + e11]); a11a += y.x * xa + y.y * ya; a11b += y.x * xb_ + y.y * yb; a11c += y.x * xc_ + y.y * yc; a11d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e12], wD[r1 + e12]); a12a += y.x * xa + y.y * ya; a12b += y.x * xb_ + y.y * yb; a12c += y.x * xc_ + y.y * yc; a12d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e13], wD[r1 + e13]); a13a += y.x * xa + y.y * ya; a13b += y.x * xb_ + y.y * yb; a13c += y.x * xc_ + y.y * yc; a13d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e14], wD[r1 + e14]); a14a += y.x * xa + y.y * ya; a14b += y.x * xb_ + y.y * yb; a14c += y.x * xc_ + y.y * yc; a14d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e15], wD[r1 + e15]); a15a += y.x * xa + y.y * ya; a15b += y.x * xb_ + y.y * yb; a15c += y.x * xc_ + y.y * yc; a15d += y.x * xd_ + y.y * yd; }
+      xi += 2u * pw.ld2;
+      di += 2u * ld;
+    }
+    if (M2 < pw.M) {
+      let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+      { let y = wD[di + e0]; a0a += y * xa; a0b += y * xb_; a0c += y * xc_; a0d += y * xd_; }
+      { let y = wD[di + e1]; a1a += y * xa; a1b += y * xb_; a1c += y * xc_; a1d += y * xd_; }
+      { let y = wD[di + e2]; a2a += y * xa; a2b += y * xb_; a2c += y * xc_; a2d += y * xd_; }
+      { let y = wD[di + e3]; a3a += y * xa; a3b += y * xb_; a3c += y * xc_; a3d += y * xd_; }
+      { let y = wD[di + e4]; a4a += y * xa; a4b += y * xb_; a4c += y * xc_; a4d += y * xd_; }
+      { let y = wD[di + e5]; a5a += y * xa; a5b += y * xb_; a5c += y * xc_; a5d += y * xd_; }
+      { let y = wD[di + e6]; a6a += y * xa; a6b += y * xb_; a6c += y * xc_; a6d += y * xd_; }
+      { let y = wD[di + e7]; a7a += y * xa; a7b += y * xb_; a7c += y * xc_; a7d += y * xd_; }
+      { let y = wD[di + e8]; a8a += y * xa; a8b += y * xb_; a8c += y * xc_; a8d += y * xd_; }
+      { let y = wD[di + e9]; a9a += y * xa; a9b += y * xb_; a9c += y * xc_; a9d += y * xd_; }
+      { let y = wD[di + e10]; a10a += y * xa; a10b += y * xb_; a10c += y * xc_; a10d += y * xd_; }
+      { let y = wD[di + e11]; a11a += y * xa; a11b += y * xb_; a11c += y * xc_; a11d += y * xd_; }
+      { let y = wD[di + e12]; a12a += y * xa; a12b += y * xb_; a12c += y * xc_; a12d += y * xd_; }
+      { let y = wD[di + e13]; a13a += y * xa; a13b += y * xb_; a13c += y * xc_; a13d += y * xd_; }
+      { let y = wD[di + e14]; a14a += y * xa; a14b += y * xb_; a14c += y * xc_; a14d += y * xd_; }
+      { let y = wD[di + e15]; a15a += y * xa; a15b += y * xb_; a15c += y * xc_; a15d += y * xd_; }
+    }
   }
   // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
   // inlined form 3-5x slower (seconds at the first step) and runs both alike.

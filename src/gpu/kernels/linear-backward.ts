@@ -227,6 +227,8 @@ export class LinearBackward {
     const p = new Map<string, Kernel>();
     const add = async (key: string, entry: string, o: Record<string, number> = {}, shader = 'linear_bwd') => {
       p.set(key, await rt.kernel({ shader, entry, overrides: o }));
+      // dw_rb / dw_rb16 without the steps for M % 4 != 0 (TAIL: see recordMM), built at first use.
+      if (entry === 'dw_rb' || entry === 'dw_rb16') p.set(`${key}${EVEN}`, await rt.kernel({ shader, entry, overrides: { ...o, TAIL: 0 } }));
     };
     const jobs: Promise<void>[] = [];
     // The tiled entries are always built: rb falls back to them for views not aligned to vec4.
@@ -374,7 +376,7 @@ export class LinearBackward {
   /** Records a dx_* / dw_* dispatch (`z` workgroups deep: a split dx_rb) with the kernel mmChoice picks. */
   private recordMM(name: 'dx' | 'dxF32' | 'dw', d: DView, bufs: GPUBuffer[], u: Uint32Array, M: number, K: number, z = 1): void {
     const { key, grid } = mmChoice(this.variant, this.spec.lora?.R ?? 0, this.spec.weight.format === 'nf4', name, d, M, K);
-    this.record(key, bufs, u, { ...grid, z });
+    this.record(dwPipelineKey(key, M, this.p), bufs, u, { ...grid, z });
   }
 
   private record(name: string, bufs: GPUBuffer[], u: Uint32Array, wg: { x: number; y?: number; z?: number }): void {
@@ -425,6 +427,18 @@ export class LinearBackward {
     this.record('xa', [X, lora.A, this.dummy, this.dummy, this.dummy, xa], u, grid);
     return xa;
   }
+}
+
+/** Suffix of the dw_rb / dw_rb16 pipelines built with TAIL = false. */
+const EVEN = ':even';
+
+/**
+ * The pipeline of a dw_* dispatch over M rows: at M % 4 == 0 the register-blocked dw kernels'
+ * form without their two-row and one-row steps (SwiftShader runs every block of an `if` whether a
+ * lane takes it or not, and those steps cost about a tenth of the kernel at M = 64), else `key`.
+ */
+export function dwPipelineKey(key: string, M: number, p: { has(key: string): boolean }): string {
+  return M % 4 === 0 && p.has(`${key}${EVEN}`) ? `${key}${EVEN}` : key;
 }
 
 function segments(lora: LinearLora): number {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, type LinearSpec, type LinearWeight } from '../../../src/gpu/kernels/linear';
-import { BACKWARD_VARIANTS, LinearBackward, loraBackwardLayout, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
+import { BACKWARD_VARIANTS, LinearBackward, dwPipelineKey, loraBackwardLayout, type BackwardVariant } from '../../../src/gpu/kernels/linear-backward';
 import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { linear_backward, lora_backward } from '../../../src/reference/linear';
 import { maxAbsDiff } from '../../../src/reference/matmul';
@@ -144,6 +144,16 @@ describe('LinearBackward', () => {
   it('rank 32 on rb16 (two invocations across), M=75 (a partial row tile), segments of 64 and 32 (too short to split)', () =>
     runCase({ name: 'wide r32', nf4: false, M: 75, K: 128, NW: 96, R: 32, starts: [64], bias: false, full: false, dybSplit: 1 }));
   // Which segments' dY B and dB share a dispatch (the memory plan counts the same dispatches).
+  it('dwPipelineKey: dw_rb / dw_rb16 without their two-row and one-row steps only at M % 4 == 0', () => {
+    const built = new Set(['dw:rb16', 'dw:rb16:even', 'dw:wide', 'dw:wide:even', 'dw:tiled']);
+    expect(dwPipelineKey('dw:rb16', 64, built)).toBe('dw:rb16:even');
+    expect(dwPipelineKey('dw:wide', 1280, built)).toBe('dw:wide:even');
+    for (const M of [39, 2, 75, 70]) expect(dwPipelineKey('dw:rb16', M, built)).toBe('dw:rb16');
+    // Kernels without the form (tiled, dx_*) keep their key.
+    expect(dwPipelineKey('dw:tiled', 64, built)).toBe('dw:tiled');
+    expect(dwPipelineKey('dx:rb16', 64, built)).toBe('dx:rb16');
+  });
+
   it('loraBackwardLayout: all segments in one dispatch where the splits or tiles align with them', () => {
     const pick = (l: ReturnType<typeof loraBackwardLayout>) => [l.parts, l.split4, l.dybMerged, l.dbMerged, l.dybDispatches, l.dbDispatches];
     // Qwen2.5-0.5B q|k|v at 64 rows: 14 splits of 16 vec4 per segment -> 18 in one dispatch; dB in one.
