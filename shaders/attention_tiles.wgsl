@@ -1333,101 +1333,105 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     let w3_1 = Wr[wo3 + 1u];
     let w3_2 = Wr[wo3 + 2u];
     let w3_3 = Wr[wo3 + 3u];
+    let m0 = mat4x4<f32>(w0_0, w1_0, w2_0, w3_0);
+    let m1 = mat4x4<f32>(w0_1, w1_1, w2_1, w3_1);
+    let m2 = mat4x4<f32>(w0_2, w1_2, w2_2, w3_2);
+    let m3 = mat4x4<f32>(w0_3, w1_3, w2_3, w3_3);
     { let y = vec4<f32>(z0_0.x, z1_0.x, z2_0.x, z3_0.x);
-      a0_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a0_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a0_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a0_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a0_0 += m0 * y;
+      a0_1 += m1 * y;
+      a0_2 += m2 * y;
+      a0_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_0.y, z1_0.y, z2_0.y, z3_0.y);
-      a1_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a1_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a1_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a1_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a1_0 += m0 * y;
+      a1_1 += m1 * y;
+      a1_2 += m2 * y;
+      a1_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_0.z, z1_0.z, z2_0.z, z3_0.z);
-      a2_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a2_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a2_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a2_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a2_0 += m0 * y;
+      a2_1 += m1 * y;
+      a2_2 += m2 * y;
+      a2_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_0.w, z1_0.w, z2_0.w, z3_0.w);
-      a3_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a3_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a3_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a3_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a3_0 += m0 * y;
+      a3_1 += m1 * y;
+      a3_2 += m2 * y;
+      a3_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_1.x, z1_1.x, z2_1.x, z3_1.x);
-      a4_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a4_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a4_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a4_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a4_0 += m0 * y;
+      a4_1 += m1 * y;
+      a4_2 += m2 * y;
+      a4_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_1.y, z1_1.y, z2_1.y, z3_1.y);
-      a5_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a5_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a5_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a5_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a5_0 += m0 * y;
+      a5_1 += m1 * y;
+      a5_2 += m2 * y;
+      a5_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_1.z, z1_1.z, z2_1.z, z3_1.z);
-      a6_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a6_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a6_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a6_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a6_0 += m0 * y;
+      a6_1 += m1 * y;
+      a6_2 += m2 * y;
+      a6_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_1.w, z1_1.w, z2_1.w, z3_1.w);
-      a7_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a7_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a7_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a7_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a7_0 += m0 * y;
+      a7_1 += m1 * y;
+      a7_2 += m2 * y;
+      a7_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_2.x, z1_2.x, z2_2.x, z3_2.x);
-      a8_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a8_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a8_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a8_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a8_0 += m0 * y;
+      a8_1 += m1 * y;
+      a8_2 += m2 * y;
+      a8_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_2.y, z1_2.y, z2_2.y, z3_2.y);
-      a9_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a9_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a9_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a9_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a9_0 += m0 * y;
+      a9_1 += m1 * y;
+      a9_2 += m2 * y;
+      a9_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_2.z, z1_2.z, z2_2.z, z3_2.z);
-      a10_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a10_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a10_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a10_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a10_0 += m0 * y;
+      a10_1 += m1 * y;
+      a10_2 += m2 * y;
+      a10_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_2.w, z1_2.w, z2_2.w, z3_2.w);
-      a11_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a11_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a11_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a11_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a11_0 += m0 * y;
+      a11_1 += m1 * y;
+      a11_2 += m2 * y;
+      a11_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_3.x, z1_3.x, z2_3.x, z3_3.x);
-      a12_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a12_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a12_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a12_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a12_0 += m0 * y;
+      a12_1 += m1 * y;
+      a12_2 += m2 * y;
+      a12_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_3.y, z1_3.y, z2_3.y, z3_3.y);
-      a13_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a13_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a13_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a13_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a13_0 += m0 * y;
+      a13_1 += m1 * y;
+      a13_2 += m2 * y;
+      a13_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_3.z, z1_3.z, z2_3.z, z3_3.z);
-      a14_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a14_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a14_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a14_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a14_0 += m0 * y;
+      a14_1 += m1 * y;
+      a14_2 += m2 * y;
+      a14_3 += m3 * y;
     }
     { let y = vec4<f32>(z0_3.w, z1_3.w, z2_3.w, z3_3.w);
-      a15_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-      a15_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-      a15_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-      a15_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+      a15_0 += m0 * y;
+      a15_1 += m1 * y;
+      a15_2 += m2 * y;
+      a15_3 += m3 * y;
     }
   }
   let acc = array<vec4<f32>, 64>(a0_0, a0_1, a0_2, a0_3, a1_0, a1_1, a1_2, a1_3, a2_0, a2_1, a2_2, a2_3, a3_0, a3_1, a3_2, a3_3, a4_0, a4_1, a4_2, a4_3, a5_0, a5_1, a5_2, a5_3, a6_0, a6_1, a6_2, a6_3, a7_0, a7_1, a7_2, a7_3, a8_0, a8_1, a8_2, a8_3, a9_0, a9_1, a9_2, a9_3, a10_0, a10_1, a10_2, a10_3, a11_0, a11_1, a11_2, a11_3, a12_0, a12_1, a12_2, a12_3, a13_0, a13_1, a13_2, a13_3, a14_0, a14_1, a14_2, a14_3, a15_0, a15_1, a15_2, a15_3);
@@ -1542,101 +1546,105 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
       let w3_1 = Wr[wo3 + 1u];
       let w3_2 = Wr[wo3 + 2u];
       let w3_3 = Wr[wo3 + 3u];
+      let m0 = mat4x4<f32>(w0_0, w1_0, w2_0, w3_0);
+      let m1 = mat4x4<f32>(w0_1, w1_1, w2_1, w3_1);
+      let m2 = mat4x4<f32>(w0_2, w1_2, w2_2, w3_2);
+      let m3 = mat4x4<f32>(w0_3, w1_3, w2_3, w3_3);
       { let y = TSr[yb + 0u * tp4 + q4];
-        a0_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a0_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a0_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a0_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a0_0 += m0 * y;
+        a0_1 += m1 * y;
+        a0_2 += m2 * y;
+        a0_3 += m3 * y;
       }
       { let y = TSr[yb + 1u * tp4 + q4];
-        a1_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a1_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a1_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a1_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a1_0 += m0 * y;
+        a1_1 += m1 * y;
+        a1_2 += m2 * y;
+        a1_3 += m3 * y;
       }
       { let y = TSr[yb + 2u * tp4 + q4];
-        a2_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a2_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a2_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a2_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a2_0 += m0 * y;
+        a2_1 += m1 * y;
+        a2_2 += m2 * y;
+        a2_3 += m3 * y;
       }
       { let y = TSr[yb + 3u * tp4 + q4];
-        a3_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a3_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a3_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a3_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a3_0 += m0 * y;
+        a3_1 += m1 * y;
+        a3_2 += m2 * y;
+        a3_3 += m3 * y;
       }
       { let y = TSr[yb + 4u * tp4 + q4];
-        a4_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a4_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a4_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a4_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a4_0 += m0 * y;
+        a4_1 += m1 * y;
+        a4_2 += m2 * y;
+        a4_3 += m3 * y;
       }
       { let y = TSr[yb + 5u * tp4 + q4];
-        a5_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a5_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a5_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a5_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a5_0 += m0 * y;
+        a5_1 += m1 * y;
+        a5_2 += m2 * y;
+        a5_3 += m3 * y;
       }
       { let y = TSr[yb + 6u * tp4 + q4];
-        a6_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a6_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a6_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a6_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a6_0 += m0 * y;
+        a6_1 += m1 * y;
+        a6_2 += m2 * y;
+        a6_3 += m3 * y;
       }
       { let y = TSr[yb + 7u * tp4 + q4];
-        a7_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a7_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a7_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a7_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a7_0 += m0 * y;
+        a7_1 += m1 * y;
+        a7_2 += m2 * y;
+        a7_3 += m3 * y;
       }
       { let y = TSr[yb + 8u * tp4 + q4];
-        a8_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a8_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a8_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a8_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a8_0 += m0 * y;
+        a8_1 += m1 * y;
+        a8_2 += m2 * y;
+        a8_3 += m3 * y;
       }
       { let y = TSr[yb + 9u * tp4 + q4];
-        a9_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a9_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a9_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a9_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a9_0 += m0 * y;
+        a9_1 += m1 * y;
+        a9_2 += m2 * y;
+        a9_3 += m3 * y;
       }
       { let y = TSr[yb + 10u * tp4 + q4];
-        a10_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a10_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a10_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a10_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a10_0 += m0 * y;
+        a10_1 += m1 * y;
+        a10_2 += m2 * y;
+        a10_3 += m3 * y;
       }
       { let y = TSr[yb + 11u * tp4 + q4];
-        a11_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a11_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a11_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a11_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a11_0 += m0 * y;
+        a11_1 += m1 * y;
+        a11_2 += m2 * y;
+        a11_3 += m3 * y;
       }
       { let y = TSr[yb + 12u * tp4 + q4];
-        a12_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a12_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a12_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a12_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a12_0 += m0 * y;
+        a12_1 += m1 * y;
+        a12_2 += m2 * y;
+        a12_3 += m3 * y;
       }
       { let y = TSr[yb + 13u * tp4 + q4];
-        a13_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a13_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a13_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a13_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a13_0 += m0 * y;
+        a13_1 += m1 * y;
+        a13_2 += m2 * y;
+        a13_3 += m3 * y;
       }
       { let y = TSr[yb + 14u * tp4 + q4];
-        a14_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a14_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a14_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a14_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a14_0 += m0 * y;
+        a14_1 += m1 * y;
+        a14_2 += m2 * y;
+        a14_3 += m3 * y;
       }
       { let y = TSr[yb + 15u * tp4 + q4];
-        a15_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a15_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a15_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a15_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a15_0 += m0 * y;
+        a15_1 += m1 * y;
+        a15_2 += m2 * y;
+        a15_3 += m3 * y;
       }
     }
   }
@@ -1771,101 +1779,105 @@ fn attn_bwd_tile_dkv_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
       let w3_1 = Wr[wo3 + 1u];
       let w3_2 = Wr[wo3 + 2u];
       let w3_3 = Wr[wo3 + 3u];
+      let m0 = mat4x4<f32>(w0_0, w1_0, w2_0, w3_0);
+      let m1 = mat4x4<f32>(w0_1, w1_1, w2_1, w3_1);
+      let m2 = mat4x4<f32>(w0_2, w1_2, w2_2, w3_2);
+      let m3 = mat4x4<f32>(w0_3, w1_3, w2_3, w3_3);
       { let y = select(TSr[qb + ko0], vec4<f32>(), k0 + 0u > 4u * q4 + 3u);
-        a0_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a0_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a0_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a0_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a0_0 += m0 * y;
+        a0_1 += m1 * y;
+        a0_2 += m2 * y;
+        a0_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko1], vec4<f32>(), k0 + 1u > 4u * q4 + 3u);
-        a1_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a1_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a1_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a1_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a1_0 += m0 * y;
+        a1_1 += m1 * y;
+        a1_2 += m2 * y;
+        a1_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko2], vec4<f32>(), k0 + 2u > 4u * q4 + 3u);
-        a2_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a2_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a2_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a2_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a2_0 += m0 * y;
+        a2_1 += m1 * y;
+        a2_2 += m2 * y;
+        a2_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko3], vec4<f32>(), k0 + 3u > 4u * q4 + 3u);
-        a3_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a3_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a3_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a3_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a3_0 += m0 * y;
+        a3_1 += m1 * y;
+        a3_2 += m2 * y;
+        a3_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko4], vec4<f32>(), k0 + 4u > 4u * q4 + 3u);
-        a4_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a4_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a4_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a4_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a4_0 += m0 * y;
+        a4_1 += m1 * y;
+        a4_2 += m2 * y;
+        a4_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko5], vec4<f32>(), k0 + 5u > 4u * q4 + 3u);
-        a5_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a5_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a5_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a5_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a5_0 += m0 * y;
+        a5_1 += m1 * y;
+        a5_2 += m2 * y;
+        a5_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko6], vec4<f32>(), k0 + 6u > 4u * q4 + 3u);
-        a6_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a6_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a6_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a6_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a6_0 += m0 * y;
+        a6_1 += m1 * y;
+        a6_2 += m2 * y;
+        a6_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko7], vec4<f32>(), k0 + 7u > 4u * q4 + 3u);
-        a7_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a7_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a7_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a7_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a7_0 += m0 * y;
+        a7_1 += m1 * y;
+        a7_2 += m2 * y;
+        a7_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko8], vec4<f32>(), k0 + 8u > 4u * q4 + 3u);
-        a8_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a8_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a8_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a8_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a8_0 += m0 * y;
+        a8_1 += m1 * y;
+        a8_2 += m2 * y;
+        a8_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko9], vec4<f32>(), k0 + 9u > 4u * q4 + 3u);
-        a9_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a9_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a9_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a9_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a9_0 += m0 * y;
+        a9_1 += m1 * y;
+        a9_2 += m2 * y;
+        a9_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko10], vec4<f32>(), k0 + 10u > 4u * q4 + 3u);
-        a10_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a10_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a10_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a10_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a10_0 += m0 * y;
+        a10_1 += m1 * y;
+        a10_2 += m2 * y;
+        a10_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko11], vec4<f32>(), k0 + 11u > 4u * q4 + 3u);
-        a11_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a11_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a11_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a11_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a11_0 += m0 * y;
+        a11_1 += m1 * y;
+        a11_2 += m2 * y;
+        a11_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko12], vec4<f32>(), k0 + 12u > 4u * q4 + 3u);
-        a12_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a12_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a12_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a12_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a12_0 += m0 * y;
+        a12_1 += m1 * y;
+        a12_2 += m2 * y;
+        a12_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko13], vec4<f32>(), k0 + 13u > 4u * q4 + 3u);
-        a13_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a13_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a13_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a13_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a13_0 += m0 * y;
+        a13_1 += m1 * y;
+        a13_2 += m2 * y;
+        a13_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko14], vec4<f32>(), k0 + 14u > 4u * q4 + 3u);
-        a14_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a14_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a14_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a14_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a14_0 += m0 * y;
+        a14_1 += m1 * y;
+        a14_2 += m2 * y;
+        a14_3 += m3 * y;
       }
       { let y = select(TSr[qb + ko15], vec4<f32>(), k0 + 15u > 4u * q4 + 3u);
-        a15_0 += y.x * w0_0 + y.y * w1_0 + y.z * w2_0 + y.w * w3_0;
-        a15_1 += y.x * w0_1 + y.y * w1_1 + y.z * w2_1 + y.w * w3_1;
-        a15_2 += y.x * w0_2 + y.y * w1_2 + y.z * w2_2 + y.w * w3_2;
-        a15_3 += y.x * w0_3 + y.y * w1_3 + y.z * w2_3 + y.w * w3_3;
+        a15_0 += m0 * y;
+        a15_1 += m1 * y;
+        a15_2 += m2 * y;
+        a15_3 += m3 * y;
       }
     }
   }

@@ -72,10 +72,10 @@ var<workgroup> tv: array<vec4<f32>, TT * 16u>;     // W (dx) or X (dw) tile, vec
 @group(0) @binding(2) var<storage, read_write> xdX: array<vec4<f32>>;  // [M, K/4]
 @group(0) @binding(3) var<uniform> px: Params;
 
-// y.x a + y.y b + y.z c + y.w d: four rows of W (or X) weighted by four values of D.
-fn comb(y: vec4<f32>, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>) -> vec4<f32> {
-  return y.x * a + y.y * b + y.z * c + y.w * d;
-}
+// The dx_* steps add four rows a, b, c, d of W (or X), weighted by four values y of D, as
+// mat4x4(a, b, c, d) * y: ((a y.x + b y.y) + c y.z) + d y.w, the order of y.x a + y.y b + y.z c +
+// y.w d, so the sums are the same bit for bit. SwiftShader stores every SPIR-V result to the stack
+// and back: one matrix-vector product per sum instead of seven operations ran dx_rb16 1.14x faster.
 
 fn put_dx(r: u32, c4: u32, v: vec4<f32>) { put_dx_at(r, c4, v, 0u); }
 
@@ -136,14 +136,15 @@ fn dx_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
     let l1 = xW[wb + K4 + c4];      let h1 = xW[wb + K4 + c4h];
     let l2 = xW[wb + 2u * K4 + c4]; let h2 = xW[wb + 2u * K4 + c4h];
     let l3 = xW[wb + 3u * K4 + c4]; let h3 = xW[wb + 3u * K4 + c4h];
-    let y0 = xD4[d0 + n4]; a0l += comb(y0, l0, l1, l2, l3); a0h += comb(y0, h0, h1, h2, h3);
-    let y1 = xD4[d1 + n4]; a1l += comb(y1, l0, l1, l2, l3); a1h += comb(y1, h0, h1, h2, h3);
-    let y2 = xD4[d2 + n4]; a2l += comb(y2, l0, l1, l2, l3); a2h += comb(y2, h0, h1, h2, h3);
-    let y3 = xD4[d3 + n4]; a3l += comb(y3, l0, l1, l2, l3); a3h += comb(y3, h0, h1, h2, h3);
-    let y4 = xD4[d4 + n4]; a4l += comb(y4, l0, l1, l2, l3); a4h += comb(y4, h0, h1, h2, h3);
-    let y5 = xD4[d5 + n4]; a5l += comb(y5, l0, l1, l2, l3); a5h += comb(y5, h0, h1, h2, h3);
-    let y6 = xD4[d6 + n4]; a6l += comb(y6, l0, l1, l2, l3); a6h += comb(y6, h0, h1, h2, h3);
-    let y7 = xD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
+    let ml = mat4x4<f32>(l0, l1, l2, l3); let mh = mat4x4<f32>(h0, h1, h2, h3);
+    let y0 = xD4[d0 + n4]; a0l += ml * y0; a0h += mh * y0;
+    let y1 = xD4[d1 + n4]; a1l += ml * y1; a1h += mh * y1;
+    let y2 = xD4[d2 + n4]; a2l += ml * y2; a2h += mh * y2;
+    let y3 = xD4[d3 + n4]; a3l += ml * y3; a3h += mh * y3;
+    let y4 = xD4[d4 + n4]; a4l += ml * y4; a4h += mh * y4;
+    let y5 = xD4[d5 + n4]; a5l += ml * y5; a5h += mh * y5;
+    let y6 = xD4[d6 + n4]; a6l += ml * y6; a6h += mh * y6;
+    let y7 = xD4[d7 + n4]; a7l += ml * y7; a7h += mh * y7;
   }
   let hi = c4 + 1u;
   // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
@@ -204,22 +205,23 @@ fn dx_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     let ma = xW[w1 + cb]; let mb = xW[w2 + cb]; let mc = xW[w3 + cb]; let md = xW[w4 + cb];
     let na = xW[w1 + cc]; let nb = xW[w2 + cc]; let nc = xW[w3 + cc]; let nd = xW[w4 + cc];
     let qa = xW[w1 + cd]; let qb = xW[w2 + cd]; let qc = xW[w3 + cd]; let qd = xW[w4 + cd];
-    { let y = xD4[d0 + n4]; a0a += comb(y, la, lb, lc, ld_); a0b += comb(y, ma, mb, mc, md); a0c += comb(y, na, nb, nc, nd); a0d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d1 + n4]; a1a += comb(y, la, lb, lc, ld_); a1b += comb(y, ma, mb, mc, md); a1c += comb(y, na, nb, nc, nd); a1d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d2 + n4]; a2a += comb(y, la, lb, lc, ld_); a2b += comb(y, ma, mb, mc, md); a2c += comb(y, na, nb, nc, nd); a2d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d3 + n4]; a3a += comb(y, la, lb, lc, ld_); a3b += comb(y, ma, mb, mc, md); a3c += comb(y, na, nb, nc, nd); a3d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d4 + n4]; a4a += comb(y, la, lb, lc, ld_); a4b += comb(y, ma, mb, mc, md); a4c += comb(y, na, nb, nc, nd); a4d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d5 + n4]; a5a += comb(y, la, lb, lc, ld_); a5b += comb(y, ma, mb, mc, md); a5c += comb(y, na, nb, nc, nd); a5d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d6 + n4]; a6a += comb(y, la, lb, lc, ld_); a6b += comb(y, ma, mb, mc, md); a6c += comb(y, na, nb, nc, nd); a6d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d7 + n4]; a7a += comb(y, la, lb, lc, ld_); a7b += comb(y, ma, mb, mc, md); a7c += comb(y, na, nb, nc, nd); a7d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d8 + n4]; a8a += comb(y, la, lb, lc, ld_); a8b += comb(y, ma, mb, mc, md); a8c += comb(y, na, nb, nc, nd); a8d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d9 + n4]; a9a += comb(y, la, lb, lc, ld_); a9b += comb(y, ma, mb, mc, md); a9c += comb(y, na, nb, nc, nd); a9d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d10 + n4]; a10a += comb(y, la, lb, lc, ld_); a10b += comb(y, ma, mb, mc, md); a10c += comb(y, na, nb, nc, nd); a10d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d11 + n4]; a11a += comb(y, la, lb, lc, ld_); a11b += comb(y, ma, mb, mc, md); a11c += comb(y, na, nb, nc, nd); a11d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d12 + n4]; a12a += comb(y, la, lb, lc, ld_); a12b += comb(y, ma, mb, mc, md); a12c += comb(y, na, nb, nc, nd); a12d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d13 + n4]; a13a += comb(y, la, lb, lc, ld_); a13b += comb(y, ma, mb, mc, md); a13c += comb(y, na, nb, nc, nd); a13d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
-    { let y = xD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
+    let ml = mat4x4<f32>(la, lb, lc, ld_); let mm = mat4x4<f32>(ma, mb, mc, md); let mn = mat4x4<f32>(na, nb, nc, nd); let mq = mat4x4<f32>(qa, qb, qc, qd);
+    { let y = xD4[d0 + n4]; a0a += ml * y; a0b += mm * y; a0c += mn * y; a0d += mq * y; }
+    { let y = xD4[d1 + n4]; a1a += ml * y; a1b += mm * y; a1c += mn * y; a1d += mq * y; }
+    { let y = xD4[d2 + n4]; a2a += ml * y; a2b += mm * y; a2c += mn * y; a2d += mq * y; }
+    { let y = xD4[d3 + n4]; a3a += ml * y; a3b += mm * y; a3c += mn * y; a3d += mq * y; }
+    { let y = xD4[d4 + n4]; a4a += ml * y; a4b += mm * y; a4c += mn * y; a4d += mq * y; }
+    { let y = xD4[d5 + n4]; a5a += ml * y; a5b += mm * y; a5c += mn * y; a5d += mq * y; }
+    { let y = xD4[d6 + n4]; a6a += ml * y; a6b += mm * y; a6c += mn * y; a6d += mq * y; }
+    { let y = xD4[d7 + n4]; a7a += ml * y; a7b += mm * y; a7c += mn * y; a7d += mq * y; }
+    { let y = xD4[d8 + n4]; a8a += ml * y; a8b += mm * y; a8c += mn * y; a8d += mq * y; }
+    { let y = xD4[d9 + n4]; a9a += ml * y; a9b += mm * y; a9c += mn * y; a9d += mq * y; }
+    { let y = xD4[d10 + n4]; a10a += ml * y; a10b += mm * y; a10c += mn * y; a10d += mq * y; }
+    { let y = xD4[d11 + n4]; a11a += ml * y; a11b += mm * y; a11c += mn * y; a11d += mq * y; }
+    { let y = xD4[d12 + n4]; a12a += ml * y; a12b += mm * y; a12c += mn * y; a12d += mq * y; }
+    { let y = xD4[d13 + n4]; a13a += ml * y; a13b += mm * y; a13c += mn * y; a13d += mq * y; }
+    { let y = xD4[d14 + n4]; a14a += ml * y; a14b += mm * y; a14c += mn * y; a14d += mq * y; }
+    { let y = xD4[d15 + n4]; a15a += ml * y; a15b += mm * y; a15c += mn * y; a15d += mq * y; }
   }
   // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
   // inlined form 3-5x slower (seconds at the first step) and runs both alike.
@@ -313,14 +315,15 @@ fn dx_nf4_rb(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
     let l1 = pairs_lo(q1) * s1; let h1 = pairs_hi(q1) * s1;
     let l2 = pairs_lo(q2) * s2; let h2 = pairs_hi(q2) * s2;
     let l3 = pairs_lo(q3) * s3; let h3 = pairs_hi(q3) * s3;
-    let y0 = qD4[d0 + n4]; a0l += comb(y0, l0, l1, l2, l3); a0h += comb(y0, h0, h1, h2, h3);
-    let y1 = qD4[d1 + n4]; a1l += comb(y1, l0, l1, l2, l3); a1h += comb(y1, h0, h1, h2, h3);
-    let y2 = qD4[d2 + n4]; a2l += comb(y2, l0, l1, l2, l3); a2h += comb(y2, h0, h1, h2, h3);
-    let y3 = qD4[d3 + n4]; a3l += comb(y3, l0, l1, l2, l3); a3h += comb(y3, h0, h1, h2, h3);
-    let y4 = qD4[d4 + n4]; a4l += comb(y4, l0, l1, l2, l3); a4h += comb(y4, h0, h1, h2, h3);
-    let y5 = qD4[d5 + n4]; a5l += comb(y5, l0, l1, l2, l3); a5h += comb(y5, h0, h1, h2, h3);
-    let y6 = qD4[d6 + n4]; a6l += comb(y6, l0, l1, l2, l3); a6h += comb(y6, h0, h1, h2, h3);
-    let y7 = qD4[d7 + n4]; a7l += comb(y7, l0, l1, l2, l3); a7h += comb(y7, h0, h1, h2, h3);
+    let ml = mat4x4<f32>(l0, l1, l2, l3); let mh = mat4x4<f32>(h0, h1, h2, h3);
+    let y0 = qD4[d0 + n4]; a0l += ml * y0; a0h += mh * y0;
+    let y1 = qD4[d1 + n4]; a1l += ml * y1; a1h += mh * y1;
+    let y2 = qD4[d2 + n4]; a2l += ml * y2; a2h += mh * y2;
+    let y3 = qD4[d3 + n4]; a3l += ml * y3; a3h += mh * y3;
+    let y4 = qD4[d4 + n4]; a4l += ml * y4; a4h += mh * y4;
+    let y5 = qD4[d5 + n4]; a5l += ml * y5; a5h += mh * y5;
+    let y6 = qD4[d6 + n4]; a6l += ml * y6; a6h += mh * y6;
+    let y7 = qD4[d7 + n4]; a7l += ml * y7; a7h += mh * y7;
   }
   let c4 = 2u * kw;
   let hi = c4 + 1u;
@@ -382,22 +385,23 @@ fn dx_nf4_rb16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
     let ma = pairs_hi(p0) * s0; let mb = pairs_hi(p1) * s1; let mc = pairs_hi(p2) * s2; let md = pairs_hi(p3) * s3;
     let na = pairs_lo(u0) * s0; let nb = pairs_lo(u1) * s1; let nc = pairs_lo(u2) * s2; let nd = pairs_lo(u3) * s3;
     let qa = pairs_hi(u0) * s0; let qb = pairs_hi(u1) * s1; let qc = pairs_hi(u2) * s2; let qd = pairs_hi(u3) * s3;
-    { let y = qD4[d0 + n4]; a0a += comb(y, la, lb, lc, ld_); a0b += comb(y, ma, mb, mc, md); a0c += comb(y, na, nb, nc, nd); a0d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d1 + n4]; a1a += comb(y, la, lb, lc, ld_); a1b += comb(y, ma, mb, mc, md); a1c += comb(y, na, nb, nc, nd); a1d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d2 + n4]; a2a += comb(y, la, lb, lc, ld_); a2b += comb(y, ma, mb, mc, md); a2c += comb(y, na, nb, nc, nd); a2d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d3 + n4]; a3a += comb(y, la, lb, lc, ld_); a3b += comb(y, ma, mb, mc, md); a3c += comb(y, na, nb, nc, nd); a3d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d4 + n4]; a4a += comb(y, la, lb, lc, ld_); a4b += comb(y, ma, mb, mc, md); a4c += comb(y, na, nb, nc, nd); a4d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d5 + n4]; a5a += comb(y, la, lb, lc, ld_); a5b += comb(y, ma, mb, mc, md); a5c += comb(y, na, nb, nc, nd); a5d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d6 + n4]; a6a += comb(y, la, lb, lc, ld_); a6b += comb(y, ma, mb, mc, md); a6c += comb(y, na, nb, nc, nd); a6d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d7 + n4]; a7a += comb(y, la, lb, lc, ld_); a7b += comb(y, ma, mb, mc, md); a7c += comb(y, na, nb, nc, nd); a7d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d8 + n4]; a8a += comb(y, la, lb, lc, ld_); a8b += comb(y, ma, mb, mc, md); a8c += comb(y, na, nb, nc, nd); a8d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d9 + n4]; a9a += comb(y, la, lb, lc, ld_); a9b += comb(y, ma, mb, mc, md); a9c += comb(y, na, nb, nc, nd); a9d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d10 + n4]; a10a += comb(y, la, lb, lc, ld_); a10b += comb(y, ma, mb, mc, md); a10c += comb(y, na, nb, nc, nd); a10d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d11 + n4]; a11a += comb(y, la, lb, lc, ld_); a11b += comb(y, ma, mb, mc, md); a11c += comb(y, na, nb, nc, nd); a11d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d12 + n4]; a12a += comb(y, la, lb, lc, ld_); a12b += comb(y, ma, mb, mc, md); a12c += comb(y, na, nb, nc, nd); a12d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d13 + n4]; a13a += comb(y, la, lb, lc, ld_); a13b += comb(y, ma, mb, mc, md); a13c += comb(y, na, nb, nc, nd); a13d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d14 + n4]; a14a += comb(y, la, lb, lc, ld_); a14b += comb(y, ma, mb, mc, md); a14c += comb(y, na, nb, nc, nd); a14d += comb(y, qa, qb, qc, qd); }
-    { let y = qD4[d15 + n4]; a15a += comb(y, la, lb, lc, ld_); a15b += comb(y, ma, mb, mc, md); a15c += comb(y, na, nb, nc, nd); a15d += comb(y, qa, qb, qc, qd); }
+    let ml = mat4x4<f32>(la, lb, lc, ld_); let mm = mat4x4<f32>(ma, mb, mc, md); let mn = mat4x4<f32>(na, nb, nc, nd); let mq = mat4x4<f32>(qa, qb, qc, qd);
+    { let y = qD4[d0 + n4]; a0a += ml * y; a0b += mm * y; a0c += mn * y; a0d += mq * y; }
+    { let y = qD4[d1 + n4]; a1a += ml * y; a1b += mm * y; a1c += mn * y; a1d += mq * y; }
+    { let y = qD4[d2 + n4]; a2a += ml * y; a2b += mm * y; a2c += mn * y; a2d += mq * y; }
+    { let y = qD4[d3 + n4]; a3a += ml * y; a3b += mm * y; a3c += mn * y; a3d += mq * y; }
+    { let y = qD4[d4 + n4]; a4a += ml * y; a4b += mm * y; a4c += mn * y; a4d += mq * y; }
+    { let y = qD4[d5 + n4]; a5a += ml * y; a5b += mm * y; a5c += mn * y; a5d += mq * y; }
+    { let y = qD4[d6 + n4]; a6a += ml * y; a6b += mm * y; a6c += mn * y; a6d += mq * y; }
+    { let y = qD4[d7 + n4]; a7a += ml * y; a7b += mm * y; a7c += mn * y; a7d += mq * y; }
+    { let y = qD4[d8 + n4]; a8a += ml * y; a8b += mm * y; a8c += mn * y; a8d += mq * y; }
+    { let y = qD4[d9 + n4]; a9a += ml * y; a9b += mm * y; a9c += mn * y; a9d += mq * y; }
+    { let y = qD4[d10 + n4]; a10a += ml * y; a10b += mm * y; a10c += mn * y; a10d += mq * y; }
+    { let y = qD4[d11 + n4]; a11a += ml * y; a11b += mm * y; a11c += mn * y; a11d += mq * y; }
+    { let y = qD4[d12 + n4]; a12a += ml * y; a12b += mm * y; a12c += mn * y; a12d += mq * y; }
+    { let y = qD4[d13 + n4]; a13a += ml * y; a13b += mm * y; a13c += mn * y; a13d += mq * y; }
+    { let y = qD4[d14 + n4]; a14a += ml * y; a14b += mm * y; a14c += mn * y; a14d += mq * y; }
+    { let y = qD4[d15 + n4]; a15a += ml * y; a15b += mm * y; a15c += mn * y; a15d += mq * y; }
   }
   let c4 = 4u * gid.x;
   // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
