@@ -495,23 +495,25 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   var xi = pw.off2 + seg_cols_w(n0) + c4;
   let xd = c4h - c4;
   var di = 0u;
-  // Four rows per step, each sum ((row 0 + row 1) + (row 2 + row 3)) added once: a sum is read
-  // and written once per four terms. Then a two-row step and a last row (dw_rb16 the same).
+  // Four rows per step, their terms summed as one matrix-vector product (((row 0 + row 1) + row 2)
+  // + row 3, one SPIR-V result: see the dx_* steps) and added once: a sum is read and written once
+  // per four terms. Then a two-row step and a last row (dw_rb16 the same).
   let M4 = pw.M & ~3u;
   for (var m = 0u; m < M4; m += 4u) {
     let j0 = xi; let l0 = wX[j0]; let h0 = wX[j0 + xd];
     let j1 = xi + 1u * pw.ld2; let l1 = wX[j1]; let h1 = wX[j1 + xd];
     let j2 = xi + 2u * pw.ld2; let l2 = wX[j2]; let h2 = wX[j2 + xd];
     let j3 = xi + 3u * pw.ld2; let l3 = wX[j3]; let h3 = wX[j3 + xd];
+    let ml = mat4x4<f32>(l0, l1, l2, l3); let mh = mat4x4<f32>(h0, h1, h2, h3);
     let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
-    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a0h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a1h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a2h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a3h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a4h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a5h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a6h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
-    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7l += (y.x * l0 + y.y * l1) + (y.z * l2 + y.w * l3); a7h += (y.x * h0 + y.y * h1) + (y.z * h2 + y.w * h3); }
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0l += ml * y; a0h += mh * y; }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1l += ml * y; a1h += mh * y; }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2l += ml * y; a2h += mh * y; }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3l += ml * y; a3h += mh * y; }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4l += ml * y; a4h += mh * y; }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5l += ml * y; a5h += mh * y; }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6l += ml * y; a6h += mh * y; }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7l += ml * y; a7h += mh * y; }
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
@@ -605,23 +607,25 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j1 = xi + 1u * pw.ld2; let x1a = wX[j1]; let x1b = wX[j1 + xb]; let x1c = wX[j1 + xc]; let x1d = wX[j1 + xd];
     let j2 = xi + 2u * pw.ld2; let x2a = wX[j2]; let x2b = wX[j2 + xb]; let x2c = wX[j2 + xc]; let x2d = wX[j2 + xd];
     let j3 = xi + 3u * pw.ld2; let x3a = wX[j3]; let x3b = wX[j3 + xb]; let x3c = wX[j3 + xc]; let x3d = wX[j3 + xd];
+    let ma = mat4x4<f32>(x0a, x1a, x2a, x3a); let mb = mat4x4<f32>(x0b, x1b, x2b, x3b);
+    let mc = mat4x4<f32>(x0c, x1c, x2c, x3c); let md = mat4x4<f32>(x0d, x1d, x2d, x3d);
     let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
-    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a0b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a0c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a0d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a1b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a1c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a1d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a2b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a2c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a2d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a3b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a3c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a3d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a4b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a4c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a4d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a5b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a5c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a5d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a6b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a6c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a6d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a7b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a7c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a7d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e8], wD[r1 + e8], wD[r2 + e8], wD[r3 + e8]); a8a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a8b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a8c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a8d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e9], wD[r1 + e9], wD[r2 + e9], wD[r3 + e9]); a9a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a9b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a9c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a9d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e10], wD[r1 + e10], wD[r2 + e10], wD[r3 + e10]); a10a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a10b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a10c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a10d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e11], wD[r1 + e11], wD[r2 + e11], wD[r3 + e11]); a11a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a11b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a11c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a11d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e12], wD[r1 + e12], wD[r2 + e12], wD[r3 + e12]); a12a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a12b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a12c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a12d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e13], wD[r1 + e13], wD[r2 + e13], wD[r3 + e13]); a13a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a13b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a13c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a13d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e14], wD[r1 + e14], wD[r2 + e14], wD[r3 + e14]); a14a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a14b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a14c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a14d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
-    { let y = vec4<f32>(wD[di + e15], wD[r1 + e15], wD[r2 + e15], wD[r3 + e15]); a15a += (y.x * x0a + y.y * x1a) + (y.z * x2a + y.w * x3a); a15b += (y.x * x0b + y.y * x1b) + (y.z * x2b + y.w * x3b); a15c += (y.x * x0c + y.y * x1c) + (y.z * x2c + y.w * x3c); a15d += (y.x * x0d + y.y * x1d) + (y.z * x2d + y.w * x3d); }
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0a += ma * y; a0b += mb * y; a0c += mc * y; a0d += md * y; }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1a += ma * y; a1b += mb * y; a1c += mc * y; a1d += md * y; }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2a += ma * y; a2b += mb * y; a2c += mc * y; a2d += md * y; }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3a += ma * y; a3b += mb * y; a3c += mc * y; a3d += md * y; }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4a += ma * y; a4b += mb * y; a4c += mc * y; a4d += md * y; }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5a += ma * y; a5b += mb * y; a5c += mc * y; a5d += md * y; }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6a += ma * y; a6b += mb * y; a6c += mc * y; a6d += md * y; }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7a += ma * y; a7b += mb * y; a7c += mc * y; a7d += md * y; }
+    { let y = vec4<f32>(wD[di + e8], wD[r1 + e8], wD[r2 + e8], wD[r3 + e8]); a8a += ma * y; a8b += mb * y; a8c += mc * y; a8d += md * y; }
+    { let y = vec4<f32>(wD[di + e9], wD[r1 + e9], wD[r2 + e9], wD[r3 + e9]); a9a += ma * y; a9b += mb * y; a9c += mc * y; a9d += md * y; }
+    { let y = vec4<f32>(wD[di + e10], wD[r1 + e10], wD[r2 + e10], wD[r3 + e10]); a10a += ma * y; a10b += mb * y; a10c += mc * y; a10d += md * y; }
+    { let y = vec4<f32>(wD[di + e11], wD[r1 + e11], wD[r2 + e11], wD[r3 + e11]); a11a += ma * y; a11b += mb * y; a11c += mc * y; a11d += md * y; }
+    { let y = vec4<f32>(wD[di + e12], wD[r1 + e12], wD[r2 + e12], wD[r3 + e12]); a12a += ma * y; a12b += mb * y; a12c += mc * y; a12d += md * y; }
+    { let y = vec4<f32>(wD[di + e13], wD[r1 + e13], wD[r2 + e13], wD[r3 + e13]); a13a += ma * y; a13b += mb * y; a13c += mc * y; a13d += md * y; }
+    { let y = vec4<f32>(wD[di + e14], wD[r1 + e14], wD[r2 + e14], wD[r3 + e14]); a14a += ma * y; a14b += mb * y; a14c += mc * y; a14d += md * y; }
+    { let y = vec4<f32>(wD[di + e15], wD[r1 + e15], wD[r2 + e15], wD[r3 + e15]); a15a += ma * y; a15b += mb * y; a15c += mc * y; a15d += md * y; }
     xi += 4u * pw.ld2;
     di += 4u * ld;
   }
