@@ -227,7 +227,7 @@ export class LinearBackward {
     const p = new Map<string, Kernel>();
     const add = async (key: string, entry: string, o: Record<string, number> = {}, shader = 'linear_bwd') => {
       p.set(key, await rt.kernel({ shader, entry, overrides: o }));
-      // dw_rb / dw_rb16 without the steps for M % 4 != 0 (TAIL: see recordMM), built at first use.
+      // dw_rb / dw_rb16 also without the steps for M % 4 != 0 (TAIL = 0; dwPipelineKey picks them), built at first use.
       if (entry === 'dw_rb' || entry === 'dw_rb16') p.set(`${key}${EVEN}`, await rt.kernel({ shader, entry, overrides: { ...o, TAIL: 0 } }));
     };
     const jobs: Promise<void>[] = [];

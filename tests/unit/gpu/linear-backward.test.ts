@@ -143,7 +143,6 @@ describe('LinearBackward', () => {
     runCase({ name: 'wide r16', nf4: false, M: 60, K: 256, NW: 1152, R: 16, starts: [896, 1024], bias: true, full: false, dybSplit: 18, rerunM: 44 }));
   it('rank 32 on rb16 (two invocations across), M=75 (a partial row tile), segments of 64 and 32 (too short to split)', () =>
     runCase({ name: 'wide r32', nf4: false, M: 75, K: 128, NW: 96, R: 32, starts: [64], bias: false, full: false, dybSplit: 1 }));
-  // Which segments' dY B and dB share a dispatch (the memory plan counts the same dispatches).
   it('dwPipelineKey: dw_rb / dw_rb16 without their two-row and one-row steps only at M % 4 == 0', () => {
     const built = new Set(['dw:rb16', 'dw:rb16:even', 'dw:wide', 'dw:wide:even', 'dw:tiled']);
     expect(dwPipelineKey('dw:rb16', 64, built)).toBe('dw:rb16:even');
@@ -154,6 +153,7 @@ describe('LinearBackward', () => {
     expect(dwPipelineKey('dx:rb16', 64, built)).toBe('dx:rb16');
   });
 
+  // Which segments' dY B and dB share a dispatch (the memory plan counts the same dispatches).
   it('loraBackwardLayout: all segments in one dispatch where the splits or tiles align with them', () => {
     const pick = (l: ReturnType<typeof loraBackwardLayout>) => [l.parts, l.split4, l.dybMerged, l.dbMerged, l.dybDispatches, l.dbDispatches];
     // Qwen2.5-0.5B q|k|v at 64 rows: 14 splits of 16 vec4 per segment -> 18 in one dispatch; dB in one.
