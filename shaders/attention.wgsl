@@ -1002,16 +1002,16 @@ fn store_dkv8(o: u32, dka: vec4<f32>, dkb: vec4<f32>, dva: vec4<f32>, dvb: vec4<
 
 // ---- HS = 16 in named registers (see attn_thread_hs16): dQ and dK/dV --------------------------
 // dQ for HS = 16, four adjacent query positions (i0 = 4t .. 4t + 3) of one (slot, head) per
-// invocation from the slot table (as attn_bwd_dq_thread_hs8): each key's K and V are loaded once
-// for the four queries; query i0 + q reaches key j when j <= i0 + q. Binds seqs (not rows) at 1.
-// Grid: B * NH * ceil(Tmax / 4).
+// invocation from the slot table (as attn_bwd_dq_thread_hs8), by key quads (keys16): each key's K
+// and V are loaded once for the four queries; query i0 + q reaches key j when j <= i0 + q. Binds
+// seqs (not rows) at 1. Grid: B * NH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
 fn attn_bwd_dq_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qq = query_quad(pq, gid.x + gid.y * nwg.x * WG);
   if (!qq.ok) { return; }
   let x = dq_in16(qq.rows, pq.scale);
   var acc = dq_zero16();
-  for (var j = 0u; j <= quad_last(qq); j++) { acc = dq16_key(acc, x, qq.base + j * 4u, quad_reach(qq, j)); }
+  for (var j0 = 0u; j0 <= qq.i0; j0 += 4u) { acc = dq16_keys(acc, x, keys16(qq, j0), j0, qq); }
   store_dq16(qq.rows, qq.live, acc, pq.scale);
 }
 
@@ -1020,14 +1020,43 @@ fn grad16(r: u32) -> Q16 { return Q16(dO[r * 4u], dO[r * 4u + 1u], dO[r * 4u + 2
 
 fn dot16(a: Q16, b: Q16) -> f32 { return (dot(a.x0, b.x0) + dot(a.x1, b.x1)) + (dot(a.x2, b.x2) + dot(a.x3, b.x3)); }
 
-// One key's term of a query's dQ sum: acc + dS k with dS = P (dO . v - D), P = exp(s - LSE);
-// st = (LSE, D); P = dS = 0 where the query does not reach the key (on = false).
-struct Dq16 { acc: Q16, p: f32, ds: f32 }
+// Four adjacent keys (j0 .. j0 + 3, a key quad) and their values, HS = 16, as matrices whose
+// column n is key n's vec4 block: k0 = (key 0 .x0, key 1 .x0, ..), k1 the .x1 blocks, and so on.
+// A query's four scores are then four vector-matrix products and its dQ step four matrix-vector
+// products: one SPIR-V result per vec4 instead of seven (SwiftShader keeps each result on the
+// stack), with dot16's sums in its order.
+struct Keys16 { k0: mat4x4<f32>, k1: mat4x4<f32>, k2: mat4x4<f32>, k3: mat4x4<f32>,
+                v0: mat4x4<f32>, v1: mat4x4<f32>, v2: mat4x4<f32>, v3: mat4x4<f32> }
 
-fn dq16_step(a: Dq16, q: Q16, g: Q16, st: vec2<f32>, k: Q16, v: Q16, on: bool) -> Dq16 {
-  let p = select(0.0, exp(dot16(q, k) - st.x), on);
-  let ds = p * (dot16(g, v) - st.y);
-  return Dq16(Q16(a.acc.x0 + ds * k.x0, a.acc.x1 + ds * k.x1, a.acc.x2 + ds * k.x2, a.acc.x3 + ds * k.x3), p, ds);
+// The key quad from j0 of the quad's cache line; keys past the slot's length repeat its last one
+// (no query reaches them).
+fn keys16(qq: QueryQuad, j0: u32) -> Keys16 {
+  let o = vec4<u32>(qq.base) + min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(qq.len - 1u)) * 4u;
+  let a = raw_key16(o.x);
+  let b = raw_key16(o.y);
+  let c = raw_key16(o.z);
+  let d = raw_key16(o.w);
+  let e = raw_value16(o.x);
+  let f = raw_value16(o.y);
+  let g = raw_value16(o.z);
+  let h = raw_value16(o.w);
+  return Keys16(mat4x4<f32>(a.x0, b.x0, c.x0, d.x0), mat4x4<f32>(a.x1, b.x1, c.x1, d.x1),
+                mat4x4<f32>(a.x2, b.x2, c.x2, d.x2), mat4x4<f32>(a.x3, b.x3, c.x3, d.x3),
+                mat4x4<f32>(e.x0, f.x0, g.x0, h.x0), mat4x4<f32>(e.x1, f.x1, g.x1, h.x1),
+                mat4x4<f32>(e.x2, f.x2, g.x2, h.x2), mat4x4<f32>(e.x3, f.x3, g.x3, h.x3));
+}
+
+// A query's dQ sum with the P and dS of its last key quad (one per key).
+struct Dq16 { acc: Q16, p: vec4<f32>, ds: vec4<f32> }
+
+// A key quad's terms of a query's dQ sum: acc + sum_n dS_n k_n with dS = P (dO . v - D),
+// P = exp(s - LSE); st = (LSE, D); P = dS = 0 where the query does not reach the key (on = false).
+// Within the quad the terms are summed key by key before they join acc.
+fn dq16_step(a: Dq16, q: Q16, g: Q16, st: vec2<f32>, k: Keys16, on: vec4<bool>) -> Dq16 {
+  let s = (q.x0 * k.k0 + q.x1 * k.k1) + (q.x2 * k.k2 + q.x3 * k.k3);
+  let p = select(vec4<f32>(0.0), exp(s - st.x), on);
+  let ds = p * (((g.x0 * k.v0 + g.x1 * k.v1) + (g.x2 * k.v2 + g.x3 * k.v3)) - st.y);
+  return Dq16(Q16(a.acc.x0 + k.k0 * ds, a.acc.x1 + k.k1 * ds, a.acc.x2 + k.k2 * ds, a.acc.x3 + k.k3 * ds), p, ds);
 }
 
 // A quad's four scaled queries, their dO rows and stats (LSE, D), HS = 16; and its four dQ sums.
@@ -1041,21 +1070,22 @@ fn dq_in16(r: vec4<u32>, scale: f32) -> DqIn16 {
 
 fn dq_zero16() -> DqQuad16 {
   let z = vec4<f32>(0.0);
-  let d = Dq16(Q16(z, z, z, z), 0.0, 0.0);
+  let d = Dq16(Q16(z, z, z, z), z, z);
   return DqQuad16(d, d, d, d);
 }
-
-// The key at cache vec4 offset ko's terms of the four sums; on = which queries reach it.
-fn dq16_key(a: DqQuad16, x: DqIn16, ko: u32, on: vec4<bool>) -> DqQuad16 { return dq16_kv(a, x, raw_key16(ko), raw_value16(ko), on); }
 
 // Key (unscaled) and value at cache vec4 offset ko, HS = 16.
 fn raw_key16(ko: u32) -> Q16 { return Q16(Kc[ko], Kc[ko + 1u], Kc[ko + 2u], Kc[ko + 3u]); }
 fn raw_value16(ko: u32) -> Q16 { return Q16(Vc[ko], Vc[ko + 1u], Vc[ko + 2u], Vc[ko + 3u]); }
 
-// Key k's (value v's) terms of the four sums; on = which queries reach it.
-fn dq16_kv(a: DqQuad16, x: DqIn16, k: Q16, v: Q16, on: vec4<bool>) -> DqQuad16 {
-  return DqQuad16(dq16_step(a.a, x.qa, x.ga, x.st[0], k, v, on.x), dq16_step(a.b, x.qb, x.gb, x.st[1], k, v, on.y),
-                  dq16_step(a.c, x.qc, x.gc, x.st[2], k, v, on.z), dq16_step(a.d, x.qd, x.gd, x.st[3], k, v, on.w));
+// The key quad j0's terms of a query quad's four sums: query i0 + q reaches key j0 + n when
+// j0 + n <= i0 + q and the query is live.
+fn dq16_keys(a: DqQuad16, x: DqIn16, k: Keys16, j0: u32, qq: QueryQuad) -> DqQuad16 {
+  let j = vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u);
+  return DqQuad16(dq16_step(a.a, x.qa, x.ga, x.st[0], k, (j <= vec4<u32>(qq.i0)) & vec4<bool>(qq.live.x)),
+                  dq16_step(a.b, x.qb, x.gb, x.st[1], k, (j <= vec4<u32>(qq.i0 + 1u)) & vec4<bool>(qq.live.y)),
+                  dq16_step(a.c, x.qc, x.gc, x.st[2], k, (j <= vec4<u32>(qq.i0 + 2u)) & vec4<bool>(qq.live.z)),
+                  dq16_step(a.d, x.qd, x.gd, x.st[3], k, (j <= vec4<u32>(qq.i0 + 3u)) & vec4<bool>(qq.live.w)));
 }
 
 // The dQ rows of a quad's (row, head) indices r where live, times scale.
@@ -1356,7 +1386,8 @@ fn store_dkv8_ps(o: u32, a: Dkv8) {
 
 // ---- HS = 16, P and dS kept: dQ writes them, dK/dV reads them -------------------------------
 // attn_bwd_dq_thread_hs16 that also stores, per key j, the P and dS of its four queries in PS
-// (one vec4 each; zeros for the keys i0 + 3 >= j >= len the loop does not reach), so that
+// (one vec4 each, up to the quad's last position below Tmax; zeros where a query does not reach
+// the key, as for the keys past the length), so that
 // attn_bwd_dkv_ps_hs16 sums dK = dS^T Q and dV = P^T dO without recomputing the scores: the
 // backward then does 10 HS multiply-adds per pair instead of 14. Grid: B * NH * ceil(Tmax / 4).
 @compute @workgroup_size(WG)
@@ -1366,11 +1397,10 @@ fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bu
   let x = dq_in16(qq.rows, pk.scale);
   var acc = dq_zero16();
   let line = qq.cell * pk.Tmax * 2u;
-  for (var j = 0u; j <= quad_last(qq); j++) {
-    acc = dq16_key(acc, x, qq.base + j * 4u, quad_reach(qq, j));
-    store_ps16(line + j * 2u, acc);
+  for (var j0 = 0u; j0 <= qq.i0; j0 += 4u) {
+    acc = dq16_keys(acc, x, keys16(qq, j0), j0, qq);
+    store_ps16(line, j0, acc);
   }
-  zero_ps_tail(qq, line);
   store_dq16(qq.rows, qq.live, acc, pk.scale);
 }
 
@@ -1387,30 +1417,31 @@ fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @b
   var b = a;
   let la = qo.a.cell * pk.Tmax * 2u;
   let lb = qo.b.cell * pk.Tmax * 2u;
-  for (var j = 0u; j <= quad_last(qo.a); j++) {
-    let ko = qo.a.base + j * 4u;
-    let k = raw_key16(ko);
-    let v = raw_value16(ko);
-    a = dq16_kv(a, xa, k, v, quad_reach(qo.a, j));
-    b = dq16_kv(b, xb, k, v, quad_reach(qo.b, j));
-    store_ps16(la + j * 2u, a);
-    if (qo.b.ok) { store_ps16(lb + j * 2u, b); }
+  for (var j0 = 0u; j0 <= qo.a.i0; j0 += 4u) {
+    let k = keys16(qo.a, j0);
+    a = dq16_keys(a, xa, k, j0, qo.a);
+    b = dq16_keys(b, xb, k, j0, qo.b);
+    store_ps16(la, j0, a);
+    if (qo.b.ok) { store_ps16(lb, j0, b); }
   }
-  zero_ps_tail(qo.a, la);
   store_dq16(qo.a.rows, qo.a.live, a, pk.scale);
   if (!qo.b.ok) { return; }
-  for (var j = quad_last(qo.a) + 1u; j <= quad_last(qo.b); j++) {
-    b = dq16_key(b, xb, qo.b.base + j * 4u, quad_reach(qo.b, j));
-    store_ps16(lb + j * 2u, b);
-  }
-  zero_ps_tail(qo.b, lb);
+  b = dq16_keys(b, xb, keys16(qo.b, qo.b.i0), qo.b.i0, qo.b);
+  store_ps16(lb, qo.b.i0, b);
   store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
 }
 
-// The P and dS of a quad's four queries at their last key, into PS at vec4 offset o.
-fn store_ps16(o: u32, a: DqQuad16) {
-  PSw[o] = vec4<f32>(a.a.p, a.b.p, a.c.p, a.d.p);
-  PSw[o + 1u] = vec4<f32>(a.a.ds, a.b.ds, a.c.ds, a.d.ds);
+// The P and dS of a quad's four queries at the key quad j0 (the keys below Tmax; P = dS = 0 where
+// a query does not reach the key), into the quad's PS line: per key one vec4 of each.
+fn store_ps16(line: u32, j0: u32, a: DqQuad16) {
+  let p = transpose(mat4x4<f32>(a.a.p, a.b.p, a.c.p, a.d.p));
+  let d = transpose(mat4x4<f32>(a.a.ds, a.b.ds, a.c.ds, a.d.ds));
+  let o = line + j0 * 2u;
+  PSw[o] = p[0];
+  PSw[o + 1u] = d[0];
+  if (j0 + 1u < pk.Tmax) { PSw[o + 2u] = p[1]; PSw[o + 3u] = d[1]; }
+  if (j0 + 2u < pk.Tmax) { PSw[o + 4u] = p[2]; PSw[o + 5u] = d[2]; }
+  if (j0 + 3u < pk.Tmax) { PSw[o + 6u] = p[3]; PSw[o + 7u] = d[3]; }
 }
 
 // dK/dV for HS = 16 from PS, four adjacent keys (j0 = 4t .. 4t + 3) of one (slot, kv head) per
