@@ -1022,9 +1022,9 @@ fn dot16(a: Q16, b: Q16) -> f32 { return (dot(a.x0, b.x0) + dot(a.x1, b.x1)) + (
 
 // Four adjacent keys (j0 .. j0 + 3, a key quad) and their values, HS = 16, as matrices whose
 // column n is key n's vec4 block: k0 = (key 0 .x0, key 1 .x0, ..), k1 the .x1 blocks, and so on.
-// A query's four scores are then four vector-matrix products and its dQ step four matrix-vector
-// products: one SPIR-V result per vec4 instead of seven (SwiftShader keeps each result on the
-// stack), with dot16's sums in its order.
+// A query's four scores are then vector-matrix products summed as dot16 sums (the same P and dS
+// bit for bit), and its dQ step one matrix-vector product and one sum per block for the four
+// keys instead of a product and a sum per key (SwiftShader keeps each SPIR-V result on the stack).
 struct Keys16 { k0: mat4x4<f32>, k1: mat4x4<f32>, k2: mat4x4<f32>, k3: mat4x4<f32>,
                 v0: mat4x4<f32>, v1: mat4x4<f32>, v2: mat4x4<f32>, v3: mat4x4<f32> }
 
