@@ -37,7 +37,8 @@ const dot = (a: (c: number) => string, b: (c: number) => string) => `hsum4(${tre
  * One query's online-softmax step over keys at vec4 offsets k[0..n-1] (n = 4: a block with one
  * rescale, n = 1: a single key), state m<p>, l<p>, o<p>_<c>, query q<p>_<c>: attend_thread's
  * step with every operation in its order (its scores summed over the head's vec4s one by one),
- * so the results equal the generic row-table kernel's bit for bit.
+ * so the results equal the generic row-table kernel's bit for bit. The O update is a matrix-vector
+ * product (SwiftShader sums it in the written order, in registers) plus the fourth key's term.
  */
 function softStep(p: string, k: string[], keep?: string, cs: number[] = C): string[] {
   if (k.length === 4) {
@@ -48,7 +49,8 @@ function softStep(p: string, k: string[], keep?: string, cs: number[] = C): stri
       `  let mn = max(m${p}, max(max(s.x, s.y), max(s.z, s.w)));`,
       `  let a = exp(m${p} - mn); let e = exp(s - vec4<f32>(mn));`,
       `  l${p} = l${p} * a + (e.x + e.y) + (e.z + e.w); m${p} = mn;`,
-      ...cs.map((c) => `  o${p}_${c} = o${p}_${c} * a + e.x * Vc[${k[0]} + ${c}u] + e.y * Vc[${k[1]} + ${c}u] + e.z * Vc[${k[2]} + ${c}u] + e.w * Vc[${k[3]} + ${c}u];`),
+      '  let y = vec4<f32>(a, e.x, e.y, e.z);',
+      ...cs.map((c) => `  o${p}_${c} = mat4x4<f32>(o${p}_${c}, Vc[${k[0]} + ${c}u], Vc[${k[1]} + ${c}u], Vc[${k[2]} + ${c}u]) * y + Vc[${k[3]} + ${c}u] * e.w;`),
       '}',
     ];
   }
@@ -58,7 +60,8 @@ function softStep(p: string, k: string[], keep?: string, cs: number[] = C): stri
     ...(keep ? [`  ${keep} = s;`] : []),
     `  let mn = max(m${p}, s); let a = exp(m${p} - mn); let e = exp(s - mn);`,
     `  l${p} = l${p} * a + e; m${p} = mn;`,
-    ...cs.map((c) => `  o${p}_${c} = o${p}_${c} * a + e * Vc[${k[0]} + ${c}u];`),
+    '  let y = vec2<f32>(a, e);',
+    ...cs.map((c) => `  o${p}_${c} = mat2x4<f32>(o${p}_${c}, Vc[${k[0]} + ${c}u]) * y;`),
     '}',
   ];
 }
@@ -128,8 +131,9 @@ function attendThread(keep: boolean): string[] {
     '    let a = exp(mx - mnew);',
     '    let e = exp(s4 - vec4<f32>(mnew));',
     '    l = l * a + (e.x + e.y) + (e.z + e.w);',
+    '    let y = vec4<f32>(a, e.x, e.y, e.z);',
     '    for (var d = 0u; d < HS4; d++) {',
-    '      acc[d] = acc[d] * a + e.x * Vc[k0 + d] + e.y * Vc[k1 + d] + e.z * Vc[k2 + d] + e.w * Vc[k3 + d];',
+    '      acc[d] = mat4x4<f32>(acc[d], Vc[k0 + d], Vc[k1 + d], Vc[k2 + d]) * y + Vc[k3 + d] * e.w;',
     '    }',
     '    mx = mnew;',
     '  }',
@@ -143,7 +147,8 @@ function attendThread(keep: boolean): string[] {
     '    let a = exp(mx - mnew);',
     '    let e = exp(s - mnew);',
     '    l = l * a + e;',
-    '    for (var d = 0u; d < HS4; d++) { acc[d] = acc[d] * a + e * Vc[ko + d]; }',
+    '    let y = vec2<f32>(a, e);',
+    '    for (var d = 0u; d < HS4; d++) { acc[d] = mat2x4<f32>(acc[d], Vc[ko + d]) * y; }',
     '    mx = mnew;',
     '  }',
     ...k('  if (jt <= last) { Sk[so + jt / 4u] = st; }'),
