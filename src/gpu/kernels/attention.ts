@@ -43,8 +43,9 @@ export interface AttentionOptions {
    * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16 / 64): 16
    * (attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries; the default at
    * HS = 8) or 4 (attn_train_hs{8,16}_lse; the default at HS = 16, where the sixteen-position
-   * kernel takes about 5 s of SwiftShader compile time at the first step for 4-5 ms per layer and
-   * pass; the only form at HS = 64); both give the row-table form's O and LSE bit for bit.
+   * kernel takes about 2.4 s of SwiftShader compile time at the first step against 0.45 s, and
+   * saved only 0.01-0.03 s per default-agent GRPO step (docs/speed.md); the only form at HS = 64);
+   * both give the row-table form's O and LSE bit for bit.
    */
   trainPositions?: 4 | 16;
   /**
