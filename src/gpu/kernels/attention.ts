@@ -57,9 +57,10 @@ export interface AttentionOptions {
 
 /**
  * Default fewest rows of a training forward that runs the sixteen-position form. It takes about
- * 1.6 s of SwiftShader compile time at a run's first step and saves a few milliseconds per layer
- * on passes of hundreds of rows; smaller passes (short runs, tests) run the four-position form,
- * which compiles in about 0.2 s. A run whose passes fill maxRows (512 by default) uses sixteen.
+ * 1.1-1.2 s of SwiftShader compile time at heads of 8 (2.4 s at 16) at a run's first step and
+ * saves a few milliseconds per layer on passes of hundreds of rows; smaller passes (short runs,
+ * tests) run the four-position form, which compiles in 0.3-0.45 s. A run whose passes fill
+ * maxRows (512 by default) uses sixteen.
  */
 export const SIXTEEN_MIN_ROWS = 256;
 
