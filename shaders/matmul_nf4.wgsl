@@ -251,23 +251,23 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
       let kw = kb * 8u + w;
       let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
       let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
-      // [inputs 8kw..8kw+3 | 8kw+4..8kw+7] x [columns 0-3 | 4-7]
-      let la = mat4x4<f32>(pairs_lo(q0), pairs_lo(q1), pairs_lo(q2), pairs_lo(q3));
-      let ha = mat4x4<f32>(pairs_hi(q0), pairs_hi(q1), pairs_hi(q2), pairs_hi(q3));
-      let lb = mat4x4<f32>(pairs_lo(q4), pairs_lo(q5), pairs_lo(q6), pairs_lo(q7));
-      let hb = mat4x4<f32>(pairs_hi(q4), pairs_hi(q5), pairs_hi(q6), pairs_hi(q7));
+      // transposed: column i of la is input 8kw + i of output columns 0-3 (ha: inputs 8kw + 4 ..; lb, hb: columns 4-7)
+      let la = transpose(mat4x4<f32>(pairs_lo(q0), pairs_lo(q1), pairs_lo(q2), pairs_lo(q3)));
+      let ha = transpose(mat4x4<f32>(pairs_hi(q0), pairs_hi(q1), pairs_hi(q2), pairs_hi(q3)));
+      let lb = transpose(mat4x4<f32>(pairs_lo(q4), pairs_lo(q5), pairs_lo(q6), pairs_lo(q7)));
+      let hb = transpose(mat4x4<f32>(pairs_hi(q4), pairs_hi(q5), pairs_hi(q6), pairs_hi(q7)));
       let k = 2u * kw;
-      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0l += u * la + v * ha; p0h += u * lb + v * hb; }
-      if (MR > 1u) { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1l += u * la + v * ha; p1h += u * lb + v * hb; }
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0l += la * u + ha * v; p0h += lb * u + hb * v; }
+      if (MR > 1u) { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1l += la * u + ha * v; p1h += lb * u + hb * v; }
       if (MR > 2u) {
-        { let u = X[x2 + k]; let v = X[x2 + k + 1u]; p2l += u * la + v * ha; p2h += u * lb + v * hb; }
-        { let u = X[x3 + k]; let v = X[x3 + k + 1u]; p3l += u * la + v * ha; p3h += u * lb + v * hb; }
+        { let u = X[x2 + k]; let v = X[x2 + k + 1u]; p2l += la * u + ha * v; p2h += lb * u + hb * v; }
+        { let u = X[x3 + k]; let v = X[x3 + k + 1u]; p3l += la * u + ha * v; p3h += lb * u + hb * v; }
       }
       if (MR > 4u) {
-        { let u = X[x4 + k]; let v = X[x4 + k + 1u]; p4l += u * la + v * ha; p4h += u * lb + v * hb; }
-        { let u = X[x5 + k]; let v = X[x5 + k + 1u]; p5l += u * la + v * ha; p5h += u * lb + v * hb; }
-        { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6l += u * la + v * ha; p6h += u * lb + v * hb; }
-        { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7l += u * la + v * ha; p7h += u * lb + v * hb; }
+        { let u = X[x4 + k]; let v = X[x4 + k + 1u]; p4l += la * u + ha * v; p4h += lb * u + hb * v; }
+        { let u = X[x5 + k]; let v = X[x5 + k + 1u]; p5l += la * u + ha * v; p5h += lb * u + hb * v; }
+        { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6l += la * u + ha * v; p6h += lb * u + hb * v; }
+        { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7l += la * u + ha * v; p7h += lb * u + hb * v; }
       }
     }
     let sl = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
@@ -300,7 +300,9 @@ fn nf4_dec(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
 // ---- 16 rows x 16 columns (the rb16 variant, NF4) -------------------------------------------
 // nf4_dec's loop over two column groups (g = 2 gid.x, 2 gid.x + 1) and 16 rows: each word of X
 // feeds 16 columns, each unpacked code 16 rows. The 16 codes of a step are scaled by their
-// block's absmax as they are unpacked (no per-block partial sums: 64 vec4 sums a<row><q>).
+// block's absmax as they are unpacked (no per-block partial sums: 64 vec4 sums a<row><q>). The
+// codes of four columns form one transposed matrix per half word, so each row's step is a
+// matrix-vector product (as lin_rb8 / lin_rb16, linear.wgsl, say: the same sums, fewer instructions).
 @compute @workgroup_size(WG_X, 1)
 fn nf4_dec16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   fill_pairs(li, WG_X);
@@ -362,31 +364,31 @@ fn nf4_dec16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
       let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
       let q8 = Wq[n8 * K8 + kw]; let q9 = Wq[n9 * K8 + kw]; let q10 = Wq[n10 * K8 + kw]; let q11 = Wq[n11 * K8 + kw];
       let q12 = Wq[n12 * K8 + kw]; let q13 = Wq[n13 * K8 + kw]; let q14 = Wq[n14 * K8 + kw]; let q15 = Wq[n15 * K8 + kw];
-      let la = mat4x4<f32>(pairs_lo(q0) * s0, pairs_lo(q1) * s1, pairs_lo(q2) * s2, pairs_lo(q3) * s3);
-      let ha = mat4x4<f32>(pairs_hi(q0) * s0, pairs_hi(q1) * s1, pairs_hi(q2) * s2, pairs_hi(q3) * s3);
-      let lb = mat4x4<f32>(pairs_lo(q4) * s4, pairs_lo(q5) * s5, pairs_lo(q6) * s6, pairs_lo(q7) * s7);
-      let hb = mat4x4<f32>(pairs_hi(q4) * s4, pairs_hi(q5) * s5, pairs_hi(q6) * s6, pairs_hi(q7) * s7);
-      let lc = mat4x4<f32>(pairs_lo(q8) * s8, pairs_lo(q9) * s9, pairs_lo(q10) * s10, pairs_lo(q11) * s11);
-      let hc = mat4x4<f32>(pairs_hi(q8) * s8, pairs_hi(q9) * s9, pairs_hi(q10) * s10, pairs_hi(q11) * s11);
-      let ld = mat4x4<f32>(pairs_lo(q12) * s12, pairs_lo(q13) * s13, pairs_lo(q14) * s14, pairs_lo(q15) * s15);
-      let hd = mat4x4<f32>(pairs_hi(q12) * s12, pairs_hi(q13) * s13, pairs_hi(q14) * s14, pairs_hi(q15) * s15);
+      let la = transpose(mat4x4<f32>(pairs_lo(q0) * s0, pairs_lo(q1) * s1, pairs_lo(q2) * s2, pairs_lo(q3) * s3));
+      let ha = transpose(mat4x4<f32>(pairs_hi(q0) * s0, pairs_hi(q1) * s1, pairs_hi(q2) * s2, pairs_hi(q3) * s3));
+      let lb = transpose(mat4x4<f32>(pairs_lo(q4) * s4, pairs_lo(q5) * s5, pairs_lo(q6) * s6, pairs_lo(q7) * s7));
+      let hb = transpose(mat4x4<f32>(pairs_hi(q4) * s4, pairs_hi(q5) * s5, pairs_hi(q6) * s6, pairs_hi(q7) * s7));
+      let lc = transpose(mat4x4<f32>(pairs_lo(q8) * s8, pairs_lo(q9) * s9, pairs_lo(q10) * s10, pairs_lo(q11) * s11));
+      let hc = transpose(mat4x4<f32>(pairs_hi(q8) * s8, pairs_hi(q9) * s9, pairs_hi(q10) * s10, pairs_hi(q11) * s11));
+      let ld = transpose(mat4x4<f32>(pairs_lo(q12) * s12, pairs_lo(q13) * s13, pairs_lo(q14) * s14, pairs_lo(q15) * s15));
+      let hd = transpose(mat4x4<f32>(pairs_hi(q12) * s12, pairs_hi(q13) * s13, pairs_hi(q14) * s14, pairs_hi(q15) * s15));
       let k = 2u * kw;
-      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; a0a += u * la + v * ha; a0b += u * lb + v * hb; a0c += u * lc + v * hc; a0d += u * ld + v * hd; }
-      { let u = X[x1 + k]; let v = X[x1 + k + 1u]; a1a += u * la + v * ha; a1b += u * lb + v * hb; a1c += u * lc + v * hc; a1d += u * ld + v * hd; }
-      { let u = X[x2 + k]; let v = X[x2 + k + 1u]; a2a += u * la + v * ha; a2b += u * lb + v * hb; a2c += u * lc + v * hc; a2d += u * ld + v * hd; }
-      { let u = X[x3 + k]; let v = X[x3 + k + 1u]; a3a += u * la + v * ha; a3b += u * lb + v * hb; a3c += u * lc + v * hc; a3d += u * ld + v * hd; }
-      { let u = X[x4 + k]; let v = X[x4 + k + 1u]; a4a += u * la + v * ha; a4b += u * lb + v * hb; a4c += u * lc + v * hc; a4d += u * ld + v * hd; }
-      { let u = X[x5 + k]; let v = X[x5 + k + 1u]; a5a += u * la + v * ha; a5b += u * lb + v * hb; a5c += u * lc + v * hc; a5d += u * ld + v * hd; }
-      { let u = X[x6 + k]; let v = X[x6 + k + 1u]; a6a += u * la + v * ha; a6b += u * lb + v * hb; a6c += u * lc + v * hc; a6d += u * ld + v * hd; }
-      { let u = X[x7 + k]; let v = X[x7 + k + 1u]; a7a += u * la + v * ha; a7b += u * lb + v * hb; a7c += u * lc + v * hc; a7d += u * ld + v * hd; }
-      { let u = X[x8 + k]; let v = X[x8 + k + 1u]; a8a += u * la + v * ha; a8b += u * lb + v * hb; a8c += u * lc + v * hc; a8d += u * ld + v * hd; }
-      { let u = X[x9 + k]; let v = X[x9 + k + 1u]; a9a += u * la + v * ha; a9b += u * lb + v * hb; a9c += u * lc + v * hc; a9d += u * ld + v * hd; }
-      { let u = X[x10 + k]; let v = X[x10 + k + 1u]; a10a += u * la + v * ha; a10b += u * lb + v * hb; a10c += u * lc + v * hc; a10d += u * ld + v * hd; }
-      { let u = X[x11 + k]; let v = X[x11 + k + 1u]; a11a += u * la + v * ha; a11b += u * lb + v * hb; a11c += u * lc + v * hc; a11d += u * ld + v * hd; }
-      { let u = X[x12 + k]; let v = X[x12 + k + 1u]; a12a += u * la + v * ha; a12b += u * lb + v * hb; a12c += u * lc + v * hc; a12d += u * ld + v * hd; }
-      { let u = X[x13 + k]; let v = X[x13 + k + 1u]; a13a += u * la + v * ha; a13b += u * lb + v * hb; a13c += u * lc + v * hc; a13d += u * ld + v * hd; }
-      { let u = X[x14 + k]; let v = X[x14 + k + 1u]; a14a += u * la + v * ha; a14b += u * lb + v * hb; a14c += u * lc + v * hc; a14d += u * ld + v * hd; }
-      { let u = X[x15 + k]; let v = X[x15 + k + 1u]; a15a += u * la + v * ha; a15b += u * lb + v * hb; a15c += u * lc + v * hc; a15d += u * ld + v * hd; }
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; a0a += la * u + ha * v; a0b += lb * u + hb * v; a0c += lc * u + hc * v; a0d += ld * u + hd * v; }
+      { let u = X[x1 + k]; let v = X[x1 + k + 1u]; a1a += la * u + ha * v; a1b += lb * u + hb * v; a1c += lc * u + hc * v; a1d += ld * u + hd * v; }
+      { let u = X[x2 + k]; let v = X[x2 + k + 1u]; a2a += la * u + ha * v; a2b += lb * u + hb * v; a2c += lc * u + hc * v; a2d += ld * u + hd * v; }
+      { let u = X[x3 + k]; let v = X[x3 + k + 1u]; a3a += la * u + ha * v; a3b += lb * u + hb * v; a3c += lc * u + hc * v; a3d += ld * u + hd * v; }
+      { let u = X[x4 + k]; let v = X[x4 + k + 1u]; a4a += la * u + ha * v; a4b += lb * u + hb * v; a4c += lc * u + hc * v; a4d += ld * u + hd * v; }
+      { let u = X[x5 + k]; let v = X[x5 + k + 1u]; a5a += la * u + ha * v; a5b += lb * u + hb * v; a5c += lc * u + hc * v; a5d += ld * u + hd * v; }
+      { let u = X[x6 + k]; let v = X[x6 + k + 1u]; a6a += la * u + ha * v; a6b += lb * u + hb * v; a6c += lc * u + hc * v; a6d += ld * u + hd * v; }
+      { let u = X[x7 + k]; let v = X[x7 + k + 1u]; a7a += la * u + ha * v; a7b += lb * u + hb * v; a7c += lc * u + hc * v; a7d += ld * u + hd * v; }
+      { let u = X[x8 + k]; let v = X[x8 + k + 1u]; a8a += la * u + ha * v; a8b += lb * u + hb * v; a8c += lc * u + hc * v; a8d += ld * u + hd * v; }
+      { let u = X[x9 + k]; let v = X[x9 + k + 1u]; a9a += la * u + ha * v; a9b += lb * u + hb * v; a9c += lc * u + hc * v; a9d += ld * u + hd * v; }
+      { let u = X[x10 + k]; let v = X[x10 + k + 1u]; a10a += la * u + ha * v; a10b += lb * u + hb * v; a10c += lc * u + hc * v; a10d += ld * u + hd * v; }
+      { let u = X[x11 + k]; let v = X[x11 + k + 1u]; a11a += la * u + ha * v; a11b += lb * u + hb * v; a11c += lc * u + hc * v; a11d += ld * u + hd * v; }
+      { let u = X[x12 + k]; let v = X[x12 + k + 1u]; a12a += la * u + ha * v; a12b += lb * u + hb * v; a12c += lc * u + hc * v; a12d += ld * u + hd * v; }
+      { let u = X[x13 + k]; let v = X[x13 + k + 1u]; a13a += la * u + ha * v; a13b += lb * u + hb * v; a13c += lc * u + hc * v; a13d += ld * u + hd * v; }
+      { let u = X[x14 + k]; let v = X[x14 + k + 1u]; a14a += la * u + ha * v; a14b += lb * u + hb * v; a14c += lc * u + hc * v; a14d += ld * u + hd * v; }
+      { let u = X[x15 + k]; let v = X[x15 + k + 1u]; a15a += la * u + ha * v; a15b += lb * u + hb * v; a15c += lc * u + hc * v; a15d += ld * u + hd * v; }
     }
   }
   // The four 8 x 8 quarters through one store_tile8 in a loop, the quarter picked by a switch (as

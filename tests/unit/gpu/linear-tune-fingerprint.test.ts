@@ -1,4 +1,4 @@
-// LINEAR_KERNELS_FINGERPRINT (src/gpu/kernels/linear-tune.ts) is part of every linear tuning
+// LINEAR_KERNELS_FINGERPRINT (src/gpu/kernels/linear-fingerprint.ts) is part of every linear tuning
 // family, so a remembered variant choice is timed again once the kernels change. It must match
 // the files it covers: after a change to any of them, set it to the value this test names.
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 describe('linear tuning fingerprint', () => {
   it('matches the linear kernels\' files', () => {
     const now = fingerprint(LINEAR_KERNEL_FILES.map((name) => ({ name, text: readFileSync(name, 'utf8') })));
-    expect(LINEAR_KERNELS_FINGERPRINT, `the linear kernels changed: set LINEAR_KERNELS_FINGERPRINT in src/gpu/kernels/linear-tune.ts to '${now}'`).toBe(now);
+    expect(LINEAR_KERNELS_FINGERPRINT, `the linear kernels changed: set LINEAR_KERNELS_FINGERPRINT in src/gpu/kernels/linear-fingerprint.ts to '${now}'`).toBe(now);
   });
 
   it('changes with any byte of any file and names the family', async () => {
