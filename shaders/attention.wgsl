@@ -1418,8 +1418,11 @@ fn attn_bwd_dq_thread_hs16_ps(@builtin(global_invocation_id) gid: vec3<u32>, @bu
 fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let qo = query_octet(pk, gid.x + gid.y * nwg.x * WG);
   if (!qo.a.ok) { return; }
-  let xa = dq_in16(qo.a.rows, pk.scale);
-  let xb = dq_in16(qo.b.rows, pk.scale);
+  dq16_octet(qo, dq_in16(qo.a.rows, pk.scale), dq_in16(qo.b.rows, pk.scale));
+}
+
+// The eight queries' key loop of the _ps8 forms, from their inputs xa (first quad), xb.
+fn dq16_octet(qo: QueryOctet, xa: DqIn16, xb: DqIn16) {
   var a = dq_zero16();
   var b = a;
   let la = qo.a.cell * pk.Tmax * 2u;
@@ -1436,6 +1439,33 @@ fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @b
   b = dq16_keys(b, xb, keys16(qo.b, qo.b.i0), qo.b.i0, qo.b);
   store_ps16(lb, qo.b.i0, b);
   store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
+}
+
+// attn_bwd_dq_thread_hs16_ps8 with attn_bwd_stats folded in (one dispatch fewer per backward):
+// each query's (LSE, D) from the forward's LSE (at 5, in place of the stats) and O (at 9, after
+// the uniforms at 8), D summed in attn_bwd_stats' order, so dQ, P and dS are the same bit for
+// bit. Nine storage buffers: the WebGPU default allows eight per stage, so where the device has
+// fewer the launcher runs the stats kernel and _ps8.
+@group(0) @binding(5) var<storage, read> fLSE: array<f32>;          // [M, NH]
+@group(0) @binding(9) var<storage, read> fO: array<vec4<f32>>;       // O [M, NH * HS/4]
+
+// (LSE, D) of (row, head) index r with dO row g.
+fn stat16(r: u32, g: Q16) -> vec2<f32> {
+  let d4 = ((g.x0 * fO[r * 4u] + g.x1 * fO[r * 4u + 1u]) + g.x2 * fO[r * 4u + 2u]) + g.x3 * fO[r * 4u + 3u];
+  return vec2<f32>(fLSE[r], (d4.x + d4.y) + (d4.z + d4.w));
+}
+
+fn dq_in16_folded(r: vec4<u32>, scale: f32) -> DqIn16 {
+  let ga = grad16(r.x); let gb = grad16(r.y); let gc = grad16(r.z); let gd = grad16(r.w);
+  return DqIn16(query16(r.x, scale), query16(r.y, scale), query16(r.z, scale), query16(r.w, scale),
+                ga, gb, gc, gd, mat4x2<f32>(stat16(r.x, ga), stat16(r.y, gb), stat16(r.z, gc), stat16(r.w, gd)));
+}
+
+@compute @workgroup_size(WG)
+fn attn_bwd_dq_thread_hs16_ps8_stats(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let qo = query_octet(pk, gid.x + gid.y * nwg.x * WG);
+  if (!qo.a.ok) { return; }
+  dq16_octet(qo, dq_in16_folded(qo.a.rows, pk.scale), dq_in16_folded(qo.b.rows, pk.scale));
 }
 
 // The P and dS of a quad's four queries at the key quad j0 (the keys below Tmax; P = dS = 0 where

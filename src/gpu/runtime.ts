@@ -199,9 +199,10 @@ export class GpuRuntime {
 
   /**
    * Records one dispatch in the current step's encoder. `buffers` are bound at 0..n-1 in the
-   * kernel's order (inputs, outputs); `uniforms`, when given, is bound next.
+   * kernel's order (inputs, outputs); `uniforms`, when given, is bound next, then `after` (for
+   * a kernel that adds bindings past the uniforms its siblings share).
    */
-  dispatch(kernel: Kernel, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups): void {
+  dispatch(kernel: Kernel, buffers: GPUBuffer[], uniforms: ArrayBufferView | null, wg: Workgroups, after: GPUBuffer[] = []): void {
     this.checkAlive();
     const pipeline = kernel.pipeline;
     const all = buffers.slice();
@@ -212,6 +213,7 @@ export class GpuRuntime {
       this.frameUniforms.push(ub);
       all.push(ub);
     }
+    all.push(...after);
     const max = this.device.limits.maxComputeWorkgroupsPerDimension;
     const y = wg.y ?? 1, z = wg.z ?? 1;
     if (wg.x > max || y > max || z > max) {

@@ -50,6 +50,13 @@ export interface AttentionBackwardOptions {
    */
   dqQueries?: 4 | 8;
   /**
+   * At HS = 16 with eight queries per dQ invocation and sixteen keys per dK/dV one: the stats
+   * kernel folded into dQ (attn_bwd_dq_thread_hs16_ps8_stats reads LSE and O; default true; the
+   * same results bit for bit, one dispatch fewer). It binds FOLDED_STORAGE_BUFFERS storage
+   * buffers, so a device that allows fewer per stage runs attn_bwd_stats and _ps8.
+   */
+  foldStats?: boolean;
+  /**
    * At the head sizes of FUSED_HEAD_SIZES (thread variant): one fused kernel for dK, dV and
    * per-key-group dQ partials (attn_bwd_fused16_hs8) and a reduction of the partials
    * (attn_bwd_dq_reduce) instead of the kept-P/dS dQ and dK/dV kernels (default true; false
@@ -88,6 +95,8 @@ export const FUSED_HEAD_SIZES = [8];
 
 /** Storage buffers attn_bwd_fused16_hs8 binds: a device allowing fewer per stage runs the kept-P/dS kernels. */
 export const FUSED_STORAGE_BUFFERS = 9;
+/** Storage buffers of the dQ kernel with the stats folded in (AttentionBackwardOptions.foldStats). */
+export const FOLDED_STORAGE_BUFFERS = 9;
 
 /** The kept-P/dS dK/dV kernel's keys per invocation by default (AttentionBackwardOptions.dkvKeys). */
 export function defaultDkvKeys(HS: number): 8 | 16 {
@@ -149,6 +158,8 @@ export interface AttentionScratchShape {
   tiled?: boolean;
   /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows); not for the tile form. */
   minRows?: number;
+  /** The stats folded into the kept form's dQ (default, where it applies: AttentionBackwardOptions.foldStats). */
+  foldStats?: boolean;
 }
 
 /**
@@ -172,17 +183,29 @@ export function attentionScratchBytes(c: AttentionScratchShape): number {
 }
 
 /**
+ * Whether the kept-P/dS form folds the stats into its dQ kernel (AttentionBackwardOptions.foldStats):
+ * at HS = 16 with eight queries per dQ invocation and sixteen keys per dK/dV one, on a device
+ * that allows FOLDED_STORAGE_BUFFERS storage buffers per stage (storageBuffers; the memory plan
+ * assumes it does).
+ */
+export function foldsStats(c: { HS: number; dkvKeys?: 4 | 8 | 16; dqQueries?: 4 | 8; foldStats?: boolean }, storageBuffers = FOLDED_STORAGE_BUFFERS): boolean {
+  return (c.foldStats ?? true) && c.HS === 16 && (c.dkvKeys ?? defaultDkvKeys(c.HS)) === 16 && (c.dqQueries ?? 8) === 8
+    && storageBuffers >= FOLDED_STORAGE_BUFFERS;
+}
+
+/**
  * Dispatches of one backward call of this shape (M > 0): stats, then the tile form's sdp, dQ and
  * dK/dV twice (5), the kept form's dQ and, with sixteen keys per invocation (dkvKeys, by default
- * at HS = 16), dK and dV (4), or two kernels (fused and its dQ reduction, kept P/dS with four or
- * eight keys or recomputing dQ and dK/dV: 3). The memory plan counts one uniform buffer per
- * dispatch.
+ * at HS = 16), dK and dV (4; 3 with the stats folded into dQ: foldsStats), or two kernels (fused
+ * and its dQ reduction, kept P/dS with four or eight keys or recomputing dQ and dK/dV: 3). The
+ * memory plan counts one uniform buffer per dispatch.
  */
-export function attentionBackwardDispatches(c: AttentionScratchShape & { dkvKeys?: 4 | 8 | 16 }): number {
+export function attentionBackwardDispatches(c: AttentionScratchShape & { dkvKeys?: 4 | 8 | 16; dqQueries?: 4 | 8 }): number {
   if (attentionScratchBytes(c) === 0) return 3;
   if ((c.tiled ?? true) && tiledHeadSize(c.HS)) return 5;
   const fused = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS);
-  return !fused && (c.dkvKeys ?? defaultDkvKeys(c.HS)) === 16 ? 4 : 3;
+  if (fused || (c.dkvKeys ?? defaultDkvKeys(c.HS)) !== 16) return 3;
+  return foldsStats(c) ? 3 : 4;
 }
 
 /**
@@ -277,6 +300,7 @@ export class AttentionBackward {
   private ps: GPUBuffer | null = null;
   /** The kernels the last run() used (for tests and the bench). */
   form: AttentionBackwardForm = 'recomputed';
+  private lastFolded = false;
 
   /** Whether the last run() kept P and dS (for tests and the bench). */
   get keptScores(): boolean {
@@ -286,6 +310,11 @@ export class AttentionBackward {
   /** Key positions per invocation of the kept-P/dS dK/dV kernel (0: no such kernel). */
   get dkvKeysPerInvocation(): number {
     return this.psKernels?.keys ?? 0;
+  }
+
+  /** Whether the last run() folded the stats into its dQ kernel (foldsStats; tests and the bench). */
+  get statsFolded(): boolean {
+    return this.lastFolded;
   }
 
   /** Query positions per invocation of the kept-P/dS dQ kernel (0: no such kernel). */
@@ -302,7 +331,7 @@ export class AttentionBackward {
      * The kept-P/dS kernels; dQ takes `queries` positions per invocation, dK/dV `keys` positions
      * in workgroups of `dkvWg`.
      */
-    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8 | 16; dkvWg: number } | null,
+    private readonly psKernels: { dq: Kernel; dkv: Kernel; queries: 4 | 8; keys: 4 | 8 | 16; dkvWg: number; foldedStats: boolean } | null,
     /** attn_bwd_fused16_hs8 (in workgroups of SIXTEEN_POSITION_WORKGROUP) and attn_bwd_dq_reduce. */
     private readonly fusedKernels: { fused: Kernel; reduce: Kernel } | null,
     /** attn_bwd_tile_sdp (sdpS: attn_bwd_tile_sdp_s), _dq and _dkv (in workgroups of TILE_WORKGROUP). */
@@ -313,7 +342,7 @@ export class AttentionBackward {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionBackwardOptions): Promise<AttentionBackward> {
-    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: defaultDkvKeys(opts.HS), dqQueries: 8, fused: true, tiled: true, psMinRows: PS_MIN_ROWS, ...opts };
+    const o: Required<AttentionBackwardOptions> = { wg: 64, psBudgetBytes: PS_BUDGET_BYTES, dkvKeys: defaultDkvKeys(opts.HS), dqQueries: 8, foldStats: true, fused: true, tiled: true, psMinRows: PS_MIN_ROWS, ...opts };
     const { NH, KVH, HS, wg, maxRows } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention_backward', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention_backward', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -344,9 +373,11 @@ export class AttentionBackward {
       dq: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dq', overrides: tileOverrides }),
       dkv: await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv', overrides: tileOverrides }),
     } : null;
+    const folded = foldsStats({ ...o, dqQueries: queries }, rt.device.limits.maxStorageBuffersPerShaderStage);
     const psKernels = withPs && !fusedKernels && !tileKernels ? {
-      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}`, overrides }),
+      dq: await rt.kernel({ shader: 'attention', entry: `attn_bwd_dq_thread_hs${HS}_ps${queries === 8 ? '8' : ''}${folded ? '_stats' : ''}`, overrides }),
       queries,
+      foldedStats: folded,
       dkv: keys === 16
         ? await rt.kernel({ shader: 'attention_tiles', entry: 'attn_bwd_tile_dkv_ps', overrides: { WG: dkvWg, HS } })
         : await rt.kernel({ shader: 'attention', entry: `attn_bwd_dkv_ps${keys === 8 ? '8' : ''}_hs${HS}`, overrides: { WG: dkvWg, HS } }),
@@ -384,7 +415,9 @@ export class AttentionBackward {
     const K = cache.k[layer], V = cache.v[layer];
     const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
     this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? (a.S ? 'tiled-scores' : 'tiled') : 'kept';
-    if (M > 0) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
+    const folded = ps !== null && this.psKernels !== null && this.psKernels.foldedStats;
+    this.lastFolded = folded;
+    if (M > 0 && !folded) this.rt.dispatch(this.pStats, [a.O, a.dO, a.LSE, this.stats], u, flatGrid(M * NH, wg, max));
     if (ps && this.fusedKernels) {
       // attn_bwd_fused16_hs8: dK, dV and the dQ partials of every sixteen keys in ps;
       // attn_bwd_dq_reduce: dQ from the partials.
@@ -415,7 +448,10 @@ export class AttentionBackward {
       // attn_bwd_dq_thread_hs*_ps{8,}: psKernels.queries query positions per invocation, P and
       // dS kept in ps; attn_bwd_dkv_ps{8,}_hs*: psKernels.keys key positions per invocation.
       const { dq, dkv, queries, keys, dkvWg } = this.psKernels;
-      this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, flatGrid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max));
+      const dqGrid = flatGrid(c.B * NH * Math.ceil(c.Tmax / queries), wg, max);
+      // Folded: each query's (LSE, D) from LSE and O (bound after the uniforms) instead of the stats.
+      if (folded) this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, a.LSE, a.dQ, ps], u, dqGrid, [a.O]);
+      else this.rt.dispatch(dq, [a.Q, a.seqs, K, V, a.dO, this.stats, a.dQ, ps], u, dqGrid);
       const grid = flatGrid(c.B * KVH * Math.ceil(c.Tmax / keys), dkvWg, max);
       if (keys === 16) {
         // attn_bwd_tile_dkv_ps (Params.plane 1: dK from dS and Q; 2: dV from P and dO).

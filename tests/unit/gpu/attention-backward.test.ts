@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
 import { ATTENTION_VARIANTS, Attention, SIXTEEN_MIN_ROWS, TRAIN_REGISTER_HEAD_SIZES } from '../../../src/gpu/kernels/attention';
-import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
+import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, attentionBackwardDispatches, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
 import { getNodeGpu } from '../../../src/gpu/node-gpu';
 import { KvCache } from '../../../src/gpu/kv-cache';
@@ -265,6 +265,34 @@ describe('attention backward', () => {
     for (const t of ['dQ', 'dK', 'dV'] as const) expect(maxAbsDiff(g[t], ref[t]), t).toBeLessThan(2e-5);
     const full = await nodeRuntime();
     expect(full.device.limits.maxStorageBuffersPerShaderStage).toBeGreaterThanOrEqual(FUSED_STORAGE_BUFFERS);
+    capped.device.destroy();
+  });
+
+  // The kept-P/dS form at HS = 16 folds the stats into its dQ kernel (nine storage buffers): one
+  // dispatch fewer, and dQ, dK and dV bit for bit those of the stats kernel, which runs with
+  // foldStats false or on a device that allows eight storage buffers per stage. Lengths that end
+  // inside a quad, on a quad boundary and a single position.
+  it('thread HS = 16: the stats folded into dQ give the stats kernel\'s grads bit for bit, one dispatch fewer', async () => {
+    const rt = await nodeRuntime();
+    const { gpu } = await getNodeGpu();
+    const capped = await GpuRuntime.create(gpu, { capLimits: { maxStorageBuffersPerShaderStage: 8 } });
+    const c = { name: 'fold', NH: 4, KVH: 2, HS: 16, lengths: [37, 16, 1, 29], Tmax: 38, theta: 10000 };
+    const { QKV, dO } = caseInputs(c, 23);
+    const ref = referenceGrads(c, QKV, dO);
+    const folded = await gpuGrads(rt, c, 'thread', QKV, dO, true);
+    const unfolded = await gpuGrads(rt, c, 'thread', QKV, dO, true, { foldStats: false });
+    const cappedRun = await gpuGrads(capped, c, 'thread', QKV, dO, true);
+    expect([folded.form, unfolded.form, cappedRun.form]).toEqual(['kept', 'kept', 'kept']);
+    expect([folded.statsFolded, unfolded.statsFolded, cappedRun.statsFolded]).toEqual([true, false, false]);
+    expect([folded.dispatches, unfolded.dispatches, cappedRun.dispatches]).toEqual([3, 4, 4]);
+    const shape = { variant: 'thread' as const, HS: 16, NH: 4, B: 4, Tmax: 38, M: 83, minRows: 0 };
+    expect([attentionBackwardDispatches(shape), attentionBackwardDispatches({ ...shape, foldStats: false })]).toEqual([3, 4]);
+    for (const t of ['dQ', 'dK', 'dV'] as const) {
+      expect(Array.from(folded[t]), t).toEqual(Array.from(unfolded[t]));
+      expect(Array.from(folded[t]), t).toEqual(Array.from(cappedRun[t]));
+    }
+    console.log(`attention backward HS=16 stats folded: maxdiff vs reference dQ=${maxAbsDiff(folded.dQ, ref.dQ).toExponential(2)} dK=${maxAbsDiff(folded.dK, ref.dK).toExponential(2)} dV=${maxAbsDiff(folded.dV, ref.dV).toExponential(2)}`);
+    for (const t of ['dQ', 'dK', 'dV'] as const) expect(maxAbsDiff(folded[t], ref[t]), t).toBeLessThan(2e-5);
     capped.device.destroy();
   });
 

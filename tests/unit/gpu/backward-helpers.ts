@@ -121,8 +121,9 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * that the backward reads; `S` in the result is that plane.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> & { keepScores?: boolean } = {},
-  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; trainPositions: number; S: Float32Array | null }> {
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'foldStats' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> & { keepScores?: boolean } = {},
+  reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; statsFolded: boolean;
+    dispatches: number; trainPositions: number; S: Float32Array | null }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
   const B = lengths.length, F = (NH + 2 * KVH) * HS;
   const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
@@ -142,7 +143,9 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const sBytes = scorePlaneBytes(B, NH, Tmax);
   const S = keepScores ? rt.upload(new Float32Array(sBytes / 4).fill(NaN), 'scores') : null;
   attn.run(Q, rows, cache, 0, O, M, LSE, packed ? seqs : undefined, S ?? undefined);
+  const before = rt.dispatchCount;
   bwd.run({ Q, O, dO: dOb, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV, ...(S ? { S } : {}) });
+  const dispatches = rt.dispatchCount - before;
   ropeB.run(dQ, rows, dK, dV, cache.cfg, dQKV, M);
   const n = cache.layerBytes / 4;
   const out = {
@@ -150,6 +153,8 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
     form: bwd.form,
     dkvKeys: bwd.dkvKeysPerInvocation,
     dqQueries: bwd.dqQueriesPerInvocation,
+    statsFolded: bwd.statsFolded,
+    dispatches,
     trainPositions: attn.lastTrainPositions,
     O: await rt.readF32(O, M * NH * HS), LSE: await rt.readF32(LSE, M * NH), dQ: await rt.readF32(dQ, M * NH * HS),
     dK: await rt.readF32(dK, n), dV: await rt.readF32(dV, n), dQKV: await rt.readF32(dQKV, M * F),
