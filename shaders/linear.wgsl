@@ -46,6 +46,10 @@ override SWIGLU: bool = false;
 override SWIGLU_FLAG: bool = false;
 override MR: u32 = 8;          // rows per invocation of lin_rb8: 1, 2, 4 or 8 (compile-time)
 override WHOLE: bool = false;   // lin_rb16 without LoRA, whole column groups: straight stores from the sums (else the quarters' epilogue)
+// WHOLE pipelines: Y += the sums (o_proj, down_proj: the residual add) or Y = them, fixed per
+// pipeline where flags bit 2 picks at run time elsewhere. SwiftShader runs both sides of an `if`,
+// so a run-time choice cost every store a masked read-add-write as well (1.1x at K = 64).
+override ACCUM: bool = false;
 
 // ---- shared helpers (same as matmul_nf4.wgsl) ----------------------------------------------
 fn swiglu() -> bool { return SWIGLU || (SWIGLU_FLAG && (p.flags & 16u) != 0u); }
@@ -142,10 +146,19 @@ fn bias4(on: bool, n: u32) -> vec4<f32> {
 
 // Row r's 8 outputs from column c, for lin_rb16's WHOLE tiles, whose rows may pass M: those rows
 // read X's last row (x_i clamped), so their sums are its sums bit for bit, and store its values
-// again (= and the same values: no race in the one invocation), or add zeros (+=).
+// again (= and the same values: no race in the one invocation), or add zeros (+=, ACCUM).
 fn put8_row(r: u32, c: u32, lo: vec4<f32>, hi: vec4<f32>) {
-  let keep = r < p.M || (p.flags & 4u) == 0u;
-  put8(min(r, p.M - 1u) * p.N + c, select(vec4<f32>(), lo, keep), select(vec4<f32>(), hi, keep));
+  let i = min(r, p.M - 1u) * p.N + c;
+  if (ACCUM) {
+    let keep = r < p.M;
+    let a = select(vec4<f32>(), lo, keep);
+    let b = select(vec4<f32>(), hi, keep);
+    Y[i] += a.x; Y[i + 1u] += a.y; Y[i + 2u] += a.z; Y[i + 3u] += a.w;
+    Y[i + 4u] += b.x; Y[i + 5u] += b.y; Y[i + 6u] += b.z; Y[i + 7u] += b.w;
+  } else {
+    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
+    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
+  }
 }
 
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {

@@ -235,10 +235,10 @@ export class TrainStep {
     for (const [l, lw] of w.layers.entries()) {
       const specs: Record<LinearGroup, LinearSpec> = {
         qkv: { label: `layers.${l}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: loraOf(l, 'qkv') },
-        o: { label: `layers.${l}.o`, K: NQ, N: C, weight: lw.o, lora: loraOf(l, 'o') },
+        o: { label: `layers.${l}.o`, K: NQ, N: C, weight: lw.o, lora: loraOf(l, 'o'), accumulate: true },
         // No fused SwiGLU: the backward needs the gate|up pre-activations.
         gateUp: { label: `layers.${l}.gate_up`, K: C, N: 2 * I, weight: lw.gateUp, lora: loraOf(l, 'gateUp') },
-        down: { label: `layers.${l}.down`, K: I, N: C, weight: lw.down, lora: loraOf(l, 'down') },
+        down: { label: `layers.${l}.down`, K: I, N: C, weight: lw.down, lora: loraOf(l, 'down'), accumulate: true },
       };
       const fwd = {} as Record<LinearGroup, Linear>, bwd = {} as Record<LinearGroup, LinearBackward>;
       for (const g of GROUP_NAMES) {

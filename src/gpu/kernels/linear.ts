@@ -200,6 +200,12 @@ export interface LinearSpec {
   /** Y = silu(X Wg^T + ...) * (X Wu^T + ...), with W = [Wg; Wu] concatenated along out. */
   swiglu?: boolean;
   lora?: LinearLora | null;
+  /**
+   * The runs add into Y (o_proj and down_proj: the residual add). f32 rb16's whole-tile pipeline
+   * is built for this mode (its stores fixed at compile time); a run the other way builds its own
+   * on first use.
+   */
+  accumulate?: boolean;
 }
 
 /** What Linear.runSample needs of the draw (Sampler.epilogue in src/gpu/kernels/sampling.ts). */
@@ -331,7 +337,8 @@ export class Linear {
     const get = (spec: KernelSpec) => (build ? this.rt.builtKernel(spec) : this.rt.kernel(spec));
     // The runtime caches kernels by key: asking again returns the same one (built, with `build`).
     this.kernels.set(`main:${key}`, await get(this.kernelSpec(variant, 'main', mr)));
-    if (this.splitsWhole(variant)) this.kernels.set(`whole:${key}`, await get(this.kernelSpec(variant, 'whole', mr)));
+    const acc = Boolean(this.spec.accumulate);
+    if (this.splitsWhole(variant)) this.kernels.set(`whole:${key}:${acc}`, await get(this.kernelSpec(variant, 'whole', mr, acc)));
     if (this.spec.lora && !REGISTER_BLOCKED.includes(kind)) this.kernels.set(`xa:${key}`, await get(this.kernelSpec(variant, 'xa', mr)));
     if (this.spec.lora && REGISTER_BLOCKED.includes(kind)) this.kernels.set('xa:narrow', await get(this.kernelSpec(variant, 'narrow', 0)));
     this.prepared.add(variant);
@@ -347,9 +354,9 @@ export class Linear {
   }
 
   /** The kernel of one of this layer's pipelines: the layer's (main; whole: its whole-tile half,
-   * see splitsWhole), LoRA's X A^T in the variant's own shape (xa) or narrowXA's (narrow); mr rows
-   * per block for dec / sg (0 otherwise). */
-  private kernelSpec(variant: LinearVariant, which: 'main' | 'whole' | 'xa' | 'narrow', mr: number): KernelSpec {
+   * see splitsWhole, adding into Y with `accumulate`), LoRA's X A^T in the variant's own shape
+   * (xa) or narrowXA's (narrow); mr rows per block for dec / sg (0 otherwise). */
+  private kernelSpec(variant: LinearVariant, which: 'main' | 'whole' | 'xa' | 'narrow', mr: number, accumulate = false): KernelSpec {
     if (which === 'narrow') {
       const n = narrowXA(this.segments(this.spec.lora!) * this.spec.lora!.R);
       return { ...entry('f32', n.kind), overrides: shapeOverrides('f32', n, mr, false) };
@@ -359,7 +366,7 @@ export class Linear {
     const m = this.shape(variant);
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
-    const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1 } : {};
+    const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1, ACCUM: accumulate ? 1 : 0 } : {};
     return { ...entry(this.format, s.kind), overrides: { ...shapeOverrides(this.format, m, mr, Boolean(this.spec.swiglu)), ...pairs, ...whole } };
   }
 
@@ -369,6 +376,17 @@ export class Linear {
     let p = this.kernels.get(k);
     if (!p && this.prepared.has(variant) && PER_ROWS.includes(this.base(variant).kind)) {
       p = this.rt.kernelNow(this.kernelSpec(variant, which, decodeRows(M))) ?? undefined;
+      if (p) this.kernels.set(k, p);
+    }
+    return p;
+  }
+
+  /** The whole-tile pipeline of a prepared variant for this store mode, built now if the layer's runs went the other way so far. */
+  private wholeKernel(variant: LinearVariant, M: number, accumulate: boolean): Kernel | undefined {
+    const k = `whole:${pipelineKey(variant, M)}:${accumulate}`;
+    let p = this.kernels.get(k);
+    if (!p && this.prepared.has(variant)) {
+      p = this.rt.kernelNow(this.kernelSpec(variant, 'whole', PER_ROWS.includes(this.base(variant).kind) ? decodeRows(M) : 0, accumulate)) ?? undefined;
       if (p) this.kernels.set(k, p);
     }
     return p;
@@ -413,7 +431,7 @@ export class Linear {
     // included: put8_row in shaders/linear.wgsl); else the other one. A partial column group stays
     // out of the lean one: the lanes of a SIMD group are adjacent columns.
     const cols = this.spec.swiglu ? 8 : 16;
-    const whole = !lora && N % cols === 0 ? this.kernels.get(`whole:${pipelineKey(variant, M)}`) : pipeline;
+    const whole = !lora && N % cols === 0 ? this.wholeKernel(variant, M, Boolean(opts.accumulate)) : pipeline;
     if (!whole) throw new Error(`${op}: variant ${variant} is not prepared; await linear.prepare('${variant}') first`);
     this.rt.dispatch(whole, buffers, this.uniforms, grid);
   }

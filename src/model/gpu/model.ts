@@ -143,9 +143,9 @@ export class GpuModel {
         const lw = w.layers[i];
         layers.push({
           qkv: await Linear.create(rt, { label: `layers.${i}.qkv`, K: C, N: NQ + 2 * NKV, weight: lw.qkv, bias: lw.qkvBias, lora: lora(i, 'qkv') }, v(lw.qkv, C, NQ + 2 * NKV)),
-          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o') }, v(lw.o, NQ, C)),
+          o: await Linear.create(rt, { label: `layers.${i}.o`, K: NQ, N: C, weight: lw.o, lora: lora(i, 'o'), accumulate: true }, v(lw.o, NQ, C)),
           gateUp: await Linear.create(rt, { label: `layers.${i}.gate_up`, K: C, N: I, weight: lw.gateUp, swiglu: true, lora: lora(i, 'gateUp') }, v(lw.gateUp, C, 2 * I, true)),
-          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down') }, v(lw.down, I, C)),
+          down: await Linear.create(rt, { label: `layers.${i}.down`, K: I, N: C, weight: lw.down, lora: lora(i, 'down'), accumulate: true }, v(lw.down, I, C)),
         });
       }
       const embedding = await Embedding.create(rt, w.embed, cfg.vocabSize, C);

@@ -147,16 +147,19 @@ describe('Linear', () => {
       // (every tile, rows past M clamped: put8_row), else the general one. Shapes with whole tiles,
       // partial rows (M = 24, 40, 12 < 16, and the decode8 bucket's 2-8 rows, where the tuner may
       // pick rb16), partial columns; plain and SwiGLU, bias, LoRA on and off, = and +=; the rows
-      // past M (Y is 16 rows longer) must stay untouched.
-      for (const [M, N, swiglu] of [[32, 32, false], [24, 32, false], [12, 32, false], [32, 40, false], [32, 16, true], [40, 16, true], [9, 16, true], [8, 16, true], [2, 32, false]] as const) {
-        it(`f32 rb16 lean / general pipeline: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off, = and +=`, async () => {
+      // past M (Y is 16 rows longer) must stay untouched. The lean pipeline's stores are fixed at
+      // compile time (= or +=): built for the layer's `accumulate`, and for the other mode on first
+      // use, so both hints run both modes.
+      for (const [M, N, swiglu, hint] of [[32, 32, false, false], [24, 32, false, true], [12, 32, false, false], [32, 40, false, true], [32, 16, true, false],
+        [40, 16, true, true], [9, 16, true, false], [8, 16, true, false], [2, 32, false, true], [32, 32, false, true]] as const) {
+        it(`f32 rb16 lean / general pipeline: M=${M}, ${swiglu ? `SwiGLU I=${N}` : `N=${N}`}, bias, LoRA on and off, = and += (built for ${hint ? '+=' : '='})`, async () => {
           const rt = await nodeRuntime();
           const K = 64, R = 4, scale = 1.5, NW = swiglu ? 2 * N : N, S = swiglu ? 2 : 1;
           const X = randomArray(M * K, 41), W = randomArray(NW * K, 42), b = randomArray(NW, 43);
           const A = randomArray(S * R * K, 44), B = randomArray(NW * R, 45), Y0 = randomArray(M * N, 46);
           const wb = rt.upload(W, 'W'), bb = rt.upload(b, 'bias'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
           const lin = await Linear.create(rt, { label: 'rb16 split', K, N, weight: { format: 'f32', W: wb }, bias: bb, swiglu,
-            lora: { A: ab, B: Bb, R, scale, segmentStarts: swiglu ? [N] : undefined } });
+            lora: { A: ab, B: Bb, R, scale, segmentStarts: swiglu ? [N] : undefined }, accumulate: hint });
           await lin.prepare('rb16');
           const half = (h: number, withLora: boolean) => {
             const r0 = h * N, y = linear_forward(X, rows(W, K, r0, r0 + N), b.slice(r0, r0 + N), M, K, N);
