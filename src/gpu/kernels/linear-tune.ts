@@ -12,7 +12,7 @@ import { randomArray } from '../selftest';
 import {
   DECODE_MAX_M, LARGE_MIN_M, M_BUCKETS, PREFILL_CANDIDATES, decodeCandidates, decodeVariants, defaultVariants, linearVariants,
   prefillCandidates, shapeClass,
-  type Linear, type LinearVariant, type LinearVariantChoice, type MBucket,
+  type Linear, type LinearVariant, type LinearVariantChoice, type LinearWeight, type MBucket,
 } from './linear';
 
 export interface TuneOptions {
@@ -22,6 +22,23 @@ export interface TuneOptions {
   largeM?: number;
   /** Rough time per candidate, milliseconds. */
   budgetMs?: number;
+  /**
+   * Rows of the weight whose shape class remembers the choices, when `lin` runs only the first
+   * rows of it (a slice of a very wide weight, such as a 151,936-token LM head: every variant's
+   * time grows with the rows alike, so a slice of TUNE_SLICE_ROWS ranks them as the whole does).
+   */
+  familyNW?: number;
+}
+
+/**
+ * Most weight rows tuneFormats times a layer on: wider weights (LM heads) are timed on their first
+ * rows. The Qwen2.5-0.5B-shaped NF4 LM head timed whole took most of 20 minutes on SwiftShader.
+ */
+export const TUNE_SLICE_ROWS = 16384;
+
+/** The first `rows` rows of a weight, on the same buffers (both formats are row-major): what tuneFormats times a wide weight on. */
+export function firstRows(weight: LinearWeight, rows: number): LinearWeight {
+  return weight.format === 'f32' ? weight : { format: 'nf4', q: { ...weight.q, rows: Math.min(rows, weight.q.rows) } };
 }
 
 /** Most runs in one timed batch (timeRuns). */
@@ -124,7 +141,7 @@ export async function tuneLinear(rt: GpuRuntime, lin: Linear, opts: TuneOptions 
     const choice = { ...lin.variants };
     for (const bucket of M_BUCKETS) {
       const M = rowsOf[bucket];
-      const family = tuningFamily(rt, lin.format, bucket, K, lin.NW, Boolean(lin.spec.swiglu));
+      const family = tuningFamily(rt, lin.format, bucket, K, opts.familyNW ?? lin.NW, Boolean(lin.spec.swiglu));
       choice[bucket] = usable(rt, bucket, getTuning(rt.report, family)) ?? await pickFastest(rt.report, family, candidates(rt, bucket), async (v, bestMs) => {
         await lin.prepare(v, M, true);
         return timeBest(rt, () => lin.run(X, Y, M, { variant: v }), budget, bestMs);

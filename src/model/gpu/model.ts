@@ -6,7 +6,7 @@
 // CPU twin: src/reference/model.ts. Tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import { Linear, SAMPLE_GROUP, type LinearLora, type LinearSpec, type LinearVariant, type LinearWeight } from '../../gpu/kernels/linear';
-import { isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
+import { TUNE_SLICE_ROWS, firstRows, isTuned, rememberedVariants, tuneLinear } from '../../gpu/kernels/linear-tune';
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
@@ -78,11 +78,14 @@ async function tuneFormats(rt: GpuRuntime, cfg: ModelConfig, w: GpuWeights, onPr
     { label: 'tuning lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead },
   ];
   for (const [i, spec] of specs.entries()) {
-    if (isTuned(rt, spec.weight.format, spec.K, spec.swiglu ? 2 * spec.N : spec.N, spec.swiglu)) continue;
+    const NW = spec.swiglu ? 2 * spec.N : spec.N;
+    if (isTuned(rt, spec.weight.format, spec.K, NW, spec.swiglu)) continue;
     onProgress?.(i, specs.length, `timing kernel variants for this GPU (once): ${spec.label.replace('tuning ', '')}`);
-    const lin = await Linear.create(rt, spec);
+    // A wide weight (the LM head) is timed on its first rows (row-major in both formats).
+    const slice = !spec.swiglu && NW > TUNE_SLICE_ROWS;
+    const lin = await Linear.create(rt, slice ? { ...spec, N: TUNE_SLICE_ROWS, weight: firstRows(spec.weight, TUNE_SLICE_ROWS) } : spec);
     try {
-      await tuneLinear(rt, lin);
+      await tuneLinear(rt, lin, slice ? { familyNW: NW } : {});
     } finally {
       lin.dispose();
     }

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Linear, decodeCandidates, mBucket, prefillCandidates, shapeClass } from '../../../src/gpu/kernels/linear';
-import { isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
+import { firstRows, isTuned, rememberedVariants, tuneLinear, tuningFamily } from '../../../src/gpu/kernels/linear-tune';
+import { uploadNf4 } from '../../../src/gpu/kernels/nf4';
+import { nf4_dequantize, nf4_pack, nf4_quantize } from '../../../src/reference/nf4';
 import { LINEAR_KERNELS_FINGERPRINT } from '../../../src/gpu/kernels/linear-fingerprint';
 import { getTuning, setTuning } from '../../../src/gpu/tuning';
 import { mapTuningStore, useTestTuningStore } from '../helpers/tuning-store';
@@ -34,6 +36,34 @@ describe('linear tuning', () => {
     expect(tuningFamily(rt, 'f32', 'decode1', 64, 192)).toBe(`linear:f32:decode1:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''}#${LINEAR_KERNELS_FINGERPRINT}`);
     // rb16 is timed at 2-8 rows only (at one row fifteen of its sixteen tile rows idle).
     expect(tuningFamily(rt, 'f32', 'decode8', 64, 192)).toBe(`linear:f32:decode8:k64n256@dec,rb1,${cpu ? '' : 'gemv,'}rb,rb8${sg ? ',sg' : ''},rb16#${LINEAR_KERNELS_FINGERPRINT}`);
+  });
+
+  // tuneFormats times a weight wider than TUNE_SLICE_ROWS (an LM head) on its first rows: the
+  // choices go to the whole weight's class, not the slice's.
+  it('a slice of a wide weight remembers its choices for the whole weight\'s class (f32 and NF4)', async () => {
+    const rt = await nodeRuntime();
+    useTestTuningStore(mapTuningStore());
+    const K = 64, NW = 256, N = 64;
+    const W = randomArray(NW * K, 61);
+    const wb = rt.upload(W, 'W');
+    const q = nf4_quantize(W);
+    const wq = uploadNf4(rt, nf4_pack(q.codes), q.absmax, NW, K, 'Wq');
+    for (const weight of [{ format: 'f32', W: wb }, { format: 'nf4', q: wq }] as const) {
+      const f = weight.format;
+      const lin = await Linear.create(rt, { label: 'tune slice', K, N, weight: firstRows(weight, N) });
+      expect([isTuned(rt, f, K, NW), isTuned(rt, f, K, N)], f).toEqual([false, false]);
+      const choice = await tuneLinear(rt, lin, { prefillM: 16, largeM: 256, budgetMs: 20, familyNW: NW });
+      expect([isTuned(rt, f, K, NW), isTuned(rt, f, K, N)], f).toEqual([true, false]);
+      expect(rememberedVariants(rt, f, K, NW), f).toEqual(choice);
+      // The slice is the weight's first rows: its outputs are the whole layer's first columns.
+      const X = randomArray(3 * K, 62), xb = rt.upload(X, 'X'), yb = rt.storage(3 * N * 4, 'Y');
+      lin.run(xb, yb, 3);
+      const eff = f === 'f32' ? W : nf4_dequantize(q.codes, q.absmax, NW * K);
+      expect(maxAbsDiff(await rt.readF32(yb, 3 * N), linear_forward(X, eff.subarray(0, N * K), null, 3, K, N)), f).toBeLessThan(1e-5);
+      lin.dispose();
+      rt.release(xb, yb);
+    }
+    rt.release(wb, wq.codes, wq.absmax);
   });
 
   it('picks, remembers and reuses the fastest variants per bucket and shape class', async () => {
