@@ -32,7 +32,7 @@ export interface TuneOptions {
 
 /**
  * Most weight rows tuneFormats times a layer on: wider weights (LM heads) are timed on their first
- * rows. The Qwen2.5-0.5B-shaped NF4 LM head timed whole took most of 20 minutes on SwiftShader.
+ * rows. The Qwen2.5-0.5B-shaped NF4 LM head timed whole took 15-20 minutes on SwiftShader.
  */
 export const TUNE_SLICE_ROWS = 16384;
 
