@@ -153,9 +153,18 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     for (const t of timers) clearTimeout(t);
     timers.clear();
     if (outcome.fatal) return outcome;
-    const changes = ready().outside_changes();
-    const list = changes.toJs() as string[];
-    changes.destroy();
+    let list: string[];
+    try {
+      const changes = ready().outside_changes();
+      list = changes.toJs() as string[];
+      changes.destroy();
+    } catch (e) {
+      // The check itself raised: a run that exhausted the heap (its memory not yet back), or one
+      // that broke what the check calls. The worker cannot be vouched for, so it is replaced; the
+      // run's own outcome stands (a memory bomb is a MemoryError, not a crash).
+      const last = String((e as Error).message ?? e).trim().split('\n').pop() ?? '';
+      list = [`the check after the run raised ${last.slice(0, 200)}`];
+    }
     return list.length ? { ...outcome, recycle: list } : outcome;
   }
 

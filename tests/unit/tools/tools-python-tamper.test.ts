@@ -85,6 +85,8 @@ const LEAKS: [string, string, string, string][] = [
   ['os.environ', 'import os\nos.environ["LEAK"] = "1"\nos.environ.pop("HOME", None)', 'import os\nprint("LEAK" in os.environ, "HOME" in os.environ)', 'False True\n'],
   ['the import blocker', 'import sys\ntype(sys.meta_path[0]).find_spec = lambda *a, **k: None', 'try:\n    import js\n    print("js imported")\nexcept ImportError:\n    print("blocked")', 'blocked\n'],
   ['loop.call_later', 'import asyncio, builtins\nloop = asyncio.get_event_loop()\nloop.call_later(0.05, setattr, builtins, "LEAK", 1)\nloop.call_soon(setattr, builtins, "LEAK2", 1)', 'import builtins, time\nprint(hasattr(builtins, "LEAK"), hasattr(builtins, "LEAK2"))', 'False False\n'],
+  // The check after a run raises (what it calls was broken): the worker is replaced, the run's outcome stands.
+  ['a patch that breaks the check itself', 'import os\nos.listdir = None', 'import os\nprint(callable(os.listdir))', 'True\n'],
   ['pyodide_js.setStdout(None), import hidden', 'import sys\nsys.meta_path.pop(0)\nimport pyodide_js\npyodide_js.setStdout()\npyodide_js.setStderr()\ndel sys.modules["pyodide_js"]', 'print("visible")', 'visible\n'],
 ];
 
