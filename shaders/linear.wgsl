@@ -149,16 +149,8 @@ fn bias4(on: bool, n: u32) -> vec4<f32> {
 // again (= and the same values: no race in the one invocation), or add zeros (+=, ACCUM).
 fn put8_row(r: u32, c: u32, lo: vec4<f32>, hi: vec4<f32>) {
   let i = min(r, p.M - 1u) * p.N + c;
-  if (ACCUM) {
-    let keep = r < p.M;
-    let a = select(vec4<f32>(), lo, keep);
-    let b = select(vec4<f32>(), hi, keep);
-    Y[i] += a.x; Y[i + 1u] += a.y; Y[i + 2u] += a.z; Y[i + 3u] += a.w;
-    Y[i + 4u] += b.x; Y[i + 5u] += b.y; Y[i + 6u] += b.z; Y[i + 7u] += b.w;
-  } else {
-    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
-    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
-  }
+  let keep = r < p.M;
+  if (ACCUM) { add8(i, select(vec4<f32>(), lo, keep), select(vec4<f32>(), hi, keep)); } else { set8(i, lo, hi); }
 }
 
 fn store8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {

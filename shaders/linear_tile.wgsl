@@ -130,11 +130,17 @@ fn put4(i: u32, v: vec4<f32>) {
 
 // Eight consecutive outputs from Y[i] (=, or += with flags bit 2), no epilogue.
 fn put8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
-  if ((p.flags & 4u) != 0u) {
-    Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
-    Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
-  } else {
-    Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
-    Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
-  }
+  if ((p.flags & 4u) != 0u) { add8(i, lo, hi); } else { set8(i, lo, hi); }
+}
+
+// Y[i .. i + 7] += (lo, hi).
+fn add8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  Y[i] += lo.x; Y[i + 1u] += lo.y; Y[i + 2u] += lo.z; Y[i + 3u] += lo.w;
+  Y[i + 4u] += hi.x; Y[i + 5u] += hi.y; Y[i + 6u] += hi.z; Y[i + 7u] += hi.w;
+}
+
+// Y[i .. i + 7] = (lo, hi).
+fn set8(i: u32, lo: vec4<f32>, hi: vec4<f32>) {
+  Y[i] = lo.x; Y[i + 1u] = lo.y; Y[i + 2u] = lo.z; Y[i + 3u] = lo.w;
+  Y[i + 4u] = hi.x; Y[i + 5u] = hi.y; Y[i + 6u] = hi.z; Y[i + 7u] = hi.w;
 }
