@@ -64,14 +64,23 @@ export function stepRowSizes(cfg: ModelConfig): { hf: number; qkv: number; dRes:
 export const TRAIN_LOGITS_BUDGET = 4 * 1024 * 1024;
 
 /**
+ * Fewest rows of a training LM-head chunk (where maxRows allows): the NF4 LM head's forward and dX
+ * run 32-row tiles from 17 rows on (nf4TileRows, src/gpu/kernels/linear.ts), each code unpacked
+ * once for twice the rows of a 16-row chunk: 1.2x on a Qwen-sized update, whose 151,936-wide
+ * vocabulary makes a chunk 19 MiB of logits, over TRAIN_LOGITS_BUDGET either way.
+ */
+export const TRAIN_MIN_CHUNK_ROWS = 32;
+
+/**
  * Rows of the training step's LM-head chunks: as many as TRAIN_LOGITS_BUDGET of [rows, V] logits
- * holds (a multiple of 8, at most maxRows), never fewer than the model's own chunkRows. Small
- * vocabularies then run the LM head, log-probs and their backward in one chunk per pass instead
- * of maxRows / 16 (stories260K: 1 chunk instead of 128, i.e. 640 dispatches fewer per update).
+ * holds (a multiple of 8), at least TRAIN_MIN_CHUNK_ROWS, at most maxRows, never fewer than the
+ * model's own chunkRows. Small vocabularies then run the LM head, log-probs and their backward in
+ * one chunk per pass instead of maxRows / 16 (stories260K: 1 chunk instead of 128, i.e. 640
+ * dispatches fewer per update).
  */
 export function trainChunkRows(V: number, modelChunkRows: number, maxRows: number): number {
   const fit = Math.floor(TRAIN_LOGITS_BUDGET / (V * 4) / 8) * 8;
-  return Math.max(modelChunkRows, Math.min(maxRows, fit));
+  return Math.max(modelChunkRows, Math.min(maxRows, Math.max(fit, TRAIN_MIN_CHUNK_ROWS)));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
 import { isCpuAdapter } from '../device';
-import type { LinearLora, LinearSpec } from './linear';
+import { nf4TileRows, type LinearLora, type LinearSpec } from './linear';
 
 /**
  * rb: register-blocked, 8 x 8 outputs per invocation (CPU adapters such as SwiftShader); rb16: the
@@ -73,7 +73,7 @@ function hasNarrow(R: number, variant: BackwardVariant): boolean {
 
 function gridDX(v: BackwardVariant, M: number, K: number, nf4: boolean): { x: number; y: number } {
   if (v === 'tiled') return { x: Math.ceil(K / 64), y: Math.ceil(M / 64) };
-  if (v === 'rb16') return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / (16 * RB_WG)) };
+  if (v === 'rb16') return { x: Math.ceil(Math.ceil(K / 16) / RB_WG), y: Math.ceil(M / ((nf4 ? nf4TileRows(M) : 16) * RB_WG)) };
   const cols = nf4 ? K / 8 : Math.ceil(K / 8);
   return { x: Math.ceil(cols / RB_WG), y: Math.ceil(M / (8 * RB_WG)) };
 }
@@ -109,7 +109,9 @@ function mmChoice(variant: BackwardVariant, R: number, nf4W: boolean, name: 'dx'
     const rows = name === 'dw' ? d.N : M;
     return { key: `${name}:narrow`, grid: { x: Math.ceil(Math.ceil(K / 8) / w.x), y: Math.ceil(rows / (8 * w.y)) } };
   }
-  return { key: `${name}:${v}`, grid: grid(v) };
+  // NF4's dX at 32 rows per invocation where nf4TileRows says (dx_nf4_rb32: the same sums as dx_nf4_rb16).
+  const rows32 = nf4 && v === 'rb16' && nf4TileRows(M) === 32;
+  return { key: `${name}:${v}${rows32 ? ':rows32' : ''}`, grid: grid(v) };
 }
 
 /** LoRA's dY B views (one per segment: D = dY's columns of the segment) of a fused out NW split at `starts`. */
@@ -235,6 +237,7 @@ export class LinearBackward {
     for (const v of new Set<BackwardVariant>([variant, ...(variant === 'rb16' ? ['rb' as const] : []), 'tiled'])) {
       const wg: Record<string, number> = v !== 'tiled' ? { WG_X: RB_WG, WG_Y: RB_WG } : {};
       jobs.push(add(`dx:${v}`, nf4 ? `dx_nf4_${v}` : `dx_${v}`, wg), add(`dw:${v}`, `dw_${v}`, wg));
+      if (v === 'rb16' && nf4) jobs.push(add('dx:rb16:rows32', 'dx_nf4_rb32', wg)); // see mmChoice
       if (v === 'rb16') jobs.push(add('dw:rb16s', 'dw_rb16', { WG_X: RB_WG, WG_Y: 1 })); // see mmChoice
       if (lora) jobs.push(add(`dxF32:${v}`, `dx_${v}`, wg));
     }
