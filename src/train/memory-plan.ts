@@ -7,6 +7,7 @@
 // Tested by tests/unit/train/train-plan.test.ts (inference) and sft-plan.test.ts (training): both equal
 // rt.memory().peak of the real engine on small configs.
 import { NF4_BLOCK } from '../gpu/kernels/nf4';
+import { LOGPROB_CHUNK_ROWS } from '../gpu/kernels/logprobs';
 import { MERGE_MAX_BYTES } from '../gpu/kernels/lora-merge';
 import { attentionBackwardDispatches, attentionScratchBytes, keptScoresBytes } from '../gpu/kernels/attention-backward';
 import type { AttentionVariant } from '../gpu/kernels/attention';
@@ -51,7 +52,7 @@ export interface InferencePlanOptions {
   B: number;
   /** Positions per slot of its KV cache. */
   Tmax: number;
-  /** GpuModelOptions.chunkRows (default 16). */
+  /** GpuModelOptions.chunkRows (default LOGPROB_CHUNK_ROWS). */
   chunkRows?: number;
   /** GpuModelOptions.maxRows (default 512). */
   maxRows?: number;
@@ -196,7 +197,7 @@ function rowsOf(sim: PoolSim, weightsBytes: number): MemoryPlan {
  */
 export function planInference(cfg: ModelConfig, o: InferencePlanOptions): MemoryPlan {
   const d = dims(cfg);
-  const chunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512;
+  const chunkRows = o.chunkRows ?? LOGPROB_CHUNK_ROWS, maxRows = o.maxRows ?? 512;
   const M = Math.min(o.stepRows ?? Math.min(maxRows, o.B * o.Tmax), maxRows);
   if (M < o.B) throw new Error(`planInference: stepRows ${M} must give every one of the B = ${o.B} slots a token`);
   const sim = new PoolSim();
@@ -261,7 +262,7 @@ export interface TrainingPlanOptions {
   microBatch?: number;
   /** Most rows per pass (TrainStep maxRows = GpuModel maxRows, default 512): a call is split into passes of whole sequences. */
   maxRows?: number;
-  /** GpuModelOptions.chunkRows: rows of the LM-head chunks (default 16). */
+  /** GpuModelOptions.chunkRows: rows of the LM-head chunks (default LOGPROB_CHUNK_ROWS). */
   chunkRows?: number;
   /**
    * Sequence lengths of each update, replayed in order (default: two updates of batchSize x
@@ -350,7 +351,7 @@ interface BwdScratch {
 export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPlan {
   const d = dims(cfg);
   const B = o.batchSize, T = o.seqLen;
-  const modelChunkRows = o.chunkRows ?? 16, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
+  const modelChunkRows = o.chunkRows ?? LOGPROB_CHUNK_ROWS, maxRows = o.maxRows ?? 512, mb = o.microBatch ?? B;
   const chunkRows = trainChunkRows(cfg.vocabSize, modelChunkRows, maxRows);
   const updates = o.updates ?? [Array<number>(B).fill(T), Array<number>(B).fill(T)];
   if (o.mode === 'full' && (o.quant !== 'none' || o.quantEmbeddings)) throw new Error('planTraining: full fine-tuning trains f32 weights; use quant "none" without quantEmbeddings (NF4 is for the frozen base of LoRA)');

@@ -22,11 +22,18 @@ export interface ChunkedLogprobsOptions {
   V: number;
   /** C */
   C: number;
-  /** Rows per chunk: the logits scratch is [chunkRows, V] (default 16). */
+  /** Rows per chunk: the logits scratch is [chunkRows, V] (default LOGPROB_CHUNK_ROWS). */
   chunkRows?: number;
   /** Invocations per workgroup, a power of two (default: rowWorkgroupSize, src/gpu/device.ts). */
   wg?: number;
 }
+
+/**
+ * Default rows of a log-prob chunk (GpuModelOptions.chunkRows too): 32, so an NF4 LM head takes
+ * its 32-row tiles (nf4TileRows, src/gpu/kernels/linear.ts: 1.2x over 16-row ones); a
+ * Qwen-sized vocabulary's scratch is then 19 MiB of logits.
+ */
+export const LOGPROB_CHUNK_ROWS = 32;
 
 export class ChunkedLogprobs {
   private readonly uniforms = new ArrayBuffer(16);
@@ -47,7 +54,7 @@ export class ChunkedLogprobs {
   }
 
   static async create(rt: GpuRuntime, opts: ChunkedLogprobsOptions): Promise<ChunkedLogprobs> {
-    const o: Required<ChunkedLogprobsOptions> = { chunkRows: 16, wg: rowWorkgroupSize(rt.report), ...opts };
+    const o: Required<ChunkedLogprobsOptions> = { chunkRows: LOGPROB_CHUNK_ROWS, wg: rowWorkgroupSize(rt.report), ...opts };
     for (const k of ['V', 'C', 'chunkRows', 'wg'] as const) {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ShapeError('logprobs', `${k} a positive integer`, `${k}=${o[k]}`);
     }

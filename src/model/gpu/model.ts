@@ -11,7 +11,7 @@ import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
 import { Attention, defaultAttentionVariant } from '../../gpu/kernels/attention';
-import { ChunkedLogprobs, type LogitsFn } from '../../gpu/kernels/logprobs';
+import { ChunkedLogprobs, LOGPROB_CHUNK_ROWS, type LogitsFn } from '../../gpu/kernels/logprobs';
 import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
 import { uploadWeights, type GpuWeights, type QuantOptions, type TensorReader, type UploadProgress } from './upload';
@@ -30,7 +30,7 @@ export interface FusedHead {
 
 export interface GpuModelOptions extends QuantOptions {
   lora?: LoraWeights | null;
-  /** Rows of the logits scratch for log-probs ([chunkRows, V]); default 16. */
+  /** Rows of the logits scratch for log-probs ([chunkRows, V]); default LOGPROB_CHUNK_ROWS (32). */
   chunkRows?: number;
   /** Most rows (tokens) one forward step processes; longer batches are split. Default 512. */
   maxRows?: number;
@@ -156,7 +156,7 @@ export class GpuModel {
       const rope = await QkvRope.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, theta: cfg.ropeTheta, Tmax: cfg.maxPositions });
       const attention = await Attention.create(rt, { NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, variant: defaultAttentionVariant(rt) });
       const lmHead = await Linear.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }, v(w.lmHead, C, cfg.vocabSize));
-      const lp = await ChunkedLogprobs.create(rt, { V: cfg.vocabSize, C, chunkRows: opts.chunkRows ?? 16 });
+      const lp = await ChunkedLogprobs.create(rt, { V: cfg.vocabSize, C, chunkRows: opts.chunkRows ?? LOGPROB_CHUNK_ROWS });
       const sampler = await Sampler.create(rt, { V: cfg.vocabSize });
       const model = new GpuModel(rt, cfg, w, layers, embedding, norm, rope, attention, lmHead, lp, sampler, loraBuffers.length > 0, opts.maxRows ?? 512);
       model.loraBuffers.push(...loraBuffers);
