@@ -6,6 +6,7 @@ import type { GpuRuntime } from '../gpu/runtime';
 import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { ModelConfig } from '../model/types';
 import { GROUP_NAMES } from './lora-params';
+import { LOGPROB_CHUNK_ROWS } from '../gpu/kernels/logprobs';
 
 /** What one layer's backward reads from its forward (M rows each). */
 export interface LayerActs {
@@ -64,12 +65,12 @@ export function stepRowSizes(cfg: ModelConfig): { hf: number; qkv: number; dRes:
 export const TRAIN_LOGITS_BUDGET = 4 * 1024 * 1024;
 
 /**
- * Fewest rows of a training LM-head chunk (where maxRows allows): the NF4 LM head's forward and dX
- * run 32-row tiles from 17 rows on (nf4TileRows, src/gpu/kernels/linear.ts), each code unpacked
- * once for twice the rows of a 16-row chunk: 1.2x on a Qwen-sized update, whose 151,936-wide
+ * Fewest rows of a training LM-head chunk (where maxRows allows), whatever the model's own
+ * chunkRows: the log-prob chunks' default, so the NF4 LM head's forward and dX run their 32-row
+ * tiles (nf4TileRows, src/gpu/kernels/linear.ts): 1.2x on a Qwen-sized update, whose 151,936-wide
  * vocabulary makes a chunk 19 MiB of logits, over TRAIN_LOGITS_BUDGET either way.
  */
-export const TRAIN_MIN_CHUNK_ROWS = 32;
+export const TRAIN_MIN_CHUNK_ROWS = LOGPROB_CHUNK_ROWS;
 
 /**
  * Rows of the training step's LM-head chunks: as many as TRAIN_LOGITS_BUDGET of [rows, V] logits

@@ -171,8 +171,9 @@ function shapeOverrides(format: 'f32' | 'nf4', s: VariantShape, mr: number, swig
   return { WG_X: s.WG_X, WG_Y: s.WG_Y, TM: s.TM, TN: s.TN, ...(mr ? { MR: mr } : {}), SWIGLU: swiglu ? 1 : 0 };
 }
 
-/** The rb16 variant's shape with NF4 weights (nf4_dec16; nf4_dec32 at TM = 32, see nf4TileRows). */
+/** The rb16 variant's shapes with NF4 weights: nf4_dec16, and nf4_dec32 (see nf4TileRows). */
 const NF4_RB16: VariantShape = { kind: 'rb16', TM: 16, TN: 16, WG_X: 16, WG_Y: 1 };
+const NF4_RB32: VariantShape = { ...NF4_RB16, TM: 32 };
 
 /**
  * Rows per invocation of the NF4 rb16 kernels at M rows (the forward nf4_dec16 / nf4_dec32, dX
@@ -385,8 +386,9 @@ export class Linear {
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count (or NF4 rb16's for a new tile height) asked for now. */
   private kernelFor(variant: LinearVariant, which: 'main' | 'xa', M: number): Kernel | undefined {
-    const rows = which === 'main' ? this.tileRows(variant, M) : 16;
-    const k = `${which}:${which === 'main' ? this.pipelineKey(variant, M) : pipelineKey(variant, M)}`;
+    // X A^T runs on rb16 only through the narrow pipeline (recordXA), so `xa` here always has 16.
+    const rows = this.tileRows(variant, M);
+    const k = `${which}:${this.pipelineKey(variant, M)}`;
     let p = this.kernels.get(k);
     const perRows = PER_ROWS.includes(this.base(variant).kind);
     if (!p && this.prepared.has(variant) && (perRows || rows !== 16)) {
@@ -528,7 +530,8 @@ export class Linear {
 
   /** A variant's shape for this layer's weight format (at M rows: NF4 rb16's tile height, tileRows). */
   private shape(variant: LinearVariant, M = 1): VariantShape {
-    return variant === 'rb16' && this.format === 'nf4' ? { ...NF4_RB16, TM: this.tileRows(variant, M) } : this.base(variant);
+    if (variant !== 'rb16' || this.format !== 'nf4') return this.base(variant);
+    return this.tileRows(variant, M) === 32 ? NF4_RB32 : NF4_RB16;
   }
 
   /** Rows per invocation of NF4 rb16 (nf4_dec16 / nf4_dec32) at M rows: nf4TileRows; 16 for anything else. */
