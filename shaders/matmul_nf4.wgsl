@@ -22,6 +22,8 @@
 //              workgroup memory; WG_Y columns per workgroup;
 //   nf4_dec    decode (M <= 8): 8 columns x MR rows per invocation in named registers, each code
 //              word unpacked once for all rows (MR compile-time: 1, 2, 4 or 8 >= M);
+//   nf4_dec_c32, nf4_dec_c64  nf4_dec on 32 or 64 columns per invocation (wide layers: the LM
+//              head, gate|up), its outputs bit for bit (generated, scripts/gen-nf4-tiles.ts);
 //   nf4_dec16  prefill / training (the rb16 variant): 16 rows x 16 columns per invocation.
 
 struct Params {
@@ -606,6 +608,359 @@ fn nf4_dec32(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
       let hi = acc[4u * i + 2u * h + 1u];
       let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
       for (var j = 0u; j < oc; j++) { store(r, g0 + h, j, 8u, v[j], v[(j + oc) % 8u]); }
+    }
+  }
+}
+
+// ---- decode: MR rows x 32 or 64 columns (the dec variant on wide layers) ----------------
+// nf4_dec over 4 or 8 column groups of 8: each word of X (and each row's X load) feeds 32 or 64
+// columns instead of 8. Every output sums the same terms in the same order as nf4_dec's (per-block
+// partials of unscaled codes, then scaled by the 8 absmax values of a group), so the outputs, the
+// sampled tokens and their log-probs are nf4_dec's bit for bit. The launcher
+// (src/gpu/kernels/linear.ts, nf4DecodeWidth) takes them on layers with enough columns to keep
+// every core busy; SwiftShader compiles them in 1-6 s, so small layers keep nf4_dec.
+@compute @workgroup_size(WG_X, 1)
+fn nf4_dec_c32(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X);
+  let row0 = gid.y * MR;
+  let g0 = 4u * gid.x; let g1 = g0 + 1u; let g2 = g0 + 2u; let g3 = g0 + 3u;
+  if (row0 >= p.M || out_col(g0, 0u, 8u) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let last = nw() - 1u;
+  let x0 = dec_row(0u, row0, K4);
+  let x1 = dec_row(1u, row0, K4);
+  let x2 = dec_row(2u, row0, K4);
+  let x3 = dec_row(3u, row0, K4);
+  let x4 = dec_row(4u, row0, K4);
+  let x5 = dec_row(5u, row0, K4);
+  let x6 = dec_row(6u, row0, K4);
+  let x7 = dec_row(7u, row0, K4);
+  let n0 = min(w_row(g0, 0u, 8u), last);
+  let n1 = min(w_row(g0, 1u, 8u), last);
+  let n2 = min(w_row(g0, 2u, 8u), last);
+  let n3 = min(w_row(g0, 3u, 8u), last);
+  let n4 = min(w_row(g0, 4u, 8u), last);
+  let n5 = min(w_row(g0, 5u, 8u), last);
+  let n6 = min(w_row(g0, 6u, 8u), last);
+  let n7 = min(w_row(g0, 7u, 8u), last);
+  let n8 = min(w_row(g1, 0u, 8u), last);
+  let n9 = min(w_row(g1, 1u, 8u), last);
+  let n10 = min(w_row(g1, 2u, 8u), last);
+  let n11 = min(w_row(g1, 3u, 8u), last);
+  let n12 = min(w_row(g1, 4u, 8u), last);
+  let n13 = min(w_row(g1, 5u, 8u), last);
+  let n14 = min(w_row(g1, 6u, 8u), last);
+  let n15 = min(w_row(g1, 7u, 8u), last);
+  let n16 = min(w_row(g2, 0u, 8u), last);
+  let n17 = min(w_row(g2, 1u, 8u), last);
+  let n18 = min(w_row(g2, 2u, 8u), last);
+  let n19 = min(w_row(g2, 3u, 8u), last);
+  let n20 = min(w_row(g2, 4u, 8u), last);
+  let n21 = min(w_row(g2, 5u, 8u), last);
+  let n22 = min(w_row(g2, 6u, 8u), last);
+  let n23 = min(w_row(g2, 7u, 8u), last);
+  let n24 = min(w_row(g3, 0u, 8u), last);
+  let n25 = min(w_row(g3, 1u, 8u), last);
+  let n26 = min(w_row(g3, 2u, 8u), last);
+  let n27 = min(w_row(g3, 3u, 8u), last);
+  let n28 = min(w_row(g3, 4u, 8u), last);
+  let n29 = min(w_row(g3, 5u, 8u), last);
+  let n30 = min(w_row(g3, 6u, 8u), last);
+  let n31 = min(w_row(g3, 7u, 8u), last);
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>(); var a0e = vec4<f32>(); var a0f = vec4<f32>(); var a0g = vec4<f32>(); var a0h = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>(); var a1e = vec4<f32>(); var a1f = vec4<f32>(); var a1g = vec4<f32>(); var a1h = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>(); var a2e = vec4<f32>(); var a2f = vec4<f32>(); var a2g = vec4<f32>(); var a2h = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>(); var a3e = vec4<f32>(); var a3f = vec4<f32>(); var a3g = vec4<f32>(); var a3h = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>(); var a4e = vec4<f32>(); var a4f = vec4<f32>(); var a4g = vec4<f32>(); var a4h = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>(); var a5e = vec4<f32>(); var a5f = vec4<f32>(); var a5g = vec4<f32>(); var a5h = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>(); var a6e = vec4<f32>(); var a6f = vec4<f32>(); var a6g = vec4<f32>(); var a6h = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>(); var a7e = vec4<f32>(); var a7f = vec4<f32>(); var a7g = vec4<f32>(); var a7h = vec4<f32>();
+  for (var kb = 0u; kb < KB; kb++) {
+    var p0a = vec4<f32>(); var p0b = vec4<f32>(); var p0c = vec4<f32>(); var p0d = vec4<f32>(); var p0e = vec4<f32>(); var p0f = vec4<f32>(); var p0g = vec4<f32>(); var p0h = vec4<f32>();
+    var p1a = vec4<f32>(); var p1b = vec4<f32>(); var p1c = vec4<f32>(); var p1d = vec4<f32>(); var p1e = vec4<f32>(); var p1f = vec4<f32>(); var p1g = vec4<f32>(); var p1h = vec4<f32>();
+    var p2a = vec4<f32>(); var p2b = vec4<f32>(); var p2c = vec4<f32>(); var p2d = vec4<f32>(); var p2e = vec4<f32>(); var p2f = vec4<f32>(); var p2g = vec4<f32>(); var p2h = vec4<f32>();
+    var p3a = vec4<f32>(); var p3b = vec4<f32>(); var p3c = vec4<f32>(); var p3d = vec4<f32>(); var p3e = vec4<f32>(); var p3f = vec4<f32>(); var p3g = vec4<f32>(); var p3h = vec4<f32>();
+    var p4a = vec4<f32>(); var p4b = vec4<f32>(); var p4c = vec4<f32>(); var p4d = vec4<f32>(); var p4e = vec4<f32>(); var p4f = vec4<f32>(); var p4g = vec4<f32>(); var p4h = vec4<f32>();
+    var p5a = vec4<f32>(); var p5b = vec4<f32>(); var p5c = vec4<f32>(); var p5d = vec4<f32>(); var p5e = vec4<f32>(); var p5f = vec4<f32>(); var p5g = vec4<f32>(); var p5h = vec4<f32>();
+    var p6a = vec4<f32>(); var p6b = vec4<f32>(); var p6c = vec4<f32>(); var p6d = vec4<f32>(); var p6e = vec4<f32>(); var p6f = vec4<f32>(); var p6g = vec4<f32>(); var p6h = vec4<f32>();
+    var p7a = vec4<f32>(); var p7b = vec4<f32>(); var p7c = vec4<f32>(); var p7d = vec4<f32>(); var p7e = vec4<f32>(); var p7f = vec4<f32>(); var p7g = vec4<f32>(); var p7h = vec4<f32>();
+    for (var w = 0u; w < 8u; w++) {
+      let kw = kb * 8u + w;
+      let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
+      let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
+      let q8 = Wq[n8 * K8 + kw]; let q9 = Wq[n9 * K8 + kw]; let q10 = Wq[n10 * K8 + kw]; let q11 = Wq[n11 * K8 + kw];
+      let q12 = Wq[n12 * K8 + kw]; let q13 = Wq[n13 * K8 + kw]; let q14 = Wq[n14 * K8 + kw]; let q15 = Wq[n15 * K8 + kw];
+      let q16 = Wq[n16 * K8 + kw]; let q17 = Wq[n17 * K8 + kw]; let q18 = Wq[n18 * K8 + kw]; let q19 = Wq[n19 * K8 + kw];
+      let q20 = Wq[n20 * K8 + kw]; let q21 = Wq[n21 * K8 + kw]; let q22 = Wq[n22 * K8 + kw]; let q23 = Wq[n23 * K8 + kw];
+      let q24 = Wq[n24 * K8 + kw]; let q25 = Wq[n25 * K8 + kw]; let q26 = Wq[n26 * K8 + kw]; let q27 = Wq[n27 * K8 + kw];
+      let q28 = Wq[n28 * K8 + kw]; let q29 = Wq[n29 * K8 + kw]; let q30 = Wq[n30 * K8 + kw]; let q31 = Wq[n31 * K8 + kw];
+      let la = transpose(mat4x4<f32>(pairs_lo(q0), pairs_lo(q1), pairs_lo(q2), pairs_lo(q3)));
+      let ha = transpose(mat4x4<f32>(pairs_hi(q0), pairs_hi(q1), pairs_hi(q2), pairs_hi(q3)));
+      let lb = transpose(mat4x4<f32>(pairs_lo(q4), pairs_lo(q5), pairs_lo(q6), pairs_lo(q7)));
+      let hb = transpose(mat4x4<f32>(pairs_hi(q4), pairs_hi(q5), pairs_hi(q6), pairs_hi(q7)));
+      let lc = transpose(mat4x4<f32>(pairs_lo(q8), pairs_lo(q9), pairs_lo(q10), pairs_lo(q11)));
+      let hc = transpose(mat4x4<f32>(pairs_hi(q8), pairs_hi(q9), pairs_hi(q10), pairs_hi(q11)));
+      let ld = transpose(mat4x4<f32>(pairs_lo(q12), pairs_lo(q13), pairs_lo(q14), pairs_lo(q15)));
+      let hd = transpose(mat4x4<f32>(pairs_hi(q12), pairs_hi(q13), pairs_hi(q14), pairs_hi(q15)));
+      let le = transpose(mat4x4<f32>(pairs_lo(q16), pairs_lo(q17), pairs_lo(q18), pairs_lo(q19)));
+      let he = transpose(mat4x4<f32>(pairs_hi(q16), pairs_hi(q17), pairs_hi(q18), pairs_hi(q19)));
+      let lf = transpose(mat4x4<f32>(pairs_lo(q20), pairs_lo(q21), pairs_lo(q22), pairs_lo(q23)));
+      let hf = transpose(mat4x4<f32>(pairs_hi(q20), pairs_hi(q21), pairs_hi(q22), pairs_hi(q23)));
+      let lg = transpose(mat4x4<f32>(pairs_lo(q24), pairs_lo(q25), pairs_lo(q26), pairs_lo(q27)));
+      let hg = transpose(mat4x4<f32>(pairs_hi(q24), pairs_hi(q25), pairs_hi(q26), pairs_hi(q27)));
+      let lh = transpose(mat4x4<f32>(pairs_lo(q28), pairs_lo(q29), pairs_lo(q30), pairs_lo(q31)));
+      let hh = transpose(mat4x4<f32>(pairs_hi(q28), pairs_hi(q29), pairs_hi(q30), pairs_hi(q31)));
+      let k = 2u * kw;
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0a += la * u + ha * v; p0b += lb * u + hb * v; p0c += lc * u + hc * v; p0d += ld * u + hd * v; p0e += le * u + he * v; p0f += lf * u + hf * v; p0g += lg * u + hg * v; p0h += lh * u + hh * v; }
+      if (MR > 1u) { { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1a += la * u + ha * v; p1b += lb * u + hb * v; p1c += lc * u + hc * v; p1d += ld * u + hd * v; p1e += le * u + he * v; p1f += lf * u + hf * v; p1g += lg * u + hg * v; p1h += lh * u + hh * v; } }
+      if (MR > 2u) { { let u = X[x2 + k]; let v = X[x2 + k + 1u]; p2a += la * u + ha * v; p2b += lb * u + hb * v; p2c += lc * u + hc * v; p2d += ld * u + hd * v; p2e += le * u + he * v; p2f += lf * u + hf * v; p2g += lg * u + hg * v; p2h += lh * u + hh * v; } { let u = X[x3 + k]; let v = X[x3 + k + 1u]; p3a += la * u + ha * v; p3b += lb * u + hb * v; p3c += lc * u + hc * v; p3d += ld * u + hd * v; p3e += le * u + he * v; p3f += lf * u + hf * v; p3g += lg * u + hg * v; p3h += lh * u + hh * v; } }
+      if (MR > 4u) { { let u = X[x4 + k]; let v = X[x4 + k + 1u]; p4a += la * u + ha * v; p4b += lb * u + hb * v; p4c += lc * u + hc * v; p4d += ld * u + hd * v; p4e += le * u + he * v; p4f += lf * u + hf * v; p4g += lg * u + hg * v; p4h += lh * u + hh * v; } { let u = X[x5 + k]; let v = X[x5 + k + 1u]; p5a += la * u + ha * v; p5b += lb * u + hb * v; p5c += lc * u + hc * v; p5d += ld * u + hd * v; p5e += le * u + he * v; p5f += lf * u + hf * v; p5g += lg * u + hg * v; p5h += lh * u + hh * v; } { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6a += la * u + ha * v; p6b += lb * u + hb * v; p6c += lc * u + hc * v; p6d += ld * u + hd * v; p6e += le * u + he * v; p6f += lf * u + hf * v; p6g += lg * u + hg * v; p6h += lh * u + hh * v; } { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7a += la * u + ha * v; p7b += lb * u + hb * v; p7c += lc * u + hc * v; p7d += ld * u + hd * v; p7e += le * u + he * v; p7f += lf * u + hf * v; p7g += lg * u + hg * v; p7h += lh * u + hh * v; } }
+    }
+    let sa = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
+    let sb = vec4<f32>(absmax[n4 * KB + kb], absmax[n5 * KB + kb], absmax[n6 * KB + kb], absmax[n7 * KB + kb]);
+    let sc = vec4<f32>(absmax[n8 * KB + kb], absmax[n9 * KB + kb], absmax[n10 * KB + kb], absmax[n11 * KB + kb]);
+    let sd = vec4<f32>(absmax[n12 * KB + kb], absmax[n13 * KB + kb], absmax[n14 * KB + kb], absmax[n15 * KB + kb]);
+    let se = vec4<f32>(absmax[n16 * KB + kb], absmax[n17 * KB + kb], absmax[n18 * KB + kb], absmax[n19 * KB + kb]);
+    let sf = vec4<f32>(absmax[n20 * KB + kb], absmax[n21 * KB + kb], absmax[n22 * KB + kb], absmax[n23 * KB + kb]);
+    let sg = vec4<f32>(absmax[n24 * KB + kb], absmax[n25 * KB + kb], absmax[n26 * KB + kb], absmax[n27 * KB + kb]);
+    let sh = vec4<f32>(absmax[n28 * KB + kb], absmax[n29 * KB + kb], absmax[n30 * KB + kb], absmax[n31 * KB + kb]);
+    a0a += p0a * sa; a0b += p0b * sb; a0c += p0c * sc; a0d += p0d * sd; a0e += p0e * se; a0f += p0f * sf; a0g += p0g * sg; a0h += p0h * sh;
+    if (MR > 1u) { a1a += p1a * sa; a1b += p1b * sb; a1c += p1c * sc; a1d += p1d * sd; a1e += p1e * se; a1f += p1f * sf; a1g += p1g * sg; a1h += p1h * sh; }
+    if (MR > 2u) { a2a += p2a * sa; a2b += p2b * sb; a2c += p2c * sc; a2d += p2d * sd; a2e += p2e * se; a2f += p2f * sf; a2g += p2g * sg; a2h += p2h * sh; a3a += p3a * sa; a3b += p3b * sb; a3c += p3c * sc; a3d += p3d * sd; a3e += p3e * se; a3f += p3f * sf; a3g += p3g * sg; a3h += p3h * sh; }
+    if (MR > 4u) { a4a += p4a * sa; a4b += p4b * sb; a4c += p4c * sc; a4d += p4d * sd; a4e += p4e * se; a4f += p4f * sf; a4g += p4g * sg; a4h += p4h * sh; a5a += p5a * sa; a5b += p5b * sb; a5c += p5c * sc; a5d += p5d * sd; a5e += p5e * se; a5f += p5f * sf; a5g += p5g * sg; a5h += p5h * sh; a6a += p6a * sa; a6b += p6b * sb; a6c += p6c * sc; a6d += p6d * sd; a6e += p6e * se; a6f += p6f * sf; a6g += p6g * sg; a6h += p6h * sh; a7a += p7a * sa; a7b += p7b * sb; a7c += p7c * sc; a7d += p7d * sd; a7e += p7e * se; a7f += p7f * sf; a7g += p7g * sg; a7h += p7h * sh; }
+  }
+  // Each column group's 8 x 8 tile through one epilogue in a loop, the group picked by a switch.
+  for (var c = 0u; c < 4u; c++) {
+    let g = g0 + c;
+    if (out_col(g, 0u, 8u) >= p.N) { break; }
+    var t: Tile8;
+    switch c {
+      case 0u: { t = Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b); }
+      case 1u: { t = Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d); }
+      case 2u: { t = Tile8(a0e, a0f, a1e, a1f, a2e, a2f, a3e, a3f, a4e, a4f, a5e, a5f, a6e, a6f, a7e, a7f); }
+      default: { t = Tile8(a0g, a0h, a1g, a1h, a2g, a2h, a3g, a3h, a4g, a4h, a5g, a5h, a6g, a6h, a7g, a7h); }
+    }
+    // The LM head fused with sampling: partials instead of logits (linear_sample.wgsl).
+    if (SAMPLE) { sample_tile8(row0, g, t); continue; }
+    if (store_tile8(row0, g, t)) { continue; }
+    let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h, t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
+    let oc = out_cols(8u);
+    for (var i = 0u; i < MR; i++) {
+      let r = row0 + i;
+      if (r >= p.M) { break; }
+      let lo = acc[2u * i];
+      let hi = acc[2u * i + 1u];
+      let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+      for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j], v[(j + oc) % 8u]); }
+    }
+  }
+}
+
+@compute @workgroup_size(WG_X, 1)
+fn nf4_dec_c64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  fill_pairs(li, WG_X);
+  let row0 = gid.y * MR;
+  let g0 = 8u * gid.x; let g1 = g0 + 1u; let g2 = g0 + 2u; let g3 = g0 + 3u; let g4 = g0 + 4u; let g5 = g0 + 5u; let g6 = g0 + 6u; let g7 = g0 + 7u;
+  if (row0 >= p.M || out_col(g0, 0u, 8u) >= p.N) { return; }
+  let K4 = p.K / 4u;
+  let K8 = p.K / 8u;
+  let KB = p.K / 64u;
+  let last = nw() - 1u;
+  let x0 = dec_row(0u, row0, K4);
+  let x1 = dec_row(1u, row0, K4);
+  let x2 = dec_row(2u, row0, K4);
+  let x3 = dec_row(3u, row0, K4);
+  let x4 = dec_row(4u, row0, K4);
+  let x5 = dec_row(5u, row0, K4);
+  let x6 = dec_row(6u, row0, K4);
+  let x7 = dec_row(7u, row0, K4);
+  let n0 = min(w_row(g0, 0u, 8u), last);
+  let n1 = min(w_row(g0, 1u, 8u), last);
+  let n2 = min(w_row(g0, 2u, 8u), last);
+  let n3 = min(w_row(g0, 3u, 8u), last);
+  let n4 = min(w_row(g0, 4u, 8u), last);
+  let n5 = min(w_row(g0, 5u, 8u), last);
+  let n6 = min(w_row(g0, 6u, 8u), last);
+  let n7 = min(w_row(g0, 7u, 8u), last);
+  let n8 = min(w_row(g1, 0u, 8u), last);
+  let n9 = min(w_row(g1, 1u, 8u), last);
+  let n10 = min(w_row(g1, 2u, 8u), last);
+  let n11 = min(w_row(g1, 3u, 8u), last);
+  let n12 = min(w_row(g1, 4u, 8u), last);
+  let n13 = min(w_row(g1, 5u, 8u), last);
+  let n14 = min(w_row(g1, 6u, 8u), last);
+  let n15 = min(w_row(g1, 7u, 8u), last);
+  let n16 = min(w_row(g2, 0u, 8u), last);
+  let n17 = min(w_row(g2, 1u, 8u), last);
+  let n18 = min(w_row(g2, 2u, 8u), last);
+  let n19 = min(w_row(g2, 3u, 8u), last);
+  let n20 = min(w_row(g2, 4u, 8u), last);
+  let n21 = min(w_row(g2, 5u, 8u), last);
+  let n22 = min(w_row(g2, 6u, 8u), last);
+  let n23 = min(w_row(g2, 7u, 8u), last);
+  let n24 = min(w_row(g3, 0u, 8u), last);
+  let n25 = min(w_row(g3, 1u, 8u), last);
+  let n26 = min(w_row(g3, 2u, 8u), last);
+  let n27 = min(w_row(g3, 3u, 8u), last);
+  let n28 = min(w_row(g3, 4u, 8u), last);
+  let n29 = min(w_row(g3, 5u, 8u), last);
+  let n30 = min(w_row(g3, 6u, 8u), last);
+  let n31 = min(w_row(g3, 7u, 8u), last);
+  let n32 = min(w_row(g4, 0u, 8u), last);
+  let n33 = min(w_row(g4, 1u, 8u), last);
+  let n34 = min(w_row(g4, 2u, 8u), last);
+  let n35 = min(w_row(g4, 3u, 8u), last);
+  let n36 = min(w_row(g4, 4u, 8u), last);
+  let n37 = min(w_row(g4, 5u, 8u), last);
+  let n38 = min(w_row(g4, 6u, 8u), last);
+  let n39 = min(w_row(g4, 7u, 8u), last);
+  let n40 = min(w_row(g5, 0u, 8u), last);
+  let n41 = min(w_row(g5, 1u, 8u), last);
+  let n42 = min(w_row(g5, 2u, 8u), last);
+  let n43 = min(w_row(g5, 3u, 8u), last);
+  let n44 = min(w_row(g5, 4u, 8u), last);
+  let n45 = min(w_row(g5, 5u, 8u), last);
+  let n46 = min(w_row(g5, 6u, 8u), last);
+  let n47 = min(w_row(g5, 7u, 8u), last);
+  let n48 = min(w_row(g6, 0u, 8u), last);
+  let n49 = min(w_row(g6, 1u, 8u), last);
+  let n50 = min(w_row(g6, 2u, 8u), last);
+  let n51 = min(w_row(g6, 3u, 8u), last);
+  let n52 = min(w_row(g6, 4u, 8u), last);
+  let n53 = min(w_row(g6, 5u, 8u), last);
+  let n54 = min(w_row(g6, 6u, 8u), last);
+  let n55 = min(w_row(g6, 7u, 8u), last);
+  let n56 = min(w_row(g7, 0u, 8u), last);
+  let n57 = min(w_row(g7, 1u, 8u), last);
+  let n58 = min(w_row(g7, 2u, 8u), last);
+  let n59 = min(w_row(g7, 3u, 8u), last);
+  let n60 = min(w_row(g7, 4u, 8u), last);
+  let n61 = min(w_row(g7, 5u, 8u), last);
+  let n62 = min(w_row(g7, 6u, 8u), last);
+  let n63 = min(w_row(g7, 7u, 8u), last);
+  var a0a = vec4<f32>(); var a0b = vec4<f32>(); var a0c = vec4<f32>(); var a0d = vec4<f32>(); var a0e = vec4<f32>(); var a0f = vec4<f32>(); var a0g = vec4<f32>(); var a0h = vec4<f32>(); var a0i = vec4<f32>(); var a0j = vec4<f32>(); var a0k = vec4<f32>(); var a0l = vec4<f32>(); var a0m = vec4<f32>(); var a0n = vec4<f32>(); var a0o = vec4<f32>(); var a0p = vec4<f32>();
+  var a1a = vec4<f32>(); var a1b = vec4<f32>(); var a1c = vec4<f32>(); var a1d = vec4<f32>(); var a1e = vec4<f32>(); var a1f = vec4<f32>(); var a1g = vec4<f32>(); var a1h = vec4<f32>(); var a1i = vec4<f32>(); var a1j = vec4<f32>(); var a1k = vec4<f32>(); var a1l = vec4<f32>(); var a1m = vec4<f32>(); var a1n = vec4<f32>(); var a1o = vec4<f32>(); var a1p = vec4<f32>();
+  var a2a = vec4<f32>(); var a2b = vec4<f32>(); var a2c = vec4<f32>(); var a2d = vec4<f32>(); var a2e = vec4<f32>(); var a2f = vec4<f32>(); var a2g = vec4<f32>(); var a2h = vec4<f32>(); var a2i = vec4<f32>(); var a2j = vec4<f32>(); var a2k = vec4<f32>(); var a2l = vec4<f32>(); var a2m = vec4<f32>(); var a2n = vec4<f32>(); var a2o = vec4<f32>(); var a2p = vec4<f32>();
+  var a3a = vec4<f32>(); var a3b = vec4<f32>(); var a3c = vec4<f32>(); var a3d = vec4<f32>(); var a3e = vec4<f32>(); var a3f = vec4<f32>(); var a3g = vec4<f32>(); var a3h = vec4<f32>(); var a3i = vec4<f32>(); var a3j = vec4<f32>(); var a3k = vec4<f32>(); var a3l = vec4<f32>(); var a3m = vec4<f32>(); var a3n = vec4<f32>(); var a3o = vec4<f32>(); var a3p = vec4<f32>();
+  var a4a = vec4<f32>(); var a4b = vec4<f32>(); var a4c = vec4<f32>(); var a4d = vec4<f32>(); var a4e = vec4<f32>(); var a4f = vec4<f32>(); var a4g = vec4<f32>(); var a4h = vec4<f32>(); var a4i = vec4<f32>(); var a4j = vec4<f32>(); var a4k = vec4<f32>(); var a4l = vec4<f32>(); var a4m = vec4<f32>(); var a4n = vec4<f32>(); var a4o = vec4<f32>(); var a4p = vec4<f32>();
+  var a5a = vec4<f32>(); var a5b = vec4<f32>(); var a5c = vec4<f32>(); var a5d = vec4<f32>(); var a5e = vec4<f32>(); var a5f = vec4<f32>(); var a5g = vec4<f32>(); var a5h = vec4<f32>(); var a5i = vec4<f32>(); var a5j = vec4<f32>(); var a5k = vec4<f32>(); var a5l = vec4<f32>(); var a5m = vec4<f32>(); var a5n = vec4<f32>(); var a5o = vec4<f32>(); var a5p = vec4<f32>();
+  var a6a = vec4<f32>(); var a6b = vec4<f32>(); var a6c = vec4<f32>(); var a6d = vec4<f32>(); var a6e = vec4<f32>(); var a6f = vec4<f32>(); var a6g = vec4<f32>(); var a6h = vec4<f32>(); var a6i = vec4<f32>(); var a6j = vec4<f32>(); var a6k = vec4<f32>(); var a6l = vec4<f32>(); var a6m = vec4<f32>(); var a6n = vec4<f32>(); var a6o = vec4<f32>(); var a6p = vec4<f32>();
+  var a7a = vec4<f32>(); var a7b = vec4<f32>(); var a7c = vec4<f32>(); var a7d = vec4<f32>(); var a7e = vec4<f32>(); var a7f = vec4<f32>(); var a7g = vec4<f32>(); var a7h = vec4<f32>(); var a7i = vec4<f32>(); var a7j = vec4<f32>(); var a7k = vec4<f32>(); var a7l = vec4<f32>(); var a7m = vec4<f32>(); var a7n = vec4<f32>(); var a7o = vec4<f32>(); var a7p = vec4<f32>();
+  for (var kb = 0u; kb < KB; kb++) {
+    var p0a = vec4<f32>(); var p0b = vec4<f32>(); var p0c = vec4<f32>(); var p0d = vec4<f32>(); var p0e = vec4<f32>(); var p0f = vec4<f32>(); var p0g = vec4<f32>(); var p0h = vec4<f32>(); var p0i = vec4<f32>(); var p0j = vec4<f32>(); var p0k = vec4<f32>(); var p0l = vec4<f32>(); var p0m = vec4<f32>(); var p0n = vec4<f32>(); var p0o = vec4<f32>(); var p0p = vec4<f32>();
+    var p1a = vec4<f32>(); var p1b = vec4<f32>(); var p1c = vec4<f32>(); var p1d = vec4<f32>(); var p1e = vec4<f32>(); var p1f = vec4<f32>(); var p1g = vec4<f32>(); var p1h = vec4<f32>(); var p1i = vec4<f32>(); var p1j = vec4<f32>(); var p1k = vec4<f32>(); var p1l = vec4<f32>(); var p1m = vec4<f32>(); var p1n = vec4<f32>(); var p1o = vec4<f32>(); var p1p = vec4<f32>();
+    var p2a = vec4<f32>(); var p2b = vec4<f32>(); var p2c = vec4<f32>(); var p2d = vec4<f32>(); var p2e = vec4<f32>(); var p2f = vec4<f32>(); var p2g = vec4<f32>(); var p2h = vec4<f32>(); var p2i = vec4<f32>(); var p2j = vec4<f32>(); var p2k = vec4<f32>(); var p2l = vec4<f32>(); var p2m = vec4<f32>(); var p2n = vec4<f32>(); var p2o = vec4<f32>(); var p2p = vec4<f32>();
+    var p3a = vec4<f32>(); var p3b = vec4<f32>(); var p3c = vec4<f32>(); var p3d = vec4<f32>(); var p3e = vec4<f32>(); var p3f = vec4<f32>(); var p3g = vec4<f32>(); var p3h = vec4<f32>(); var p3i = vec4<f32>(); var p3j = vec4<f32>(); var p3k = vec4<f32>(); var p3l = vec4<f32>(); var p3m = vec4<f32>(); var p3n = vec4<f32>(); var p3o = vec4<f32>(); var p3p = vec4<f32>();
+    var p4a = vec4<f32>(); var p4b = vec4<f32>(); var p4c = vec4<f32>(); var p4d = vec4<f32>(); var p4e = vec4<f32>(); var p4f = vec4<f32>(); var p4g = vec4<f32>(); var p4h = vec4<f32>(); var p4i = vec4<f32>(); var p4j = vec4<f32>(); var p4k = vec4<f32>(); var p4l = vec4<f32>(); var p4m = vec4<f32>(); var p4n = vec4<f32>(); var p4o = vec4<f32>(); var p4p = vec4<f32>();
+    var p5a = vec4<f32>(); var p5b = vec4<f32>(); var p5c = vec4<f32>(); var p5d = vec4<f32>(); var p5e = vec4<f32>(); var p5f = vec4<f32>(); var p5g = vec4<f32>(); var p5h = vec4<f32>(); var p5i = vec4<f32>(); var p5j = vec4<f32>(); var p5k = vec4<f32>(); var p5l = vec4<f32>(); var p5m = vec4<f32>(); var p5n = vec4<f32>(); var p5o = vec4<f32>(); var p5p = vec4<f32>();
+    var p6a = vec4<f32>(); var p6b = vec4<f32>(); var p6c = vec4<f32>(); var p6d = vec4<f32>(); var p6e = vec4<f32>(); var p6f = vec4<f32>(); var p6g = vec4<f32>(); var p6h = vec4<f32>(); var p6i = vec4<f32>(); var p6j = vec4<f32>(); var p6k = vec4<f32>(); var p6l = vec4<f32>(); var p6m = vec4<f32>(); var p6n = vec4<f32>(); var p6o = vec4<f32>(); var p6p = vec4<f32>();
+    var p7a = vec4<f32>(); var p7b = vec4<f32>(); var p7c = vec4<f32>(); var p7d = vec4<f32>(); var p7e = vec4<f32>(); var p7f = vec4<f32>(); var p7g = vec4<f32>(); var p7h = vec4<f32>(); var p7i = vec4<f32>(); var p7j = vec4<f32>(); var p7k = vec4<f32>(); var p7l = vec4<f32>(); var p7m = vec4<f32>(); var p7n = vec4<f32>(); var p7o = vec4<f32>(); var p7p = vec4<f32>();
+    for (var w = 0u; w < 8u; w++) {
+      let kw = kb * 8u + w;
+      let q0 = Wq[n0 * K8 + kw]; let q1 = Wq[n1 * K8 + kw]; let q2 = Wq[n2 * K8 + kw]; let q3 = Wq[n3 * K8 + kw];
+      let q4 = Wq[n4 * K8 + kw]; let q5 = Wq[n5 * K8 + kw]; let q6 = Wq[n6 * K8 + kw]; let q7 = Wq[n7 * K8 + kw];
+      let q8 = Wq[n8 * K8 + kw]; let q9 = Wq[n9 * K8 + kw]; let q10 = Wq[n10 * K8 + kw]; let q11 = Wq[n11 * K8 + kw];
+      let q12 = Wq[n12 * K8 + kw]; let q13 = Wq[n13 * K8 + kw]; let q14 = Wq[n14 * K8 + kw]; let q15 = Wq[n15 * K8 + kw];
+      let q16 = Wq[n16 * K8 + kw]; let q17 = Wq[n17 * K8 + kw]; let q18 = Wq[n18 * K8 + kw]; let q19 = Wq[n19 * K8 + kw];
+      let q20 = Wq[n20 * K8 + kw]; let q21 = Wq[n21 * K8 + kw]; let q22 = Wq[n22 * K8 + kw]; let q23 = Wq[n23 * K8 + kw];
+      let q24 = Wq[n24 * K8 + kw]; let q25 = Wq[n25 * K8 + kw]; let q26 = Wq[n26 * K8 + kw]; let q27 = Wq[n27 * K8 + kw];
+      let q28 = Wq[n28 * K8 + kw]; let q29 = Wq[n29 * K8 + kw]; let q30 = Wq[n30 * K8 + kw]; let q31 = Wq[n31 * K8 + kw];
+      let q32 = Wq[n32 * K8 + kw]; let q33 = Wq[n33 * K8 + kw]; let q34 = Wq[n34 * K8 + kw]; let q35 = Wq[n35 * K8 + kw];
+      let q36 = Wq[n36 * K8 + kw]; let q37 = Wq[n37 * K8 + kw]; let q38 = Wq[n38 * K8 + kw]; let q39 = Wq[n39 * K8 + kw];
+      let q40 = Wq[n40 * K8 + kw]; let q41 = Wq[n41 * K8 + kw]; let q42 = Wq[n42 * K8 + kw]; let q43 = Wq[n43 * K8 + kw];
+      let q44 = Wq[n44 * K8 + kw]; let q45 = Wq[n45 * K8 + kw]; let q46 = Wq[n46 * K8 + kw]; let q47 = Wq[n47 * K8 + kw];
+      let q48 = Wq[n48 * K8 + kw]; let q49 = Wq[n49 * K8 + kw]; let q50 = Wq[n50 * K8 + kw]; let q51 = Wq[n51 * K8 + kw];
+      let q52 = Wq[n52 * K8 + kw]; let q53 = Wq[n53 * K8 + kw]; let q54 = Wq[n54 * K8 + kw]; let q55 = Wq[n55 * K8 + kw];
+      let q56 = Wq[n56 * K8 + kw]; let q57 = Wq[n57 * K8 + kw]; let q58 = Wq[n58 * K8 + kw]; let q59 = Wq[n59 * K8 + kw];
+      let q60 = Wq[n60 * K8 + kw]; let q61 = Wq[n61 * K8 + kw]; let q62 = Wq[n62 * K8 + kw]; let q63 = Wq[n63 * K8 + kw];
+      let la = transpose(mat4x4<f32>(pairs_lo(q0), pairs_lo(q1), pairs_lo(q2), pairs_lo(q3)));
+      let ha = transpose(mat4x4<f32>(pairs_hi(q0), pairs_hi(q1), pairs_hi(q2), pairs_hi(q3)));
+      let lb = transpose(mat4x4<f32>(pairs_lo(q4), pairs_lo(q5), pairs_lo(q6), pairs_lo(q7)));
+      let hb = transpose(mat4x4<f32>(pairs_hi(q4), pairs_hi(q5), pairs_hi(q6), pairs_hi(q7)));
+      let lc = transpose(mat4x4<f32>(pairs_lo(q8), pairs_lo(q9), pairs_lo(q10), pairs_lo(q11)));
+      let hc = transpose(mat4x4<f32>(pairs_hi(q8), pairs_hi(q9), pairs_hi(q10), pairs_hi(q11)));
+      let ld = transpose(mat4x4<f32>(pairs_lo(q12), pairs_lo(q13), pairs_lo(q14), pairs_lo(q15)));
+      let hd = transpose(mat4x4<f32>(pairs_hi(q12), pairs_hi(q13), pairs_hi(q14), pairs_hi(q15)));
+      let le = transpose(mat4x4<f32>(pairs_lo(q16), pairs_lo(q17), pairs_lo(q18), pairs_lo(q19)));
+      let he = transpose(mat4x4<f32>(pairs_hi(q16), pairs_hi(q17), pairs_hi(q18), pairs_hi(q19)));
+      let lf = transpose(mat4x4<f32>(pairs_lo(q20), pairs_lo(q21), pairs_lo(q22), pairs_lo(q23)));
+      let hf = transpose(mat4x4<f32>(pairs_hi(q20), pairs_hi(q21), pairs_hi(q22), pairs_hi(q23)));
+      let lg = transpose(mat4x4<f32>(pairs_lo(q24), pairs_lo(q25), pairs_lo(q26), pairs_lo(q27)));
+      let hg = transpose(mat4x4<f32>(pairs_hi(q24), pairs_hi(q25), pairs_hi(q26), pairs_hi(q27)));
+      let lh = transpose(mat4x4<f32>(pairs_lo(q28), pairs_lo(q29), pairs_lo(q30), pairs_lo(q31)));
+      let hh = transpose(mat4x4<f32>(pairs_hi(q28), pairs_hi(q29), pairs_hi(q30), pairs_hi(q31)));
+      let li = transpose(mat4x4<f32>(pairs_lo(q32), pairs_lo(q33), pairs_lo(q34), pairs_lo(q35)));
+      let hi = transpose(mat4x4<f32>(pairs_hi(q32), pairs_hi(q33), pairs_hi(q34), pairs_hi(q35)));
+      let lj = transpose(mat4x4<f32>(pairs_lo(q36), pairs_lo(q37), pairs_lo(q38), pairs_lo(q39)));
+      let hj = transpose(mat4x4<f32>(pairs_hi(q36), pairs_hi(q37), pairs_hi(q38), pairs_hi(q39)));
+      let lk = transpose(mat4x4<f32>(pairs_lo(q40), pairs_lo(q41), pairs_lo(q42), pairs_lo(q43)));
+      let hk = transpose(mat4x4<f32>(pairs_hi(q40), pairs_hi(q41), pairs_hi(q42), pairs_hi(q43)));
+      let ll = transpose(mat4x4<f32>(pairs_lo(q44), pairs_lo(q45), pairs_lo(q46), pairs_lo(q47)));
+      let hl = transpose(mat4x4<f32>(pairs_hi(q44), pairs_hi(q45), pairs_hi(q46), pairs_hi(q47)));
+      let lm = transpose(mat4x4<f32>(pairs_lo(q48), pairs_lo(q49), pairs_lo(q50), pairs_lo(q51)));
+      let hm = transpose(mat4x4<f32>(pairs_hi(q48), pairs_hi(q49), pairs_hi(q50), pairs_hi(q51)));
+      let ln = transpose(mat4x4<f32>(pairs_lo(q52), pairs_lo(q53), pairs_lo(q54), pairs_lo(q55)));
+      let hn = transpose(mat4x4<f32>(pairs_hi(q52), pairs_hi(q53), pairs_hi(q54), pairs_hi(q55)));
+      let lo = transpose(mat4x4<f32>(pairs_lo(q56), pairs_lo(q57), pairs_lo(q58), pairs_lo(q59)));
+      let ho = transpose(mat4x4<f32>(pairs_hi(q56), pairs_hi(q57), pairs_hi(q58), pairs_hi(q59)));
+      let lp = transpose(mat4x4<f32>(pairs_lo(q60), pairs_lo(q61), pairs_lo(q62), pairs_lo(q63)));
+      let hp = transpose(mat4x4<f32>(pairs_hi(q60), pairs_hi(q61), pairs_hi(q62), pairs_hi(q63)));
+      let k = 2u * kw;
+      { let u = X[x0 + k]; let v = X[x0 + k + 1u]; p0a += la * u + ha * v; p0b += lb * u + hb * v; p0c += lc * u + hc * v; p0d += ld * u + hd * v; p0e += le * u + he * v; p0f += lf * u + hf * v; p0g += lg * u + hg * v; p0h += lh * u + hh * v; p0i += li * u + hi * v; p0j += lj * u + hj * v; p0k += lk * u + hk * v; p0l += ll * u + hl * v; p0m += lm * u + hm * v; p0n += ln * u + hn * v; p0o += lo * u + ho * v; p0p += lp * u + hp * v; }
+      if (MR > 1u) { { let u = X[x1 + k]; let v = X[x1 + k + 1u]; p1a += la * u + ha * v; p1b += lb * u + hb * v; p1c += lc * u + hc * v; p1d += ld * u + hd * v; p1e += le * u + he * v; p1f += lf * u + hf * v; p1g += lg * u + hg * v; p1h += lh * u + hh * v; p1i += li * u + hi * v; p1j += lj * u + hj * v; p1k += lk * u + hk * v; p1l += ll * u + hl * v; p1m += lm * u + hm * v; p1n += ln * u + hn * v; p1o += lo * u + ho * v; p1p += lp * u + hp * v; } }
+      if (MR > 2u) { { let u = X[x2 + k]; let v = X[x2 + k + 1u]; p2a += la * u + ha * v; p2b += lb * u + hb * v; p2c += lc * u + hc * v; p2d += ld * u + hd * v; p2e += le * u + he * v; p2f += lf * u + hf * v; p2g += lg * u + hg * v; p2h += lh * u + hh * v; p2i += li * u + hi * v; p2j += lj * u + hj * v; p2k += lk * u + hk * v; p2l += ll * u + hl * v; p2m += lm * u + hm * v; p2n += ln * u + hn * v; p2o += lo * u + ho * v; p2p += lp * u + hp * v; } { let u = X[x3 + k]; let v = X[x3 + k + 1u]; p3a += la * u + ha * v; p3b += lb * u + hb * v; p3c += lc * u + hc * v; p3d += ld * u + hd * v; p3e += le * u + he * v; p3f += lf * u + hf * v; p3g += lg * u + hg * v; p3h += lh * u + hh * v; p3i += li * u + hi * v; p3j += lj * u + hj * v; p3k += lk * u + hk * v; p3l += ll * u + hl * v; p3m += lm * u + hm * v; p3n += ln * u + hn * v; p3o += lo * u + ho * v; p3p += lp * u + hp * v; } }
+      if (MR > 4u) { { let u = X[x4 + k]; let v = X[x4 + k + 1u]; p4a += la * u + ha * v; p4b += lb * u + hb * v; p4c += lc * u + hc * v; p4d += ld * u + hd * v; p4e += le * u + he * v; p4f += lf * u + hf * v; p4g += lg * u + hg * v; p4h += lh * u + hh * v; p4i += li * u + hi * v; p4j += lj * u + hj * v; p4k += lk * u + hk * v; p4l += ll * u + hl * v; p4m += lm * u + hm * v; p4n += ln * u + hn * v; p4o += lo * u + ho * v; p4p += lp * u + hp * v; } { let u = X[x5 + k]; let v = X[x5 + k + 1u]; p5a += la * u + ha * v; p5b += lb * u + hb * v; p5c += lc * u + hc * v; p5d += ld * u + hd * v; p5e += le * u + he * v; p5f += lf * u + hf * v; p5g += lg * u + hg * v; p5h += lh * u + hh * v; p5i += li * u + hi * v; p5j += lj * u + hj * v; p5k += lk * u + hk * v; p5l += ll * u + hl * v; p5m += lm * u + hm * v; p5n += ln * u + hn * v; p5o += lo * u + ho * v; p5p += lp * u + hp * v; } { let u = X[x6 + k]; let v = X[x6 + k + 1u]; p6a += la * u + ha * v; p6b += lb * u + hb * v; p6c += lc * u + hc * v; p6d += ld * u + hd * v; p6e += le * u + he * v; p6f += lf * u + hf * v; p6g += lg * u + hg * v; p6h += lh * u + hh * v; p6i += li * u + hi * v; p6j += lj * u + hj * v; p6k += lk * u + hk * v; p6l += ll * u + hl * v; p6m += lm * u + hm * v; p6n += ln * u + hn * v; p6o += lo * u + ho * v; p6p += lp * u + hp * v; } { let u = X[x7 + k]; let v = X[x7 + k + 1u]; p7a += la * u + ha * v; p7b += lb * u + hb * v; p7c += lc * u + hc * v; p7d += ld * u + hd * v; p7e += le * u + he * v; p7f += lf * u + hf * v; p7g += lg * u + hg * v; p7h += lh * u + hh * v; p7i += li * u + hi * v; p7j += lj * u + hj * v; p7k += lk * u + hk * v; p7l += ll * u + hl * v; p7m += lm * u + hm * v; p7n += ln * u + hn * v; p7o += lo * u + ho * v; p7p += lp * u + hp * v; } }
+    }
+    let sa = vec4<f32>(absmax[n0 * KB + kb], absmax[n1 * KB + kb], absmax[n2 * KB + kb], absmax[n3 * KB + kb]);
+    let sb = vec4<f32>(absmax[n4 * KB + kb], absmax[n5 * KB + kb], absmax[n6 * KB + kb], absmax[n7 * KB + kb]);
+    let sc = vec4<f32>(absmax[n8 * KB + kb], absmax[n9 * KB + kb], absmax[n10 * KB + kb], absmax[n11 * KB + kb]);
+    let sd = vec4<f32>(absmax[n12 * KB + kb], absmax[n13 * KB + kb], absmax[n14 * KB + kb], absmax[n15 * KB + kb]);
+    let se = vec4<f32>(absmax[n16 * KB + kb], absmax[n17 * KB + kb], absmax[n18 * KB + kb], absmax[n19 * KB + kb]);
+    let sf = vec4<f32>(absmax[n20 * KB + kb], absmax[n21 * KB + kb], absmax[n22 * KB + kb], absmax[n23 * KB + kb]);
+    let sg = vec4<f32>(absmax[n24 * KB + kb], absmax[n25 * KB + kb], absmax[n26 * KB + kb], absmax[n27 * KB + kb]);
+    let sh = vec4<f32>(absmax[n28 * KB + kb], absmax[n29 * KB + kb], absmax[n30 * KB + kb], absmax[n31 * KB + kb]);
+    let si = vec4<f32>(absmax[n32 * KB + kb], absmax[n33 * KB + kb], absmax[n34 * KB + kb], absmax[n35 * KB + kb]);
+    let sj = vec4<f32>(absmax[n36 * KB + kb], absmax[n37 * KB + kb], absmax[n38 * KB + kb], absmax[n39 * KB + kb]);
+    let sk = vec4<f32>(absmax[n40 * KB + kb], absmax[n41 * KB + kb], absmax[n42 * KB + kb], absmax[n43 * KB + kb]);
+    let sl = vec4<f32>(absmax[n44 * KB + kb], absmax[n45 * KB + kb], absmax[n46 * KB + kb], absmax[n47 * KB + kb]);
+    let sm = vec4<f32>(absmax[n48 * KB + kb], absmax[n49 * KB + kb], absmax[n50 * KB + kb], absmax[n51 * KB + kb]);
+    let sn = vec4<f32>(absmax[n52 * KB + kb], absmax[n53 * KB + kb], absmax[n54 * KB + kb], absmax[n55 * KB + kb]);
+    let so = vec4<f32>(absmax[n56 * KB + kb], absmax[n57 * KB + kb], absmax[n58 * KB + kb], absmax[n59 * KB + kb]);
+    let sp = vec4<f32>(absmax[n60 * KB + kb], absmax[n61 * KB + kb], absmax[n62 * KB + kb], absmax[n63 * KB + kb]);
+    a0a += p0a * sa; a0b += p0b * sb; a0c += p0c * sc; a0d += p0d * sd; a0e += p0e * se; a0f += p0f * sf; a0g += p0g * sg; a0h += p0h * sh; a0i += p0i * si; a0j += p0j * sj; a0k += p0k * sk; a0l += p0l * sl; a0m += p0m * sm; a0n += p0n * sn; a0o += p0o * so; a0p += p0p * sp;
+    if (MR > 1u) { a1a += p1a * sa; a1b += p1b * sb; a1c += p1c * sc; a1d += p1d * sd; a1e += p1e * se; a1f += p1f * sf; a1g += p1g * sg; a1h += p1h * sh; a1i += p1i * si; a1j += p1j * sj; a1k += p1k * sk; a1l += p1l * sl; a1m += p1m * sm; a1n += p1n * sn; a1o += p1o * so; a1p += p1p * sp; }
+    if (MR > 2u) { a2a += p2a * sa; a2b += p2b * sb; a2c += p2c * sc; a2d += p2d * sd; a2e += p2e * se; a2f += p2f * sf; a2g += p2g * sg; a2h += p2h * sh; a2i += p2i * si; a2j += p2j * sj; a2k += p2k * sk; a2l += p2l * sl; a2m += p2m * sm; a2n += p2n * sn; a2o += p2o * so; a2p += p2p * sp; a3a += p3a * sa; a3b += p3b * sb; a3c += p3c * sc; a3d += p3d * sd; a3e += p3e * se; a3f += p3f * sf; a3g += p3g * sg; a3h += p3h * sh; a3i += p3i * si; a3j += p3j * sj; a3k += p3k * sk; a3l += p3l * sl; a3m += p3m * sm; a3n += p3n * sn; a3o += p3o * so; a3p += p3p * sp; }
+    if (MR > 4u) { a4a += p4a * sa; a4b += p4b * sb; a4c += p4c * sc; a4d += p4d * sd; a4e += p4e * se; a4f += p4f * sf; a4g += p4g * sg; a4h += p4h * sh; a4i += p4i * si; a4j += p4j * sj; a4k += p4k * sk; a4l += p4l * sl; a4m += p4m * sm; a4n += p4n * sn; a4o += p4o * so; a4p += p4p * sp; a5a += p5a * sa; a5b += p5b * sb; a5c += p5c * sc; a5d += p5d * sd; a5e += p5e * se; a5f += p5f * sf; a5g += p5g * sg; a5h += p5h * sh; a5i += p5i * si; a5j += p5j * sj; a5k += p5k * sk; a5l += p5l * sl; a5m += p5m * sm; a5n += p5n * sn; a5o += p5o * so; a5p += p5p * sp; a6a += p6a * sa; a6b += p6b * sb; a6c += p6c * sc; a6d += p6d * sd; a6e += p6e * se; a6f += p6f * sf; a6g += p6g * sg; a6h += p6h * sh; a6i += p6i * si; a6j += p6j * sj; a6k += p6k * sk; a6l += p6l * sl; a6m += p6m * sm; a6n += p6n * sn; a6o += p6o * so; a6p += p6p * sp; a7a += p7a * sa; a7b += p7b * sb; a7c += p7c * sc; a7d += p7d * sd; a7e += p7e * se; a7f += p7f * sf; a7g += p7g * sg; a7h += p7h * sh; a7i += p7i * si; a7j += p7j * sj; a7k += p7k * sk; a7l += p7l * sl; a7m += p7m * sm; a7n += p7n * sn; a7o += p7o * so; a7p += p7p * sp; }
+  }
+  // Each column group's 8 x 8 tile through one epilogue in a loop, the group picked by a switch.
+  for (var c = 0u; c < 8u; c++) {
+    let g = g0 + c;
+    if (out_col(g, 0u, 8u) >= p.N) { break; }
+    var t: Tile8;
+    switch c {
+      case 0u: { t = Tile8(a0a, a0b, a1a, a1b, a2a, a2b, a3a, a3b, a4a, a4b, a5a, a5b, a6a, a6b, a7a, a7b); }
+      case 1u: { t = Tile8(a0c, a0d, a1c, a1d, a2c, a2d, a3c, a3d, a4c, a4d, a5c, a5d, a6c, a6d, a7c, a7d); }
+      case 2u: { t = Tile8(a0e, a0f, a1e, a1f, a2e, a2f, a3e, a3f, a4e, a4f, a5e, a5f, a6e, a6f, a7e, a7f); }
+      case 3u: { t = Tile8(a0g, a0h, a1g, a1h, a2g, a2h, a3g, a3h, a4g, a4h, a5g, a5h, a6g, a6h, a7g, a7h); }
+      case 4u: { t = Tile8(a0i, a0j, a1i, a1j, a2i, a2j, a3i, a3j, a4i, a4j, a5i, a5j, a6i, a6j, a7i, a7j); }
+      case 5u: { t = Tile8(a0k, a0l, a1k, a1l, a2k, a2l, a3k, a3l, a4k, a4l, a5k, a5l, a6k, a6l, a7k, a7l); }
+      case 6u: { t = Tile8(a0m, a0n, a1m, a1n, a2m, a2n, a3m, a3n, a4m, a4n, a5m, a5n, a6m, a6n, a7m, a7n); }
+      default: { t = Tile8(a0o, a0p, a1o, a1p, a2o, a2p, a3o, a3p, a4o, a4p, a5o, a5p, a6o, a6p, a7o, a7p); }
+    }
+    // The LM head fused with sampling: partials instead of logits (linear_sample.wgsl).
+    if (SAMPLE) { sample_tile8(row0, g, t); continue; }
+    if (store_tile8(row0, g, t)) { continue; }
+    let acc = array<vec4<f32>, 16>(t.a0l, t.a0h, t.a1l, t.a1h, t.a2l, t.a2h, t.a3l, t.a3h, t.a4l, t.a4h, t.a5l, t.a5h, t.a6l, t.a6h, t.a7l, t.a7h);
+    let oc = out_cols(8u);
+    for (var i = 0u; i < MR; i++) {
+      let r = row0 + i;
+      if (r >= p.M) { break; }
+      let lo = acc[2u * i];
+      let hi = acc[2u * i + 1u];
+      let v = array<f32, 8>(lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+      for (var j = 0u; j < oc; j++) { store(r, g, j, 8u, v[j], v[(j + oc) % 8u]); }
     }
   }
 }

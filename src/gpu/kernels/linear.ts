@@ -188,6 +188,20 @@ export function nf4TileRows(M: number): 16 | 32 {
   return 4 * 32 * Math.ceil(M / 32) <= 5 * 16 * Math.ceil(M / 16) ? 32 : 16;
 }
 
+/**
+ * Columns per invocation of the NF4 dec variant on a layer of NW weight rows: nf4_dec's 8, or the
+ * wide nf4_dec_c32 / nf4_dec_c64 (scripts/gen-nf4-tiles.ts: the same outputs bit for bit), where
+ * each word of X and each row's X load feed 4-8x the columns. The widest that still gives
+ * DEC_WIDE_INVOCATIONS invocations (8 workgroups of 16: every core of a CPU adapter busy): the
+ * LM head and gate|up of Qwen-sized models take 64, narrower layers (and small models, whose
+ * tests would pay the wide kernels' 1-6 s compile on SwiftShader) keep 8. Measured on the
+ * Qwen-sized head (32,768 x 896 slice, SwiftShader): 8 rows 154 -> 94-98 ms, one row 71 -> 55-62 ms.
+ */
+export function nf4DecodeWidth(NW: number): 8 | 32 | 64 {
+  return NW >= 64 * DEC_WIDE_INVOCATIONS ? 64 : NW >= 32 * DEC_WIDE_INVOCATIONS ? 32 : 8;
+}
+const DEC_WIDE_INVOCATIONS = 128;
+
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
 export interface LinearLora {
@@ -255,6 +269,8 @@ export interface LinearOptions {
   /** nf4_sg unpacks codes through the workgroup's code-pair table (default: where the subgroup
    * is at least 16 wide, so filling the table costs each invocation at most 16 reads). */
   sgPairs?: boolean;
+  /** Columns per invocation of NF4 dec (8, 32 or 64; default nf4DecodeWidth): tests and benches. */
+  decWidth?: 8 | 32 | 64;
 }
 
 /** The variant per row bucket (see mBucket). */
@@ -268,12 +284,13 @@ function pipelineKey(variant: LinearVariant, M: number): string {
   return PER_ROWS.includes(SHAPES[variant].kind) ? `${variant}:${decodeRows(M)}` : variant;
 }
 
-function entry(format: 'f32' | 'nf4', kind: VariantShape['kind'], rows = 16): { shader: string; entry: string } {
+function entry(format: 'f32' | 'nf4', kind: VariantShape['kind'], rows = 16, decWidth = 8): { shader: string; entry: string } {
   // The subgroup kernels live in their own files (`enable subgroups`).
   if (kind === 'sg') return format === 'f32' ? { shader: 'linear_sg', entry: 'lin_sg' } : { shader: 'matmul_nf4_sg', entry: 'nf4_sg' };
   // f32 decode is lin_rb8 with fewer rows (MR); NF4 has its own nf4_dec.
   if (format === 'f32') return { shader: 'linear', entry: `lin_${kind === 'dec' ? 'rb8' : kind}` };
   if (kind === 'rb16') return { shader: 'matmul_nf4', entry: `nf4_dec${rows}` };
+  if (kind === 'dec' && decWidth > 8) return { shader: 'matmul_nf4', entry: `nf4_dec_c${decWidth}` };
   return { shader: 'matmul_nf4', entry: `nf4_${kind === 'rb8' ? 'rb' : kind}` };
 }
 
@@ -381,7 +398,7 @@ export class Linear {
     // nf4_sg unpacks through the workgroup's code-pair table only where filling it is cheap.
     const pairs: Record<string, number> = s.kind === 'sg' && this.format === 'nf4' ? { PAIRS: (this.options.sgPairs ?? m.WG_X >= 16) ? 1 : 0 } : {};
     const whole: Record<string, number> = which === 'whole' ? { WHOLE: 1, ACCUM: accumulate ? 1 : 0 } : {};
-    return { ...entry(this.format, s.kind, rows), overrides: { ...shapeOverrides(this.format, m, mr, Boolean(this.spec.swiglu)), ...pairs, ...whole } };
+    return { ...entry(this.format, s.kind, rows, m.TN), overrides: { ...shapeOverrides(this.format, m, mr, Boolean(this.spec.swiglu)), ...pairs, ...whole } };
   }
 
   /** A prepared variant's kernel at M rows, a dec / sg one for a new row count (or NF4 rb16's for a new tile height) asked for now. */
@@ -530,8 +547,14 @@ export class Linear {
 
   /** A variant's shape for this layer's weight format (at M rows: NF4 rb16's tile height, tileRows). */
   private shape(variant: LinearVariant, M = 1): VariantShape {
+    if (variant === 'dec' && this.format === 'nf4') return { ...SHAPES.dec, TN: this.decWidth };
     if (variant !== 'rb16' || this.format !== 'nf4') return this.base(variant);
     return this.tileRows(variant, M) === 32 ? NF4_RB32 : NF4_RB16;
+  }
+
+  /** Columns per invocation of NF4 dec (nf4DecodeWidth unless the options say). */
+  private get decWidth(): 8 | 32 | 64 {
+    return this.options.decWidth ?? nf4DecodeWidth(this.NW);
   }
 
   /** Rows per invocation of NF4 rb16 (nf4_dec16 / nf4_dec32) at M rows: nf4TileRows; 16 for anything else. */

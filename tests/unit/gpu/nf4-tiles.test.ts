@@ -4,13 +4,11 @@
 // SwiGLU, partial row tiles and a partial column group. Prints maxdiff per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
+import { nf4Weight, swigluLoraRef } from '../helpers/nf4-layer';
 import { Linear, nf4TileRows, type LinearSpec } from '../../../src/gpu/kernels/linear';
 import { LinearBackward } from '../../../src/gpu/kernels/linear-backward';
-import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { linear_backward, linear_forward, lora_forward } from '../../../src/reference/linear';
-import { swiglu_forward } from '../../../src/reference/swiglu';
 import { maxAbsDiff } from '../../../src/reference/matmul';
-import { nf4_roundtrip } from '../../../src/reference/nf4';
 import { randomArray } from '../../../src/gpu/selftest';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 
@@ -18,13 +16,6 @@ import type { GpuRuntime } from '../../../src/gpu/runtime';
 const ROWS32 = [20, 32, 50, 64, 70];
 /** In features of the forward cases. */
 const K = 128;
-
-async function nf4Weight(rt: GpuRuntime, W: Float32Array, rows: number, K = 128): Promise<{ spec: LinearSpec['weight']; eff: Float32Array; bufs: GPUBuffer[] }> {
-  const wb = rt.upload(W, 'W');
-  const { weight } = await (await Nf4Quantizer.create(rt)).quantize(wb, rows, K, 'W');
-  rt.release(wb);
-  return { spec: { format: 'nf4', q: weight }, eff: nf4_roundtrip(W), bufs: [weight.codes, weight.absmax] };
-}
 
 /**
  * `run(m, in, out)` over all M rows at once, and over the same rows 16 at a time (each slice its
@@ -58,12 +49,12 @@ describe('NF4 32-row tiles', () => {
     const rt = await nodeRuntime();
     const N = 40, R = 4, scale = 2;
     const W = randomArray(N * K, 2), b = randomArray(N, 3), A = randomArray(R * K, 4), B = randomArray(N * R, 5);
-    const { spec: weight, eff, bufs } = await nf4Weight(rt, W, N);
+    const { spec: weight, eff, bufs } = await nf4Weight(rt, W, N, K);
     const bb = rt.upload(b, 'bias'), ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
     const lin = await Linear.create(rt, { label: 'rows32 lora', K, N, weight, bias: bb, lora: { A: ab, B: Bb, R, scale } });
     await lin.prepare('rb16');
     const W70 = randomArray(70 * K, 6);
-    const plain = await nf4Weight(rt, W70, 70);
+    const plain = await nf4Weight(rt, W70, 70, K);
     const lin70 = await Linear.create(rt, { label: 'rows32 plain', K, N: 70, weight: plain.spec });
     await lin70.prepare('rb16');
     for (const M of ROWS32) {
@@ -89,16 +80,15 @@ describe('NF4 32-row tiles', () => {
     const rt = await nodeRuntime();
     const I = 22, R = 4, scale = 0.5;
     const W = randomArray(2 * I * K, 7), A = randomArray(2 * R * K, 8), B = randomArray(2 * I * R, 9);
-    const { spec: weight, eff, bufs } = await nf4Weight(rt, W, 2 * I);
+    const { spec: weight, eff, bufs } = await nf4Weight(rt, W, 2 * I, K);
     const ab = rt.upload(A, 'A'), Bb = rt.upload(B, 'B');
     const lin = await Linear.create(rt, { label: 'rows32 swiglu', K, N: I, weight, swiglu: true, lora: { A: ab, B: Bb, R, scale, segmentStarts: [I] } });
     await lin.prepare('rb16');
     for (const M of ROWS32) {
       const X = randomArray(M * K, M + 2);
-      const gate = linear_forward(X, eff.slice(0, I * K), null, M, K, I).map((v, i) => v + lora_forward(X, A.slice(0, R * K), B.slice(0, I * R), scale, M, K, I, R)[i]);
-      const up = linear_forward(X, eff.slice(I * K), null, M, K, I).map((v, i) => v + lora_forward(X, A.slice(R * K), B.slice(I * R), scale, M, K, I, R)[i]);
+      const ref = swigluLoraRef(X, eff, A, B, scale, M, K, I, R);
       const { whole, sliced } = await wholeAndSliced(rt, M, K, I, X, new Float32Array(M * I).fill(NaN), (m, x, y) => lin.run(x, y, m, { variant: 'rb16' }));
-      const d = maxAbsDiff(whole, swiglu_forward(gate, up));
+      const d = maxAbsDiff(whole, ref);
       console.log(`nf4 rows32 forward M=${M} swiglu+lora: maxdiff=${d.toExponential(2)}`);
       expect(whole, `M=${M}`).toEqual(sliced);
       expect(d).toBeLessThan(1e-4);
