@@ -191,16 +191,17 @@ export function nf4TileRows(M: number): 16 | 32 {
 /**
  * Columns per invocation of the NF4 dec variant on a layer of NW weight rows: nf4_dec's 8, or the
  * wide nf4_dec_c32 / nf4_dec_c64 (scripts/gen-nf4-tiles.ts: the same outputs bit for bit), where
- * each word of X and each row's X load feed 4-8x the columns. The widest that still gives
- * DEC_WIDE_INVOCATIONS invocations (8 workgroups of 16: every core of a CPU adapter busy): the
- * LM head and gate|up of Qwen-sized models take 64, narrower layers (and small models, whose
- * tests would pay the wide kernels' 1-6 s compile on SwiftShader) keep 8. Measured on the
- * Qwen-sized head (32,768 x 896 slice, SwiftShader): 8 rows 154 -> 94-98 ms, one row 71 -> 55-62 ms.
+ * each word of X and each row's X load feed 4-8x the columns. The widest whose invocations still
+ * spread over the cores of a CPU adapter (workgroups of 16), as measured on SwiftShader (2 cores):
+ * 64 from 8,192 rows (128 invocations; the Qwen-sized head, 32,768 x 896: one row 65 -> 55 ms
+ * against 32, eight 103 -> 94 ms; at 896 rows its 14 invocations, one workgroup, ran 1.6-2x slower
+ * than 32), 32 from 768 rows (24 invocations; Qwen's 896-row q/o and down: 1.05-1.27x nf4_dec at
+ * one row, 1.4-1.65x at eight). Narrower layers keep nf4_dec, and with them small models (the wide
+ * pipelines take SwiftShader 1-6 s to compile).
  */
 export function nf4DecodeWidth(NW: number): 8 | 32 | 64 {
-  return NW >= 64 * DEC_WIDE_INVOCATIONS ? 64 : NW >= 32 * DEC_WIDE_INVOCATIONS ? 32 : 8;
+  return NW >= 64 * 128 ? 64 : NW >= 32 * 24 ? 32 : 8;
 }
-const DEC_WIDE_INVOCATIONS = 128;
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 

@@ -38,8 +38,8 @@ async function runOnce(rt: GpuRuntime, lin: Linear, X: Float32Array, init: Float
 }
 
 describe('NF4 wide decode kernels', () => {
-  it('nf4DecodeWidth: 64 from 8,192 weight rows, 32 from 4,096, else 8', () => {
-    expect([512, 896, 4095, 4096, 8191, 8192, 9728, 151936].map(nf4DecodeWidth)).toEqual([8, 8, 8, 32, 32, 64, 64, 64]);
+  it('nf4DecodeWidth: 64 from 8,192 weight rows, 32 from 768, else 8', () => {
+    expect([128, 512, 767, 768, 896, 4864, 8191, 8192, 9728, 151936].map(nf4DecodeWidth)).toEqual([8, 8, 8, 32, 32, 32, 32, 64, 64, 64]);
   });
 
   it('bias + LoRA over two segments (=, then +=) and plain N=200 equal nf4_dec bit for bit', async () => {
