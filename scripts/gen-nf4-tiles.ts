@@ -19,8 +19,9 @@ const Q = ['a', 'b', 'c', 'd'];
 /** Names of the quads (4 columns each) of the wide decode kernels. */
 const LETTERS = 'abcdefghijklmnop'.split('');
 const range = (n: number) => [...Array(n).keys()];
-/** The R x Q sums a<row><q> in row-major order (Q = 4 unless given), as one array<vec4<f32>, QR> value. */
-const sums = (R: number, qs = Q) => `array<vec4<f32>, ${qs.length * R}>(${range(R).map((r) => qs.map((q) => `a${r}${q}`).join(', ')).join(', ')})`;
+/** The R x 4 sums a<row><q> in row-major order, as one array<vec4<f32>, 4R> value. */
+const sums = (R: number) => `array<vec4<f32>, ${4 * R}>(${range(R).map((r) => Q.map((q) => `a${r}${q}`).join(', ')).join(', ')})`;
+/** Declarations of the R x Q sums a<row><q> (Q the quads: 4 unless given). */
 const declareSums = (R: number, qs = Q) => range(R).map((r) => `  ${qs.map((q) => `var a${r}${q} = vec4<f32>();`).join(' ')}`);
 
 /** nf4_dec16 / nf4_dec32: R rows x 16 columns per invocation. */
