@@ -196,12 +196,15 @@ export function nf4TileRows(M: number): 16 | 32 {
  * 64 from 8,192 rows (128 invocations; the Qwen-sized head, 32,768 x 896: one row 65 -> 55 ms
  * against 32, eight 103 -> 94 ms; at 896 rows its 14 invocations, one workgroup, ran 1.6-2x slower
  * than 32), 32 from 768 rows (24 invocations; Qwen's 896-row q/o and down: 1.05-1.27x nf4_dec at
- * one row, 1.4-1.65x at eight). Narrower layers keep nf4_dec, and with them small models (the wide
- * pipelines take SwiftShader 1-6 s to compile).
+ * one row, 1.4-1.65x at eight). Narrower layers keep nf4_dec, and so do layers of fewer than
+ * DEC_WIDE_MIN_WEIGHTS weights (a small model's 1,024-row head at K = 64 runs in a fraction of a
+ * millisecond either way, while SwiftShader takes 1-6 s to compile each wide pipeline).
  */
-export function nf4DecodeWidth(NW: number): 8 | 32 | 64 {
+export function nf4DecodeWidth(NW: number, K: number): 8 | 32 | 64 {
+  if (NW * K < DEC_WIDE_MIN_WEIGHTS) return 8;
   return NW >= 64 * 128 ? 64 : NW >= 32 * 24 ? 32 : 8;
 }
+const DEC_WIDE_MIN_WEIGHTS = 1 << 19;
 
 export type LinearWeight = { format: 'f32'; W: GPUBuffer } | { format: 'nf4'; q: Nf4Weight };
 
@@ -555,7 +558,7 @@ export class Linear {
 
   /** Columns per invocation of NF4 dec (nf4DecodeWidth unless the options say). */
   private get decWidth(): 8 | 32 | 64 {
-    return this.options.decWidth ?? nf4DecodeWidth(this.NW);
+    return this.options.decWidth ?? nf4DecodeWidth(this.NW, this.spec.K);
   }
 
   /** Rows per invocation of NF4 rb16 (nf4_dec16 / nf4_dec32) at M rows: nf4TileRows; 16 for anything else. */

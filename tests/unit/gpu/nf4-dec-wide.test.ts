@@ -38,8 +38,12 @@ async function runOnce(rt: GpuRuntime, lin: Linear, X: Float32Array, init: Float
 }
 
 describe('NF4 wide decode kernels', () => {
-  it('nf4DecodeWidth: 64 from 8,192 weight rows, 32 from 768, else 8', () => {
-    expect([128, 512, 767, 768, 896, 4864, 8191, 8192, 9728, 151936].map(nf4DecodeWidth)).toEqual([8, 8, 8, 32, 32, 32, 32, 64, 64, 64]);
+  it('nf4DecodeWidth: 64 from 8,192 weight rows, 32 from 768, else 8; 8 below 512 Ki weights', () => {
+    const at = (K: number, rows: number[]) => rows.map((NW) => nf4DecodeWidth(NW, K));
+    expect(at(896, [128, 512, 767, 768, 896, 4864, 8191, 8192, 9728, 151936])).toEqual([8, 8, 8, 32, 32, 32, 32, 64, 64, 64]);
+    // A small model's layers (the default agent's 1,024-row head at K = 64) keep nf4_dec.
+    expect(at(64, [1024, 8191, 8192])).toEqual([8, 8, 64]);
+    expect(at(128, [1024, 4095, 4096])).toEqual([8, 8, 32]);
   });
 
   it('bias + LoRA over two segments (=, then +=) and plain N=200 equal nf4_dec bit for bit', async () => {
