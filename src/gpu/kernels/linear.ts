@@ -315,6 +315,8 @@ export class Linear {
   /** LoRA on or off for the next runs; no recompiling or reallocation either way. */
   loraEnabled: boolean;
   readonly NW: number;
+  /** NF4 dec's shape on this layer: TN = its columns per invocation (nf4DecodeWidth unless the options say). */
+  private readonly nf4Dec: VariantShape;
   private readonly kernels = new Map<string, Kernel>();
   /** Variants prepare() has loaded (dec / sg: their other row counts are asked for on first use). */
   private readonly prepared = new Set<LinearVariant>();
@@ -327,6 +329,7 @@ export class Linear {
 
   private constructor(private readonly rt: GpuRuntime, readonly spec: LinearSpec, public variants: LinearVariantChoice, private readonly options: LinearOptions) {
     this.NW = spec.swiglu ? 2 * spec.N : spec.N;
+    this.nf4Dec = { ...SHAPES.dec, TN: options.decWidth ?? nf4DecodeWidth(this.NW, spec.K) };
     this.loraEnabled = Boolean(spec.lora);
     this.dummy = rt.storage(16, `${spec.label} unused binding`);
   }
@@ -551,14 +554,9 @@ export class Linear {
 
   /** A variant's shape for this layer's weight format (at M rows: NF4 rb16's tile height, tileRows). */
   private shape(variant: LinearVariant, M = 1): VariantShape {
-    if (variant === 'dec' && this.format === 'nf4') return { ...SHAPES.dec, TN: this.decWidth };
+    if (variant === 'dec' && this.format === 'nf4') return this.nf4Dec;
     if (variant !== 'rb16' || this.format !== 'nf4') return this.base(variant);
     return this.tileRows(variant, M) === 32 ? NF4_RB32 : NF4_RB16;
-  }
-
-  /** Columns per invocation of NF4 dec (nf4DecodeWidth unless the options say). */
-  private get decWidth(): 8 | 32 | 64 {
-    return this.options.decWidth ?? nf4DecodeWidth(this.NW, this.spec.K);
   }
 
   /** Rows per invocation of NF4 rb16 (nf4_dec16 / nf4_dec32) at M rows: nf4TileRows; 16 for anything else. */
