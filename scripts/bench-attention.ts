@@ -1,5 +1,5 @@
 // `npm run bench -- attention [--batch B] [--seq T] [--heads NH,KVH,HS] [--variants thread,wg] [--wg N]
-//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 16,8,4] [--min-rows N]`: GPU time
+//  [--budget-ms 400] [--train-positions 16,4] [--dq-queries 8,4] [--dkv-keys 16,8,4] [--min-rows N] [--rounds 3]`: GPU time
 // of the causal attention forward (with LSE; the training form, given the slot table, as
 // TrainStep runs it) and its backward at training shapes (default stories260K: B=16, T=128, 8/4
 // heads of 8), per variant; the thread variant's backward in its default form (fused at HS = 8,
@@ -25,7 +25,7 @@ import { AttentionBackward, PS_HEAD_SIZES, defaultDkvKeys, sequenceTable, tiledH
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { DispatchProfiler } from '../src/gpu/profiler';
-import { describeLimits, measureLimits, ofPeak } from '../src/gpu/limits';
+import { PeakProbe, describeLimits, interleaved, measureLimits, ofPeak, ofPeakInterleaved } from '../src/gpu/limits';
 import { getNumber, getString, parseArgs } from '../src/util/args';
 
 const args = parseArgs(process.argv.slice(2));
@@ -44,6 +44,12 @@ const rt = await GpuRuntime.create(gpu);
 const limits = await measureLimits(rt);
 console.log(describeLimits(limits));
 const gf = (flops: number, ms: number) => ofPeak(flops / (ms * 1e6), limits.peakGflops, 'GFLOPS');
+// `--rounds N` (default 3): each training figure is timed N times, each timing next to a fresh peak
+// sample (PeakProbe), and printed as the median time with its share of the run's first peak and
+// the range of the per-round shares (the steadier figure on a shared machine).
+const rounds = getNumber(args, 'rounds', 3);
+const probe = await PeakProbe.create(rt, limits);
+const timeFig = (run: () => void, flops: number) => interleaved(probe, () => timeRuns(rt, run, budget), flops, rounds);
 const decode = args.flags.decode;
 if (decode !== undefined) {
   await benchDecode((decode === true ? '1,8,32' : decode).split(',').map(Number));
@@ -70,14 +76,14 @@ for (const variant of variants) {
     // one untimed run first: SwiftShader compiles a pipeline at its first dispatch
     fwd.run(Q, rows, cache, 0, O, M, LSE, seqs);
     await rt.sync();
-    const f = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), budget);
+    const f = await timeFig(() => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs), 4 * HS * pairs);
     const form = variant === 'thread' && REGISTER_HEAD_SIZES.includes(HS) ? ` (${fwd.opts.trainPositions} positions per invocation)` : '';
-    console.log(`${variant.padEnd(7)} forward${form} ${f.toFixed(1)} ms, ${gf(4 * HS * pairs, f)}`);
+    console.log(`${variant.padEnd(7)} forward${form} ${f.ms.toFixed(1)} ms, ${ofPeakInterleaved(4 * HS * pairs, f, limits.peakGflops)}`);
     if (fwd.keepsScores) {
       fwd.run(Q, rows, cache, 0, O, M, LSE, seqs, S);
       await rt.sync();
-      const fs = await timeRuns(rt, () => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs, S), budget);
-      console.log(`${variant.padEnd(7)} forward keeping the scores ${fs.toFixed(1)} ms, ${gf(4 * HS * pairs, fs)}`);
+      const fs = await timeFig(() => fwd.run(Q, rows, cache, 0, O, M, LSE, seqs, S), 4 * HS * pairs);
+      console.log(`${variant.padEnd(7)} forward keeping the scores ${fs.ms.toFixed(1)} ms, ${ofPeakInterleaved(4 * HS * pairs, fs, limits.peakGflops)}`);
       scoresKept = true;
     }
   }
@@ -91,11 +97,12 @@ for (const variant of variants) {
     const run = () => bwd.run({ Q, O, dO, LSE, rows, seqs, cache, layer: 0, M, dQ, dK, dV, ...(scores ? { S } : {}) });
     run();
     await rt.sync();
-    const b = await timeRuns(rt, run, budget);
+    const b = await timeFig(run, 8 * HS * pairs);
     const name = bwd.form === 'fused' ? 'fused dK/dV/dQ partials' : bwd.form === 'tiled' ? '16 x 16 tiles: P/dS, dQ, dK, dV'
       : bwd.form === 'tiled-scores' ? '16 x 16 tiles from the forward\'s scores: P/dS, dQ, dK, dV'
       : bwd.form === 'kept' ? `P/dS kept, ${bwd.dqQueriesPerInvocation} queries per dQ, ${bwd.dkvKeysPerInvocation} keys per dK/dV invocation` : 'scores recomputed';
-    console.log(`${variant.padEnd(7)} backward (${name}) ${b.toFixed(1)} ms, ${gf(8 * HS * pairs, b)}; as FlashAttention counts it ${gf(10 * HS * pairs, b)}`);
+    const fa = { ms: b.ms, shares: b.shares.map((x) => (10 / 8) * x) };
+    console.log(`${variant.padEnd(7)} backward (${name}) ${b.ms.toFixed(1)} ms, ${ofPeakInterleaved(8 * HS * pairs, b, limits.peakGflops)}; as FlashAttention counts it ${ofPeakInterleaved(10 * HS * pairs, fa, limits.peakGflops)}`);
     if (rt.hasFeature('timestamp-query')) {
       rt.profiler = new DispatchProfiler(rt.device);
       run();

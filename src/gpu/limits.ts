@@ -79,6 +79,72 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
   return { peakGflops, peakVariant, bandwidthGBs, bandwidthLayout, size, streamBytes: n4 * 16 };
 }
 
+/**
+ * The peak matmul measured again, next to each figure of a benchmark: on a shared machine the
+ * adapter's speed moves by tens of per cent within a run (other processes' load), so a share of a
+ * peak measured minutes before is noise. `sample()` times `limits.peakVariant` at `limits.size`^3
+ * (a fraction of measureLimits' time: one variant); interleaved() pairs it with a timing.
+ */
+export class PeakProbe {
+  private constructor(private readonly rt: GpuRuntime, private readonly lin: Linear, private readonly bufs: GPUBuffer[], readonly limits: AdapterLimits) {}
+
+  static async create(rt: GpuRuntime, limits: AdapterLimits): Promise<PeakProbe> {
+    const n = limits.size;
+    const X = rt.upload(randomArray(n * n, 1), 'peak probe X'), W = rt.upload(randomArray(n * n, 2), 'peak probe W');
+    const Y = rt.storage(n * n * 4, 'peak probe Y');
+    const lin = await Linear.create(rt, { label: 'peak probe', K: n, N: n, weight: { format: 'f32', W } });
+    await lin.prepare(limits.peakVariant);
+    return new PeakProbe(rt, lin, [X, W, Y], limits);
+  }
+
+  /** GFLOPS of the peak variant now (best of two timings of about `budgetMs` each). */
+  async sample(budgetMs = 200): Promise<number> {
+    const [X, , Y] = this.bufs, n = this.limits.size;
+    const ms = await timeBest(this.rt, () => this.lin.run(X, Y, n, { variant: this.limits.peakVariant }), budgetMs);
+    return (2 * n ** 3) / (ms * 1e6);
+  }
+
+  dispose(): void {
+    this.lin.dispose();
+    this.rt.release(...this.bufs);
+  }
+}
+
+/** Timings of one run, each next to a peak sample: the median time and each round's share of its peak. */
+export interface InterleavedTiming {
+  /** Median of the rounds' times, ms. */
+  ms: number;
+  /** Per round: GFLOPS of `flops` at that round's time over the peak sampled just before it. */
+  shares: number[];
+}
+
+/**
+ * `rounds` times: a peak sample, then `time()` (ms per run). Each round's share pairs a timing
+ * with the peak of the same seconds, so a load change between rounds moves both.
+ */
+export async function interleaved(probe: PeakProbe, time: () => Promise<number>, flops: number, rounds = 3): Promise<InterleavedTiming> {
+  const times: number[] = [], shares: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const peak = await probe.sample();
+    const ms = await time();
+    times.push(ms);
+    shares.push(flops / (ms * 1e6) / peak);
+  }
+  return { ms: median(times), shares };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** `3.42 GFLOPS (44% of peak; 52-58 % of the peak sampled next to each of 3 timings, median 55 %)`. */
+export function ofPeakInterleaved(flops: number, t: InterleavedTiming, peak: number): string {
+  const pc = (x: number) => (100 * x).toFixed(0);
+  const s = [...t.shares].sort((a, b) => a - b);
+  return `${ofPeak(flops / (t.ms * 1e6), peak, 'GFLOPS')}; ${pc(s[0])}-${pc(s[s.length - 1])} % of the peak sampled next to each of ${s.length} timings, median ${pc(median(s))} %`;
+}
+
 /** `12.3 GFLOPS (45% of peak)`: a figure with its share of the measured limit. */
 export function ofPeak(value: number, peak: number, unit: string): string {
   return `${value.toFixed(2)} ${unit} (${peak > 0 ? ((100 * value) / peak).toFixed(0) : '?'}% of peak)`;

@@ -1,9 +1,10 @@
 // The streaming-read kernel behind the bandwidth limit (shaders/bandwidth.wgsl, both layouts)
 // against stream_read, including a size that does not divide evenly; and measureLimits giving
-// positive figures on a small problem. Prints maxdiff.
+// positive figures on a small problem; PeakProbe / interleaved pairing timings with peak samples.
+// Prints maxdiff.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
-import { measureLimits, streamReadKernel } from '../../../src/gpu/limits';
+import { PeakProbe, interleaved, measureLimits, ofPeakInterleaved, streamReadKernel } from '../../../src/gpu/limits';
 import { stream_read } from '../../../src/reference/bandwidth';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
@@ -32,5 +33,25 @@ describe('adapter limits', () => {
     expect(l.peakGflops).toBeGreaterThan(0);
     expect(l.bandwidthGBs).toBeGreaterThan(0);
     expect(l.streamBytes).toBe(1 << 20);
+  });
+
+  it('PeakProbe / interleaved: one peak sample per round, the median time, each round its share', async () => {
+    const rt = await nodeRuntime();
+    const limits = await measureLimits(rt, { size: 64, streamBytes: 1 << 20, budgetMs: 20 });
+    const probe = await PeakProbe.create(rt, limits);
+    try {
+      expect(await probe.sample(20)).toBeGreaterThan(0);
+      const times = [3, 1, 2];
+      let i = 0;
+      const t = await interleaved(probe, async () => times[i++], 1e6, 3);
+      expect(i).toBe(3);
+      expect(t.ms).toBe(2);
+      expect(t.shares).toHaveLength(3);
+      // 1e6 flops in 3, 1, 2 ms: 0.33, 1, 0.5 GFLOPS, each over its own peak sample
+      expect(t.shares[1] / t.shares[0]).toBeGreaterThan(1);
+      expect(ofPeakInterleaved(1e6, t, limits.peakGflops)).toMatch(/^0\.50 GFLOPS \(\d+% of peak\); \d+-\d+ % of the peak sampled next to each of 3 timings, median \d+ %$/);
+    } finally {
+      probe.dispose();
+    }
   });
 });
