@@ -1,5 +1,5 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
-//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--look-ahead false] [--profile]`: inference figures of the GPU engine:
+//  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--look-ahead false] [--rounds 3] [--profile]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
@@ -19,6 +19,7 @@ import { qwen25_05bConfig, randomWeights } from '../src/model/random-weights';
 import type { ModelConfig } from '../src/model/types';
 import type { TensorReader } from '../src/model/gpu/upload';
 import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
+import { median } from '../src/util/median';
 import { parseQuant } from '../src/model/node-load';
 import { sharedDir } from './shared-dir';
 
@@ -42,8 +43,15 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const perLayer = model.weights.layers.length ? (weights - nonLayerBytes(model)) / cfg.numLayers : 0;
   console.log(`weights on GPU: ${formatBytes(weights)}${fullLayers !== cfg.numLayers ? `; at ${fullLayers} layers: ${formatBytes(weights + perLayer * (fullLayers - cfg.numLayers))} (${formatBytes(perLayer)} per layer)` : ''}`);
   const params = { temperature: 0, topK: 0, topP: 1, seed: 1, step: 0 };
-  const stepMs = new Map<number, number>();
-  for (const B of getString(args, 'batches', '1,8').split(',').map(Number)) {
+  const batches = getString(args, 'batches', '1,8').split(',').map(Number);
+  // `--rounds R` (default 3): each batch size's N decode steps run as R blocks, the batch sizes
+  // taking turns block by block, so a change in the machine's load moves every batch size alike;
+  // the batch-8 / batch-1 ratio is the median of the rounds' ratios. Each block starts with one
+  // untimed step (N + R steps in all).
+  const rounds = Math.max(1, Math.min(getNumber(args, 'rounds', 3), N));
+  const blocks = Array.from({ length: rounds }, (_, r) => Math.floor((N * (r + 1)) / rounds) - Math.floor((N * r) / rounds));
+  const runs = [];
+  for (const B of batches) {
     // Untimed warm-up: the same prefill (its rows decide the linears' row bucket, hence which
     // pipelines run; a shorter one left the large bucket's to be built inside the timed prefill)
     // and one decode step, so kernels built on first use are not timed.
@@ -51,32 +59,50 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
     const w = await warm.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
     await warm.step(Array.from(w.ids, (id) => [id]), params);
     warm.free();
-    rt.pool.resetPeak();
-    const session = new DecodeSession(rt, model, B, P + N + 1);
-    let t = performance.now();
-    let r = await session.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
-    const prefillS = (performance.now() - t) / 1000;
-    const d0 = rt.dispatchCount;
-    if (profile) rt.profiler = new DispatchProfiler(rt.device);
-    t = performance.now();
-    for (let i = 0; i < N; i++) r = await session.step(Array.from(r.ids, (id) => [id]), { ...params, step: i + 1 });
-    const decodeS = (performance.now() - t) / 1000;
-    if (rt.profiler) await printProfile(rt, `batch ${B}, ${N} decode steps`);
-    // The last step's look-ahead (recorded, never taken) ran one pass more than the N steps.
-    const la = session.lookAheadStats, pending = la.recorded - la.used - la.wasted;
-    const perStep = (rt.dispatchCount - d0) / (N + pending);
+    const session = new DecodeSession(rt, model, B, P + N + rounds + 1);
+    const t = performance.now();
+    const r = await session.step(Array.from({ length: B }, (_, b) => prompt(b)), params);
+    runs.push({ B, session, ids: r.ids, prefillS: (performance.now() - t) / 1000, blockMs: [] as number[], steps: 0, timed: 0, dispatches: 0 });
+  }
+  for (const [i, n] of blocks.entries()) {
+    for (const run of runs) {
+      // The other session's last look-ahead pass finishes outside the window; one untimed step then
+      // takes this session's pending look-ahead, so the window holds n steps' GPU work (the last
+      // one's look-ahead is recorded inside it and runs after it), as a steady stream of steps does.
+      const next = async () => {
+        run.ids = (await run.session.step(Array.from(run.ids, (id) => [id]), { ...params, step: ++run.steps })).ids;
+      };
+      await rt.sync();
+      await next();
+      const d0 = rt.dispatchCount;
+      if (profile && i === 0) rt.profiler = new DispatchProfiler(rt.device);
+      const t = performance.now();
+      for (let k = 0; k < n; k++) await next();
+      run.blockMs.push((performance.now() - t) / n);
+      run.timed += n;
+      run.dispatches += rt.dispatchCount - d0;
+      if (rt.profiler) await printProfile(rt, `batch ${run.B}, ${n} decode steps`);
+    }
+  }
+  for (const { B, session, prefillS, blockMs, timed, dispatches } of runs) {
+    const la = session.lookAheadStats;
+    const perStep = dispatches / timed;
     const fused = model.fusedHead(B, params), nonLayerDispatches = fused ? 4 : 5;
     const head = `LM head ${model.lmHeadVariant(B)}${fused ? `, sampling fused into it (${fused.group} columns per partial)` : ''}`;
-    stepMs.set(B, (decodeS / N) * 1000);
-    console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * N / decodeS).toFixed(2)} tok/s ` +
-      `(${(decodeS / N * 1000).toFixed(0)} ms/step); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
+    const ms = median(blockMs);
+    console.log(`batch ${B}: prefill ${B * P} tokens ${((B * P) / prefillS).toFixed(1)} tok/s; decode ${(B * 1000 / ms).toFixed(2)} tok/s ` +
+      `(${ms.toFixed(0)} ms/step, median of ${rounds} blocks: ${blockMs.map((x) => x.toFixed(0)).join(' / ')}); dispatches/step ${perStep.toFixed(0)} = ${(perStep / B).toFixed(1)} per token, ` +
       `${((perStep - nonLayerDispatches) / cfg.numLayers).toFixed(1)} per layer + ${nonLayerDispatches} outside layers (${head}); ` +
-      `KV cache ${formatBytes(session.cache.bytes)}, peak allocated ${formatBytes(rt.memory().peak)}; ` +
+      `KV cache ${formatBytes(session.cache.bytes)}; ` +
       (model.lookAhead ? `look-ahead steps recorded ${la.recorded}, taken ${la.used}` : 'look-ahead off'));
     session.free();
   }
-  const s1 = stepMs.get(1), s8 = stepMs.get(8);
-  if (s1 && s8) console.log(`decode step batch 8 / batch 1: ${(s8 / s1).toFixed(2)} (goal <= 1.5)`);
+  console.log(`peak allocated ${formatBytes(rt.memory().peak)} (the sessions of every batch size at once)`);
+  const r1 = runs.find((r) => r.B === 1), r8 = runs.find((r) => r.B === 8);
+  if (r1 && r8) {
+    const ratios = r8.blockMs.map((x, i) => x / r1.blockMs[i]);
+    console.log(`decode step batch 8 / batch 1: ${median(ratios).toFixed(2)} (goal <= 1.5; per round ${ratios.map((x) => x.toFixed(2)).join(' / ')})`);
+  }
   model.dispose();
   rt.destroy();
 }

@@ -7,6 +7,7 @@ import { Linear, PREFILL_CANDIDATES, type LinearVariant } from './kernels/linear
 import { timeBest } from './kernels/linear-tune';
 import { randomArray } from './selftest';
 import type { StreamLayout } from '../reference/bandwidth';
+import { median } from '../util/median';
 
 export interface AdapterLimits {
   /** Best f32 GFLOPS over the prefill variants at size^3 (2 size^3 flops per run). */
@@ -131,11 +132,6 @@ export async function interleaved(probe: PeakProbe, time: () => Promise<number>,
     shares.push(flops / (ms * 1e6) / peak);
   }
   return { ms: median(times), shares };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /** `3.42 GFLOPS (44% of peak; 52-58 % of the peak sampled next to each of 3 timings, median 55 %)`. */
