@@ -134,7 +134,7 @@ export async function interleaved(probe: PeakProbe, time: () => Promise<number>,
   return { ms: median(times), shares };
 }
 
-/** `3.42 GFLOPS (44% of peak; 52-58 % of the peak sampled next to each of 3 timings, median 55 %)`. */
+/** `3.42 GFLOPS (44% of peak); 52-58 % of the peak sampled next to each of 3 timings, median 55 %`. */
 export function ofPeakInterleaved(flops: number, t: InterleavedTiming, peak: number): string {
   const pc = (x: number) => (100 * x).toFixed(0);
   const s = [...t.shares].sort((a, b) => a - b);

@@ -41,13 +41,15 @@ describe('adapter limits', () => {
     const probe = await PeakProbe.create(rt, limits);
     try {
       expect(await probe.sample(20)).toBeGreaterThan(0);
-      const times = [3, 1, 2];
+      const times = [100, 1, 2];
       let i = 0;
       const t = await interleaved(probe, async () => times[i++], 1e6, 3);
       expect(i).toBe(3);
       expect(t.ms).toBe(2);
       expect(t.shares).toHaveLength(3);
-      // 1e6 flops in 3, 1, 2 ms: 0.33, 1, 0.5 GFLOPS, each over its own peak sample
+      // 1e6 flops in 100, 1, 2 ms: 0.01, 1, 0.5 GFLOPS, each over its own peak sample (which
+      // moves with the machine's load, but not by 100x)
+      for (const s of t.shares) expect(Number.isFinite(s) && s > 0).toBe(true);
       expect(t.shares[1] / t.shares[0]).toBeGreaterThan(1);
       expect(ofPeakInterleaved(1e6, t, limits.peakGflops)).toMatch(/^0\.50 GFLOPS \(\d+% of peak\); \d+-\d+ % of the peak sampled next to each of 3 timings, median \d+ %$/);
     } finally {
