@@ -1,11 +1,12 @@
-// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb16] [--budget-ms 300] [--repeat 1]`:
+// `npx tsx scripts/bench-backward.ts [--model qwen|agent] [--m 64,512] [--variants rb16] [--budget-ms 300] [--rounds 3]`:
 // GFLOPS of the linear backward kernels (shaders/linear_bwd.wgsl) at Qwen2.5-0.5B shapes (C=896,
 // I=4864, R=16): dX through f32 and NF4 weights, full-mode dW, and the LoRA gradients (dY B, dB,
 // dA; X A^T given), per row count M; `--model agent`: the default agent's full-mode training
 // shapes (C=64, I=192, V=1024; f32 dX and dW, try --m 1280) with % of the adapter's measured peak.
 // Each cell is the best of two timings (timeBest, as bench matmul and the tuner time: a single
-// timing of a few-millisecond cell moved by 20-40 % on a shared machine); `--repeat N`: the
-// median of N such figures. Quick (well under 2 min on SwiftShader with the rb variant).
+// timing of a few-millisecond cell moved by 20-40 % on a shared machine), taken `--rounds N` times
+// (default 3; `--repeat` is the old name), each next to a fresh sample of the peak (PeakProbe): the
+// median time, its share of the first peak, and the median and range of the per-round shares. Quick (well under 2 min on SwiftShader with the rb variant).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { Nf4Quantizer } from '../src/gpu/kernels/nf4';
@@ -14,12 +15,13 @@ import type { LinearSpec, LinearWeight } from '../src/gpu/kernels/linear';
 import { timeBest } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { getNumber, getString, parseArgs } from '../src/util/args';
-import { measureLimits } from '../src/gpu/limits';
+import { PeakProbe, interleaved, measureLimits } from '../src/gpu/limits';
+import { median } from '../src/util/median';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '64,512').split(',').map(Number);
 const budget = getNumber(args, 'budget-ms', 300);
-const repeat = Math.max(1, getNumber(args, 'repeat', 1));
+const rounds = Math.max(1, getNumber(args, 'rounds', getNumber(args, 'repeat', 3)));
 const R = 16;
 const agent = getString(args, 'model', 'qwen') === 'agent';
 const shapes: { name: string; NW: number; K: number; S: number }[] = agent ? [
@@ -40,8 +42,10 @@ const rt = await GpuRuntime.create(gpu);
 // Default: the variant training runs on this adapter (rb16 on a CPU adapter).
 const variants = getString(args, 'variants', defaultBackwardVariant(rt)).split(',') as BackwardVariant[];
 console.log(`adapter: ${rt.report.vendor} ${rt.report.architecture}; GFLOPS = flops / time; dX, dW: 2 M NW K; LoRA grads: 2 M R (2 NW + S K)`);
-const { peakGflops } = await measureLimits(rt);
+const limits = await measureLimits(rt);
+const { peakGflops } = limits;
 console.log(`measured peak ${peakGflops.toFixed(2)} GFLOPS`);
+const probe = await PeakProbe.create(rt, limits);
 const quant = await Nf4Quantizer.create(rt);
 const maxM = Math.max(...Ms);
 const rows: string[][] = [];
@@ -62,11 +66,11 @@ for (const sh of shapes) {
       for (const M of Ms) {
         const cell = (what: string, flops: number, g: LinearGrads, loraOn: boolean) => async () => {
           bwd.loraEnabled = loraOn;
-          const times: number[] = [];
-          for (let i = 0; i < repeat; i++) times.push(await timeBest(rt, () => bwd.run(dY, X, M, g), budget)); // best of two, as bench matmul
-          const ms = times.sort((a, b) => a - b)[Math.floor(repeat / 2)];
-          const gflops = flops / (ms * 1e6);
-          const row = [sh.name, w.format, variant, String(M), what, ms.toFixed(2), gflops.toFixed(2), `${((100 * gflops) / peakGflops).toFixed(0)}%`];
+          const t = await interleaved(probe, () => timeBest(rt, () => bwd.run(dY, X, M, g), budget), flops, rounds); // best of two, as bench matmul
+          const gflops = flops / (t.ms * 1e6);
+          const pc = (x: number) => `${(100 * x).toFixed(0)}%`;
+          const row = [sh.name, w.format, variant, String(M), what, t.ms.toFixed(2), gflops.toFixed(2), pc(gflops / peakGflops),
+            `${pc(median(t.shares))} (${pc(Math.min(...t.shares))}-${pc(Math.max(...t.shares))})`];
           rows.push(row);
           console.log(row.join('\t'));
         };
@@ -79,7 +83,7 @@ for (const sh of shapes) {
   }
   rt.release(W, q.codes, q.absmax, A, B, X, dY, dX, dW, dA, dB, xa);
 }
-const header = ['shape', 'W', 'variant', 'M', 'kernel', 'ms', 'GFLOPS', 'of peak'];
+const header = ['shape', 'W', 'variant', 'M', 'kernel', 'ms', 'GFLOPS', 'of peak', 'of the peak next to it (range)'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\n${fmt(header)}\n${rows.map(fmt).join('\n')}`);
