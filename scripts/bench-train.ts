@@ -1,6 +1,7 @@
 // `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
 //  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
-// SFT update (forward + backward + AdamW), split into forward+backward and optimizer time,
+// SFT update (forward + backward + AdamW), split into forward+backward and optimizer time, its share
+// of the peak measured first and of the peak sampled again just before and after the timed updates,
 // `--loss-rows F`: the last F of each sequence's rows in the loss mask (a prompt masked; the LM
 // head runs on the masked rows only: TrainBatch.lossRows, as sftStep and GRPO pass it),
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
@@ -18,7 +19,7 @@ import type { TensorReader } from '../src/model/gpu/upload';
 import { Trainer, type TrainerConfig } from '../src/train/trainer';
 import { rememberedVariants } from '../src/gpu/kernels/linear-tune';
 import { DispatchProfiler } from '../src/gpu/profiler';
-import { describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../src/gpu/limits';
+import { PeakProbe, describeLimits, measureLimits, ofPeak, type AdapterLimits } from '../src/gpu/limits';
 import { masked_ce } from '../src/reference/loss';
 import { getBool, getNumber, getString, parseArgs } from '../src/util/args';
 import { sharedDir } from './shared-dir';
@@ -32,11 +33,15 @@ if (!(lossFraction > 0 && lossFraction <= 1)) throw new Error(`--loss-rows ${los
 const recomputeArg = getString(args, 'recompute', 'both');
 const profile = getBool(args, 'profile', false);
 let limits: AdapterLimits | null = null;
+// The peak sampled again just before and after each timed case (on the limits' own device): on a
+// shared machine it moves by tens of per cent within minutes, so the case's share of those two
+// samples is the steadier figure.
+let probe: PeakProbe | null = null;
 if (getBool(args, 'limits', true)) {
   const lrt = await GpuRuntime.create(gpu);
   limits = await measureLimits(lrt);
   console.log(describeLimits(limits));
-  lrt.destroy();
+  probe = await PeakProbe.create(lrt, limits);
 }
 
 /**
@@ -81,6 +86,7 @@ async function bench(c: Case): Promise<void> {
     rt.pool.resetPeak();
     let fb = 0, opt = 0, loss = 0, gradNorm = 0;
     const d0 = rt.dispatchCount;
+    const peakBefore = probe ? await probe.sample() : 0;
     if (profile) rt.profiler = new DispatchProfiler(rt.device);
     for (let s = 0; s < c.steps; s++) {
       let t = performance.now();
@@ -93,6 +99,7 @@ async function bench(c: Case): Promise<void> {
       opt += performance.now() - t;
     }
     const per = (fb + opt) / c.steps / 1000;
+    const peakAfter = probe ? await probe.sample() : 0;
     if (rt.profiler) {
       await rt.profiler.collect();
       const rows = rt.profiler.report();
@@ -103,7 +110,7 @@ async function bench(c: Case): Promise<void> {
       rt.profiler = null;
     }
     const gflops = trainFlops(c.cfg, T, c.params.mode === 'full', B * T, lossRows) / (per * 1e9);
-    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? ofPeak(gflops, limits.peakGflops, 'GFLOPS') : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
+    console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? `${ofPeak(gflops, limits.peakGflops, 'GFLOPS')}, ${((200 * gflops) / (peakBefore + peakAfter)).toFixed(0)}% of the peak sampled before and after it (${peakBefore.toFixed(2)}, ${peakAfter.toFixed(2)} GFLOPS)` : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
       `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); LM head on ${lossRows} of ${B * T} rows; ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
       `${c.warmup ? `untimed first step (pipelines built) ${compileS.toFixed(1)} s` : 'pipeline building included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize, true).large}`);
