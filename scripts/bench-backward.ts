@@ -15,8 +15,7 @@ import type { LinearSpec, LinearWeight } from '../src/gpu/kernels/linear';
 import { timeBest } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
 import { getNumber, getString, parseArgs } from '../src/util/args';
-import { PeakProbe, interleaved, measureLimits } from '../src/gpu/limits';
-import { median } from '../src/util/median';
+import { PeakProbe, interleaved, measureLimits, shareRange } from '../src/gpu/limits';
 
 const args = parseArgs(process.argv.slice(2));
 const Ms = getString(args, 'm', '64,512').split(',').map(Number);
@@ -68,9 +67,9 @@ for (const sh of shapes) {
           bwd.loraEnabled = loraOn;
           const t = await interleaved(probe, () => timeBest(rt, () => bwd.run(dY, X, M, g), budget), flops, rounds); // best of two, as bench matmul
           const gflops = flops / (t.ms * 1e6);
-          const pc = (x: number) => `${(100 * x).toFixed(0)}%`;
-          const row = [sh.name, w.format, variant, String(M), what, t.ms.toFixed(2), gflops.toFixed(2), pc(gflops / peakGflops),
-            `${pc(median(t.shares))} (${pc(Math.min(...t.shares))}-${pc(Math.max(...t.shares))})`];
+          const r = shareRange(t);
+          const row = [sh.name, w.format, variant, String(M), what, t.ms.toFixed(2), gflops.toFixed(2), `${((100 * gflops) / peakGflops).toFixed(0)}%`,
+            `${r.median}% (${r.lo}%-${r.hi}%)`];
           rows.push(row);
           console.log(row.join('\t'));
         };

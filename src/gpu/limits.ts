@@ -47,21 +47,15 @@ export async function streamReadKernel(rt: GpuRuntime, layout: StreamLayout): Pr
 /** Measures peak matmul GFLOPS and streaming bandwidth on `rt` (a few seconds on SwiftShader). */
 export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): Promise<AdapterLimits> {
   const size = opts.size ?? 512, streamBytes = opts.streamBytes ?? 64 * 1024 * 1024, budget = opts.budgetMs ?? 400;
-  const X = rt.upload(randomArray(size * size, 1), 'limits X'), W = rt.upload(randomArray(size * size, 2), 'limits W');
-  const Y = rt.storage(size * size * 4, 'limits Y');
   let peakGflops = 0, peakVariant: LinearVariant = PREFILL_CANDIDATES[0];
-  const lin = await Linear.create(rt, { label: 'limits', K: size, N: size, weight: { format: 'f32', W } });
+  const sq = await SquareProduct.create(rt, size, 'limits');
   try {
     for (const v of PREFILL_CANDIDATES) {
-      await lin.prepare(v);
-      const run = () => lin.run(X, Y, size, { variant: v });
-      const ms = await timeBest(rt, run, budget);
-      const gf = (2 * size ** 3) / (ms * 1e6);
+      const gf = await sq.gflops(v, budget);
       if (gf > peakGflops) { peakGflops = gf; peakVariant = v; }
     }
   } finally {
-    lin.dispose();
-    rt.release(X, W, Y);
+    sq.dispose();
   }
   const n4 = Math.floor(streamBytes / 16);
   const src = rt.upload(randomArray(n4 * 4, 3), 'limits stream'), partial = rt.storage(STREAM_THREADS * 16, 'limits partial');
@@ -80,6 +74,31 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
   return { peakGflops, peakVariant, bandwidthGBs, bandwidthLayout, size, streamBytes: n4 * 16 };
 }
 
+/** The f32 product of two random size x size matrices that the peak is measured on. */
+class SquareProduct {
+  private constructor(private readonly rt: GpuRuntime, private readonly lin: Linear, private readonly bufs: GPUBuffer[], readonly size: number) {}
+
+  static async create(rt: GpuRuntime, size: number, label: string): Promise<SquareProduct> {
+    const X = rt.upload(randomArray(size * size, 1), `${label} X`), W = rt.upload(randomArray(size * size, 2), `${label} W`);
+    const Y = rt.storage(size * size * 4, `${label} Y`);
+    const lin = await Linear.create(rt, { label, K: size, N: size, weight: { format: 'f32', W } });
+    return new SquareProduct(rt, lin, [X, W, Y], size);
+  }
+
+  /** GFLOPS of `variant` now (best of two timings of about `budgetMs` each). */
+  async gflops(variant: LinearVariant, budgetMs: number): Promise<number> {
+    const [X, , Y] = this.bufs, n = this.size;
+    await this.lin.prepare(variant);
+    const ms = await timeBest(this.rt, () => this.lin.run(X, Y, n, { variant }), budgetMs);
+    return (2 * n ** 3) / (ms * 1e6);
+  }
+
+  dispose(): void {
+    this.lin.dispose();
+    this.rt.release(...this.bufs);
+  }
+}
+
 /**
  * The peak matmul measured again, next to each figure of a benchmark: on a shared machine the
  * adapter's speed moves by tens of per cent within a run (other processes' load), so a share of a
@@ -87,27 +106,19 @@ export async function measureLimits(rt: GpuRuntime, opts: LimitsOptions = {}): P
  * (a fraction of measureLimits' time: one variant); interleaved() pairs it with a timing.
  */
 export class PeakProbe {
-  private constructor(private readonly rt: GpuRuntime, private readonly lin: Linear, private readonly bufs: GPUBuffer[], readonly limits: AdapterLimits) {}
+  private constructor(private readonly sq: SquareProduct, readonly limits: AdapterLimits) {}
 
   static async create(rt: GpuRuntime, limits: AdapterLimits): Promise<PeakProbe> {
-    const n = limits.size;
-    const X = rt.upload(randomArray(n * n, 1), 'peak probe X'), W = rt.upload(randomArray(n * n, 2), 'peak probe W');
-    const Y = rt.storage(n * n * 4, 'peak probe Y');
-    const lin = await Linear.create(rt, { label: 'peak probe', K: n, N: n, weight: { format: 'f32', W } });
-    await lin.prepare(limits.peakVariant);
-    return new PeakProbe(rt, lin, [X, W, Y], limits);
+    return new PeakProbe(await SquareProduct.create(rt, limits.size, 'peak probe'), limits);
   }
 
   /** GFLOPS of the peak variant now (best of two timings of about `budgetMs` each). */
-  async sample(budgetMs = 200): Promise<number> {
-    const [X, , Y] = this.bufs, n = this.limits.size;
-    const ms = await timeBest(this.rt, () => this.lin.run(X, Y, n, { variant: this.limits.peakVariant }), budgetMs);
-    return (2 * n ** 3) / (ms * 1e6);
+  sample(budgetMs = 200): Promise<number> {
+    return this.sq.gflops(this.limits.peakVariant, budgetMs);
   }
 
   dispose(): void {
-    this.lin.dispose();
-    this.rt.release(...this.bufs);
+    this.sq.dispose();
   }
 }
 
@@ -134,11 +145,16 @@ export async function interleaved(probe: PeakProbe, time: () => Promise<number>,
   return { ms: median(times), shares };
 }
 
+/** The per-round shares of an interleaved timing as whole per cents: lowest, highest, median. */
+export function shareRange(t: InterleavedTiming): { lo: string; hi: string; median: string } {
+  const pc = (x: number) => (100 * x).toFixed(0);
+  return { lo: pc(Math.min(...t.shares)), hi: pc(Math.max(...t.shares)), median: pc(median(t.shares)) };
+}
+
 /** `3.42 GFLOPS (44% of peak); 52-58 % of the peak sampled next to each of 3 timings, median 55 %`. */
 export function ofPeakInterleaved(flops: number, t: InterleavedTiming, peak: number): string {
-  const pc = (x: number) => (100 * x).toFixed(0);
-  const s = [...t.shares].sort((a, b) => a - b);
-  return `${ofPeak(flops / (t.ms * 1e6), peak, 'GFLOPS')}; ${pc(s[0])}-${pc(s[s.length - 1])} % of the peak sampled next to each of ${s.length} timings, median ${pc(median(s))} %`;
+  const r = shareRange(t);
+  return `${ofPeak(flops / (t.ms * 1e6), peak, 'GFLOPS')}; ${r.lo}-${r.hi} % of the peak sampled next to each of ${t.shares.length} timings, median ${r.median} %`;
 }
 
 /** `12.3 GFLOPS (45% of peak)`: a figure with its share of the measured limit. */
