@@ -1,5 +1,5 @@
 // `npm run bench -- tools`: figures for the agent's tools in Node. Pyodide cold start (a new
-// sandbox worker), warm run latency (median of small runs), respawn time after a timeout kill,
+// sandbox worker, from scratch and from the Pyodide snapshot), warm run latency (median of small runs), respawn time after a timeout kill,
 // grading time of an MBPP-style task, pool throughput in runs/s with 1, 2 and 4 workers, and BM25
 // recall@1/@5 of the gold paragraph on SQuAD dev questions.
 // Options: --runs N (throughput runs per pool size, 40), --questions N (every Nth question, 10),
@@ -27,10 +27,17 @@ const { createNodePythonPool } = (await import(pathToFileURL(`${SRC}/tools/pytho
 const TASK = 'total = 0\nfor i in range(20000):\n    total += i * i\nprint(total)';
 
 async function python(): Promise<void> {
+  // From scratch, then from the Pyodide snapshot (made first if this machine has none yet).
+  const scratch = createNodePythonPool({ workers: 1, startTimeoutMs: START_MS, snapshot: false });
+  let t0 = performance.now();
+  const [plain] = await scratch.ready();
+  console.log(`pyodide ${plain.pyodideVersion} (Python ${plain.pythonVersion}) cold start from scratch: ${(performance.now() - t0).toFixed(0)} ms to a ready worker (loadPyodide + prelude ${plain.startMs.toFixed(0)} ms), heap ${(plain.heapBytes / 2 ** 20).toFixed(0)} MiB`);
+  await scratch.close();
   const cold = createNodePythonPool({ workers: 1, startTimeoutMs: START_MS });
-  const t0 = performance.now();
+  t0 = performance.now();
   const [info] = await cold.ready();
-  console.log(`pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) cold start: ${(performance.now() - t0).toFixed(0)} ms to a ready worker (loadPyodide + prelude ${info.startMs.toFixed(0)} ms), heap ${(info.heapBytes / 2 ** 20).toFixed(0)} MiB`);
+  const snap = cold.stats();
+  console.log(`cold start ${info.fromSnapshot ? 'from the snapshot' : `from scratch (${snap.snapshotError ?? 'no snapshot'})`}: ${(performance.now() - t0).toFixed(0)} ms to a ready worker (making the snapshot included when there was none; start in the worker ${info.startMs.toFixed(0)} ms)`);
   const lat: number[] = [];
   for (let i = 0; i < 30; i++) lat.push((await cold.run('print(1 + 1)')).durationMs);
   lat.sort((a, b) => a - b);

@@ -23,5 +23,10 @@ const handle = createSandboxCore({
     return mod.loadPyodide(opts);
   },
   scrubGlobals: () => scrubGlobals(scope),
+  readSnapshot(data) {
+    if ('bytes' in data) return data.bytes;
+    throw new Error('the browser sandbox takes a snapshot as bytes, not a file');
+  },
+  writeSnapshot: (bytes) => ({ bytes }),
 });
 scope.onmessage = (ev: MessageEvent<SandboxRequest>) => handle(ev.data);

@@ -4,6 +4,7 @@
 // Used by the studio and src/harness/tools.harness.ts (tests/e2e/tools.spec.ts).
 import type { SandboxPort, SandboxReply } from './protocol';
 import { PythonPool } from './pool';
+import { snapshotStore } from './snapshot-store';
 import type { PoolConfig } from './types';
 
 export function browserSandboxPort(): SandboxPort {
@@ -27,5 +28,7 @@ export function pyodideBaseUrl(): string {
 }
 
 export function createBrowserPythonPool(config: Partial<PoolConfig> = {}): PythonPool {
-  return new PythonPool(browserSandboxPort, pyodideBaseUrl(), config);
+  const base = pyodideBaseUrl();
+  // The snapshot is kept for this page or worker only (a reload makes a new one).
+  return new PythonPool(browserSandboxPort, base, config, snapshotStore(base));
 }

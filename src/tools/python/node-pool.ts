@@ -5,6 +5,8 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { PythonPool } from './pool';
+import { snapshotStore } from './snapshot-store';
+import { nodeSnapshotFile } from './node-snapshot-file';
 import { resolvePoolConfig, type PoolConfig } from './types';
 import { describeIsolation, detectIsolation, requireIsolation, type Isolation, type IsolationOptions, type SandboxLimits } from './isolation';
 import { processSandboxPort } from './process-port';
@@ -23,6 +25,8 @@ export interface NodeSandboxOptions {
   isolation?: IsolationOptions;
   /** V8 heap cap of each sandbox process, MiB (JS reached from Python allocates here). */
   jsHeapMb?: number;
+  /** Folder of the Pyodide snapshot file (default ~/.cache/rl-studio/pyodide; node-snapshot-file.ts). */
+  snapshotDir?: string;
 }
 
 /**
@@ -37,7 +41,7 @@ export function announceSandbox(log: (line: string) => void, opts: NodeSandboxOp
 }
 
 export function createNodePythonPool(config: Partial<PoolConfig> & NodeSandboxOptions = {}): PythonPool {
-  const { allowWeakSandbox, isolation, jsHeapMb = 256, ...poolConfig } = config;
+  const { allowWeakSandbox, isolation, jsHeapMb = 256, snapshotDir, ...poolConfig } = config;
   const iso = detectIsolation(isolation);
   requireIsolation(iso, allowWeakSandbox ?? false);
   const resolved = resolvePoolConfig(poolConfig);
@@ -47,5 +51,6 @@ export function createNodePythonPool(config: Partial<PoolConfig> & NodeSandboxOp
     dataBytes: resolved.maxMemoryBytes + jsHeapMb * 2 ** 20 + 768 * 2 ** 20,
     fileBytes: 64 * 2 ** 20,
   };
-  return new PythonPool(() => processSandboxPort(iso, pyodideDir(), limits), pyodideDir(), resolved);
+  const file = nodeSnapshotFile(pyodideDir(), snapshotDir);
+  return new PythonPool(() => processSandboxPort(iso, pyodideDir(), limits), pyodideDir(), resolved, snapshotStore(file.path, file));
 }

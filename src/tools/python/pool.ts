@@ -7,6 +7,7 @@
 // Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools/tools-python*.test.ts.
 import type { CheckResult, InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest, TestPlan } from './protocol';
 import { gradeChecks, planChecks } from './grader';
+import type { SnapshotStore } from './snapshot-store';
 import { responsiveTimeout } from '../../util/responsive-timeout';
 import {
   resolvePoolConfig,
@@ -62,6 +63,8 @@ interface Slot {
   /** Replies awaited for control requests (init, endEpisode). */
   control: Map<number, () => void>;
   started: Promise<void>;
+  /** The snapshot this generation was started from, if any. */
+  snapshot?: Uint8Array;
 }
 
 export interface PoolStats {
@@ -79,6 +82,10 @@ export interface PoolStats {
   poisoned: number;
   /** Why the last worker was recycled or found poisoned. */
   lastRecycle?: string;
+  /** Workers started from the Pyodide snapshot (the rest loaded Pyodide from scratch). */
+  fromSnapshot: number;
+  /** Why workers load Pyodide from scratch, when a snapshot was wanted but could not be had. */
+  snapshotError?: string;
 }
 
 export class PythonPool {
@@ -96,6 +103,8 @@ export class PythonPool {
   /** Test plans by test list: dataset code is planned once (a plan job never sees a solution). */
   private readonly plans = new Map<string, TestPlan[]>();
   private lastStartError = '';
+  private fromSnapshot = 0;
+  private snapshotError: string | undefined;
   private closed = false;
   private readonly encoder = new TextEncoder();
 
@@ -103,6 +112,8 @@ export class PythonPool {
     private readonly factory: SandboxPortFactory,
     private readonly indexURL: string,
     config: Partial<PoolConfig> = {},
+    /** Where the Pyodide snapshot workers start from is kept; without one every worker loads Pyodide. */
+    private readonly snapshots?: SnapshotStore,
   ) {
     this.config = resolvePoolConfig(config);
     for (let i = 0; i < this.config.workers; i++) {
@@ -180,6 +191,7 @@ export class PythonPool {
       workers: this.slots.length, idle: count('idle'), busy: count('busy'), starting: count('starting'),
       dead: count('dead'), queued: this.queue.length, runs: this.runs, respawns: this.respawns,
       recycles: this.recycles, poisoned: this.poisoned, ...(this.lastRecycle ? { lastRecycle: this.lastRecycle } : {}),
+      fromSnapshot: this.fromSnapshot, ...(this.snapshotError ? { snapshotError: this.snapshotError } : {}),
     };
   }
 
@@ -226,8 +238,49 @@ export class PythonPool {
     slot.state = 'starting';
     slot.info = undefined;
     slot.jobs = 0;
+    slot.port = undefined;
+    slot.snapshot = undefined;
+    const generation = slot.generation;
+    slot.started = this.snapshot().then((snapshot) => {
+      if (this.closed || slot.generation !== generation) return;
+      return this.launch(slot, snapshot);
+    });
+  }
+
+  /** The snapshot to start workers from; null without a store, when turned off, or when none can be had. */
+  private async snapshot(): Promise<Uint8Array | null> {
+    if (!this.snapshots || !this.config.snapshot || this.snapshotError) return null;
+    try {
+      return await this.snapshots.get(() => this.makeSnapshot());
+    } catch (e) {
+      this.snapshotError = (e as Error).message;
+      return null;
+    }
+  }
+
+  /** Runs a worker that only loads Pyodide and images it, then ends it (left to finish when the pool closes: other pools may wait for it). */
+  private makeSnapshot(): Promise<Uint8Array> {
+    const port = this.factory();
+    const id = this.nextId++;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the snapshot worker did not finish within ${this.config.startTimeoutMs} ms`)), this.config.startTimeoutMs);
+      port.listen((msg) => {
+        if (msg.id !== id) return;
+        clearTimeout(timer);
+        if (msg.kind === 'snapshot' && 'bytes' in msg.data) resolve(msg.data.bytes);
+        else reject(new Error(msg.kind === 'error' ? msg.message : `unexpected ${msg.kind} reply from the snapshot worker`));
+      }, (reason) => {
+        clearTimeout(timer);
+        reject(new Error(`the snapshot worker ended: ${reason}`));
+      });
+      port.post({ kind: 'snapshot', id, indexURL: this.indexURL, maxMemoryBytes: this.config.maxMemoryBytes });
+    }).finally(() => port.terminate());
+  }
+
+  private launch(slot: Slot, snapshot: Uint8Array | null): Promise<void> {
     const port = this.factory();
     slot.port = port;
+    slot.snapshot = snapshot ?? undefined;
     const sab = port.sharesMemory && typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4) : undefined;
     slot.interrupt = sab ? new Int32Array(sab) : undefined;
     const generation = slot.generation;
@@ -237,7 +290,7 @@ export class PythonPool {
       (reason) => alive() && this.onExit(slot, reason),
     );
     const id = this.nextId++;
-    slot.started = new Promise<void>((resolve) => {
+    const started = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         if (!alive() || slot.state !== 'starting') return resolve();
         this.startFailed(slot, `Pyodide did not start within ${this.config.startTimeoutMs} ms (check the worker's CSP allows 'wasm-unsafe-eval')`);
@@ -253,10 +306,25 @@ export class PythonPool {
       maxMemoryBytes: this.config.maxMemoryBytes, maxRecursionLimit: this.config.maxRecursionLimit,
     };
     if (sab) init.interrupt = sab;
+    if (snapshot) init.snapshot = { bytes: snapshot };
     port.post(init);
+    return started;
   }
 
   private startFailed(slot: Slot, reason: string): void {
+    if (slot.snapshot && !this.closed) {
+      // The snapshot may be what failed: forget it, and load Pyodide from scratch in this slot
+      // (whoever waits for the slot's start waits for that one).
+      this.snapshotError = `a worker could not start from the Pyodide snapshot (${reason}); workers load Pyodide from scratch`;
+      this.snapshots?.discard(slot.snapshot, reason);
+      slot.port?.terminate();
+      const waiting = [...slot.control.values()];
+      slot.control.clear();
+      slot.generation++;
+      slot.started = this.launch(slot, null);
+      void slot.started.then(() => { for (const done of waiting) done(); });
+      return;
+    }
     this.lastStartError = reason;
     slot.port?.terminate();
     slot.port = undefined;
@@ -310,6 +378,7 @@ export class PythonPool {
       case 'result': {
         if (msg.for === 'init') {
           slot.info = msg.info;
+          if (msg.info.fromSnapshot) this.fromSnapshot++;
           slot.state = 'idle';
           slot.control.get(msg.id)?.();
           slot.control.delete(msg.id);

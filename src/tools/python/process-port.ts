@@ -3,14 +3,36 @@
 // to over the IPC channel. Each process gets its own scratch folder, deleted when it ends.
 // Used by node-pool.ts; tests/unit/tools/tools-python*.test.ts.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxPort, SandboxReply } from './protocol';
+import type { SandboxPort, SandboxReply, SandboxRequest } from './protocol';
 import { sandboxCommand, type Isolation, type SandboxLimits } from './isolation';
 import { sandboxRoot } from './worker-bundle';
 
 /** How much of the process's own stdout/stderr (Pyodide warnings, fatal errors) is kept for crash messages. */
 const TAIL_BYTES = 2000;
+/** Where an init's snapshot bytes are put for the process to read (its IPC channel is JSON: 30 MB of
+ * bytes through it took a second; a file in its scratch folder, a few milliseconds). */
+const SNAPSHOT_IN = 'start.snapshot';
+
+/** The request as the process receives it: snapshot bytes moved into a file of its folder. */
+function outgoing(msg: SandboxRequest, scratch: string): SandboxRequest {
+  if (msg.kind !== 'init' || !msg.snapshot || !('bytes' in msg.snapshot)) return msg;
+  try {
+    writeFileSync(join(scratch, SNAPSHOT_IN), msg.snapshot.bytes);
+    return { ...msg, snapshot: { file: SNAPSHOT_IN } };
+  } catch {
+    const { snapshot: _unused, ...plain } = msg;
+    return plain; // no room for the file: this worker loads Pyodide from scratch
+  }
+}
+
+/** The reply as the pool receives it: a snapshot file the process wrote read back as bytes. */
+function incoming(msg: SandboxReply, scratch: string): SandboxReply {
+  if (msg.kind !== 'snapshot' || !('file' in msg.data)) return msg;
+  const bytes = readFileSync(join(scratch, msg.data.file));
+  return { ...msg, data: { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) } };
+}
 
 export function processSandboxPort(iso: Isolation, pyodideDir: string, limits: SandboxLimits): SandboxPort {
   const { root, file } = sandboxRoot();
@@ -28,10 +50,18 @@ export function processSandboxPort(iso: Isolation, pyodideDir: string, limits: S
   return {
     sharesMemory: false,
     post(msg) {
-      if (child.connected) child.send(msg);
+      if (child.connected) child.send(outgoing(msg, scratch));
     },
     listen(onReply, onExit) {
-      child.on('message', (m: SandboxReply) => onReply(m));
+      child.on('message', (m: SandboxReply) => {
+        let reply: SandboxReply;
+        try {
+          reply = incoming(m, scratch);
+        } catch (e) {
+          reply = { kind: 'error', id: m.id, message: `could not read the snapshot the sandbox process wrote: ${(e as Error).message}` };
+        }
+        onReply(reply);
+      });
       child.once('error', (e) => onExit(`could not start the sandbox process (${cmd.command}): ${e.message}`));
       child.once('exit', (code, signal) => {
         const why = signal ? `killed by ${signal}` : `exited with code ${code}`;

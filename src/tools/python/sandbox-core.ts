@@ -5,16 +5,27 @@
 // Exercised through the pool by tests/unit/tools/tools-python*.test.ts and tests/e2e/tools.spec.ts.
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
-import type { Check, CheckResult, InitInfo, RunOutcome, SandboxReply, SandboxRequest, TestPlan } from './protocol';
+import type { Check, CheckResult, InitInfo, RunOutcome, SandboxReply, SandboxRequest, SnapshotData, TestPlan } from './protocol';
 import type { PyValue } from './py-value';
 import { PRELUDE_PY } from './prelude';
 import { capWasmMemory } from './js-hygiene';
+
+/**
+ * Run first in a worker started from a snapshot: `random`, which Pyodide imports and seeds while it
+ * loads, would otherwise repeat the snapshot's sequence in every such worker (os.urandom, secrets
+ * and OpenSSL draw fresh bytes; tools-python-snapshot.test.ts checks both). str hashes keep the
+ * snapshot's seed (it cannot change once strings exist), as if PYTHONHASHSEED were fixed per snapshot.
+ */
+const RESEED_PY = 'import random\nrandom.seed()\ndel random';
 
 export interface LoadOptions {
   indexURL: string;
   jsglobals: object;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
+  /** Pyodide's private snapshot options (pyodide.d.ts marks them @ignore): make one, or start from one. */
+  _makeSnapshot?: boolean;
+  _loadSnapshot?: Uint8Array;
 }
 
 export interface CoreEnv {
@@ -22,6 +33,10 @@ export interface CoreEnv {
   loadPyodide(opts: LoadOptions): Promise<PyodideInterface>;
   /** Remove network and script-loading globals once Pyodide has loaded (defence in depth). */
   scrubGlobals(): void;
+  /** The bytes of a snapshot the pool sent (a file in the Node process's own folder, or the bytes). */
+  readSnapshot(data: SnapshotData): Uint8Array;
+  /** How this worker hands a snapshot it made back to the pool. */
+  writeSnapshot(bytes: Uint8Array): SnapshotData;
 }
 
 /** The Python functions made by PRELUDE_PY's _make_sandbox. */
@@ -84,26 +99,48 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
     };
   };
 
+  /** What Python's `js` module is: timers the core cancels after every job, nothing else. */
+  const jsglobals = {
+    setTimeout: (f: () => void, ms?: number) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        f();
+      }, ms);
+      timers.add(t);
+      return t;
+    },
+    clearTimeout: (t: ReturnType<typeof setTimeout>) => {
+      timers.delete(t);
+      clearTimeout(t);
+    },
+  };
+  const silent = () => {};
+  let madeSnapshot = false;
+
+  /**
+   * A snapshot for the pool: Pyodide loaded with the same globals and memory cap as `init` gives
+   * it, imaged before anything else runs. This interpreter is never used for a job (it stays out
+   * of `py`, and Pyodide's snapshot mode wraps its `js` globals in a recording proxy).
+   */
+  async function snapshot(req: Extract<SandboxRequest, { kind: 'snapshot' }>): Promise<SnapshotData> {
+    if (py || madeSnapshot) throw new Error('a snapshot is made by a fresh worker, once');
+    madeSnapshot = true;
+    capWasmMemory(req.maxMemoryBytes);
+    const maker = await env.loadPyodide({ indexURL: req.indexURL, jsglobals, stdout: silent, stderr: silent, _makeSnapshot: true });
+    // Pyodide's last set-up step puts '' first on sys.path, and runs again when a worker starts
+    // from the image: taken out here, so that worker's sys.path is a fresh interpreter's.
+    maker.runPython("import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]");
+    return env.writeSnapshot(maker.makeMemorySnapshot());
+  }
+
   async function init(req: Extract<SandboxRequest, { kind: 'init' }>): Promise<InitInfo> {
+    if (madeSnapshot) throw new Error('this worker made a snapshot and serves nothing else');
     const t0 = performance.now();
     capWasmMemory(req.maxMemoryBytes);
     if (req.interrupt) interrupt = new Int32Array(req.interrupt);
-    const silent = () => {};
-    const jsglobals = {
-      setTimeout: (f: () => void, ms?: number) => {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          f();
-        }, ms);
-        timers.add(t);
-        return t;
-      },
-      clearTimeout: (t: ReturnType<typeof setTimeout>) => {
-        timers.delete(t);
-        clearTimeout(t);
-      },
-    };
-    py = await env.loadPyodide({ indexURL: req.indexURL, jsglobals, stdout: silent, stderr: silent });
+    const image = req.snapshot ? env.readSnapshot(req.snapshot) : undefined;
+    py = await env.loadPyodide({ indexURL: req.indexURL, jsglobals, stdout: silent, stderr: silent, ...(image ? { _loadSnapshot: image } : {}) });
+    if (image) py.runPython(RESEED_PY);
     py.setInterruptBuffer(interrupt);
     py.setStdout({ write: writer('stdout'), isatty: false });
     py.setStderr({ write: writer('stderr'), isatty: false });
@@ -127,6 +164,7 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
       startMs: performance.now() - t0,
       heapBytes: heap,
       interruptible: req.interrupt !== undefined,
+      fromSnapshot: image !== undefined,
     };
   }
 
@@ -325,6 +363,9 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
       switch (req.kind) {
         case 'init':
           env.post({ kind: 'result', id: req.id, for: 'init', info: await init(req) });
+          break;
+        case 'snapshot':
+          env.post({ kind: 'snapshot', id: req.id, data: await snapshot(req) });
           break;
         case 'run':
         case 'tests':

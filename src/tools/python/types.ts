@@ -75,6 +75,9 @@ export interface PoolConfig {
   startTimeoutMs: number;
   /** A worker is replaced after this many jobs even when no change was detected (a floor under the checks). */
   recycleAfterRuns: number;
+  /** Start workers from a memory image of Pyodide just loaded (made once by a worker that runs
+   *  nothing else; snapshot-store.ts) instead of loading Pyodide in each: a third of the CPU. */
+  snapshot: boolean;
 }
 
 export const defaultPoolConfig: PoolConfig = {
@@ -86,11 +89,12 @@ export const defaultPoolConfig: PoolConfig = {
   interruptGraceMs: 1000,
   startTimeoutMs: 180_000,
   recycleAfterRuns: 500,
+  snapshot: true,
 };
 
 export function resolvePoolConfig(partial: Partial<PoolConfig> = {}): PoolConfig {
   const c: PoolConfig = { ...defaultPoolConfig, ...stripUndefined(partial) };
-  const positiveInt = (key: keyof PoolConfig, min: number, max: number) => {
+  const positiveInt = (key: Exclude<keyof PoolConfig, 'snapshot'>, min: number, max: number) => {
     const v = c[key];
     if (!Number.isInteger(v) || v < min || v > max) {
       throw new Error(`python pool: ${key} must be an integer in [${min}, ${max}], got ${v}`);
@@ -104,6 +108,7 @@ export function resolvePoolConfig(partial: Partial<PoolConfig> = {}): PoolConfig
   positiveInt('interruptGraceMs', 0, 60_000);
   positiveInt('startTimeoutMs', 1000, 600_000);
   positiveInt('recycleAfterRuns', 1, 1_000_000);
+  if (typeof c.snapshot !== 'boolean') throw new Error(`python pool: snapshot must be true or false, got ${String(c.snapshot)}`);
   return c;
 }
 

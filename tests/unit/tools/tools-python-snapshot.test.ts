@@ -1,0 +1,123 @@
+// Python sandbox workers started from a Pyodide snapshot (snapshot-store.ts, node-snapshot-file.ts,
+// sandbox-core.ts): the pool makes it once, in a worker that serves nothing else; its workers and
+// respawned ones start from it, with the interpreter state of a worker that loaded Pyodide from
+// scratch; a later process starts from the file; a snapshot no worker can start from is removed
+// and the workers load Pyodide as before. Prints the start times.
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNodePythonPool, pyodideDir } from '../../../src/tools/python/node-pool';
+import { nodeSnapshotFile } from '../../../src/tools/python/node-snapshot-file';
+import { forgetKeptSnapshots } from '../../../src/tools/python/snapshot-store';
+import { processSandboxPort } from '../../../src/tools/python/process-port';
+import { detectIsolation } from '../../../src/tools/python/isolation';
+import type { PythonPool } from '../../../src/tools/python/pool';
+import type { SandboxReply } from '../../../src/tools/python/protocol';
+
+const dir = mkdtempSync(join(tmpdir(), 'rl-studio-snapshot-'));
+const file = nodeSnapshotFile(pyodideDir(), dir).path;
+const pools: PythonPool[] = [];
+
+/** What a fresh interpreter looks like from inside: modules, paths, environment, limits, files. */
+const PROBE = `
+import sys, os
+print(sorted(sys.modules))
+print(sys.path, sys.getrecursionlimit(), os.path.dirname(os.getcwd()))
+print(sorted(os.environ.items()))
+print(sorted(os.listdir('/')), sorted(os.listdir('/tmp')))
+print(sorted(k for k in globals()))
+`;
+
+function pool(opts: Parameters<typeof createNodePythonPool>[0]): PythonPool {
+  const p = createNodePythonPool({ workers: 1, timeoutMs: 5000, snapshotDir: dir, ...opts });
+  pools.push(p);
+  return p;
+}
+
+const starts = (infos: { startMs: number; fromSnapshot: boolean }[]) => infos.map((i) => `${i.startMs.toFixed(0)} ms${i.fromSnapshot ? ' (snapshot)' : ''}`).join(', ');
+
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('python workers from a Pyodide snapshot', () => {
+  it('made once for the pool, kept in a file; its workers and respawns start from it like a fresh interpreter', async () => {
+    forgetKeptSnapshots();
+    const scratch = pool({ snapshot: false });
+    const snap = pool({ workers: 2, timeoutMs: 2000 });
+    const [plain, restored] = await Promise.all([scratch.ready(), snap.ready()]);
+    console.log(`from scratch: ${starts(plain)}; from the snapshot: ${starts(restored)}`);
+    expect(plain.map((i) => i.fromSnapshot)).toEqual([false]);
+    expect(restored.map((i) => i.fromSnapshot)).toEqual([true, true]);
+    expect(statSync(file).size).toBeGreaterThan(1 << 20);
+
+    // The same state inside as a worker that loaded Pyodide itself.
+    const want = await scratch.run(PROBE);
+    expect(want.errorType).toBeNull();
+    const got = await snap.run(PROBE);
+    expect(got.stdout).toBe(want.stdout);
+
+    // Each worker draws its own random numbers (Pyodide seeded them before the image was taken):
+    // the first draws of two workers started from the same image differ.
+    const draw = 'import random, ssl\nprint(random.random(), ssl.RAND_bytes(8).hex())';
+    const [a, b] = await Promise.all([pool({}).run(draw), pool({}).run(draw)]);
+    console.log(`first draws of two workers from the snapshot: ${a.stdout.trim()} | ${b.stdout.trim()}`);
+    expect(a.errorType).toBeNull();
+    expect(a.stdout.split(' ')[0]).not.toBe(b.stdout.split(' ')[0]);
+    expect(a.stdout.split(' ')[1]).not.toBe(b.stdout.split(' ')[1]);
+
+    // Runs stay apart, and a worker killed by a timeout comes back from the snapshot.
+    expect((await snap.run('x = 6 * 7\nprint(x)')).stdout).toBe('42\n');
+    expect((await snap.run('print(x)')).errorType).toBe('NameError');
+    expect((await snap.run('while True: pass', { timeoutMs: 300 })).errorType).toBe('Timeout');
+    await expect.poll(() => snap.stats().fromSnapshot, { timeout: 60_000 }).toBe(3);
+    expect(snap.stats()).toMatchObject({ respawns: 1, dead: 0 });
+    expect(snap.stats().snapshotError).toBeUndefined();
+    expect((await snap.run(PROBE)).stdout).toBe(want.stdout);
+  });
+
+  it('a later process starts from the file; a file no worker can start from is removed and Pyodide loads as before', async () => {
+    // As a new process would: nothing kept in memory, the file from the test above.
+    forgetKeptSnapshots();
+    const made = statSync(file).mtimeMs;
+    const later = pool({});
+    expect((await later.ready()).map((i) => i.fromSnapshot)).toEqual([true]);
+    expect(statSync(file).mtimeMs, 'started from the file, not from a new snapshot').toBe(made);
+    expect((await later.run('print(sum(range(10)))')).stdout).toBe('45\n');
+
+    forgetKeptSnapshots();
+    writeFileSync(file, new Uint8Array(2 << 20).fill(7));
+    const broken = pool({});
+    const infos = await broken.ready();
+    console.log(`after a broken snapshot: ${starts(infos)}; ${broken.stats().snapshotError}`);
+    expect(infos.map((i) => i.fromSnapshot)).toEqual([false]);
+    expect(broken.stats().snapshotError).toMatch(/could not start from the Pyodide snapshot .*load Pyodide from scratch/);
+    expect(existsSync(file), 'the broken file is removed').toBe(false);
+    expect((await broken.run('print(sum(range(10)))')).stdout).toBe('45\n');
+  });
+
+  it('a worker that made a snapshot serves nothing else', async () => {
+    const port = processSandboxPort(detectIsolation(), pyodideDir(), { jsHeapMb: 256, dataBytes: 2 ** 31, fileBytes: 2 ** 26 });
+    const replies: SandboxReply[] = [];
+    port.listen((m) => replies.push(m), () => {});
+    try {
+      const indexURL = pyodideDir();
+      port.post({ kind: 'snapshot', id: 1, indexURL, maxMemoryBytes: 512 << 20 });
+      await expect.poll(() => replies.length, { timeout: 60_000 }).toBe(1);
+      expect(replies[0].kind).toBe('snapshot');
+      const bytes = replies[0].kind === 'snapshot' && 'bytes' in replies[0].data ? replies[0].data.bytes : new Uint8Array();
+      expect(bytes.length).toBeGreaterThan(1 << 20);
+      port.post({ kind: 'init', id: 2, indexURL, maxMemoryBytes: 512 << 20, maxRecursionLimit: 1000 });
+      port.post({ kind: 'run', id: 3, code: 'print(1)', maxOutputBytes: 100 });
+      port.post({ kind: 'snapshot', id: 4, indexURL, maxMemoryBytes: 512 << 20 });
+      await expect.poll(() => replies.length, { timeout: 30_000 }).toBe(4);
+      // The run finds no interpreter wired up: reported poisoned (the pool would replace the worker), never run.
+      expect(replies.slice(1).map((r) => [r.kind, r.id])).toEqual([['error', 2], ['poisoned', 3], ['error', 4]]);
+      expect(replies[1]).toMatchObject({ message: 'this worker made a snapshot and serves nothing else' });
+    } finally {
+      port.terminate();
+    }
+  });
+});
