@@ -17,7 +17,9 @@ let corpus: Promise<CorpusSearch> | undefined;
 
 function getPool(): PythonPool {
   // A generous start budget: on a loaded shared machine Pyodide can take minutes to start.
-  pool ??= createBrowserPythonPool({ workers: 2, timeoutMs: 5000, maxMemoryBytes: 256 * 1024 * 1024, maxOutputBytes: 4096, startTimeoutMs: 240_000 });
+  // Workers from a Pyodide snapshot (off by default in the browser): the escape and leak tests
+  // run on restored interpreters.
+  pool ??= createBrowserPythonPool({ workers: 2, timeoutMs: 5000, maxMemoryBytes: 256 * 1024 * 1024, maxOutputBytes: 4096, startTimeoutMs: 240_000, snapshot: true });
   return pool;
 }
 

@@ -101,7 +101,7 @@ test.describe('python sandbox in Web Workers', () => {
     console.log(`2 workers ready in ${Date.now() - t0} ms (Pyodide start ${ready.info.map((i) => i.startMs.toFixed(0)).join('/')} ms from the page's snapshot, Python ${ready.info[0].pythonVersion}), crossOriginIsolated ${ready.isolated}`);
     expect(ready.isolated).toBe(true);
     expect(ready.info[0].interruptible).toBe(true);
-    // Both started from the snapshot a third worker made (snapshot-store.ts), in the browser too.
+    // Both started from the snapshot a third worker made (snapshot-store.ts; the harness turns it on).
     expect(ready.info.map((i) => i.fromSnapshot)).toEqual([true, true]);
     expect(await call<{ fromSnapshot: number; snapshotError?: string }>(page, 'toolsPythonStats')).toMatchObject({ fromSnapshot: 2 });
   });

@@ -27,8 +27,13 @@ export function pyodideBaseUrl(): string {
   return new URL(`${import.meta.env.BASE_URL}pyodide/`, location.href).href;
 }
 
+/**
+ * The browser pool. Starting workers from a Pyodide snapshot is off unless `config.snapshot` says
+ * otherwise: the image is kept for this page or worker only, so the first pool of every page
+ * pays for the worker that makes it, and in Chromium that cost more than it saved (docs/speed.md,
+ * "Python workers from a Pyodide snapshot").
+ */
 export function createBrowserPythonPool(config: Partial<PoolConfig> = {}): PythonPool {
   const base = pyodideBaseUrl();
-  // The snapshot is kept for this page or worker only (a reload makes a new one).
-  return new PythonPool(browserSandboxPort, base, config, snapshotStore(base));
+  return new PythonPool(browserSandboxPort, base, { snapshot: false, ...config }, snapshotStore(base));
 }

@@ -12,8 +12,8 @@ import { capWasmMemory } from './js-hygiene';
 
 /**
  * Run first in a worker started from a snapshot: `random`, which Pyodide imports and seeds while it
- * loads, would otherwise repeat the snapshot's sequence in every such worker (os.urandom, secrets
- * and OpenSSL draw fresh bytes; tools-python-snapshot.test.ts checks both). str hashes keep the
+ * loads, would otherwise repeat the snapshot's sequence in every such worker (OpenSSL's bytes are
+ * fresh without help; tools-python-snapshot.test.ts checks both). str hashes keep the
  * snapshot's seed (it cannot change once strings exist), as if PYTHONHASHSEED were fixed per snapshot.
  */
 const RESEED_PY = 'import random\nrandom.seed()\ndel random';
