@@ -21,7 +21,7 @@ export type SandboxRequest =
       interrupt?: SharedArrayBuffer;
       maxMemoryBytes: number;
       maxRecursionLimit: number;
-      /** Start from this image instead of loading Pyodide from scratch (about a third of the CPU). */
+      /** Start from this image instead of loading Pyodide from scratch (Pyodide's load in about a third of the time). */
       snapshot?: SnapshotData;
     }
   /** Load Pyodide, reply with its memory image, and serve nothing else: the pool then ends this worker. */

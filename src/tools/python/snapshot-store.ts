@@ -1,6 +1,6 @@
 // Where Python pools keep the Pyodide snapshot their workers start from: a memory image of the
 // interpreter just after it loaded, before any code ran (sandbox-core.ts makes it in a worker that
-// serves nothing else). Starting from it costs about a third of the CPU of loading Pyodide
+// serves nothing else). Starting from it loads Pyodide in about a third of the time
 // (docs/speed.md, "Python workers from a snapshot"). One snapshot per Pyodide location and JS
 // realm (the page, the engine worker, a Node process), made once even when several pools ask at
 // the same time; in Node also kept in a file for later processes (node-pool.ts).

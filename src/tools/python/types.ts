@@ -76,7 +76,7 @@ export interface PoolConfig {
   /** A worker is replaced after this many jobs even when no change was detected (a floor under the checks). */
   recycleAfterRuns: number;
   /** Start workers from a memory image of Pyodide just loaded (made once by a worker that runs
-   *  nothing else; snapshot-store.ts) instead of loading Pyodide in each: a third of the CPU. */
+   *  nothing else; snapshot-store.ts) instead of loading Pyodide in each: the load in a third of the time. */
   snapshot: boolean;
 }
 
