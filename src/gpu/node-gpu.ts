@@ -5,7 +5,7 @@
 // out-of-bounds access in a kernel is then undefined behaviour in this process).
 // Exercised by every Node test that touches the GPU (tests/unit/gpu/gpu-*.test.ts).
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { CACHE_DIR } from '../util/cache-dir';
 import { dirname, join } from 'node:path';
 import { WebGpuUnavailableError } from './errors';
 import { setTuningStore } from './tuning';
@@ -120,7 +120,7 @@ function ensureVulkanLoader(icd: string): string {
  * vitest points it at a temporary file (tests/unit/helpers/tuning-file-setup.ts).
  */
 export function tuningFilePath(): string {
-  return process.env.RL_STUDIO_TUNING_FILE || join(homedir(), '.cache', 'rl-studio', 'tuning.json');
+  return process.env.RL_STUDIO_TUNING_FILE || join(CACHE_DIR, 'tuning.json');
 }
 
 function installTuningFile(): void {

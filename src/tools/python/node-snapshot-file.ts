@@ -5,11 +5,11 @@
 // A file a worker could not start from is removed, and the next process makes a new one.
 // Used by node-pool.ts; tests/unit/tools/tools-python-snapshot.test.ts.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SnapshotFile } from './snapshot-store';
+import { CACHE_DIR } from '../../util/cache-dir';
 
-export const DEFAULT_SNAPSHOT_DIR = join(homedir(), '.cache', 'rl-studio', 'pyodide');
+export const DEFAULT_SNAPSHOT_DIR = join(CACHE_DIR, 'pyodide');
 
 /** Smaller than any real image (Pyodide's heap alone is tens of MB): a truncated file is ignored. */
 const MIN_BYTES = 1 << 20;
@@ -23,7 +23,7 @@ export function nodeSnapshotFile(pyodideDir: string, dir = DEFAULT_SNAPSHOT_DIR)
     load() {
       try {
         const b = readFileSync(path);
-        return b.length >= MIN_BYTES ? new Uint8Array(b.buffer, b.byteOffset, b.length) : null;
+        return b.length >= MIN_BYTES ? b : null;
       } catch {
         return null; // none yet, or unreadable: make one
       }

@@ -30,8 +30,7 @@ function outgoing(msg: SandboxRequest, scratch: string): SandboxRequest {
 /** The reply as the pool receives it: a snapshot file the process wrote read back as bytes. */
 function incoming(msg: SandboxReply, scratch: string): SandboxReply {
   if (msg.kind !== 'snapshot' || !('file' in msg.data)) return msg;
-  const bytes = readFileSync(join(scratch, msg.data.file));
-  return { ...msg, data: { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) } };
+  return { ...msg, data: { bytes: readFileSync(join(scratch, msg.data.file)) } };
 }
 
 export function processSandboxPort(iso: Isolation, pyodideDir: string, limits: SandboxLimits): SandboxPort {
