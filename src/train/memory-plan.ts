@@ -540,12 +540,12 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
     if (full) frame.dispatch(16);
   };
 
-  /** TrainStep.pass for sequences of these lengths. */
-  const pass = (lens: number[]) => {
+  /** TrainStep.pass for sequences of these lengths, a pass of a batch of batchRows rows. */
+  const pass = (lens: number[], batchRows: number) => {
     const n = lens.length, M = lens.reduce((a, b) => a + b, 0), kvBytes = n * d.KVH * Math.max(...lens) * d.HS * 4;
     const cache: SimBuffer[] = [];
     const retired: SimBuffer[] = [];
-    const shape = { variant: o.attention ?? 'thread', HS: d.HS, NH: d.NH, B: n, Tmax: Math.max(...lens), M } as const;
+    const shape = { variant: o.attention ?? 'thread', HS: d.HS, NH: d.NH, B: n, Tmax: Math.max(...lens), M, batchRows } as const;
     const psBytes = attentionScratchBytes(shape);
     for (let l = 0; l < kept; l++) {
       cache.push(sim.acquire(kvBytes, 'storage', TROW.kv, o.recompute ? 'one layer (recomputed with it)' : 'every layer'));
@@ -633,7 +633,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
       while (start < micro.length) {
         let end = start, rows = 0;
         while (end < micro.length && rows + micro[end] <= maxRows) rows += micro[end++];
-        pass(micro.slice(start, end));
+        pass(micro.slice(start, end), micro.reduce((a, b) => a + b, 0));
         start = end;
       }
       sim.release(...merged);

@@ -161,6 +161,8 @@ interface HeadRows {
 /** One pass: a group of sequences that fits in maxRows, with its per-pass GPU buffers. */
 interface Pass {
   M: number;
+  /** Rows of the whole batch (TrainStep.run's call): the attention kernels pick their form by it, so every pass of a batch runs the same one. */
+  batchRows: number;
   B: number;
   ids: number[];
   lens: number[];
@@ -305,7 +307,7 @@ export class TrainStep {
       while (start < seqs.length) {
         let end = start, rows = 0;
         while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
-        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0);
+        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, packedRows(seqs));
         row0 += rows;
         out.logprobs.push(...r.logprobs);
         out.entropy.push(...r.entropy);
@@ -345,6 +347,11 @@ export class TrainStep {
     return this.k.attnB.form;
   }
 
+  /** Query positions per invocation of the last training attention forward (tests: 16 or 4 at heads of 8). */
+  get attentionTrainPositions(): number {
+    return this.k.attn.lastTrainPositions;
+  }
+
   /** Bytes of the activation buffers currently held. */
   get activationBytes(): number {
     return this.acts ? this.acts.all.reduce((n, b) => n + b.size, 0) : 0;
@@ -358,9 +365,9 @@ export class TrainStep {
     this.acts = null;
   }
 
-  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number): Promise<StepResult> {
+  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number, batchRows: number): Promise<StepResult> {
     const rt = this.rt;
-    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null, train);
+    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null, train, batchRows);
     const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
     try {
       const a = this.activations(p.M);
@@ -425,7 +432,7 @@ export class TrainStep {
     }
   }
 
-  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null, train: boolean): Pass {
+  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null, train: boolean, batchRows: number): Pass {
     const rt = this.rt, cfg = this.model.cfg;
     const lens = seqs.map((s) => s.length);
     const kept = this.recompute ? 1 : cfg.numLayers, Tmax = Math.max(...lens);
@@ -461,7 +468,7 @@ export class TrainStep {
       owned.push(...bufs);
       head = { n, sel: bufs[0], inv: bufs[1], targets: bufs[2], logp: bufs[3], entropy: bufs[4] };
     }
-    return { M, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
+    return { M, batchRows, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
   }
 
   /** Records hChunk [n, C] = the head rows r0..r0+n-1 of hf (a copy, or a gather of loss rows). */
@@ -513,7 +520,7 @@ export class TrainStep {
     k.rope.run(a.qkv, p.table, la.q, p.cache, cl, M);
     // The score plane: every forward when keeping all layers, the backward's (xOut null) when recomputing.
     const S = p.scores.length > 0 && (xOut === null || !this.recompute) ? p.scores[cl] : undefined;
-    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S);
+    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S, p.batchRows);
     this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
     f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
     k.norm.run(la.xMid, w.postAttnNorm, la.h2, M);
@@ -586,7 +593,7 @@ export class TrainStep {
       k.normB.run(a.dN, la.xMid, lw.postAttnNorm, a.dRes, M, { accumulate: true, dw: fg?.postAttnNorm });
       // attention block: xMid = xIn + o(attn(rope(q(h)), rope(k(h)), v(h))), h = rmsnorm(xIn)
       b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
-      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...(p.scores.length > 0 ? { S: p.scores[cl] } : {}) });
+      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, batchRows: p.batchRows, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...(p.scores.length > 0 ? { S: p.scores[cl] } : {}) });
       k.ropeB.run(a.dQ, p.table, kv.dK, kv.dV, p.cache.cfg, a.dQKV, M);
       b.qkv.run(a.dQKV, la.h, M, { dX: a.dN, lora: lg('qkv'), full: fg ? { dW: fg.qkv, dbias: fg.qkvBias } : null, xa: la.xa.qkv });
       k.normB.run(a.dN, a.resid[l], lw.inputNorm, a.dRes, M, { accumulate: true, dw: fg?.inputNorm });

@@ -72,8 +72,9 @@ export interface AttentionBackwardOptions {
    */
   tiled?: boolean;
   /**
-   * Fewest rows of a call that runs the fused or kept-P/dS kernels (default PS_MIN_ROWS); a
-   * smaller call runs the recomputing dQ and dK/dV kernels (0: every call may use the scratch).
+   * Fewest rows of a call (of its batch: AttentionBackwardArgs.batchRows) that runs the fused or
+   * kept-P/dS kernels (default PS_MIN_ROWS); a smaller one runs the recomputing dQ and dK/dV
+   * kernels (0: every call may use the scratch).
    * The tile kernels run at every size: at HS = 64 they compile in 1.4 s against the recomputing
    * pair's 4.4 s and run no slower on small batches.
    */
@@ -133,7 +134,9 @@ export const DQ8_HEAD_SIZES = [8, 16];
  * is a few milliseconds in any form, while the wide pipelines take 1.5-3 s of SwiftShader compile
  * time at a run's first step (a short run or a test with small batches paid more in compiles
  * than the kernels ever saved); the recomputing pair compiles in about 0.5 s. A run whose passes
- * fill maxRows (512 by default) uses the wide kernels.
+ * fill maxRows (512 by default) uses the wide kernels, in every pass of a batch that large
+ * (TrainStep passes the batch's rows): a last pass of fewer rows used to build the recomputing
+ * pair mid-run (1.1 s at the default agent's second GRPO step).
  */
 export const PS_MIN_ROWS = 256;
 
@@ -158,6 +161,8 @@ export interface AttentionScratchShape {
   tiled?: boolean;
   /** Fewest rows of a call that keeps a scratch (default PS_MIN_ROWS; AttentionBackwardOptions.psMinRows); not for the tile form. */
   minRows?: number;
+  /** Rows of the batch the call is a pass of, which minRows is compared with (default M). */
+  batchRows?: number;
   /** The stats folded into the kept form's dQ (default, where it applies: AttentionBackwardOptions.foldStats). */
   foldStats?: boolean;
 }
@@ -173,7 +178,7 @@ export function attentionScratchBytes(c: AttentionScratchShape): number {
   const budget = c.budget ?? PS_BUDGET_BYTES;
   const tiled = (c.tiled ?? true) && tiledHeadSize(c.HS);
   if (c.variant !== 'thread' || budget <= 0) return 0;
-  if (!tiled && (!PS_HEAD_SIZES.includes(c.HS) || c.M < (c.minRows ?? PS_MIN_ROWS))) return 0;
+  if (!tiled && (!PS_HEAD_SIZES.includes(c.HS) || (c.batchRows ?? c.M) < (c.minRows ?? PS_MIN_ROWS))) return 0;
   const bytes = (c.fused ?? true) && FUSED_HEAD_SIZES.includes(c.HS)
     ? Math.ceil(c.Tmax / FUSED_KEYS) * c.M * c.NH * c.HS * 4
     : tiled
@@ -246,6 +251,12 @@ export interface AttentionBackwardArgs {
   cache: KvCache;
   layer: number;
   M: number;
+  /**
+   * Rows of the batch this call is a pass of (TrainStep splits a batch into passes of at most
+   * maxRows): psMinRows is compared with it, so every pass of a batch runs the same form.
+   * Default M.
+   */
+  batchRows?: number;
   /** Out: dQ [M, NH, HS] (=). */
   dQ: GPUBuffer;
   /** Out: dK, dV in the cache layout (=; zero past each sequence's length). */
@@ -413,7 +424,7 @@ export class AttentionBackward {
     const u = new Uint8Array(this.uniforms);
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     const K = cache.k[layer], V = cache.v[layer];
-    const ps = M > 0 ? this.scratch(c.B, c.Tmax, M) : null;
+    const ps = M > 0 ? this.scratch(c.B, c.Tmax, M, a.batchRows ?? M) : null;
     this.form = ps === null ? 'recomputed' : this.fusedKernels ? 'fused' : this.tileKernels ? (a.S ? 'tiled-scores' : 'tiled') : 'kept';
     const folded = ps !== null && this.psKernels !== null && this.psKernels.foldedStats;
     this.lastFolded = folded;
@@ -494,10 +505,10 @@ export class AttentionBackward {
   }
 
   /** The shape of a call for attentionScratchBytes: this instance's forms, size threshold and budget (capped by the device's largest storage binding). */
-  private scratchShape(B: number, Tmax: number, M: number): AttentionScratchShape {
+  private scratchShape(B: number, Tmax: number, M: number, batchRows = M): AttentionScratchShape {
     const { variant, HS, NH, psBudgetBytes, psMinRows } = this.opts;
     const budget = Math.min(psBudgetBytes, this.rt.device.limits.maxStorageBufferBindingSize);
-    return { variant, HS, NH, B, Tmax, M, budget, fused: this.fusedKernels !== null, tiled: this.tileKernels !== null, minRows: psMinRows };
+    return { variant, HS, NH, B, Tmax, M, budget, fused: this.fusedKernels !== null, tiled: this.tileKernels !== null, minRows: psMinRows, batchRows };
   }
 
   /**
@@ -506,11 +517,11 @@ export class AttentionBackward {
    * submit); null when this instance has neither form or the scratch would pass the budget or the
    * device's limits (the recomputing kernels run instead).
    */
-  private scratch(B: number, Tmax: number, M: number): GPUBuffer | null {
+  private scratch(B: number, Tmax: number, M: number, batchRows: number): GPUBuffer | null {
     if (!this.psKernels && !this.fusedKernels && !this.tileKernels) return null;
     const { HS, NH } = this.opts;
     const fused = this.fusedKernels !== null, tiled = this.tileKernels !== null;
-    const bytes = attentionScratchBytes(this.scratchShape(B, Tmax, M));
+    const bytes = attentionScratchBytes(this.scratchShape(B, Tmax, M, batchRows));
     if (bytes === 0) return null;
     if (this.ps && this.ps.size >= bytes) return this.ps;
     const label = fused

@@ -49,8 +49,9 @@ export interface AttentionOptions {
    */
   trainPositions?: 4 | 16;
   /**
-   * Fewest rows of a call that runs the sixteen-position training form (default
-   * SIXTEEN_MIN_ROWS); a smaller one runs the four-position form (the same O and LSE bit for bit).
+   * Fewest rows of a call (of its batch: run's `batchRows`) that runs the sixteen-position
+   * training form (default SIXTEEN_MIN_ROWS); a smaller one runs the four-position form (the same
+   * O and LSE bit for bit).
    */
   sixteenMinRows?: number;
 }
@@ -60,7 +61,8 @@ export interface AttentionOptions {
  * 1.1-1.2 s of SwiftShader compile time at heads of 8 (2.4 s at 16) at a run's first step and
  * saves a few milliseconds per layer on passes of hundreds of rows; smaller passes (short runs,
  * tests) run the four-position form, which compiles in 0.3-0.45 s. A run whose passes fill
- * maxRows (512 by default) uses sixteen.
+ * maxRows (512 by default) uses sixteen, in every pass of a batch that large (TrainStep passes the
+ * batch's rows), so a small last pass does not build the other form mid-run.
  */
 export const SIXTEEN_MIN_ROWS = 256;
 
@@ -245,9 +247,10 @@ export class Attention {
    * (`sequenceTable`); the HS = 8 and 16 thread forms then take `trainPositions` positions per
    * invocation. `scores` (packed training rows, with `seqs`, where keepsScores): also the scaled
    * scores into that plane of scorePlaneBytes(B, NH, Tmax) for AttentionBackwardArgs.S (O and LSE
-   * the same bit for bit).
+   * the same bit for bit). `batchRows`: the rows of the batch this call is a pass of (default M),
+   * which sixteenMinRows is compared with.
    */
-  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer, scores?: GPUBuffer): void {
+  run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer, scores?: GPUBuffer, batchRows = M): void {
     const { NH, KVH, HS, variant, lse } = this.opts;
     const c = cache.cfg;
     if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
@@ -272,7 +275,7 @@ export class Attention {
     // With a score plane the score-keeping form runs: HS = 64's takes the four-position training
     // form's grid, the others the row table's (one head per invocation).
     const keep = scores ? this.scoresForm : null;
-    const train = keep ? (keep.train ? this.train : null) : seqs && this.train ? (this.trainSmall && M < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
+    const train = keep ? (keep.train ? this.train : null) : seqs && this.train ? (this.trainSmall && batchRows < this.opts.sixteenMinRows ? this.trainSmall : this.train) : null;
     this.lastTrainPositions = train ? train.positions : 0;
     const row = this.rowForm(M);
     const heads = keep ? 1 : row.heads;

@@ -152,19 +152,22 @@ describe('planTraining counts the kept attention scores (heads of 64)', () => {
   }, 60_000);
 });
 
-// Heads of 16 (the default agent's): passes of PS_MIN_ROWS rows or more keep P and dS between the
-// dQ kernel and the sixteen-key dK/dV tile kernel, dispatched once for dK and once for dV.
+// Heads of 16 (the default agent's): batches of PS_MIN_ROWS rows or more keep P and dS between the
+// dQ kernel and the sixteen-key dK/dV tile kernel, dispatched once for dK and once for dV, in every
+// pass (maxRows 192: passes of 192 and 64 rows; in LoRA mode, since a full-mode pass of 192 rows
+// holds fewer distinct ids than the min(M, V) the plan takes for the embedding gradient's CSR).
 describe('planTraining counts the kept-P/dS attention backward (heads of 16)', () => {
-  it('random 2-layer model, 4 / 2 heads of 16, passes of 256 rows: plan == measured peak, recompute on and off', async () => {
+  it('random 2-layer model, 4 / 2 heads of 16, batches of 256 rows in one pass or two: plan == measured peak, recompute on and off', async () => {
     const hs16 = tinyConfig({ vocabSize: 128, hiddenSize: 64, intermediateSize: 64, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, maxPositions: 64 });
     const w = randomWeights(hs16, 6);
     const src: Source = { cfg: hs16, read: async (n) => w.get(n)!, has: (n) => w.has(n) };
-    const base = { mode: 'full' as const, quant: 'none' as const, quantEmbeddings: false, batchSize: 4, seqLen: 64, microBatch: 4, maxRows: PS_MIN_ROWS, chunkRows: 64 };
-    for (const recompute of [false, true]) {
-      const o = { ...base, recompute };
+    const base = { mode: 'full' as const, quant: 'none' as const, quantEmbeddings: false, batchSize: 4, seqLen: 64, microBatch: 4, chunkRows: 64 };
+    const lora = { mode: 'lora' as const, lora: { rank: 4, targets: [...PROJECTIONS] } };
+    for (const [maxRows, recompute] of [[PS_MIN_ROWS, false], [PS_MIN_ROWS, true], [192, false]] as const) {
+      const o: TrainingPlanOptions = { ...base, ...(maxRows < PS_MIN_ROWS ? lora : {}), maxRows, recompute };
       const plan = planTraining(hs16, o), peak = await measure(o, src);
       const row = plan.rows.find((r) => r.name.startsWith('attention backward scratch'));
-      console.log(`heads of 16, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, P/dS row ${row?.name}: ${row?.bytes ?? 0} B`);
+      console.log(`heads of 16, maxRows ${maxRows}, recompute ${recompute ? 'on' : 'off'}: plan ${plan.total} B, measured peak ${peak} B, P/dS row ${row?.name}: ${row?.bytes ?? 0} B`);
       expect(row?.bytes).toBeGreaterThan(0);
       expect(peak).toBe(plan.total);
     }
