@@ -1421,13 +1421,18 @@ fn attn_bwd_dq_thread_hs16_ps8(@builtin(global_invocation_id) gid: vec3<u32>, @b
   dq16_octet(qo, dq_in16(qo.a.rows, pk.scale), dq_in16(qo.b.rows, pk.scale));
 }
 
-// The eight queries' key loop of the _ps8 forms, from their inputs xa (first quad), xb.
+// The eight queries' key loop of the _ps8 forms, from their inputs xa (first quad), xb. The
+// second quad's own key quad (b.i0 = a.i0 + 4) is the loop's last step: the first quad's queries
+// reach none of its keys, so their sums take zeros there (dQ unchanged) and their P/dS line gets
+// the zeros of keys it does not reach (as the keys past a length); one copy of the step instead of
+// a second one after the loop keeps SwiftShader's compile shorter.
 fn dq16_octet(qo: QueryOctet, xa: DqIn16, xb: DqIn16) {
   var a = dq_zero16();
   var b = a;
   let la = qo.a.cell * pk.Tmax * 2u;
   let lb = qo.b.cell * pk.Tmax * 2u;
-  for (var j0 = 0u; j0 <= qo.a.i0; j0 += 4u) {
+  let last = select(qo.a.i0, qo.b.i0, qo.b.ok);
+  for (var j0 = 0u; j0 <= last; j0 += 4u) {
     let k = keys16(qo.a, j0);
     a = dq16_keys(a, xa, k, j0, qo.a);
     b = dq16_keys(b, xb, k, j0, qo.b);
@@ -1435,10 +1440,7 @@ fn dq16_octet(qo: QueryOctet, xa: DqIn16, xb: DqIn16) {
     if (qo.b.ok) { store_ps16(lb, j0, b); }
   }
   store_dq16(qo.a.rows, qo.a.live, a, pk.scale);
-  if (!qo.b.ok) { return; }
-  b = dq16_keys(b, xb, keys16(qo.b, qo.b.i0), qo.b.i0, qo.b);
-  store_ps16(lb, qo.b.i0, b);
-  store_dq16(qo.b.rows, qo.b.live, b, pk.scale);
+  if (qo.b.ok) { store_dq16(qo.b.rows, qo.b.live, b, pk.scale); }
 }
 
 // attn_bwd_dq_thread_hs16_ps8 with attn_bwd_stats folded in (one dispatch fewer per backward):
