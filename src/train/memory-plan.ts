@@ -630,10 +630,11 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
         return buf;
       });
       let start = 0;
+      const microRows = micro.reduce((a, b) => a + b, 0);
       while (start < micro.length) {
         let end = start, rows = 0;
         while (end < micro.length && rows + micro[end] <= maxRows) rows += micro[end++];
-        pass(micro.slice(start, end), micro.reduce((a, b) => a + b, 0));
+        pass(micro.slice(start, end), microRows);
         start = end;
       }
       sim.release(...merged);

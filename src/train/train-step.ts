@@ -304,10 +304,11 @@ export class TrainStep {
     const merged = train && loraOn && this.merge ? await this.mergeAdapter() : [];
     try {
       let start = 0, row0 = 0;
+      const batchRows = packedRows(seqs);
       while (start < seqs.length) {
         let end = start, rows = 0;
         while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
-        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, packedRows(seqs));
+        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows);
         row0 += rows;
         out.logprobs.push(...r.logprobs);
         out.entropy.push(...r.entropy);

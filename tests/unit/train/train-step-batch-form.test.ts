@@ -16,15 +16,15 @@ import { TrainStep } from '../../../src/train/train-step';
 import { PS_MIN_ROWS } from '../../../src/gpu/kernels/attention-backward';
 import { SIXTEEN_MIN_ROWS } from '../../../src/gpu/kernels/attention';
 
-/** A tiny random one-layer model (f32, untuned) with four query heads of HS on two kv heads, and a full-mode step of at most maxRows rows per pass. */
-async function setup(HS: number, seed: number, maxRows: number) {
+/** A tiny random one-layer model (f32, untuned) with four query heads of HS on two kv heads, and full-mode steps of at most maxRows rows per pass. */
+async function setup(HS: number, seed: number) {
   const rt = await nodeRuntime();
   const cfg = tinyConfig({ vocabSize: 32, hiddenSize: 4 * HS, intermediateSize: 64, numLayers: 1, numHeads: 4, numKvHeads: 2, headDim: HS, maxPositions: 64 });
   const weights: TensorMap = randomWeights(cfg, seed);
   const model = await GpuModel.load(rt, cfg, { has: (n) => weights.has(n), read: async (n) => weights.get(n)! }, { quant: 'none', quantEmbeddings: false, tune: false });
-  const newStep = async (rows = maxRows) => {
+  const newStep = async (maxRows: number) => {
     const params = GpuFullParams.create(rt, model);
-    return { params, step: await TrainStep.create(rt, model, { mode: 'full', params }, { maxRows: rows }) };
+    return { params, step: await TrainStep.create(rt, model, { mode: 'full', params }, { maxRows }) };
   };
   return { cfg, model, newStep };
 }
@@ -34,7 +34,7 @@ const seqsOf = (n: number, T: number, V: number) => Array.from({ length: n }, (_
 describe('TrainStep: every pass of a batch runs the attention form its whole batch picks', () => {
   it('heads of 16: a 256-row batch in passes of 192 + 64 keeps P/dS in both; a 128-row batch recomputes; gradients as one pass', async () => {
     expect(PS_MIN_ROWS).toBe(256);
-    const { cfg, newStep } = await setup(16, 9, 192);
+    const { cfg, newStep } = await setup(16, 9);
     const seqs = seqsOf(4, 64, cfg.vocabSize);
     const dlogp = seqs.map((s, b) => Float32Array.from(randomArray(s.length - 1, 70 + b), (x) => 0.3 * x));
     const grads = async (maxRows: number) => {
@@ -61,8 +61,8 @@ describe('TrainStep: every pass of a batch runs the attention form its whole bat
 
   it('heads of 8: a 256-row log-prob batch in passes of 192 + 64 runs sixteen positions per invocation in both', async () => {
     expect(SIXTEEN_MIN_ROWS).toBe(256);
-    const { cfg, model, newStep } = await setup(8, 10, 192);
-    const { step } = await newStep();
+    const { cfg, model, newStep } = await setup(8, 10);
+    const { step } = await newStep(192);
     const seqs = seqsOf(4, 64, cfg.vocabSize);
     const split = await step.run({ seqs, dlogp: null });
     expect(step.attentionTrainPositions, 'the 64-row last pass of a 256-row batch').toBe(16);
