@@ -1739,7 +1739,8 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 // kernels spent most of their time storing and loading two floats per pair. Pairs with the key
 // past the query or the query past the length add nothing. dKc/dVc are overwritten for every
 // position (zeros past each slot's length). Grid: B * KVH * ceil(Tmax / 16). (An HS = 16 twin
-// measured 1.08x the kept-P/dS kernels for 7 s of SwiftShader compile time; not kept.)
+// measured 1.08x the kept-P/dS kernels for 7 s of SwiftShader compile time; in the matrix form
+// below 1.05-1.11x for 2.5-4 s more than the kept pair: neither kept.)
 // Bindings: Q 0, seqs 1, Kc 2, Vc 3, dO 4, ST 5, dKc 6, dVc 7, dQP 8; uniforms pf at 9.
 // dQP [ceil(Tmax / 16), M, NH, HS/4] vec4: partial t of (row, head) = scale sum over keys
 // 16t .. 16t + 15 of dS K (written for t <= position / 16).
@@ -1763,40 +1764,56 @@ fn pair_on(j: u32, qpos: vec4<u32>, live: vec4<bool>) -> vec4<bool> { return (ve
 // dQP offset (vec4) of partial t of (row, head) index r; n = vec4s per head.
 fn dqp_offset(t: u32, r: u32, n: u32) -> u32 { return (t * pf.M * pf.NH + r) * n; }
 
-struct Fused8 { acc: Dkv8, dq: Quad8 }
-struct FusedQuad8 { acc: DkvQuad8, dq: Quad8 }
+// The kernel works on 4 x 4 blocks (a key quad against a query quad) as matrix products: each
+// SPIR-V result goes through the stack on SwiftShader, and a matrix product is one result where
+// the same sums written per pair were dozens (1.4-1.5x on the kernel).
+// A key quad's scaled K and V, dims 0-3 (ka, va) and 4-7 (kb, vb); columns: the four keys. The
+// keys' dK, dV sums take the same shape.
+struct KeyMats8 { ka: mat4x4<f32>, kb: mat4x4<f32>, va: mat4x4<f32>, vb: mat4x4<f32> }
 
-// The scaled K and V of the four keys from position j of cache line `line` (past Tmax the last).
-fn fused_keys8(line: u32, j: u32) -> DkvQuad8 {
+// The key quad from position j of cache line `line` (past Tmax the last key).
+fn key_mats8(line: u32, j: u32) -> KeyMats8 {
   let o = (vec4<u32>(line * pf.Tmax) + min(vec4<u32>(j) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pf.Tmax - 1u))) * 2u;
-  return DkvQuad8(fused_key8(o.x), fused_key8(o.y), fused_key8(o.z), fused_key8(o.w));
+  let s = pf.scale;
+  return KeyMats8(mat4x4<f32>(Kc[o.x], Kc[o.y], Kc[o.z], Kc[o.w]) * s, mat4x4<f32>(Kc[o.x + 1u], Kc[o.y + 1u], Kc[o.z + 1u], Kc[o.w + 1u]) * s,
+                  mat4x4<f32>(Vc[o.x], Vc[o.y], Vc[o.z], Vc[o.w]), mat4x4<f32>(Vc[o.x + 1u], Vc[o.y + 1u], Vc[o.z + 1u], Vc[o.w + 1u]));
 }
 
-fn fused_key8(o: u32) -> Dkv8 { return Dkv8(Kc[o] * pf.scale, Kc[o + 1u] * pf.scale, Vc[o], Vc[o + 1u]); }
+// A query quad's Q rows (x, unscaled) and dO rows (g), dims 0-3 (a) and 4-7 (b), columns the
+// four queries; and their transposes (t).
+struct QuadMats8 { xa: mat4x4<f32>, xb: mat4x4<f32>, ga: mat4x4<f32>, gb: mat4x4<f32>,
+                   xat: mat4x4<f32>, xbt: mat4x4<f32>, gat: mat4x4<f32>, gbt: mat4x4<f32> }
 
-// One key (scaled K and V in k, sums in a) against a query quad (Q rows x unscaled, dO rows g).
-fn fused8_key(a: Dkv8, k: Dkv8, x: Quad8, g: Quad8, st: QuadStats, on: vec4<bool>, dq: Quad8) -> Fused8 {
-  let s = vec4<f32>(dot(x.a0, k.ka) + dot(x.b0, k.kb), dot(x.a1, k.ka) + dot(x.b1, k.kb),
-                    dot(x.a2, k.ka) + dot(x.b2, k.kb), dot(x.a3, k.ka) + dot(x.b3, k.kb));
-  let p = select(vec4<f32>(0.0), exp(s - st.lse), on);
-  let dp = vec4<f32>(dot(g.a0, k.va) + dot(g.b0, k.vb), dot(g.a1, k.va) + dot(g.b1, k.vb),
-                     dot(g.a2, k.va) + dot(g.b2, k.vb), dot(g.a3, k.va) + dot(g.b3, k.vb));
-  let ds = p * (dp - st.d);
-  return Fused8(Dkv8(a.ka + ds.x * x.a0 + ds.y * x.a1 + ds.z * x.a2 + ds.w * x.a3,
-                     a.kb + ds.x * x.b0 + ds.y * x.b1 + ds.z * x.b2 + ds.w * x.b3,
-                     a.va + p.x * g.a0 + p.y * g.a1 + p.z * g.a2 + p.w * g.a3,
-                     a.vb + p.x * g.b0 + p.y * g.b1 + p.z * g.b2 + p.w * g.b3),
-                Quad8(dq.a0 + ds.x * k.ka, dq.b0 + ds.x * k.kb, dq.a1 + ds.y * k.ka, dq.b1 + ds.y * k.kb,
-                      dq.a2 + ds.z * k.ka, dq.b2 + ds.z * k.kb, dq.a3 + ds.w * k.ka, dq.b3 + ds.w * k.kb));
+fn quad_mats8(r: vec4<u32>) -> QuadMats8 {
+  let x = quad_queries(r, 1.0);
+  let g = quad_grads8(r);
+  let xa = mat4x4<f32>(x.a0, x.a1, x.a2, x.a3);
+  let xb = mat4x4<f32>(x.b0, x.b1, x.b2, x.b3);
+  let ga = mat4x4<f32>(g.a0, g.a1, g.a2, g.a3);
+  let gb = mat4x4<f32>(g.b0, g.b1, g.b2, g.b3);
+  return QuadMats8(xa, xb, ga, gb, transpose(xa), transpose(xb), transpose(ga), transpose(gb));
 }
 
-// Four keys from position j against a query quad at positions qpos.
-fn fused8_quad(a: DkvQuad8, k: DkvQuad8, j: u32, x: Quad8, g: Quad8, st: QuadStats, qpos: vec4<u32>, live: vec4<bool>, dq: Quad8) -> FusedQuad8 {
-  let f0 = fused8_key(a.a, k.a, x, g, st, pair_on(j, qpos, live), dq);
-  let f1 = fused8_key(a.b, k.b, x, g, st, pair_on(j + 1u, qpos, live), f0.dq);
-  let f2 = fused8_key(a.c, k.c, x, g, st, pair_on(j + 2u, qpos, live), f1.dq);
-  let f3 = fused8_key(a.d, k.d, x, g, st, pair_on(j + 3u, qpos, live), f2.dq);
-  return FusedQuad8(DkvQuad8(f0.acc, f1.acc, f2.acc, f3.acc), f3.dq);
+// A query quad's dQ sums over the keys so far, dims 0-3 (a) and 4-7 (b); columns the queries.
+struct DqMats8 { a: mat4x4<f32>, b: mat4x4<f32> }
+struct FusedM8 { acc: KeyMats8, dq: DqMats8 }
+
+// A key quad (k, from position j; sums a) against a query quad q at positions qpos (live: below
+// the length): column n of s and dp is key n's scores and dO . V over the four queries; dK += x
+// dS, dV += g P; the quad's dQ += k dS^T.
+fn fused8_block(a: KeyMats8, k: KeyMats8, j: u32, q: QuadMats8, st: QuadStats, qpos: vec4<u32>, live: vec4<bool>, dq: DqMats8) -> FusedM8 {
+  let s = q.xat * k.ka + q.xbt * k.kb;
+  let dp = q.gat * k.va + q.gbt * k.vb;
+  let z = vec4<f32>(0.0);
+  let p0 = select(z, exp(s[0] - st.lse), pair_on(j, qpos, live));
+  let p1 = select(z, exp(s[1] - st.lse), pair_on(j + 1u, qpos, live));
+  let p2 = select(z, exp(s[2] - st.lse), pair_on(j + 2u, qpos, live));
+  let p3 = select(z, exp(s[3] - st.lse), pair_on(j + 3u, qpos, live));
+  let p = mat4x4<f32>(p0, p1, p2, p3);
+  let ds = mat4x4<f32>(p0 * (dp[0] - st.d), p1 * (dp[1] - st.d), p2 * (dp[2] - st.d), p3 * (dp[3] - st.d));
+  let dst = transpose(ds);
+  return FusedM8(KeyMats8(a.ka + q.xa * ds, a.kb + q.xb * ds, a.va + q.ga * p, a.vb + q.gb * p),
+                 DqMats8(dq.a + k.ka * dst, dq.b + k.kb * dst));
 }
 
 @compute @workgroup_size(WG)
@@ -1804,62 +1821,59 @@ fn attn_bwd_fused16_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   let kq = key_quads(pf, gid.x + gid.y * nwg.x * WG, 4u);
   if (!kq.ok) { return; }
   let t = kq.j0 / 16u;
-  let kA = fused_keys8(kq.line, kq.j0);
-  let kB = fused_keys8(kq.line, kq.j0 + 4u);
-  let kC = fused_keys8(kq.line, kq.j0 + 8u);
-  let kD = fused_keys8(kq.line, kq.j0 + 12u);
-  var aA = dkv8_quad_zero();
+  let kA = key_mats8(kq.line, kq.j0);
+  let kB = key_mats8(kq.line, kq.j0 + 4u);
+  let kC = key_mats8(kq.line, kq.j0 + 8u);
+  let kD = key_mats8(kq.line, kq.j0 + 12u);
+  let zm = mat4x4<f32>();
+  var aA = KeyMats8(zm, zm, zm, zm);
   var aB = aA;
   var aC = aA;
   var aD = aA;
   let u0 = kq.j0 / 4u;
-  let z = vec4<f32>(0.0);
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
     for (var u = u0; u * 4u < kq.len; u++) {
       let r = quad_rows(pf, kq, h, u);
       let qpos = vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u);
       let live = qpos < vec4<u32>(kq.len);
-      let x = quad_queries(r, 1.0);
-      let g = quad_grads8(r);
+      let q = quad_mats8(r);
       let st = quad_stats(r);
       // Key quad k only reaches query quads from its own on (u > u0 + k - 1).
-      var f = fused8_quad(aA, kA, kq.j0, x, g, st, qpos, live, Quad8(z, z, z, z, z, z, z, z));
+      var f = fused8_block(aA, kA, kq.j0, q, st, qpos, live, DqMats8(zm, zm));
       aA = f.acc;
-      if (u > u0) { f = fused8_quad(aB, kB, kq.j0 + 4u, x, g, st, qpos, live, f.dq); aB = f.acc; }
-      if (u > u0 + 1u) { f = fused8_quad(aC, kC, kq.j0 + 8u, x, g, st, qpos, live, f.dq); aC = f.acc; }
-      if (u > u0 + 2u) { f = fused8_quad(aD, kD, kq.j0 + 12u, x, g, st, qpos, live, f.dq); aD = f.acc; }
-      store_dqp8(t, r.x, f.dq.a0, f.dq.b0);
-      if (live.y) { store_dqp8(t, r.y, f.dq.a1, f.dq.b1); }
-      if (live.z) { store_dqp8(t, r.z, f.dq.a2, f.dq.b2); }
-      if (live.w) { store_dqp8(t, r.w, f.dq.a3, f.dq.b3); }
+      if (u > u0) { f = fused8_block(aB, kB, kq.j0 + 4u, q, st, qpos, live, f.dq); aB = f.acc; }
+      if (u > u0 + 1u) { f = fused8_block(aC, kC, kq.j0 + 8u, q, st, qpos, live, f.dq); aC = f.acc; }
+      if (u > u0 + 2u) { f = fused8_block(aD, kD, kq.j0 + 12u, q, st, qpos, live, f.dq); aD = f.acc; }
+      store_dqp8(t, r.x, f.dq, 0u);
+      if (live.y) { store_dqp8(t, r.y, f.dq, 1u); }
+      if (live.z) { store_dqp8(t, r.z, f.dq, 2u); }
+      if (live.w) { store_dqp8(t, r.w, f.dq, 3u); }
     }
   }
-  store_fused_quad8(kq.line, kq.j0, aA);
-  store_fused_quad8(kq.line, kq.j0 + 4u, aB);
-  store_fused_quad8(kq.line, kq.j0 + 8u, aC);
-  store_fused_quad8(kq.line, kq.j0 + 12u, aD);
+  store_fused8(kq.line, kq.j0, aA);
+  store_fused8(kq.line, kq.j0 + 4u, aB);
+  store_fused8(kq.line, kq.j0 + 8u, aC);
+  store_fused8(kq.line, kq.j0 + 12u, aD);
 }
 
-fn store_dqp8(t: u32, r: u32, a: vec4<f32>, b: vec4<f32>) {
+// Query i's column of the quad's dQ sums as partial t of (row, head) index r.
+fn store_dqp8(t: u32, r: u32, dq: DqMats8, i: u32) {
   let o = dqp_offset(t, r, 2u);
-  dQP[o] = a;
-  dQP[o + 1u] = b;
+  dQP[o] = dq.a[i];
+  dQP[o + 1u] = dq.b[i];
 }
 
 // dK (scaled) and dV of the four keys from position j of cache line `line` (those below Tmax).
-fn store_fused_quad8(line: u32, j: u32, a: DkvQuad8) {
-  let o = (line * pf.Tmax + j) * 2u;
-  if (j < pf.Tmax) { store_fused8(o, a.a); }
-  if (j + 1u < pf.Tmax) { store_fused8(o + 2u, a.b); }
-  if (j + 2u < pf.Tmax) { store_fused8(o + 4u, a.c); }
-  if (j + 3u < pf.Tmax) { store_fused8(o + 6u, a.d); }
-}
-
-fn store_fused8(o: u32, a: Dkv8) {
-  dKc[o] = a.ka * pf.scale;
-  dKc[o + 1u] = a.kb * pf.scale;
-  dVc[o] = a.va;
-  dVc[o + 1u] = a.vb;
+fn store_fused8(line: u32, j: u32, a: KeyMats8) {
+  for (var i = 0u; i < 4u; i++) {
+    if (j + i < pf.Tmax) {
+      let o = (line * pf.Tmax + j + i) * 2u;
+      dKc[o] = a.ka[i] * pf.scale;
+      dKc[o + 1u] = a.kb[i] * pf.scale;
+      dVc[o] = a.va[i];
+      dVc[o + 1u] = a.vb[i];
+    }
+  }
 }
 
 // attn_bwd_dq_reduce: dQ of (row, head) = the sum of its partials t = 0 .. position / 16 in dQP
