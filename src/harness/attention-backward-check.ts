@@ -1,8 +1,9 @@
 // The training attention's backward in the browser against its CPU twin (attention_backward per
 // sequence): the 16 x 16 tile kernels at heads of 64 (the slot-table training forward in named
 // registers) and 128 (the generic row kernel), each from the scores the forward kept and
-// recomputing them; at heads of 16 the kept-P/dS dQ kernel and the sixteen-key dK/dV tile. Packed
-// sequences of 21 and 7 tokens in a cache of 24. Used by src/harness/attention-kernels.harness.ts
+// recomputing them; at heads of 16 the kept-P/dS dQ kernel and the sixteen-key dK/dV tile; at
+// heads of 8 (stories260K) the fused dK/dV/dQ-partial kernel and its reduction. Packed
+// sequences of 21 and 7 tokens in a cache of 24 (two key groups of sixteen). Used by src/harness/attention-kernels.harness.ts
 // (tests/e2e/attention-kernels.spec.ts); Node runs the same kernels in
 // tests/unit/gpu/attention-backward.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
@@ -17,7 +18,7 @@ import { maxAbsDiff } from '../reference/matmul';
 export async function checkAttentionBackward(r: GpuRuntime): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const lengths = [21, 7], B = lengths.length, Tmax = 24, NH = 4, KVH = 2;
-  for (const HS of [64, 128, 16]) {
+  for (const HS of [64, 128, 16, 8]) {
     const cache = new KvCache(r, { numLayers: 1, B, KVH, HS, Tmax });
     const step = cache.append(lengths);
     const M = step.M, act = M * NH * HS;
@@ -30,7 +31,7 @@ export async function checkAttentionBackward(r: GpuRuntime): Promise<Record<stri
     const S = r.storage(scorePlaneBytes(B, NH, Tmax), 'scores');
     const dQ = r.storage(act * 4, 'dQ'), dK = r.storage(cache.layerBytes, 'dK'), dV = r.storage(cache.layerBytes, 'dV');
     const attn = await Attention.create(r, { NH, KVH, HS, variant: 'thread', lse: true });
-    // psMinRows 0: the kept-P/dS form at HS = 16 for these 28 rows (by default from 256).
+    // psMinRows 0: the kept-P/dS form at HS = 16 and the fused one at 8 for these 28 rows (by default from 256).
     const bwd = await AttentionBackward.create(r, { NH, KVH, HS, variant: 'thread', maxRows: M, psMinRows: 0 });
     const ref = reference(lengths, Tmax, NH, KVH, HS, Q, K, V, dO);
     for (const keep of attn.keepsScores ? [true, false] : [false]) {
