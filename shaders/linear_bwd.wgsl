@@ -53,7 +53,7 @@ struct Params {
 
 override WG_X: u32 = 4;
 override WG_Y: u32 = 4;
-// dw_rb, dw_rb16: whether the pipeline masks a last step for M % 4 != 0 (false: M a multiple of 4 only).
+// dw_rb, dw_rb16: whether the pipeline has the steps for M % 4 != 0 (false: M a multiple of 4 only).
 override TAIL: bool = true;
 
 // NF4 (code book), unpack_lo / unpack_hi, fill_pairs / pairs_lo / pairs_hi.
@@ -583,23 +583,6 @@ fn put_g(n: u32, c4: u32, v: vec4<f32>) {
   wG[i] += pw.alpha * v;
 }
 
-// The row offsets (1, 2, 3 in rows of the step from row m) of a dW step's rows 1-3: with TAIL, rows
-// past M take row M - 1's (w: how many of the four rows are below M). SwiftShader runs every block
-// of an `if` whether a lane takes it or not, so the M % 4 == 0 pipelines (TAIL = false) leave
-// this out and run M / 4 whole steps.
-fn tail_rows(m: u32) -> vec4<u32> {
-  if (!TAIL) { return vec4<u32>(1u, 2u, 3u, 4u); }
-  let last = pw.M - 1u - m;
-  return vec4<u32>(min(1u, last), min(2u, last), min(3u, last), min(4u, last + 1u));
-}
-
-// A step's D values for its four rows, 0 for the rows past M (TAIL; t from tail_rows): their
-// terms then add nothing.
-fn masked_d(y: vec4<f32>, t: vec4<u32>) -> vec4<f32> {
-  if (!TAIL) { return y; }
-  return select(vec4<f32>(0.0), y, vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(t.w));
-}
-
 // Invocation: out rows n0 .. n0 + 7 (named a<row>), columns 8 gid.x .. + 7 (l, h); loops over M.
 // Per step of four rows of M the invocation keeps X's 8 vec4 and takes each out row's four D values
 // as one vec4 (dw_rb16's layout, which see).
@@ -627,27 +610,56 @@ fn dw_rb(@builtin(global_invocation_id) gid: vec3<u32>) {
   var di = 0u;
   // Four rows per step, their terms summed as one matrix-vector product (((row 0 + row 1) + row 2)
   // + row 3, one SPIR-V result: see the dx_* steps) and added once: a sum is read and written once
-  // per four terms. With TAIL the last step of M % 4 != 0 takes the rows past M as copies of row
-  // M - 1 with D = 0 (tail_rows, masked_d; dw_rb16 the same).
-  let mEnd = select(pw.M & ~3u, (pw.M + 3u) & ~3u, TAIL);
-  for (var m = 0u; m < mEnd; m += 4u) {
-    let t = tail_rows(m);
+  // per four terms. Then a two-row step and a last row (dw_rb16 the same).
+  let M4 = pw.M & ~3u;
+  for (var m = 0u; m < M4; m += 4u) {
     let j0 = xi; let l0 = wX[j0]; let h0 = wX[j0 + xd];
-    let j1 = xi + t.x * pw.ld2; let l1 = wX[j1]; let h1 = wX[j1 + xd];
-    let j2 = xi + t.y * pw.ld2; let l2 = wX[j2]; let h2 = wX[j2 + xd];
-    let j3 = xi + t.z * pw.ld2; let l3 = wX[j3]; let h3 = wX[j3 + xd];
+    let j1 = xi + 1u * pw.ld2; let l1 = wX[j1]; let h1 = wX[j1 + xd];
+    let j2 = xi + 2u * pw.ld2; let l2 = wX[j2]; let h2 = wX[j2 + xd];
+    let j3 = xi + 3u * pw.ld2; let l3 = wX[j3]; let h3 = wX[j3 + xd];
     let ml = mat4x4<f32>(l0, l1, l2, l3); let mh = mat4x4<f32>(h0, h1, h2, h3);
-    let r1 = di + t.x * ld; let r2 = di + t.y * ld; let r3 = di + t.z * ld;
-    { let y = masked_d(vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]), t); a0l += ml * y; a0h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]), t); a1l += ml * y; a1h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]), t); a2l += ml * y; a2h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]), t); a3l += ml * y; a3h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]), t); a4l += ml * y; a4h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]), t); a5l += ml * y; a5h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]), t); a6l += ml * y; a6h += mh * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]), t); a7l += ml * y; a7h += mh * y; }
+    let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0l += ml * y; a0h += mh * y; }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1l += ml * y; a1h += mh * y; }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2l += ml * y; a2h += mh * y; }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3l += ml * y; a3h += mh * y; }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4l += ml * y; a4h += mh * y; }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5l += ml * y; a5h += mh * y; }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6l += ml * y; a6h += mh * y; }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7l += ml * y; a7h += mh * y; }
     xi += 4u * pw.ld2;
     di += 4u * ld;
+  }
+  // The two-row and one-row steps (M not a multiple of 4): SwiftShader runs every block of an
+  // `if` whether a lane takes it or not, so pipelines for M % 4 == 0 leave them out (TAIL).
+  if (TAIL) {
+    let M2 = pw.M & ~1u;
+    if (M4 < M2) {
+      let xl = wX[xi]; let xh = wX[xi + xd];
+      let xl2 = wX[xi + pw.ld2]; let xh2 = wX[xi + pw.ld2 + xd];
+      let r1 = di + ld;
+      { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0l += y.x * xl + y.y * xl2; a0h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1l += y.x * xl + y.y * xl2; a1h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2l += y.x * xl + y.y * xl2; a2h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3l += y.x * xl + y.y * xl2; a3h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4l += y.x * xl + y.y * xl2; a4h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5l += y.x * xl + y.y * xl2; a5h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6l += y.x * xl + y.y * xl2; a6h += y.x * xh + y.y * xh2; }
+      { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7l += y.x * xl + y.y * xl2; a7h += y.x * xh + y.y * xh2; }
+      xi += 2u * pw.ld2;
+      di += 2u * ld;
+    }
+    if (M2 < pw.M) {
+      let xl = wX[xi]; let xh = wX[xi + xd];
+      { let y = wD[di + e0]; a0l += y * xl; a0h += y * xh; }
+      { let y = wD[di + e1]; a1l += y * xl; a1h += y * xh; }
+      { let y = wD[di + e2]; a2l += y * xl; a2h += y * xh; }
+      { let y = wD[di + e3]; a3l += y * xl; a3h += y * xh; }
+      { let y = wD[di + e4]; a4l += y * xl; a4h += y * xh; }
+      { let y = wD[di + e5]; a5l += y * xl; a5h += y * xh; }
+      { let y = wD[di + e6]; a6l += y * xl; a6h += y * xh; }
+      { let y = wD[di + e7]; a7l += y * xl; a7h += y * xh; }
+    }
   }
   let hi = c4 + 1u;
   // Stored in a loop over an array of the sums, not 16 inlined calls: SwiftShader compiled the
@@ -700,36 +712,83 @@ fn dw_rb16(@builtin(global_invocation_id) gid: vec3<u32>) {
   var a15a = vec4<f32>(); var a15b = vec4<f32>(); var a15c = vec4<f32>(); var a15d = vec4<f32>();
   var xi = pw.off2 + seg_cols_w(n0) + c4;
   var di = 0u;
-  // Four rows per step as dw_rb (each sum read and written once per four terms; with TAIL the last
-  // step of M % 4 != 0 masked as there).
-  let mEnd = select(pw.M & ~3u, (pw.M + 3u) & ~3u, TAIL);
-  for (var m = 0u; m < mEnd; m += 4u) {
-    let t = tail_rows(m);
+  // Four rows per step as dw_rb (each sum read and written once per four terms), then a two-row
+  // step and a last row.
+  let M4 = pw.M & ~3u;
+  for (var m = 0u; m < M4; m += 4u) {
     let j0 = xi; let x0a = wX[j0]; let x0b = wX[j0 + xb]; let x0c = wX[j0 + xc]; let x0d = wX[j0 + xd];
-    let j1 = xi + t.x * pw.ld2; let x1a = wX[j1]; let x1b = wX[j1 + xb]; let x1c = wX[j1 + xc]; let x1d = wX[j1 + xd];
-    let j2 = xi + t.y * pw.ld2; let x2a = wX[j2]; let x2b = wX[j2 + xb]; let x2c = wX[j2 + xc]; let x2d = wX[j2 + xd];
-    let j3 = xi + t.z * pw.ld2; let x3a = wX[j3]; let x3b = wX[j3 + xb]; let x3c = wX[j3 + xc]; let x3d = wX[j3 + xd];
+    let j1 = xi + 1u * pw.ld2; let x1a = wX[j1]; let x1b = wX[j1 + xb]; let x1c = wX[j1 + xc]; let x1d = wX[j1 + xd];
+    let j2 = xi + 2u * pw.ld2; let x2a = wX[j2]; let x2b = wX[j2 + xb]; let x2c = wX[j2 + xc]; let x2d = wX[j2 + xd];
+    let j3 = xi + 3u * pw.ld2; let x3a = wX[j3]; let x3b = wX[j3 + xb]; let x3c = wX[j3 + xc]; let x3d = wX[j3 + xd];
     let ma = mat4x4<f32>(x0a, x1a, x2a, x3a); let mb = mat4x4<f32>(x0b, x1b, x2b, x3b);
     let mc = mat4x4<f32>(x0c, x1c, x2c, x3c); let md = mat4x4<f32>(x0d, x1d, x2d, x3d);
-    let r1 = di + t.x * ld; let r2 = di + t.y * ld; let r3 = di + t.z * ld;
-    { let y = masked_d(vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]), t); a0a += ma * y; a0b += mb * y; a0c += mc * y; a0d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]), t); a1a += ma * y; a1b += mb * y; a1c += mc * y; a1d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]), t); a2a += ma * y; a2b += mb * y; a2c += mc * y; a2d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]), t); a3a += ma * y; a3b += mb * y; a3c += mc * y; a3d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]), t); a4a += ma * y; a4b += mb * y; a4c += mc * y; a4d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]), t); a5a += ma * y; a5b += mb * y; a5c += mc * y; a5d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]), t); a6a += ma * y; a6b += mb * y; a6c += mc * y; a6d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]), t); a7a += ma * y; a7b += mb * y; a7c += mc * y; a7d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e8], wD[r1 + e8], wD[r2 + e8], wD[r3 + e8]), t); a8a += ma * y; a8b += mb * y; a8c += mc * y; a8d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e9], wD[r1 + e9], wD[r2 + e9], wD[r3 + e9]), t); a9a += ma * y; a9b += mb * y; a9c += mc * y; a9d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e10], wD[r1 + e10], wD[r2 + e10], wD[r3 + e10]), t); a10a += ma * y; a10b += mb * y; a10c += mc * y; a10d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e11], wD[r1 + e11], wD[r2 + e11], wD[r3 + e11]), t); a11a += ma * y; a11b += mb * y; a11c += mc * y; a11d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e12], wD[r1 + e12], wD[r2 + e12], wD[r3 + e12]), t); a12a += ma * y; a12b += mb * y; a12c += mc * y; a12d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e13], wD[r1 + e13], wD[r2 + e13], wD[r3 + e13]), t); a13a += ma * y; a13b += mb * y; a13c += mc * y; a13d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e14], wD[r1 + e14], wD[r2 + e14], wD[r3 + e14]), t); a14a += ma * y; a14b += mb * y; a14c += mc * y; a14d += md * y; }
-    { let y = masked_d(vec4<f32>(wD[di + e15], wD[r1 + e15], wD[r2 + e15], wD[r3 + e15]), t); a15a += ma * y; a15b += mb * y; a15c += mc * y; a15d += md * y; }
+    let r1 = di + ld; let r2 = r1 + ld; let r3 = r2 + ld;
+    { let y = vec4<f32>(wD[di + e0], wD[r1 + e0], wD[r2 + e0], wD[r3 + e0]); a0a += ma * y; a0b += mb * y; a0c += mc * y; a0d += md * y; }
+    { let y = vec4<f32>(wD[di + e1], wD[r1 + e1], wD[r2 + e1], wD[r3 + e1]); a1a += ma * y; a1b += mb * y; a1c += mc * y; a1d += md * y; }
+    { let y = vec4<f32>(wD[di + e2], wD[r1 + e2], wD[r2 + e2], wD[r3 + e2]); a2a += ma * y; a2b += mb * y; a2c += mc * y; a2d += md * y; }
+    { let y = vec4<f32>(wD[di + e3], wD[r1 + e3], wD[r2 + e3], wD[r3 + e3]); a3a += ma * y; a3b += mb * y; a3c += mc * y; a3d += md * y; }
+    { let y = vec4<f32>(wD[di + e4], wD[r1 + e4], wD[r2 + e4], wD[r3 + e4]); a4a += ma * y; a4b += mb * y; a4c += mc * y; a4d += md * y; }
+    { let y = vec4<f32>(wD[di + e5], wD[r1 + e5], wD[r2 + e5], wD[r3 + e5]); a5a += ma * y; a5b += mb * y; a5c += mc * y; a5d += md * y; }
+    { let y = vec4<f32>(wD[di + e6], wD[r1 + e6], wD[r2 + e6], wD[r3 + e6]); a6a += ma * y; a6b += mb * y; a6c += mc * y; a6d += md * y; }
+    { let y = vec4<f32>(wD[di + e7], wD[r1 + e7], wD[r2 + e7], wD[r3 + e7]); a7a += ma * y; a7b += mb * y; a7c += mc * y; a7d += md * y; }
+    { let y = vec4<f32>(wD[di + e8], wD[r1 + e8], wD[r2 + e8], wD[r3 + e8]); a8a += ma * y; a8b += mb * y; a8c += mc * y; a8d += md * y; }
+    { let y = vec4<f32>(wD[di + e9], wD[r1 + e9], wD[r2 + e9], wD[r3 + e9]); a9a += ma * y; a9b += mb * y; a9c += mc * y; a9d += md * y; }
+    { let y = vec4<f32>(wD[di + e10], wD[r1 + e10], wD[r2 + e10], wD[r3 + e10]); a10a += ma * y; a10b += mb * y; a10c += mc * y; a10d += md * y; }
+    { let y = vec4<f32>(wD[di + e11], wD[r1 + e11], wD[r2 + e11], wD[r3 + e11]); a11a += ma * y; a11b += mb * y; a11c += mc * y; a11d += md * y; }
+    { let y = vec4<f32>(wD[di + e12], wD[r1 + e12], wD[r2 + e12], wD[r3 + e12]); a12a += ma * y; a12b += mb * y; a12c += mc * y; a12d += md * y; }
+    { let y = vec4<f32>(wD[di + e13], wD[r1 + e13], wD[r2 + e13], wD[r3 + e13]); a13a += ma * y; a13b += mb * y; a13c += mc * y; a13d += md * y; }
+    { let y = vec4<f32>(wD[di + e14], wD[r1 + e14], wD[r2 + e14], wD[r3 + e14]); a14a += ma * y; a14b += mb * y; a14c += mc * y; a14d += md * y; }
+    { let y = vec4<f32>(wD[di + e15], wD[r1 + e15], wD[r2 + e15], wD[r3 + e15]); a15a += ma * y; a15b += mb * y; a15c += mc * y; a15d += md * y; }
     xi += 4u * pw.ld2;
     di += 4u * ld;
+  }
+  // The two-row and one-row steps (M not a multiple of 4): SwiftShader runs every block of an
+  // `if` whether a lane takes it or not, so pipelines for M % 4 == 0 leave them out (TAIL).
+  if (TAIL) {
+    let M2 = pw.M & ~1u;
+    if (M4 < M2) {
+      let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+      let j = xi + pw.ld2;
+      let ya = wX[j]; let yb = wX[j + xb]; let yc = wX[j + xc]; let yd = wX[j + xd];
+      let r1 = di + ld;
+      { let y = vec2<f32>(wD[di + e0], wD[r1 + e0]); a0a += y.x * xa + y.y * ya; a0b += y.x * xb_ + y.y * yb; a0c += y.x * xc_ + y.y * yc; a0d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e1], wD[r1 + e1]); a1a += y.x * xa + y.y * ya; a1b += y.x * xb_ + y.y * yb; a1c += y.x * xc_ + y.y * yc; a1d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e2], wD[r1 + e2]); a2a += y.x * xa + y.y * ya; a2b += y.x * xb_ + y.y * yb; a2c += y.x * xc_ + y.y * yc; a2d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e3], wD[r1 + e3]); a3a += y.x * xa + y.y * ya; a3b += y.x * xb_ + y.y * yb; a3c += y.x * xc_ + y.y * yc; a3d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e4], wD[r1 + e4]); a4a += y.x * xa + y.y * ya; a4b += y.x * xb_ + y.y * yb; a4c += y.x * xc_ + y.y * yc; a4d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e5], wD[r1 + e5]); a5a += y.x * xa + y.y * ya; a5b += y.x * xb_ + y.y * yb; a5c += y.x * xc_ + y.y * yc; a5d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e6], wD[r1 + e6]); a6a += y.x * xa + y.y * ya; a6b += y.x * xb_ + y.y * yb; a6c += y.x * xc_ + y.y * yc; a6d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e7], wD[r1 + e7]); a7a += y.x * xa + y.y * ya; a7b += y.x * xb_ + y.y * yb; a7c += y.x * xc_ + y.y * yc; a7d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e8], wD[r1 + e8]); a8a += y.x * xa + y.y * ya; a8b += y.x * xb_ + y.y * yb; a8c += y.x * xc_ + y.y * yc; a8d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e9], wD[r1 + e9]); a9a += y.x * xa + y.y * ya; a9b += y.x * xb_ + y.y * yb; a9c += y.x * xc_ + y.y * yc; a9d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e10], wD[r1 + e10]); a10a += y.x * xa + y.y * ya; a10b += y.x * xb_ + y.y * yb; a10c += y.x * xc_ + y.y * yc; a10d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e11], wD[r1 + e11]); a11a += y.x * xa + y.y * ya; a11b += y.x * xb_ + y.y * yb; a11c += y.x * xc_ + y.y * yc; a11d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e12], wD[r1 + e12]); a12a += y.x * xa + y.y * ya; a12b += y.x * xb_ + y.y * yb; a12c += y.x * xc_ + y.y * yc; a12d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e13], wD[r1 + e13]); a13a += y.x * xa + y.y * ya; a13b += y.x * xb_ + y.y * yb; a13c += y.x * xc_ + y.y * yc; a13d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e14], wD[r1 + e14]); a14a += y.x * xa + y.y * ya; a14b += y.x * xb_ + y.y * yb; a14c += y.x * xc_ + y.y * yc; a14d += y.x * xd_ + y.y * yd; }
+      { let y = vec2<f32>(wD[di + e15], wD[r1 + e15]); a15a += y.x * xa + y.y * ya; a15b += y.x * xb_ + y.y * yb; a15c += y.x * xc_ + y.y * yc; a15d += y.x * xd_ + y.y * yd; }
+      xi += 2u * pw.ld2;
+      di += 2u * ld;
+    }
+    if (M2 < pw.M) {
+      let xa = wX[xi]; let xb_ = wX[xi + xb]; let xc_ = wX[xi + xc]; let xd_ = wX[xi + xd];
+      { let y = wD[di + e0]; a0a += y * xa; a0b += y * xb_; a0c += y * xc_; a0d += y * xd_; }
+      { let y = wD[di + e1]; a1a += y * xa; a1b += y * xb_; a1c += y * xc_; a1d += y * xd_; }
+      { let y = wD[di + e2]; a2a += y * xa; a2b += y * xb_; a2c += y * xc_; a2d += y * xd_; }
+      { let y = wD[di + e3]; a3a += y * xa; a3b += y * xb_; a3c += y * xc_; a3d += y * xd_; }
+      { let y = wD[di + e4]; a4a += y * xa; a4b += y * xb_; a4c += y * xc_; a4d += y * xd_; }
+      { let y = wD[di + e5]; a5a += y * xa; a5b += y * xb_; a5c += y * xc_; a5d += y * xd_; }
+      { let y = wD[di + e6]; a6a += y * xa; a6b += y * xb_; a6c += y * xc_; a6d += y * xd_; }
+      { let y = wD[di + e7]; a7a += y * xa; a7b += y * xb_; a7c += y * xc_; a7d += y * xd_; }
+      { let y = wD[di + e8]; a8a += y * xa; a8b += y * xb_; a8c += y * xc_; a8d += y * xd_; }
+      { let y = wD[di + e9]; a9a += y * xa; a9b += y * xb_; a9c += y * xc_; a9d += y * xd_; }
+      { let y = wD[di + e10]; a10a += y * xa; a10b += y * xb_; a10c += y * xc_; a10d += y * xd_; }
+      { let y = wD[di + e11]; a11a += y * xa; a11b += y * xb_; a11c += y * xc_; a11d += y * xd_; }
+      { let y = wD[di + e12]; a12a += y * xa; a12b += y * xb_; a12c += y * xc_; a12d += y * xd_; }
+      { let y = wD[di + e13]; a13a += y * xa; a13b += y * xb_; a13c += y * xc_; a13d += y * xd_; }
+      { let y = wD[di + e14]; a14a += y * xa; a14b += y * xb_; a14c += y * xc_; a14d += y * xd_; }
+      { let y = wD[di + e15]; a15a += y * xa; a15b += y * xb_; a15c += y * xc_; a15d += y * xd_; }
+    }
   }
   // Stored in a loop over an array of the sums, not 64 inlined calls: SwiftShader compiled the
   // inlined form 3-5x slower (seconds at the first step) and runs both alike.

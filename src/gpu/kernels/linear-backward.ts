@@ -229,7 +229,7 @@ export class LinearBackward {
     const p = new Map<string, Kernel>();
     const add = async (key: string, entry: string, o: Record<string, number> = {}, shader = 'linear_bwd') => {
       p.set(key, await rt.kernel({ shader, entry, overrides: o }));
-      // dw_rb / dw_rb16 also without the masked last step for M % 4 != 0 (TAIL = 0; dwPipelineKey picks them), built at first use.
+      // dw_rb / dw_rb16 also without the steps for M % 4 != 0 (TAIL = 0; dwPipelineKey picks them), built at first use.
       if (entry === 'dw_rb' || entry === 'dw_rb16') p.set(`${key}${EVEN}`, await rt.kernel({ shader, entry, overrides: { ...o, TAIL: 0 } }));
     };
     const jobs: Promise<void>[] = [];
@@ -437,9 +437,8 @@ const EVEN = ':even';
 
 /**
  * The pipeline of a dw_* dispatch over M rows: at M % 4 == 0 the register-blocked dw kernels'
- * form without the row clamps and D masks of their last step for M % 4 != 0 (SwiftShader runs
- * every block of an `if` whether a lane takes it or not, so those cost 6-13 % of every step), else
- * `key`.
+ * form without their two-row and one-row steps (SwiftShader runs every block of an `if` whether a
+ * lane takes it or not, and those steps cost about a tenth of the kernel at M = 64), else `key`.
  */
 export function dwPipelineKey(key: string, M: number, p: { has(key: string): boolean }): string {
   return M % 4 === 0 && p.has(`${key}${EVEN}`) ? `${key}${EVEN}` : key;

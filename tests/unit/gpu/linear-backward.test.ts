@@ -117,7 +117,7 @@ async function runCase(c: Case): Promise<void> {
     for (const v of Object.values(diffs)) expect(v).toBeLessThan(2e-4);
     bwd.dispose();
   }
-  // dw_rb16 sums in dw_rb's order (four rows of M per step, the last one masked at M % 4 != 0): the same dW bit for bit.
+  // dw_rb16 sums in dw_rb's order (four rows of M per step, then two, then one): the same dW bit for bit.
   if (dWOf.rb && dWOf.rb16) expect(dWOf.rb16, 'dW rb16 = rb').toEqual(dWOf.rb);
   fwd.dispose();
   rt.release(X, b, A, B, dY, dX, dA, dB, dW, db, xa, Y, ...bufs);
@@ -131,7 +131,7 @@ describe('LinearBackward', () => {
   it('f32 W, fused q|k|v, segments off multiples of 8, rank 5 (scalar LoRA kernels), full mode', () => runCase({ name: 'qkv f32', nf4: false, M: 9, K: 64, NW: 30, R: 5, starts: [13, 21], bias: true, full: true }));
 
   it('f32 W, the default agent\'s gate|up shape (K=64, NW=384), M a multiple of four, full mode (dw_rb16 four rows per step), dY B of both segments in one dispatch of 6 splits', () => runCase({ name: 'agent gate_up f32', nf4: false, M: 160, K: 64, NW: 384, R: 4, starts: [192], bias: false, full: true, dybSplit: 6, rerunM: 36 }));
-  it('f32 W, full mode with M = 39 and M = 2 (dw_rb16\'s masked last step of three and of two rows; 4 workgroups of 16 x 16 tiles)', async () => {
+  it('f32 W, full mode with M = 39 and M = 2 (dw_rb16\'s two-row step and last row after its four-row steps; 4 workgroups of 16 x 16 tiles)', async () => {
     await runCase({ name: 'dw_rb16 tail', nf4: false, M: 39, K: 64, NW: 256, R: 4, starts: [], bias: true, full: true, dybSplit: 4 });
     await runCase({ name: 'dw_rb16 two rows', nf4: false, M: 2, K: 64, NW: 256, R: 4, starts: [], bias: false, full: true, dybSplit: 4 });
   });
@@ -143,7 +143,7 @@ describe('LinearBackward', () => {
     runCase({ name: 'wide r16', nf4: false, M: 60, K: 256, NW: 1152, R: 16, starts: [896, 1024], bias: true, full: false, dybSplit: 18, rerunM: 44 }));
   it('rank 32 on rb16 (two invocations across), M=75 (a partial row tile), segments of 64 and 32 (too short to split)', () =>
     runCase({ name: 'wide r32', nf4: false, M: 75, K: 128, NW: 96, R: 32, starts: [64], bias: false, full: false, dybSplit: 1 }));
-  it('dwPipelineKey: dw_rb / dw_rb16 without their masked last step only at M % 4 == 0', () => {
+  it('dwPipelineKey: dw_rb / dw_rb16 without their two-row and one-row steps only at M % 4 == 0', () => {
     const built = new Set(['dw:rb16', 'dw:rb16:even', 'dw:wide', 'dw:wide:even', 'dw:tiled']);
     expect(dwPipelineKey('dw:rb16', 64, built)).toBe('dw:rb16:even');
     expect(dwPipelineKey('dw:wide', 1280, built)).toBe('dw:wide:even');
