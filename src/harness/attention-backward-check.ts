@@ -2,10 +2,10 @@
 // sequence): the 16 x 16 tile kernels at heads of 64 (the slot-table training forward in named
 // registers) and 128 (the generic row kernel), each from the scores the forward kept and
 // recomputing them; at heads of 16 the kept-P/dS dQ kernel and the sixteen-key dK/dV tile; at
-// heads of 8 (stories260K) the fused dK/dV/dQ-partial kernel and its reduction. Packed
-// sequences of 21 and 7 tokens in a cache of 24 (two key groups of sixteen). Used by src/harness/attention-kernels.harness.ts
-// (tests/e2e/attention-kernels.spec.ts); Node runs the same kernels in
-// tests/unit/gpu/attention-backward.test.ts.
+// heads of 8 (stories260K) the fused dK/dV/dQ-partial kernel and its reduction. Packed sequences
+// of 21 and 7 tokens in a cache of 24 (two key groups of sixteen). Used by
+// src/harness/attention-kernels.harness.ts (tests/e2e/attention-kernels.spec.ts); Node runs the
+// same kernels in tests/unit/gpu/attention-backward.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { KvCache } from '../gpu/kv-cache';
 import { Attention, scorePlaneBytes } from '../gpu/kernels/attention';

@@ -1,8 +1,8 @@
 // Browser test of the attention-side kernels: qkv_rope + attention (both variants), the training
 // attention's backward (16 x 16 tiles at heads of 64 and 128, from the forward's kept scores and
 // recomputing them; at heads of 16 the kept-P/dS dQ kernel and the sixteen-key dK/dV tile; at heads
-// of 8 the fused kernel on 4 x 4 matrix blocks), chunked log-probs and GPU sampling compile under Chromium's WebGPU and match
-// their CPU twins.
+// of 8 the fused kernel on 4 x 4 matrix blocks), chunked log-probs and GPU sampling compile under
+// Chromium's WebGPU and match their CPU twins.
 // Drives src/harness/attention-kernels.harness.ts on /harness.html; prints the maxdiffs.
 import { expect, test } from '@playwright/test';
 import type { AttentionKernelsReport } from '../../src/harness/attention-kernels.harness';
