@@ -8,13 +8,21 @@
 // a row's partials to its token and log-prob, so the [M, V] logits are never written or read
 // again. Uses the includer's p (Params: scale = 1 / T, seed, step, greedy, and R the draw's row of
 // X's row 0: the noise is keyed by the row of the draw, which a pass of a split step starts past 0;
-// no bias or LoRA), Y, MR, and for gemv its red, WG_X and WG_Y.
+// no bias or LoRA; flags bit 5: per-row noise keys in bias, sample_key), bias, Y, MR, and for gemv its red, WG_X and WG_Y.
 // CPU twin: linear_forward + sample_forward (src/reference). Launcher: Linear.runSample
 // (src/gpu/kernels/linear.ts). Tested by tests/unit/gpu/lm-head-sample.test.ts.
 
 // #include sampling_rng
 
 override SAMPLE: bool = false;
+
+// Row r's noise: flags bit 5 keys it by the draw's (stream, position) pairs, which the launcher
+// binds in bias's place (SAMPLE draws have no bias), at the draw's row p.R + r.
+fn sample_key(r: u32) -> u32 {
+  let keyed = (p.flags & 32u) != 0u;
+  let ki = select(0u, 2u * (p.R + r), keyed);
+  return draw_key(p.seed, p.R + r, p.step, keyed, vec2<f32>(bias[ki], bias[ki + 1u]));
+}
 
 // Row r's partial for its column group g of G columns (G = 8 or 4).
 fn sample_write(r: u32, g: u32, G: u32, d: Draw) {
@@ -27,7 +35,7 @@ fn sample_write(r: u32, g: u32, G: u32, d: Draw) {
 
 // One row's 8 logits (columns 8 g .. 8 g + 7, those below N) to its partial.
 fn sample_row8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
-  let rk = row_key(p.seed, p.R + r, p.step);
+  let rk = sample_key(r);
   var d = draw_start();
   for (var j = 0u; j < 8u; j++) {
     let col = g * 8u + j;
@@ -39,7 +47,7 @@ fn sample_row8(r: u32, g: u32, lo: vec4<f32>, hi: vec4<f32>) {
 
 // One row's 4 logits (columns 4 g .. 4 g + 3, those below N) to its partial.
 fn sample_row4(r: u32, g: u32, v: vec4<f32>) {
-  let rk = row_key(p.seed, p.R + r, p.step);
+  let rk = sample_key(r);
   var d = draw_start();
   for (var j = 0u; j < 4u; j++) {
     let col = g * 4u + j;

@@ -11,6 +11,7 @@ struct Params {
   invT: f32,     // 1 / temperature (1 when greedy)
   chunk: u32,    // logits per chunk
   nChunks: u32,  // ceil(V / chunk)
+  keyed: u32,    // 1: each row's noise from its pair in keys (draw_key in sampling_rng.wgsl)
 }
 
 // Invocations per workgroup, a power of two (4 on CPU adapters, 64 on GPUs: rowWorkgroupSize).

@@ -18,6 +18,7 @@ override FUSED: bool = false;
 @group(0) @binding(1) var<storage, read> part: array<vec4<f32>>;   // [B, nChunks]
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;    // [2B] ids, then f32 log-probs
 @group(0) @binding(3) var<uniform> p: Params;
+@group(0) @binding(4) var<storage, read> keys: array<f32>;      // [2B] (stream, position) when keyed
 
 @compute @workgroup_size(WG)
 fn sample_merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -42,7 +43,10 @@ fn sample_merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     var z: f32;
     if (FUSED) {
       z = rb[0];
-      if (p.greedy == 0u) { z += log(-log(gumbel_u(row_key(p.seed, row, p.step), id))); }
+      if (p.greedy == 0u) {
+        let ki = select(0u, 2u * row, p.keyed != 0u);
+        z += log(-log(gumbel_u(draw_key(p.seed, row, p.step, p.keyed != 0u, vec2<f32>(keys[ki], keys[ki + 1u])), id)));
+      }
     } else {
       z = logits[row * p.V + id] * p.invT;
     }

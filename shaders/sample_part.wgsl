@@ -14,6 +14,7 @@
 @group(0) @binding(0) var<storage, read> logits: array<f32>;          // [B, V]
 @group(0) @binding(1) var<storage, read_write> part: array<vec4<f32>>; // [B, nChunks]
 @group(0) @binding(2) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read> keys: array<f32>;         // [2B] (stream, position) when keyed
 
 // #include sampling_rng
 
@@ -24,7 +25,8 @@ fn sample_part(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   if (row >= p.B || c >= p.nChunks) { return; }
   let o = row * p.V;
   let end = min(p.V, (c + 1u) * p.chunk);
-  let rk = row_key(p.seed, row, p.step);
+  let ki = select(0u, 2u * row, p.keyed != 0u);
+  let rk = draw_key(p.seed, row, p.step, p.keyed != 0u, vec2<f32>(keys[ki], keys[ki + 1u]));
   var d = draw_start();
   for (var i = c * p.chunk + lid; i < end; i += WG) {
     d = draw_add(d, logits[o + i] * p.invT, p.greedy != 0u, rk, i); // ids rise: the first index wins ties

@@ -9,7 +9,7 @@
 // smallest kept value and its weight, so the search stops as soon as the kept set is exactly the
 // answer (typically 10-20 probes, at most about 32). The token is argmax over kept tokens of z + Gumbel noise (= a sample
 // from softmax(z) renormalised over the kept set), the noise from a counter-based PCG hash of
-// (seed, row, step, token). The reported log-prob is log softmax(z)[id] over the FULL
+// (seed, row, step, token), or (seed, stream, position, token) with per-row keys (draw_key). The reported log-prob is log softmax(z)[id] over the FULL
 // vocabulary (temperature-scaled, before top-k/top-p truncation): what the trainer recomputes.
 // CPU twin: src/reference/sampling.ts (sample_forward, same hash). Launcher: src/gpu/kernels/sampling.ts.
 // Write contract: out overwritten (=) for rows 0..B-1.
@@ -23,11 +23,13 @@ struct Params {
   step: u32,     // RNG counter (decode step)
   invT: f32,     // 1 / temperature
   topP: f32,     // >= 1: no top-p
+  keyed: u32,    // 1: each row's noise from its pair in keys (draw_key in sampling_rng.wgsl)
 }
 
 @group(0) @binding(0) var<storage, read> logits: array<f32>;     // [B, V]
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;  // [2B] ids, then f32 log-probs
 @group(0) @binding(2) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read> keys: array<f32>;      // [2B] (stream, position) when keyed
 
 // Invocations per workgroup, a power of two (the launcher picks 4 on CPU adapters, where a
 // workgroup runs on one thread and each reduction round is a barrier, and 64 on GPUs).
@@ -184,7 +186,8 @@ fn sample_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
       lo = search(lid, o, lo, hi, want, true, zmax);
     }
     // Gumbel-max over the kept tokens.
-    let rk = row_key(p.seed, row, p.step);
+    let ki = select(0u, 2u * row, p.keyed != 0u);
+    let rk = draw_key(p.seed, row, p.step, p.keyed != 0u, vec2<f32>(keys[ki], keys[ki + 1u]));
     var g = NEG_BIG;
     var gi = 0u;
     for (var i = lid; i < p.V; i += WG) {

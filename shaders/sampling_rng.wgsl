@@ -19,8 +19,17 @@ fn value_of(k: u32) -> f32 {
   return bitcast<f32>(select(~k, k & 0x7fffffffu, (k & 0x80000000u) != 0u));
 }
 
-// The noise stream of one row at one decode step.
+// The noise of one draw: (seed, stream, position), by default (seed, the row, the decode step).
 fn row_key(seed: u32, row: u32, step: u32) -> u32 { return pcg(pcg(pcg(seed) ^ row) ^ step); }
+
+// The noise of row `row` of a draw: keyed, (stream, position) from the draw's key pairs (exact
+// integers in f32, src/reference/sampling.ts rowKeyPairs: DecodeSession gives each slot a stream
+// and keys a row by the index of the token it samples, so a sequence draws the same noise whichever
+// rows step with it); else (row, step). The includer reads the pair at index 2 row (0 unkeyed, so
+// a stand-in buffer of 2 floats serves) and passes it as kp.
+fn draw_key(seed: u32, row: u32, step: u32, keyed: bool, kp: vec2<f32>) -> u32 {
+  return row_key(seed, select(row, u32(kp.x), keyed), select(step, u32(kp.y), keyed));
+}
 
 // z + Gumbel noise of token i (u in (0, 1) from 24 hash bits): the argmax over tokens of this is a
 // draw from softmax(z). (2^24 - 1) + 0.5 rounds to 2^24 in f32, so u is capped at the largest f32

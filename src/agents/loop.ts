@@ -24,8 +24,8 @@ export interface PolicyStepper {
   readonly B: number;
   /** Appends newTokens[s] to slot s and samples one next token per slot that appended any. */
   step(newTokens: number[][], params: SamplingParams): Promise<StepSample>;
-  /** Empties a slot for a new episode. */
-  reset(slot: number): void;
+  /** Empties a slot for a new episode, whose seeded draws come from noise stream `stream` (DecodeStepper.reset). */
+  reset(slot: number, stream?: number): void;
 }
 
 export interface EpisodeSpec {
@@ -202,7 +202,9 @@ class Rollout {
         trace: new EpisodeTrace(), messages: [], promptLength: 0, turns: 0, sampledInTurn: 0, stopId: null, toolCalls: [], finalText: '',
       };
       this.live.add(e);
-      this.a.stepper.reset(slot);
+      // The episode's own noise stream: its tokens do not depend on which episodes step with it
+      // (the tools' timing in async mode, one reused slot in sync mode).
+      this.a.stepper.reset(slot, index);
       try {
         const spec = this.a.prompts[e.promptIndex];
         const { prompt, forced, messages } = this.a.renderer.opening(spec.messages, spec.prefill);

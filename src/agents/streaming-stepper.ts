@@ -34,8 +34,8 @@ export class StreamingStepper implements PolicyStepper {
   }
 
   /** A new episode: the loop appends its prompt and the prefill next. */
-  reset(slot: number): void {
-    this.inner.reset(slot);
+  reset(slot: number, stream?: number): void {
+    this.inner.reset(slot, stream);
     this.endTurn();
     for (const id of this.prefill) this.show(id);
   }

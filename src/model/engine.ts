@@ -19,10 +19,14 @@ export interface DecodeStepper {
   readonly B: number;
   /** Tokens held per slot. */
   readonly lengths: Int32Array;
-  /** Appends newTokens[s] to slot s and samples one next token per slot that appended any. */
+  /**
+   * Appends newTokens[s] to slot s and samples one next token per slot that appended any. A
+   * seeded draw's noise is keyed by (seed, the slot's stream, the index the sampled token takes),
+   * so a sequence draws the same tokens whichever slots step with it; params.keys is set here.
+   */
   step(newTokens: number[][], params: SamplingParams): Promise<StepSample>;
-  /** Empties a slot for a new sequence. */
-  reset(slot: number): void;
+  /** Empties a slot for a new sequence, which draws from noise stream `stream` (default: the slot's index; an integer below 2^24). */
+  reset(slot: number, stream?: number): void;
   /** Frees every slot's cache. */
   free(): void;
 }

@@ -6,7 +6,7 @@
 // Tested by tests/unit/ort/ort-engine.test.ts (wasm in Node) and tests/e2e/ort.spec.ts (Chromium).
 import type { DecoderEngine, DecodeStepper, StepSample } from '../model/engine';
 import type { ModelConfig } from '../model/types';
-import { sample_forward, type SamplingParams } from '../reference/sampling';
+import { ROW_KEY_LIMIT, sample_forward, type SamplingParams } from '../reference/sampling';
 import type { PastKv } from './decoder';
 import { OrtDecoder } from './decoder';
 
@@ -14,9 +14,12 @@ import { OrtDecoder } from './decoder';
 export class OrtStepper implements DecodeStepper {
   readonly lengths: Int32Array;
   private readonly caches: (PastKv | null)[];
+  /** Each slot's noise stream (reset). */
+  private readonly streams: Uint32Array;
 
   constructor(private readonly decoder: OrtDecoder, readonly B: number, readonly Tmax: number) {
     this.lengths = new Int32Array(B);
+    this.streams = Uint32Array.from({ length: B }, (_, s) => s);
     this.caches = Array.from({ length: B }, () => null);
   }
 
@@ -27,7 +30,7 @@ export class OrtStepper implements DecodeStepper {
       for (const t of toks) if (!Number.isInteger(t) || t < 0 || t >= V) throw new Error(`OrtStepper.step: token id ${t} for slot ${s} is outside the vocabulary [0, ${V})`);
       if (this.lengths[s] + toks.length > this.Tmax) throw new Error(`OrtStepper.step: slot ${s} would hold ${this.lengths[s] + toks.length} tokens, more than the ${this.Tmax} it was opened with`);
     }
-    // Rows in slot order, as DecodeSession gathers them (the sampler's row index seeds its draw).
+    // Each row's noise keyed by (its slot's stream, the index its token takes), as DecodeSession does.
     const slots = newTokens.flatMap((t, s) => (t.length ? [s] : []));
     const logits = new Float32Array(slots.length * V);
     for (const [row, s] of slots.entries()) {
@@ -41,7 +44,8 @@ export class OrtStepper implements DecodeStepper {
     const ids = new Int32Array(this.B).fill(-1);
     const logprobs = new Float32Array(this.B).fill(NaN);
     if (!slots.length) return { ids, logprobs };
-    const res = sample_forward(logits, slots.length, V, params);
+    const keys = { streams: slots.map((s) => this.streams[s]), positions: slots.map((s) => this.lengths[s]) };
+    const res = sample_forward(logits, slots.length, V, { ...params, keys });
     for (const [row, s] of slots.entries()) {
       ids[s] = res.ids[row];
       logprobs[s] = res.logprobs[row];
@@ -49,7 +53,9 @@ export class OrtStepper implements DecodeStepper {
     return { ids, logprobs };
   }
 
-  reset(slot: number): void {
+  reset(slot: number, stream = slot): void {
+    if (!Number.isInteger(stream) || stream < 0 || stream >= ROW_KEY_LIMIT) throw new Error(`OrtStepper.reset: stream ${stream} for slot ${slot}; it must be an integer in [0, 2^24)`);
+    this.streams[slot] = stream;
     this.decoder.disposePast(this.caches[slot]);
     this.caches[slot] = null;
     this.lengths[slot] = 0;

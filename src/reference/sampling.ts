@@ -15,6 +15,44 @@ export interface SamplingParams {
   seed: number;
   /** RNG counter, e.g. the decode step (u32). */
   step: number;
+  /**
+   * Per row of the draw, the noise stream and position it draws at (DecodeSession: the slot's
+   * stream and the index its sampled token takes). Absent: stream = the row, position = step.
+   */
+  keys?: RowKeys;
+}
+
+/** Per-row noise keys of a draw: integers in [0, ROW_KEY_LIMIT). */
+export interface RowKeys {
+  streams: ArrayLike<number>;
+  positions: ArrayLike<number>;
+}
+
+/** Streams and positions stay below 2^24: the kernels read them as exact f32 integers. */
+export const ROW_KEY_LIMIT = 2 ** 24;
+
+/** The (stream, position) row r of a draw draws its noise from. */
+export function rowNoiseKey(params: SamplingParams, r: number): [number, number] {
+  const k = params.keys;
+  return k ? [k.streams[r], k.positions[r]] : [r, params.step];
+}
+
+/**
+ * The draw's keys as the kernels read them: [2B] f32, (stream, position) per row. Throws, naming
+ * the row, for a key that is not an integer in [0, ROW_KEY_LIMIT) or rows missing.
+ */
+export function rowKeyPairs(keys: RowKeys, B: number): Float32Array {
+  if (keys.streams.length < B || keys.positions.length < B) {
+    throw new Error(`sampling keys: ${keys.streams.length} streams and ${keys.positions.length} positions for a draw of ${B} rows; give one of each per row`);
+  }
+  const out = new Float32Array(Math.max(2, 2 * B));
+  for (let r = 0; r < B; r++) {
+    for (const [i, name, v] of [[0, 'stream', keys.streams[r]], [1, 'position', keys.positions[r]]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v >= ROW_KEY_LIMIT) throw new Error(`sampling keys: row ${r}'s ${name} is ${v}; it must be an integer in [0, 2^24)`);
+      out[2 * r + i] = v;
+    }
+  }
+  return out;
 }
 
 /** PCG hash (Jarzynski and Olano 2020) on u32, as in the shader. */
@@ -28,7 +66,8 @@ export function pcg_hash(v: number): number {
 const U_MAX = 1 - 2 ** -24;
 
 /**
- * The uniform in (0, 1) the sampler draws for (seed, row, step, token): 24 hash bits + 0.5, added
+ * The uniform in (0, 1) the sampler draws for (seed, row, step, token) (keyed: stream for row,
+ * position for step): 24 hash bits + 0.5, added
  * in f32 as the shader does (rounded to even above 2^23), capped at U_MAX (in f32, 2^24 - 0.5
  * rounds up to 2^24, i.e. u = 1 and infinite noise).
  */
@@ -48,7 +87,9 @@ export function sample_forward(logits: Float32Array, B: number, V: number, param
   const ids = new Uint32Array(B);
   const logprobs = new Float32Array(B);
   const z = new Float32Array(V);
+  if (params.keys) rowKeyPairs(params.keys, B); // checks them as the GPU launchers do
   for (let r = 0; r < B; r++) {
+    const [stream, position] = rowNoiseKey(params, r);
     let zmax = -Infinity, best = 0;
     for (let i = 0; i < V; i++) {
       z[i] = Math.fround(logits[r * V + i] * invT);
@@ -63,7 +104,7 @@ export function sample_forward(logits: Float32Array, B: number, V: number, param
       let g = -Infinity;
       for (let i = 0; i < V; i++) {
         if (z[i] < tau) continue;
-        const v = z[i] - Math.log(-Math.log(sample_uniform(params.seed, r, params.step, i)));
+        const v = z[i] - Math.log(-Math.log(sample_uniform(params.seed, stream, position, i)));
         if (v > g) { g = v; id = i; }
       }
     }

@@ -249,6 +249,8 @@ export interface SampleEpilogue {
   greedy: boolean;
   /** The draw's row of X's row 0 (default 0): the noise is keyed by the row of the whole draw. */
   row0?: number;
+  /** The draw's per-row noise keys ([2 * rows] f32 pairs, rowKeyPairs), bound in bias's place; null: (row, step). */
+  keys?: GPUBuffer | null;
 }
 
 /** The variants the LM head fuses sampling into (Linear.runSample), with the columns per partial. */
@@ -506,11 +508,14 @@ export class Linear {
       if (!kernel) throw new Error(`${op}: the layer's shader is not loaded; create it with Linear.create`);
       this.kernels.set(key, kernel);
     }
-    this.uniforms.set([M, N, K, 0, (s.row0 ?? 0) >>> 0, 0, this.NW, this.NW, 0, s.seed >>> 0, s.step >>> 0, s.greedy ? 1 : 0]);
+    const row0 = (s.row0 ?? 0) >>> 0, keys = s.keys ?? null;
+    if (keys && keys.size < 8 * (row0 + M)) throw new ShapeError(op, `keys of [2 * ${row0 + M}] f32 (${8 * (row0 + M)} bytes)`, `${keys.size} bytes (${keys.label})`);
+    // flags bit 5: the noise keyed by the pairs in keys (shaders/linear_sample.wgsl sample_key).
+    this.uniforms.set([M, N, K, keys ? 32 : 0, row0, 0, this.NW, this.NW, 0, s.seed >>> 0, s.step >>> 0, s.greedy ? 1 : 0]);
     this.uniformsF32[8] = s.invT;
     const w = this.spec.weight;
     const weights = w.format === 'f32' ? [w.W] : [w.q.codes, w.q.absmax];
-    this.rt.dispatch(kernel, [X, ...weights, this.dummy, this.dummy, this.dummy, part], this.uniforms, this.grid(shape, M, N, false));
+    this.rt.dispatch(kernel, [X, ...weights, keys ?? this.dummy, this.dummy, this.dummy, part], this.uniforms, this.grid(shape, M, N, false));
     return group;
   }
 

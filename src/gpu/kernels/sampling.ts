@@ -37,7 +37,7 @@ export function samplerOutBytes(B: number): number {
 }
 
 export class Sampler {
-  private readonly uniforms = new ArrayBuffer(32);
+  private readonly uniforms = new ArrayBuffer(48);
   private readonly u32 = new Uint32Array(this.uniforms);
   private readonly f32 = new Float32Array(this.uniforms);
   /** [B, nChunks] vec4 partials of the split form, grown as needed. */
@@ -71,27 +71,32 @@ export class Sampler {
     this.part = null;
   }
 
-  /** Records: out [2B] = sampled ids of logits [B, V], then their log-probs as f32 bits. */
-  run(logits: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams): void {
+  /**
+   * Records: out [2B] = sampled ids of logits [B, V], then their log-probs as f32 bits. With
+   * params.keys, `keys` holds them as rowKeyPairs wrote them ([2B] f32), on the queue before this.
+   */
+  run(logits: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams, keys: GPUBuffer | null = null): void {
     const { V } = this.opts;
     if (logits.size < B * V * 4) throw new ShapeError('sample', `logits of [${B}, ${V}] f32 (${B * V * 4} bytes)`, `${logits.size} bytes (${logits.label})`);
     const { topK, topP, seed, step } = params;
-    const { greedy, invT } = this.check(B, out, params);
+    const { greedy, invT } = this.check(B, out, params, keys);
     if (B === 0) return;
+    // Unkeyed, the kernels read a pair at index 0 of a stand-in (the logits) and ignore it.
+    const k = keys ?? logits, keyed = keys ? 1 : 0;
     if (this.fuses(params)) {
       const nChunks = Math.ceil(V / this.opts.chunk);
-      this.u32.set([B, V, greedy ? 1 : 0, seed, step, 0, this.opts.chunk, nChunks]);
+      this.u32.set([B, V, greedy ? 1 : 0, seed, step, 0, this.opts.chunk, nChunks, keyed]);
       this.f32[5] = invT;
       const part = this.partials(B * nChunks * 16);
-      const u = new Uint8Array(this.uniforms);
-      this.rt.dispatch(this.partPipeline, [logits, part], u, { x: nChunks, y: B });
-      this.rt.dispatch(this.mergePipeline, [logits, part, out], u, { x: B });
+      const u = new Uint8Array(this.uniforms, 0, 36);
+      this.rt.dispatch(this.partPipeline, [logits, part], u, { x: nChunks, y: B }, [k]);
+      this.rt.dispatch(this.mergePipeline, [logits, part, out], u, { x: B }, [k]);
       return;
     }
-    this.u32.set([B, V, topK, greedy ? 1 : 0, seed, step]);
+    this.u32.set([B, V, topK, greedy ? 1 : 0, seed, step, 0, 0, keyed]);
     this.f32[6] = invT;
     this.f32[7] = topP;
-    this.rt.dispatch(this.pipeline, [logits, out], new Uint8Array(this.uniforms), { x: B });
+    this.rt.dispatch(this.pipeline, [logits, out], new Uint8Array(this.uniforms, 0, 36), { x: B }, [k]);
   }
 
   /**
@@ -103,10 +108,11 @@ export class Sampler {
     return this.opts.split && (params.topK === 0 || params.topK >= this.opts.V) && params.topP >= 1;
   }
 
-  /** The LM head's part of fused sampling (Linear.runSample's SampleEpilogue) for these parameters. */
-  epilogue(params: SamplingParams): SampleEpilogue {
+  /** The LM head's part of fused sampling (Linear.runSample's SampleEpilogue) for these parameters and keys (as run()). */
+  epilogue(params: SamplingParams, keys: GPUBuffer | null = null): SampleEpilogue {
+    if (params.keys && !keys) throw new Error('sample (fused): the parameters carry per-row keys; pass their buffer (rowKeyPairs) as well');
     const greedy = params.temperature === 0;
-    return { invT: greedy ? 1 : 1 / params.temperature, seed: params.seed, step: params.step, greedy };
+    return { invT: greedy ? 1 : 1 / params.temperature, seed: params.seed, step: params.step, greedy, keys };
   }
 
   /**
@@ -115,21 +121,21 @@ export class Sampler {
    * returned; the same draws as run() on the logits of the LM head's variant, the log-probs within
    * rounding).
    */
-  runFused(part: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams, group = 8): void {
+  runFused(part: GPUBuffer, B: number, out: GPUBuffer, params: SamplingParams, group = 8, keys: GPUBuffer | null = null): void {
     const { V } = this.opts;
     const nChunks = Math.ceil(V / group), bytes = samplePartialBytes(B, V, group);
     if (!this.fuses(params)) throw new ShapeError('sample (fused)', 'no top-k / top-p and the split form (Sampler.fuses)', `topK=${params.topK} topP=${params.topP} split=${this.opts.split}`);
     if (!Number.isInteger(group) || group < 1) throw new ShapeError('sample (fused)', 'group (columns per partial) an integer >= 1', `${group}`);
     if (part.size < bytes) throw new ShapeError('sample (fused)', `partials of [${B}, ${nChunks}] vec4 (${bytes} bytes)`, `${part.size} bytes (${part.label})`);
-    const { greedy, invT } = this.check(B, out, params);
+    const { greedy, invT } = this.check(B, out, params, keys);
     if (B === 0) return;
-    this.u32.set([B, V, greedy ? 1 : 0, params.seed, params.step, 0, group, nChunks]);
+    this.u32.set([B, V, greedy ? 1 : 0, params.seed, params.step, 0, group, nChunks, keys ? 1 : 0]);
     this.f32[5] = invT;
-    this.rt.dispatch(this.fusedMergePipeline, [part, part, out], new Uint8Array(this.uniforms), { x: B });
+    this.rt.dispatch(this.fusedMergePipeline, [part, part, out], new Uint8Array(this.uniforms, 0, 36), { x: B }, [keys ?? part]);
   }
 
   /** Checks the parameters and sizes of one draw of B rows. */
-  private check(B: number, out: GPUBuffer, params: SamplingParams): { greedy: boolean; invT: number } {
+  private check(B: number, out: GPUBuffer, params: SamplingParams, keys: GPUBuffer | null): { greedy: boolean; invT: number } {
     if (out.size < samplerOutBytes(B)) throw new ShapeError('sample', `out of [2 * ${B}] u32 (${samplerOutBytes(B)} bytes)`, `${out.size} bytes (${out.label})`);
     const { temperature, topK, topP, seed, step } = params;
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new ShapeError('sample', 'temperature >= 0 (0: greedy)', `${temperature}`);
@@ -138,6 +144,8 @@ export class Sampler {
     for (const [k, v] of [['seed', seed], ['step', step]] as const) {
       if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ShapeError('sample', `${k} a u32`, `${v}`);
     }
+    if (params.keys && !keys) throw new Error('sample: the parameters carry per-row keys; pass their buffer (rowKeyPairs) as well');
+    if (keys && keys.size < 8 * B) throw new ShapeError('sample', `keys of [2 * ${B}] f32 (${8 * B} bytes)`, `${keys.size} bytes (${keys.label})`);
     const max = this.rt.device.limits.maxComputeWorkgroupsPerDimension;
     if (B > max) throw new ShapeError('sample', `at most ${max} rows per dispatch`, `B=${B}`);
     const greedy = temperature === 0;

@@ -173,11 +173,12 @@ export class GpuModel {
    * fuseSampling off, or a head variant at R rows that has no fused form (SAMPLE_GROUP: dec, gemv,
    * sg). `head(X, rows, part, row0)` records rows row0.. of the draw (a pass of a split step) with
    * the draw's variant; `group` is the columns per partial, for the byte size and Sampler.runFused.
+   * `keys`: the buffer of params.keys (Sampler.run).
    */
-  fusedHead(R: number, params: SamplingParams): FusedHead | null {
+  fusedHead(R: number, params: SamplingParams, keys: GPUBuffer | null = null): FusedHead | null {
     const variant = this.lmHead.variantFor(R), group = SAMPLE_GROUP[variant];
     if (!this.fuseSampling || !this.sampler.fuses(params) || group === undefined) return null;
-    const epilogue = this.sampler.epilogue(params);
+    const epilogue = this.sampler.epilogue(params, keys);
     // A pass runs the draw's variant whatever its own row count would pick: one partial layout.
     return { group, head: (X, rows, part, row0) => this.lmHead.runSample(X, part, rows, { ...epilogue, row0 }, variant) };
   }

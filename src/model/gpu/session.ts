@@ -10,13 +10,17 @@
 // back the others (a finished slot, a tool response) and runs only those slots' tokens itself.
 // Shared prompts: empty slots that append the same tokens in one step (GRPO's samples of a task)
 // run the model once; the others copy its keys and values and draw from its last row.
+// Seeded draws: each row's noise is keyed by (seed, its slot's stream, the index its token takes),
+// never by its row in the draw, so a sequence draws the same tokens whichever slots step with it,
+// taken from a look-ahead or not, shared prompt or not (the agent loop gives each episode its own
+// stream: async rollouts do not depend on the tools' timing).
 // Used by generate.ts and the agent loop; tested by tests/unit/model/model-gpu.test.ts.
 import type { GpuRuntime } from '../../gpu/runtime';
 import type { KvCache } from '../../gpu/kv-cache';
 import { samplerOutBytes, type SamplingParams } from '../../gpu/kernels/sampling';
 import { samplePartialBytes } from '../../gpu/kernels/linear';
 import type { LogitsFn } from '../../gpu/kernels/logprobs';
-import { pcg_hash } from '../../reference/sampling';
+import { ROW_KEY_LIMIT, rowKeyPairs } from '../../reference/sampling';
 import type { FusedHead, GpuModel } from './model';
 
 import type { DecodeStepper, StepSample } from '../engine';
@@ -53,13 +57,10 @@ export interface LookAheadStats {
   rowsRolledBack: number;
 }
 
-/**
- * The noise seed of a step's rows that a look-ahead did not sample (a tool response, a new
- * prompt): their row numbers restart at 0 in their own draw, so they draw from a seed of their own
- * rather than repeat the look-ahead rows' noise.
- */
-export function restSeed(seed: number): number {
-  return pcg_hash((seed ^ 0x9e3779b9) >>> 0);
+/** One forward pass of record(): rows per slot, and the slots whose tokens end in it. */
+interface Pass {
+  counts: number[];
+  ends: Set<number>;
 }
 
 export class DecodeSession implements DecodeStepper {
@@ -71,6 +72,11 @@ export class DecodeSession implements DecodeStepper {
   sharePrompts = true;
   private logits: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
+  /** The draw's noise keys (rowKeyPairs): record()'s, and each look-ahead buffer's own. */
+  private keys: GPUBuffer | null = null;
+  private readonly aheadKeys: (GPUBuffer | null)[] = [null, null];
+  /** Each slot's noise stream (reset). */
+  private readonly streams: Uint32Array;
   /** The look-ahead's ids [B] and its two sample buffers (alternating: one read while the next is recorded). */
   private aheadIds: GPUBuffer | null = null;
   private readonly aheadOut: (GPUBuffer | null)[] = [null, null];
@@ -79,6 +85,7 @@ export class DecodeSession implements DecodeStepper {
 
   constructor(private readonly rt: GpuRuntime, private readonly model: GpuModel, readonly B: number, readonly Tmax: number) {
     this.cache = model.newCache(B, Tmax);
+    this.streams = Uint32Array.from({ length: B }, (_, s) => s);
   }
 
   /** Tokens held by each slot so far (a pending look-ahead's token not counted). */
@@ -117,7 +124,7 @@ export class DecodeSession implements DecodeStepper {
     const rest = taken ? newTokens.map((t, s) => (src.has(s) ? [] : t)) : newTokens;
     if (rest.some((t) => t.length > 0)) {
       const out = this.buffer('out', samplerOutBytes(this.B));
-      const sampled = this.record(rest, taken ? { ...params, seed: restSeed(params.seed) } : params, out);
+      const sampled = this.record(rest, params, out);
       sampled.forEach((slot, row) => src.set(slot, { buf: out, row }));
       parts.push({ buf: out, bytes: samplerOutBytes(sampled.length) });
     }
@@ -143,8 +150,10 @@ export class DecodeSession implements DecodeStepper {
     return { ids, logprobs };
   }
 
-  /** Empties a slot for a new sequence. */
-  reset(slot: number): void {
+  /** Empties a slot for a new sequence, drawing from noise stream `stream` (default: the slot's index). */
+  reset(slot: number, stream = slot): void {
+    if (!Number.isInteger(stream) || stream < 0 || stream >= ROW_KEY_LIMIT) throw new Error(`DecodeSession.reset: stream ${stream} for slot ${slot}; it must be an integer in [0, 2^24)`);
+    this.streams[slot] = stream;
     const la = this.ahead;
     if (la) la.slots.forEach((s, i) => { if (s === slot) la.gone[i] = true; });
     this.cache.reset(slot);
@@ -153,9 +162,9 @@ export class DecodeSession implements DecodeStepper {
   free(): void {
     this.ahead = null; // its commands finish on the queue; nothing reads them
     this.cache.free();
-    const bufs = [this.logits, this.out, this.aheadIds, ...this.aheadOut].filter((b): b is GPUBuffer => b !== null);
+    const bufs = [this.logits, this.out, this.keys, this.aheadIds, ...this.aheadOut, ...this.aheadKeys].filter((b): b is GPUBuffer => b !== null);
     if (bufs.length) this.rt.release(...bufs);
-    this.logits = this.out = this.aheadIds = this.aheadOut[0] = this.aheadOut[1] = null;
+    this.logits = this.out = this.keys = this.aheadIds = this.aheadOut[0] = this.aheadOut[1] = this.aheadKeys[0] = this.aheadKeys[1] = null;
   }
 
   /**
@@ -165,41 +174,77 @@ export class DecodeSession implements DecodeStepper {
   private record(newTokens: number[][], params: SamplingParams, out: GPUBuffer): number[] {
     const { copyOf, copies } = this.sharedPrompts(newTokens);
     const remaining = newTokens.map((t, s) => (copyOf[s] >= 0 ? [] : t.slice()));
-    const sampled: number[] = []; // row -> slot
-    const R = newTokens.filter((t) => t.length > 0).length;
-    const { head, rowBytes, draw } = this.headFor(R, params);
+    const source = (s: number) => (copyOf[s] >= 0 ? copyOf[s] : s);
+    const passes = this.planPasses(remaining.map((t) => t.length));
+    // Per pass, the slots it samples: those whose own (or shared) tokens end in it. A copy
+    // samples from its source's last row, in its own row of the draw (its own stream).
+    const sampledBy = passes.map((pass) => newTokens.flatMap((t, s) => (t.length > 0 && pass.ends.has(source(s)) ? [s] : [])));
+    const sampled = sampledBy.flat(); // row -> slot
+    const R = sampled.length;
+    const keyed = this.keyed(params, sampled, sampled.map((s) => this.cache.lengths[s] + newTokens[s].length), 'keys');
+    const { head, rowBytes, draw } = this.headFor(R, keyed);
     const logits = this.buffer('logits', R * rowBytes);
-    while (remaining.some((t) => t.length > 0)) {
-      let budget = this.model.maxRows;
-      const counts = remaining.map((t) => {
-        const n = Math.min(t.length, budget);
-        budget -= n;
-        return n;
-      });
-      const ids = remaining.flatMap((t, s) => t.splice(0, counts[s]));
-      const step = this.cache.append(counts);
+    let row0 = 0;
+    for (const [i, pass] of passes.entries()) {
+      const ids = remaining.flatMap((t, s) => t.splice(0, pass.counts[s]));
+      const step = this.cache.append(pass.counts);
       const h = this.model.forward(ids, step, this.cache);
-      const rows: number[] = [];
-      const done = (s: number) => counts[s] > 0 && remaining[s].length === 0;
-      for (let s = 0; s < this.B; s++) {
-        // A copy samples from its source's last row, in its own row of the draw (its own noise).
-        const from = copyOf[s] >= 0 ? copyOf[s] : s;
-        if (done(from)) {
-          sampled.push(s);
-          rows.push(step.lastRow[from]);
-        }
-      }
       for (const [s, to] of copies) {
-        if (!done(s)) continue;
+        if (!pass.ends.has(s)) continue;
         this.cache.copySlot(s, to);
         this.promptStats.rowsShared += to.length * newTokens[s].length;
       }
-      if (rows.length) this.gather(h, rows, logits, sampled.length - rows.length, head, rowBytes);
+      const rows = sampledBy[i].map((s) => step.lastRow[source(s)]);
+      if (rows.length) this.gather(h, rows, logits, row0, head, rowBytes);
+      row0 += rows.length;
       // The next pass rewrites the step's ids and row table on the queue: submit this one first.
-      if (remaining.some((t) => t.length > 0)) this.rt.submit();
+      if (i + 1 < passes.length) this.rt.submit();
     }
     draw(logits, R, out);
     return sampled;
+  }
+
+  /**
+   * The passes over `left` tokens per slot: at most maxRows rows each, slots in order; per pass
+   * the rows each slot appends and the slots whose tokens end in it.
+   */
+  private planPasses(left: number[]): Pass[] {
+    const rest = left.slice(), passes: Pass[] = [];
+    while (rest.some((n) => n > 0)) {
+      let budget = this.model.maxRows;
+      const counts = rest.map((n) => {
+        const c = Math.min(n, budget);
+        budget -= c;
+        return c;
+      });
+      const ends = new Set<number>();
+      counts.forEach((c, s) => {
+        rest[s] -= c;
+        if (c > 0 && rest[s] === 0) ends.add(s);
+      });
+      passes.push({ counts, ends });
+    }
+    return passes;
+  }
+
+  /**
+   * The draw's parameters with its rows' noise keys (the sampled slots' streams, the index each
+   * sampled token takes), and the buffer they are written to (queued before the draw's commands:
+   * every earlier reader of that buffer was submitted).
+   */
+  private keyed(params: SamplingParams, slots: number[], positions: number[], kind: 'keys' | 0 | 1): { params: SamplingParams; keys: GPUBuffer } {
+    const keys = { streams: slots.map((s) => this.streams[s]), positions };
+    const data = rowKeyPairs(keys, slots.length);
+    let buf: GPUBuffer;
+    if (kind === 'keys') buf = this.buffer('keys', data.byteLength);
+    else {
+      const cur = this.aheadKeys[kind];
+      if (cur && cur.size < data.byteLength) this.rt.release(cur);
+      buf = cur && cur.size >= data.byteLength ? cur : this.rt.storage(Math.max(data.byteLength, 16), 'session look-ahead keys');
+      this.aheadKeys[kind] = buf;
+    }
+    this.rt.write(buf, data);
+    return { params: { ...params, keys }, keys: buf };
   }
 
   /**
@@ -244,13 +289,14 @@ export class DecodeSession implements DecodeStepper {
     const next = { ...params, step: (params.step + 1) >>> 0 };
     const counts = new Array<number>(this.B).fill(0);
     for (const s of slots) counts[s] = 1;
-    const step = this.cache.append(counts);
     this.aheadFlip ^= 1;
+    const keyed = this.keyed(next, slots, slots.map((s) => this.cache.lengths[s] + 1), this.aheadFlip as 0 | 1);
+    const step = this.cache.append(counts);
     const out = this.aheadOut[this.aheadFlip] ??= this.rt.storage(samplerOutBytes(this.B), 'session look-ahead samples');
     try {
       const h = this.model.forward({ gpu: idsBuf }, step, this.cache);
       const R = slots.length;
-      const { head, rowBytes, draw } = this.headFor(R, next);
+      const { head, rowBytes, draw } = this.headFor(R, keyed);
       const logits = this.buffer('logits', R * rowBytes);
       this.gather(h, slots.map((s) => step.lastRow[s]), logits, 0, head, rowBytes);
       draw(logits, R, out);
@@ -296,10 +342,10 @@ export class DecodeSession implements DecodeStepper {
    * GpuModel.fusedHead), and the sampler pass that turns what it wrote into tokens. `head` takes
    * the draw's row of its X's row 0 (a pass of a split step), which the fused noise is keyed by.
    */
-  private headFor(R: number, params: SamplingParams): { head: DrawHead; rowBytes: number; draw: (logits: GPUBuffer, R: number, out: GPUBuffer) => void } {
-    const fused = this.model.fusedHead(R, params), sampler = this.model.sampler, V = this.model.cfg.vocabSize;
-    if (fused) return { head: fused.head, rowBytes: samplePartialBytes(1, V, fused.group), draw: (l, n, o) => sampler.runFused(l, n, o, params, fused.group) };
-    return { head: this.model.lmHeadFn, rowBytes: V * 4, draw: (l, n, o) => sampler.run(l, n, o, params) };
+  private headFor(R: number, { params, keys }: { params: SamplingParams; keys: GPUBuffer }): { head: DrawHead; rowBytes: number; draw: (logits: GPUBuffer, R: number, out: GPUBuffer) => void } {
+    const fused = this.model.fusedHead(R, params, keys), sampler = this.model.sampler, V = this.model.cfg.vocabSize;
+    if (fused) return { head: fused.head, rowBytes: samplePartialBytes(1, V, fused.group), draw: (l, n, o) => sampler.runFused(l, n, o, params, fused.group, keys) };
+    return { head: this.model.lmHeadFn, rowBytes: V * 4, draw: (l, n, o) => sampler.run(l, n, o, params, keys) };
   }
 
   /** Records rows [row0, row0 + rows.length) of `logits` (rowBytes each) = `head` of those rows of h. */
@@ -316,7 +362,7 @@ export class DecodeSession implements DecodeStepper {
     this.rt.release(tmp); // commands run in order: a later reuse of tmp comes after this copy
   }
 
-  private buffer(kind: 'logits' | 'out', bytes: number): GPUBuffer {
+  private buffer(kind: 'logits' | 'out' | 'keys', bytes: number): GPUBuffer {
     const cur = this[kind];
     if (cur && cur.size >= bytes) return cur;
     if (cur) this.rt.release(cur);

@@ -9,6 +9,7 @@ import type { GpuModel } from '../../model/gpu/model';
 import { DecodeSession } from '../../model/gpu/session';
 import type { Tokenizer } from '../../model/tokenizer';
 import { StreamDecoder } from '../../model/tokenizer/stream';
+import { ROW_KEY_LIMIT } from '../../reference/sampling';
 
 export type SeqFinish = 'stop_token' | 'stop_string' | 'length' | 'cancelled';
 
@@ -79,6 +80,8 @@ export class Scheduler {
   private session: DecodeSession | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
+  /** The last noise stream given to an unseeded sequence (nextStream). */
+  private streamCounter = 0;
 
   constructor(private readonly rt: GpuRuntime, private readonly model: GpuModel, private readonly tok: Tokenizer, readonly opts: SchedulerOptions) {
     if (!(opts.maxBatch >= 1)) throw new Error(`Scheduler: maxBatch must be >= 1, got ${opts.maxBatch}`);
@@ -171,16 +174,24 @@ export class Scheduler {
       if (!sameKey(g.key, key) || g.seqs.length > B - used.size) break;
       this.pending.splice(i--, 1);
       this.active.add(g);
-      for (const s of g.seqs) {
+      for (const [i, s] of g.seqs.entries()) {
         let slot = 0;
         while (used.has(slot)) slot++;
         used.add(slot);
         s.slot = slot;
-        this.session.reset(slot);
+        // Seeded: choice i draws from stream i whatever else runs (the batch shares the seed);
+        // unseeded requests share a random seed, so each sequence takes a stream of its own.
+        this.session.reset(slot, g.key.seed === undefined ? this.nextStream() : i);
         next[slot] = s.spec.prompt.slice();
       }
     }
     return next;
+  }
+
+  /** A noise stream no running unseeded sequence has (they share their batch's seed). */
+  private nextStream(): number {
+    this.streamCounter = (this.streamCounter + 1) % ROW_KEY_LIMIT;
+    return this.streamCounter;
   }
 
   /** One sampled token of a running sequence; frees its slot when it ends. */

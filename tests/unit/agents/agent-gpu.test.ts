@@ -52,6 +52,19 @@ const echo = new ToolRegistry().register({
   },
 });
 
+// `wait`: answers once the others have taken delays[text] more steps (set by the test between runs,
+// so the prompts stay the same and only the tools' timing changes).
+const delays: Record<string, number> = {};
+const waitTool = new ToolRegistry().register({
+  name: 'wait', description: 'Answer after a number of rollout steps',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  call: async (args) => {
+    const n = delays[String(args.text)] ?? 0;
+    if (n > 0) await new Promise<void>((go) => stepWaiters.push({ at: stepCount + n, go }));
+    return { text: `${String(args.text)} is here.`, ok: true };
+  },
+});
+
 const forcedCall = (text: string, wait: string) => `<tool_call>\n{"name": "echo", "arguments": {"text": "${text}", ${wait}}}\n</tool_call></s>`;
 
 describe('agent loop on the GPU (stories260K)', () => {
@@ -122,6 +135,35 @@ describe('agent loop on the GPU (stories260K)', () => {
     expect(s['perf/gpu_idle_fraction']).toBeGreaterThan(0);
     expect(s['perf/gpu_idle_fraction']).toBeLessThan(1);
   });
+  // Each episode draws from its own noise stream (its index), keyed by token position: the same
+  // seed gives the same episodes whichever episodes step together, i.e. whatever the tools' timing
+  // (two orders of tool delays), and in sync mode (one reused slot) as in async mode.
+  it('seeded episodes do not depend on the tools\' timing: two timings and sync mode draw the same episodes', async () => {
+    const names = ['Lily', 'Tom', 'Sue'];
+    const prompts: EpisodeSpec[] = names.map((n) => ({
+      messages: [{ role: 'user', content: `Tell a story about ${n}.` }],
+      prefill: `<tool_call>\n{"name": "wait", "arguments": {"text": "${n}"}}\n</tool_call></s>`,
+    }));
+    const rollout = async (mode: 'async' | 'sync', timing: number[]) => {
+      names.forEach((n, i) => { delays[n] = timing[i]; });
+      const stepping: number[][] = [];
+      const batch = await runAgentRollout({
+        rt, model, tokenizer: tok, registry: waitTool, prompts, template: PLAIN_TEMPLATE, listTools: false,
+        config: { mode, samplesPerPrompt: 2, temperature: 1, seed: 11, maxTokensPerTurn: 16, maxTurns: 2, maxTokens: 300, stopTokenIds: [2] },
+        hooks: { onStep: (st) => { stepping.push(st.stepping); onStepCount(); } },
+      });
+      return { tokens: batch.episodes.map((e) => e.tokens), stepping };
+    };
+    const a = await rollout('async', [9, 0, 3]), b = await rollout('async', [0, 12, 1]), c = await rollout('sync', [0, 0, 0]);
+    const sameSteps = a.stepping.length === b.stepping.length && a.stepping.every((s, i) => s.join() === b.stepping[i].join());
+    console.log(`timing: ${a.stepping.length} / ${b.stepping.length} / ${c.stepping.length} steps (async, async, sync); episode lengths ${a.tokens.map((t) => t.length).join(',')}`);
+    expect(sameSteps).toBe(false); // the timings did change which episodes stepped together
+    expect(b.tokens).toEqual(a.tokens);
+    expect(c.tokens).toEqual(a.tokens);
+    // The two samples of a prompt draw apart (their own streams).
+    expect(a.tokens[0]).not.toEqual(a.tokens[1]);
+  });
+
   it('sync mode runs one episode at a time in one reused slot, with the same exact log-probs', async () => {
     const steps: StepInfo[] = [];
     const prompts: EpisodeSpec[] = [

@@ -3,7 +3,8 @@
 // CPU twin (linear_forward, then sample_forward) and against the unfused GPU path (the head's same
 // variant writing logits, then Sampler.run): f32 and NF4 weights; dec at one row and eleven (a block
 // of 8 and a partial one), gemv at eight, sg at eleven; V = 1001 (a last group of one column),
-// greedy and seeded T = 0.8; a draw recorded in two passes (rows 0-2, then 3.. with row0 = 3, as a split decode step)
+// greedy, seeded T = 0.8, and T = 0.8 with per-row noise keys (streams and positions, bound in the
+// bias slot: flags bit 5); a draw recorded in two passes (rows 0-2, then 3.. with row0 = 3, as a split decode step)
 // gives the one-pass draw. sg only where the device has subgroups (Node's Dawn does). Prints maxdiffs.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
@@ -12,7 +13,7 @@ import { Nf4Quantizer } from '../../../src/gpu/kernels/nf4';
 import { Sampler, samplerOutBytes, type SamplingParams } from '../../../src/gpu/kernels/sampling';
 import { linear_forward } from '../../../src/reference/linear';
 import { nf4_roundtrip } from '../../../src/reference/nf4';
-import { sample_forward } from '../../../src/reference/sampling';
+import { rowKeyPairs, sample_forward, type RowKeys } from '../../../src/reference/sampling';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
 import { ShapeError } from '../../../src/gpu/errors';
@@ -21,7 +22,13 @@ const K = 64, V = 1001;
 const cases: [string, SamplingParams][] = [
   ['greedy', { temperature: 0, topK: 0, topP: 1, seed: 0, step: 0 }],
   ['T=0.8', { temperature: 0.8, topK: 0, topP: 1, seed: 99, step: 5 }],
+  ['T=0.8 keyed', { temperature: 0.8, topK: 0, topP: 1, seed: 99, step: 5 }],
 ];
+
+/** Per-row keys of M rows: streams repeat (rows 0 and 2 share one), positions vary. */
+function keysOf(M: number): RowKeys {
+  return { streams: Array.from({ length: M }, (_, r) => (r === 2 ? 7 : 7 + 3 * r)), positions: Array.from({ length: M }, (_, r) => 40 + 5 * r) };
+}
 
 describe('LM head fused with sampling', () => {
   for (const fmt of ['f32', 'nf4'] as const) {
@@ -47,13 +54,15 @@ describe('LM head fused with sampling', () => {
           const rowBytes = samplePartialBytes(1, V, group);
           const part = rt.storage(M * rowBytes, 'partials'), logits = rt.storage(M * V * 4, 'logits');
           const out = rt.storage(samplerOutBytes(M), 'fused out'), out2 = rt.storage(samplerOutBytes(M), 'unfused out');
-          for (const [name, params] of cases) {
+          const keyed = keysOf(M), kb = rt.upload(rowKeyPairs(keyed, M), 'keys');
+          for (const [name, plain] of cases) {
+            const k = name.endsWith('keyed') ? kb : null, params = k ? { ...plain, keys: keyed } : plain;
             expect(sampler.fuses(params)).toBe(true);
-            expect(head.runSample(xb, part, M, sampler.epilogue(params), variant)).toBe(group);
-            sampler.runFused(part, M, out, params, group);
+            expect(head.runSample(xb, part, M, sampler.epilogue(params, k), variant)).toBe(group);
+            sampler.runFused(part, M, out, params, group, k);
             const got = await sampler.read(out, M);
             head.run(xb, logits, M, { variant });
-            sampler.run(logits, M, out2, params);
+            sampler.run(logits, M, out2, params, k);
             const unfused = await sampler.read(out2, M);
             const ref = sample_forward(linear_forward(X, eff, null, M, K, V), M, V, params);
             const dRef = maxAbsDiff(got.logprobs, ref.logprobs), dGpu = maxAbsDiff(got.logprobs, unfused.logprobs);
@@ -68,17 +77,17 @@ describe('LM head fused with sampling', () => {
               const split = rt.storage(M * rowBytes, 'partials (two passes)');
               const x0 = rt.upload(X.subarray(0, 3 * K), 'X rows 0-2'), x1 = rt.upload(X.subarray(3 * K), 'X rows 3..');
               const tmp = rt.storage((M - 3) * rowBytes, 'partials rows 3..');
-              head.runSample(x0, split, 3, sampler.epilogue(params), variant);
-              head.runSample(x1, tmp, M - 3, { ...sampler.epilogue(params), row0: 3 }, variant);
+              head.runSample(x0, split, 3, sampler.epilogue(params, k), variant);
+              head.runSample(x1, tmp, M - 3, { ...sampler.epilogue(params, k), row0: 3 }, variant);
               rt.copy(tmp, 0, split, 3 * rowBytes, (M - 3) * rowBytes);
-              sampler.runFused(split, M, out, params, group);
+              sampler.runFused(split, M, out, params, group, k);
               const two = await sampler.read(out, M);
               expect(Array.from(two.ids)).toEqual(Array.from(got.ids));
               expect(maxAbsDiff(two.logprobs, got.logprobs)).toBeLessThan(1e-6);
               rt.release(split, x0, x1, tmp);
             }
           }
-          rt.release(xb, part, logits, out, out2);
+          rt.release(xb, part, logits, out, out2, kb);
         }
       }
 
@@ -90,6 +99,11 @@ describe('LM head fused with sampling', () => {
       expect(() => head.runSample(xb, small, 2, sampler.epilogue(cases[0][1]), 'sg')).toThrow(rt.hasFeature('subgroups') ? /partials of \[2, 251\] vec4/ : /not prepared/);
       expect(() => head.runSample(xb, part, 1, sampler.epilogue(cases[0][1]), 'rb8')).toThrow(/the rb8 variant does not fuse sampling \(only dec, gemv, sg do\)/);
       expect(() => head.runSample(xb, part, 9, sampler.epilogue(cases[0][1]), 'gemv')).toThrow(/M <= 8 for the gemv variant/);
+      // Keys: their buffer is needed, and holds a pair for every row of the draw.
+      expect(() => sampler.epilogue({ ...cases[1][1], keys: keysOf(2) })).toThrow(/carry per-row keys; pass their buffer/);
+      const kb = rt.upload(rowKeyPairs(keysOf(2), 2), 'keys of two rows');
+      expect(() => head.runSample(xb, part, 3, sampler.epilogue({ ...cases[1][1], keys: keysOf(3) }, kb), 'dec')).toThrow(/keys of \[2 \* 3\] f32/);
+      rt.release(kb);
       const bias = rt.upload(new Float32Array(V), 'bias');
       const biased = await Linear.create(rt, { label: 'biased', K, N: V, weight, bias });
       expect(() => biased.runSample(xb, part, 1, sampler.epilogue(cases[0][1]), 'dec')).toThrow(/only a plain layer/);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { Sampler, samplerOutBytes, type SamplerOptions, type SamplingParams } from '../../../src/gpu/kernels/sampling';
-import { pcg_hash, sample_forward, threshold } from '../../../src/reference/sampling';
+import { pcg_hash, rowKeyPairs, sample_forward, threshold } from '../../../src/reference/sampling';
 import { maxAbsDiff } from '../../../src/reference/matmul';
 import { randomArray } from '../../../src/gpu/selftest';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
@@ -13,9 +13,10 @@ import { ShapeError } from '../../../src/gpu/errors';
 async function gpuSample(rt: GpuRuntime, logits: Float32Array, B: number, V: number, params: SamplingParams, wg?: number, opts: Partial<SamplerOptions> = {}) {
   const s = await Sampler.create(rt, { V, ...(wg ? { wg } : {}), ...opts });
   const lb = rt.upload(logits, 'logits'), ob = rt.storage(samplerOutBytes(B), 'samples');
-  s.run(lb, B, ob, params);
+  const kb = params.keys ? rt.upload(rowKeyPairs(params.keys, B), 'keys') : null;
+  s.run(lb, B, ob, params, kb);
   const got = await s.read(ob, B);
-  rt.release(lb, ob);
+  rt.release(lb, ob, ...(kb ? [kb] : []));
   return got;
 }
 
@@ -188,6 +189,45 @@ describe('GPU sampling', () => {
       expect(worst).toBeLessThan(V > 10000 ? 1e-4 : 1e-5);
     });
   }
+
+  // DecodeSession keys each row's noise by (its slot's stream, the index its token takes): the
+  // twin's tokens in both forms; keys (r, step) draw what the unkeyed rows draw; rows permuted with
+  // their keys give their tokens permuted; two rows of one key and one logits row draw alike.
+  it('keyed draws: each row draws from its (stream, position), in both forms, as the twin', async () => {
+    const rt = await nodeRuntime();
+    const B = 12, V = 517;
+    const logits = tile(randomArray(V, 31).map((x) => 4 * x), B);
+    const streams = [3, 9, 3, 0, 41, 16777215, 2, 2, 5, 77, 8, 1], positions = [10, 10, 10, 0, 7, 3, 16777215, 11, 4, 4, 30, 2];
+    let mismatches = 0;
+    for (const extra of [{ temperature: 0.9 }, { temperature: 1.1, topK: 40 }]) {
+      const params = { ...base, ...extra, keys: { streams, positions } };
+      const ref = sample_forward(logits, B, V, params);
+      for (const split of [true, false]) {
+        const got = await gpuSample(rt, logits, B, V, params, 4, { split, chunk: 64 });
+        for (let r = 0; r < B; r++) if (got.ids[r] !== ref.ids[r]) mismatches++;
+        // rows 0 and 2 share (3, 10): the same logits give the same token
+        expect(got.ids[2]).toBe(got.ids[0]);
+        const rev = [...Array(B).keys()].reverse();
+        const back = await gpuSample(rt, logits, B, V, { ...params, keys: { streams: rev.map((r) => streams[r]), positions: rev.map((r) => positions[r]) } }, 4, { split, chunk: 64 });
+        expect(Array.from(back.ids).reverse()).toEqual(Array.from(got.ids));
+        const rowStep = await gpuSample(rt, logits, B, V, { ...params, step: 6, keys: { streams: [...Array(B).keys()], positions: Array<number>(B).fill(6) } }, 4, { split, chunk: 64 });
+        const plain = await gpuSample(rt, logits, B, V, { ...base, ...extra, step: 6 }, 4, { split, chunk: 64 });
+        expect(Array.from(rowStep.ids)).toEqual(Array.from(plain.ids));
+      }
+      // Not a no-op: the keyed draw is not the unkeyed one.
+      const unkeyed = sample_forward(logits, B, V, { ...base, ...extra });
+      expect(Array.from(ref.ids)).not.toEqual(Array.from(unkeyed.ids));
+      console.log(`sample keyed ${JSON.stringify(extra)}: ids ${Array.from(ref.ids).join(',')} (unkeyed ${Array.from(unkeyed.ids).join(',')})`);
+    }
+    expect(mismatches).toBe(0);
+    const s = await Sampler.create(rt, { V });
+    const lb = rt.storage(B * V * 4, 'logits'), ob = rt.storage(samplerOutBytes(B), 'samples');
+    expect(() => s.run(lb, B, ob, { ...base, keys: { streams, positions } })).toThrow(/carry per-row keys; pass their buffer/);
+    expect(() => rowKeyPairs({ streams: [0, 2 ** 24], positions: [0, 0] }, 2)).toThrow(/row 1's stream is 16777216; it must be an integer in \[0, 2\^24\)/);
+    expect(() => rowKeyPairs({ streams: [0], positions: [1.5] }, 1)).toThrow(/row 0's position is 1.5/);
+    expect(() => rowKeyPairs({ streams: [0], positions: [1] }, 2)).toThrow(/1 streams and 1 positions for a draw of 2 rows/);
+    rt.release(lb, ob);
+  });
 
   it('a greedy tie between chunks goes to the first index', async () => {
     const rt = await nodeRuntime();

@@ -26,7 +26,7 @@ import { parseModelConfig } from '../../../src/model/hf-config';
 import { readPeftAdapter } from '../../../src/model/io/peft';
 import { GpuModel, type GpuModelOptions } from '../../../src/model/gpu/model';
 import { generate } from '../../../src/model/generate';
-import { DecodeSession, restSeed, type LookAheadStats } from '../../../src/model/gpu/session';
+import { DecodeSession, type LookAheadStats } from '../../../src/model/gpu/session';
 import type { SamplingParams } from '../../../src/gpu/kernels/sampling';
 import { hfNames, PROJECTIONS, projShape, type LoraWeights, type TensorMap } from '../../../src/model/types';
 import { nf4_roundtrip } from '../../../src/reference/nf4';
@@ -317,17 +317,64 @@ describe('DecodeSession look-ahead (tiny Qwen2)', () => {
     expect(on.stats).toEqual({ recorded: 12, used: 9, wasted: 2, rowsRolledBack: 8 });
   });
 
-  it('seeded draws: the same samples without it while every slot goes on, and the same again on a rerun', async () => {
+  it('seeded draws: the same samples and log-probs as without it at every step, rolled-back rows and tool responses included', async () => {
     const seeded = { temperature: 0.9, topK: 0, topP: 1, seed: 7 };
     const off = await run(false, seeded), on = await run(true, seeded), again = await run(true, seeded);
-    // Up to slot 1's end the look-ahead rows are the steps' own rows; after it a step's taken rows
-    // keep the row numbers (noise keys) they were drawn with, so only determinism is asserted.
-    expect(on.ids.slice(0, 5)).toEqual(off.ids.slice(0, 5));
-    expect(on.logprobs.slice(0, 5)).toEqual(off.logprobs.slice(0, 5));
+    // The noise is keyed by (slot stream, token index), not by the row a look-ahead drew it in. The
+    // log-probs agree to rounding: a step's rest (a tool response) runs in a pass of its own rows,
+    // whose kernel variant can differ from the pass of all rows in the last bits.
+    expect(on.ids).toEqual(off.ids);
+    const lpDiff = Math.max(...on.logprobs.flatMap((r, i) => r.map((x, s) => (Number.isNaN(x) && Number.isNaN(off.logprobs[i][s]) ? 0 : Math.abs(x - off.logprobs[i][s])))));
+    console.log(`look-ahead seeded: ids ${on.ids.map((r) => r.join(',')).join(' | ')}; log-prob maxdiff vs without it ${lpDiff.toExponential(2)}`);
+    expect(lpDiff).toBeLessThan(1e-5);
     expect(again.ids).toEqual(on.ids);
-    expect(again.logprobs).toEqual(on.logprobs);
     expect(on.lengths).toEqual(off.lengths);
-    expect(restSeed(7)).not.toBe(7);
+    expect(on.stats.used).toBeGreaterThan(5);
+  });
+
+  // Seeded noise keyed by (the slot's stream, the token's index): a sequence draws the same tokens
+  // alone in slot 0 as in slot 2 beside two others (one of them sharing its prompt, one stopping
+  // early, the look-ahead on), whichever rows step with it.
+  it('seeded draws follow a sequence\'s stream, not its slot or the slots beside it', async () => {
+    const params = { temperature: 1.2, topK: 0, topP: 1, seed: 3 };
+    const prompt = [5, 9, 17, 23], other = [40, 41, 42];
+    const solo = async (stream: number, toks: number[]) => {
+      const session = new DecodeSession(rt, model, 1, 40);
+      try {
+        session.reset(0, stream);
+        const ids: number[] = [];
+        let r = await session.step([toks], { ...params, step: 0 });
+        for (let step = 1; step <= 8; step++) {
+          ids.push(r.ids[0]);
+          r = await session.step([[r.ids[0]]], { ...params, step });
+        }
+        return ids;
+      } finally {
+        session.free();
+      }
+    };
+    const session = new DecodeSession(rt, model, 3, 40);
+    const got: number[][] = [[], [], []];
+    try {
+      session.reset(0, 6);
+      session.reset(1, 11);
+      session.reset(2, 5);
+      let r = await session.step([prompt, other, prompt], { ...params, step: 0 });
+      for (let step = 1; step <= 8; step++) {
+        const live = step <= 3 ? [0, 1, 2] : [0, 2];
+        for (const s of live) got[s].push(r.ids[s]);
+        r = await session.step([0, 1, 2].map((s) => (live.includes(s) ? [r.ids[s]] : [])), { ...params, step: step + 10 });
+      }
+    } finally {
+      session.free();
+    }
+    const [s5, s6, s11] = [await solo(5, prompt), await solo(6, prompt), await solo(11, other)];
+    console.log(`streams: slot 2 ${got[2].join(',')} | alone ${s5.join(',')}; slot 0 (shared prompt) ${got[0].join(',')} | alone ${s6.join(',')}`);
+    expect(got[2]).toEqual(s5);
+    expect(got[0]).toEqual(s6);
+    expect(got[1]).toEqual(s11.slice(0, 3));
+    expect(s5).not.toEqual(s6); // the same prompt on two streams draws apart
+    expect(() => session.reset(0, 2 ** 24)).toThrow(/stream 16777216 for slot 0; it must be an integer in \[0, 2\^24\)/);
   });
 
   it('a step refused for its length changes nothing: the look-ahead is still taken after it', async () => {
