@@ -4,7 +4,7 @@
 // list plus the Node list of issue 9, with a loopback listener started here), cross-run isolation,
 // the BM25 corpus shipped with the build, the registry, and the proxy's /api.
 import { createServer, type Server } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 
 type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
 interface Run { stdout: string; stderr: string; errorType: string | null; errorMessage: string | null; durationMs: number; truncated: boolean; timedOut: boolean }
@@ -50,6 +50,30 @@ const ESCAPES: Record<string, string> = {
   ].join('\n'),
   'event-loop': `import asyncio\nloop = asyncio.get_event_loop()\nfor name in dir(loop):\n    try:\n        v = getattr(loop, name)\n        if hasattr(v, 'fetch'):\n            v.fetch('/canary/event-loop')\n    except BaseException:\n        pass`,
   'socket': `import _socket\ns = _socket.socket()\ns.connect(('localhost', 80))\ns.send(b'GET /canary/socket HTTP/1.0\\r\\n\\r\\n')`,
+  // Not the network: the Pyodide image the pages keep in Cache Storage (browser-snapshot-cache.ts).
+  // Success would be the entry deleted; the snapshot test checks it is still there, unchanged.
+  'cache-storage': [
+    'import gc',
+    'def wipe(cs):',
+    "    cs.open('rl-studio-pyodide-snapshot').then(lambda c: c.keys().then(lambda ks: [c.delete(k) for k in ks]))",
+    'reached = 0',
+    'try:',
+    '    import js',
+    '    wipe(js.caches)',
+    '    reached += 1',
+    'except BaseException:',
+    '    pass',
+    'for o in gc.get_objects():',
+    "    if not type(o).__name__.startswith('Js'):",
+    '        continue',
+    '    for get in (lambda: o.caches, lambda: o.self.caches, lambda: o.globalThis.caches):',
+    '        try:',
+    '            wipe(get())',
+    '            reached += 1',
+    '        except BaseException:',
+    '            pass',
+    "print('caches reached:', reached)",
+  ].join('\n'),
   'setTimeout-string': `import gc\nfor o in gc.get_objects():\n    if type(o).__name__.startswith('Js') and 'setTimeout' in str(o):\n        try:\n            o("fetch('/canary/settimeout')", 0)\n        except BaseException:\n            pass`,
 };
 
@@ -73,9 +97,15 @@ const LEAKS: [string, string, string, string][] = [
   ['pyodide_js.setStdout(None)', 'import sys\nsys.meta_path.pop(0)\nimport pyodide_js\npyodide_js.setStdout()\ndel sys.modules["pyodide_js"]', 'print("visible")', 'visible\n'],
 ];
 
+interface CacheEntry { key: string; bytes: number; digest: string }
+interface PoolStart { ms: number; startMs: number; fromSnapshot: boolean; stats: { snapshotSource?: string; snapshotError?: string; fromSnapshot: number }; stdout: string }
+
 test.describe('python sandbox in Web Workers', () => {
   test.describe.configure({ mode: 'serial' });
+  let context: BrowserContext;
   let page: Page;
+  /** The snapshot entry the first page's pool saved in Cache Storage. */
+  let saved: CacheEntry;
   const wire: string[] = [];
   let workerCsp: string | null = null;
   let listener: Server;
@@ -89,7 +119,9 @@ test.describe('python sandbox in Web Workers', () => {
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     listenerPort = (listener.address() as { port: number }).port;
-    page = await browser.newPage();
+    // One context: its pages share Cache Storage, where the first pool keeps the Pyodide image.
+    context = await browser.newContext();
+    page = await context.newPage();
     page.on('request', (r) => wire.push(r.url()));
     page.on('websocket', (ws) => wire.push(ws.url()));
     page.on('response', async (r) => {
@@ -101,13 +133,22 @@ test.describe('python sandbox in Web Workers', () => {
     console.log(`2 workers ready in ${Date.now() - t0} ms (Pyodide start ${ready.info.map((i) => i.startMs.toFixed(0)).join('/')} ms from the page's snapshot, Python ${ready.info[0].pythonVersion}), crossOriginIsolated ${ready.isolated}`);
     expect(ready.isolated).toBe(true);
     expect(ready.info[0].interruptible).toBe(true);
-    // Both started from the snapshot a third worker made (snapshot-store.ts; the harness turns it on).
+    // Both started from the snapshot a third worker made (snapshot-store.ts): this context's Cache
+    // Storage had none, so the page made one, and keeps it there for later pages.
     expect(ready.info.map((i) => i.fromSnapshot)).toEqual([true, true]);
-    expect(await call<{ fromSnapshot: number; snapshotError?: string }>(page, 'toolsPythonStats')).toMatchObject({ fromSnapshot: 2 });
+    const stats = await call<{ fromSnapshot: number; snapshotSource?: string; snapshotError?: string }>(page, 'toolsPythonStats');
+    expect(stats).toMatchObject({ fromSnapshot: 2, snapshotSource: 'made' });
+    expect(stats.snapshotError).toBeUndefined();
+    await expect.poll(async () => (await call<{ entries: CacheEntry[] }>(page, 'toolsSnapshotCache')).entries.length, { timeout: 60_000 }).toBe(1);
+    const cache = await call<{ entries: CacheEntry[]; key: string }>(page, 'toolsSnapshotCache');
+    saved = cache.entries[0];
+    console.log(`Cache Storage: ${saved.key} ${(saved.bytes / 2 ** 20).toFixed(1)} MiB`);
+    expect(saved.key).toBe(cache.key);
+    expect(saved.bytes).toBeGreaterThan(1 << 20);
   });
 
   test.afterAll(async () => {
-    await page.close();
+    await context.close();
     listener.close();
   });
 
@@ -145,6 +186,57 @@ test.describe('python sandbox in Web Workers', () => {
     expect(wire.some((u) => u.endsWith('/pyodide/python_stdlib.zip'))).toBe(true);
     await call(page, 'toolsPageFetch', '/canary/control');
     await expect.poll(() => wire.some((u) => u.endsWith('/canary/control'))).toBe(true);
+  });
+
+  test('a later page starts its workers from the image in Cache Storage; a bad image is removed; the default pool makes one once a worker is replaced', async () => {
+    test.setTimeout(600_000);
+    // The escape probes above did not reach it: the same single entry, byte for byte.
+    expect((await call<{ entries: CacheEntry[] }>(page, 'toolsSnapshotCache')).entries).toEqual([saved]);
+    const later = await context.newPage();
+    try {
+      await harness(later);
+      // The browser's default (lazy) pool: the stored image, no maker.
+      const first = await call<PoolStart>(later, 'toolsStartPool', 'lazy', false);
+      expect(first).toMatchObject({ fromSnapshot: true, stdout: '42\n', stats: { fromSnapshot: 1, snapshotSource: 'stored' } });
+      expect(first.stats.snapshotError).toBeUndefined();
+      // A page's first pool from scratch and from the stored image, in turns (`forget`: not the
+      // image this page already read).
+      const times: string[] = [`stored ${first.ms.toFixed(0)}`];
+      for (let round = 0; round < 2; round++) {
+        const scratch = await call<PoolStart>(later, 'toolsStartPool', false, true);
+        const stored = await call<PoolStart>(later, 'toolsStartPool', 'lazy', true);
+        expect(scratch).toMatchObject({ fromSnapshot: false, stdout: '42\n' });
+        expect(stored).toMatchObject({ fromSnapshot: true, stdout: '42\n', stats: { snapshotSource: 'stored' } });
+        times.push(`scratch ${scratch.ms.toFixed(0)}`, `stored ${stored.ms.toFixed(0)}`);
+      }
+      console.log(`one worker ready in a page's first pool (ms, in turns): ${times.join(', ')}`);
+
+      // An image no worker can start from (here zeros under the entry's key): the worker loads
+      // Pyodide instead, the pool says why, and the entry is gone for the next page to make anew.
+      await later.evaluate(async ({ name, key }) => {
+        await (await caches.open(name)).put(key, new Response(new Uint8Array(2 << 20)));
+      }, { name: 'rl-studio-pyodide-snapshot', key: saved.key });
+      const bad = await call<PoolStart>(later, 'toolsStartPool', 'lazy', true);
+      console.log(`from a bad image: ready in ${bad.ms.toFixed(0)} ms; ${bad.stats.snapshotError}`);
+      expect(bad).toMatchObject({ fromSnapshot: false, stdout: '42\n' });
+      expect(bad.stats.snapshotError).toMatch(/could not start from the Pyodide snapshot/);
+      await expect.poll(async () => (await call<{ entries: CacheEntry[] }>(later, 'toolsSnapshotCache')).entries.length).toBe(0);
+
+      // Nothing stored now: the default pool loads Pyodide and makes no image, until a run's
+      // timeout replaces its worker; then the image is made in the background and saved, and the
+      // next replacement starts from it.
+      type Stats = PoolStart['stats'] & { respawns: number };
+      const lazy = await call<{ atStart: { fromSnapshot: boolean; entries: number; stats: Stats }; timedOut: string; madeMs: number; afterMake: { entries: number; stats: Stats }; final: Stats; stdout: string }>(later, 'toolsLazyPool');
+      console.log(`lazy pool: image made and saved ${lazy.madeMs.toFixed(0)} ms after the first replacement; ${JSON.stringify(lazy.final)}`);
+      expect(lazy.atStart).toMatchObject({ fromSnapshot: false, entries: 0, stats: { fromSnapshot: 0 } });
+      expect(lazy.timedOut).toBe('Timeout');
+      expect(lazy.afterMake).toMatchObject({ entries: 1, stats: { respawns: 1, fromSnapshot: 0 } });
+      expect(lazy.final).toMatchObject({ respawns: 2, fromSnapshot: 1, snapshotSource: 'made' });
+      expect(lazy.final.snapshotError).toBeUndefined();
+      expect(lazy.stdout).toBe('42\n');
+    } finally {
+      await later.close();
+    }
   });
 
   test('loop, sleep, memory bomb, output flood, recursion and syntax error end with clear errors', async () => {

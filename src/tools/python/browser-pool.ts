@@ -5,6 +5,7 @@
 import type { SandboxPort, SandboxReply } from './protocol';
 import { PythonPool } from './pool';
 import { snapshotStore } from './snapshot-store';
+import { browserSnapshotFile } from './browser-snapshot-cache';
 import type { PoolConfig } from './types';
 
 export function browserSandboxPort(): SandboxPort {
@@ -28,12 +29,14 @@ export function pyodideBaseUrl(): string {
 }
 
 /**
- * The browser pool. Starting workers from a Pyodide snapshot is off unless `config.snapshot` says
- * otherwise: the image is kept for this page or worker only, so the first pool of every page
- * pays for the worker that makes it, and in Chromium that cost more than it saved (docs/speed.md,
- * "Python workers from a Pyodide snapshot").
+ * The browser pool. Its workers start from a Pyodide snapshot kept for the page or worker and in
+ * Cache Storage (browser-snapshot-cache.ts) when there is one, and load Pyodide otherwise; the
+ * image is made in the background once a worker has to be replaced (`config.snapshot`, default
+ * 'lazy'). Making it first (true) put a maker worker before the first run's tools, and a run hides
+ * a worker's start behind its model load and first step (docs/speed.md, "Python workers from a
+ * Pyodide snapshot").
  */
 export function createBrowserPythonPool(config: Partial<PoolConfig> = {}): PythonPool {
   const base = pyodideBaseUrl();
-  return new PythonPool(browserSandboxPort, base, { snapshot: false, ...config }, snapshotStore(base));
+  return new PythonPool(browserSandboxPort, base, { ...config, snapshot: config.snapshot ?? 'lazy' }, snapshotStore(base, browserSnapshotFile(base)));
 }

@@ -6,13 +6,10 @@
 // Used by node-pool.ts; tests/unit/tools/tools-python-snapshot.test.ts.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SnapshotFile } from './snapshot-store';
+import { MIN_SNAPSHOT_BYTES, type SnapshotFile } from './snapshot-store';
 import { CACHE_DIR } from '../../util/cache-dir';
 
 export const DEFAULT_SNAPSHOT_DIR = join(CACHE_DIR, 'pyodide');
-
-/** Smaller than any real image (Pyodide's heap alone is tens of MB): a truncated file is ignored. */
-const MIN_BYTES = 1 << 20;
 
 export function nodeSnapshotFile(pyodideDir: string, dir = DEFAULT_SNAPSHOT_DIR): SnapshotFile & { path: string } {
   const { version } = JSON.parse(readFileSync(join(pyodideDir, 'package.json'), 'utf8')) as { version: string };
@@ -23,7 +20,7 @@ export function nodeSnapshotFile(pyodideDir: string, dir = DEFAULT_SNAPSHOT_DIR)
     load() {
       try {
         const b = readFileSync(path);
-        return b.length >= MIN_BYTES ? b : null;
+        return b.length >= MIN_SNAPSHOT_BYTES ? b : null;
       } catch {
         return null; // none yet, or unreadable: make one
       }

@@ -7,7 +7,7 @@
 // Works with any SandboxPortFactory (node-pool.ts, browser-pool.ts); tests/unit/tools/tools-python*.test.ts.
 import type { CheckResult, InitInfo, RunOutcome, SandboxPort, SandboxPortFactory, SandboxReply, SandboxRequest, TestPlan } from './protocol';
 import { gradeChecks, planChecks } from './grader';
-import type { SnapshotStore } from './snapshot-store';
+import type { SnapshotSource, SnapshotStore } from './snapshot-store';
 import { responsiveTimeout } from '../../util/responsive-timeout';
 import {
   resolvePoolConfig,
@@ -84,6 +84,8 @@ export interface PoolStats {
   lastRecycle?: string;
   /** Workers started from the Pyodide snapshot (the rest loaded Pyodide from scratch). */
   fromSnapshot: number;
+  /** Where that snapshot came from: a lasting copy (a file in Node, Cache Storage in the browser) or a maker worker of this realm. */
+  snapshotSource?: SnapshotSource;
   /** Why workers load Pyodide from scratch, when a snapshot was wanted but could not be had. */
   snapshotError?: string;
 }
@@ -105,6 +107,9 @@ export class PythonPool {
   private lastStartError = '';
   private fromSnapshot = 0;
   private snapshotError: string | undefined;
+  private snapshotSource: SnapshotSource | undefined;
+  /** Lazy mode: whether this pool has asked for the image to be made (makeLater). */
+  private madeLater = false;
   private closed = false;
   private readonly encoder = new TextEncoder();
 
@@ -191,7 +196,8 @@ export class PythonPool {
       workers: this.slots.length, idle: count('idle'), busy: count('busy'), starting: count('starting'),
       dead: count('dead'), queued: this.queue.length, runs: this.runs, respawns: this.respawns,
       recycles: this.recycles, poisoned: this.poisoned, ...(this.lastRecycle ? { lastRecycle: this.lastRecycle } : {}),
-      fromSnapshot: this.fromSnapshot, ...(this.snapshotError ? { snapshotError: this.snapshotError } : {}),
+      fromSnapshot: this.fromSnapshot, ...(this.snapshotSource ? { snapshotSource: this.snapshotSource } : {}),
+      ...(this.snapshotError ? { snapshotError: this.snapshotError } : {}),
     };
   }
 
@@ -247,15 +253,28 @@ export class PythonPool {
     });
   }
 
-  /** The snapshot to start workers from; null without a store, when turned off, or when none can be had. */
+  /** The snapshot to start workers from; null without a store, when turned off, or when none can be
+   * had (in lazy mode also while none is kept or stored). */
   private async snapshot(): Promise<Uint8Array | null> {
     if (!this.snapshots || !this.config.snapshot || this.snapshotError) return null;
     try {
-      return await this.snapshots.get(() => this.makeSnapshot());
+      const bytes = this.config.snapshot === 'lazy' ? await this.snapshots.peek() : await this.snapshots.get(() => this.makeSnapshot());
+      if (bytes) this.snapshotSource = this.snapshots.source();
+      return bytes;
     } catch (e) {
       this.snapshotError = (e as Error).message;
       return null;
     }
+  }
+
+  /** Lazy mode, a worker being replaced: makes the image in the background (once per pool) for the
+   * workers started after it, and for later pools of this realm and, through the lasting copy, later pages. */
+  private makeLater(): void {
+    if (this.config.snapshot !== 'lazy' || !this.snapshots || this.snapshotError || this.madeLater) return;
+    this.madeLater = true;
+    this.snapshots.get(() => this.makeSnapshot()).catch((e: unknown) => {
+      this.snapshotError = (e as Error).message;
+    });
   }
 
   /** Runs a worker that only loads Pyodide and images it, then ends it (left to finish when the pool closes: other pools may wait for it). */
@@ -550,6 +569,7 @@ export class PythonPool {
     slot.state = 'dead';
     if (this.closed) return;
     this.respawns++;
+    this.makeLater();
     this.spawn(slot);
   }
 

@@ -76,8 +76,11 @@ export interface PoolConfig {
   /** A worker is replaced after this many jobs even when no change was detected (a floor under the checks). */
   recycleAfterRuns: number;
   /** Start workers from a memory image of Pyodide just loaded (made once by a worker that runs
-   *  nothing else; snapshot-store.ts) instead of loading Pyodide in each: the load in a third of the time. */
-  snapshot: boolean;
+   *  nothing else; snapshot-store.ts) instead of loading Pyodide in each: the load in a third of the time.
+   *  true: the first worker waits for the image to be made when none is kept or stored; 'lazy': workers
+   *  start from a kept or stored image when there is one and load Pyodide otherwise, and the image is
+   *  made in the background once a worker has to be replaced (the browser's default); false: never. */
+  snapshot: boolean | 'lazy';
 }
 
 export const defaultPoolConfig: PoolConfig = {
@@ -108,7 +111,7 @@ export function resolvePoolConfig(partial: Partial<PoolConfig> = {}): PoolConfig
   positiveInt('interruptGraceMs', 0, 60_000);
   positiveInt('startTimeoutMs', 1000, 600_000);
   positiveInt('recycleAfterRuns', 1, 1_000_000);
-  if (typeof c.snapshot !== 'boolean') throw new Error(`python pool: snapshot must be true or false, got ${String(c.snapshot)}`);
+  if (typeof c.snapshot !== 'boolean' && c.snapshot !== 'lazy') throw new Error(`python pool: snapshot must be true, false or "lazy", got ${String(c.snapshot)}`);
   return c;
 }
 

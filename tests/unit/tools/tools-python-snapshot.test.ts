@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNodePythonPool, pyodideDir } from '../../../src/tools/python/node-pool';
 import { nodeSnapshotFile } from '../../../src/tools/python/node-snapshot-file';
-import { forgetKeptSnapshots } from '../../../src/tools/python/snapshot-store';
+import { forgetKeptSnapshots, snapshotStore, type SnapshotFile } from '../../../src/tools/python/snapshot-store';
 import { processSandboxPort } from '../../../src/tools/python/process-port';
 import { detectIsolation } from '../../../src/tools/python/isolation';
 import type { PythonPool } from '../../../src/tools/python/pool';
@@ -51,6 +51,7 @@ describe('python workers from a Pyodide snapshot', () => {
     console.log(`from scratch: ${starts(plain)}; from the snapshot: ${starts(restored)}`);
     expect(plain.map((i) => i.fromSnapshot)).toEqual([false]);
     expect(restored.map((i) => i.fromSnapshot)).toEqual([true, true]);
+    expect(snap.stats().snapshotSource).toBe('made');
     expect(statSync(file).size).toBeGreaterThan(1 << 20);
 
     // Each worker draws its own random numbers (Pyodide seeded them before the image was taken):
@@ -85,6 +86,7 @@ describe('python workers from a Pyodide snapshot', () => {
     const later = pool({});
     expect((await later.ready()).map((i) => i.fromSnapshot)).toEqual([true]);
     expect(statSync(file).mtimeMs, 'started from the file, not from a new snapshot').toBe(made);
+    expect(later.stats().snapshotSource).toBe('stored');
     expect((await later.run('print(sum(range(10)))')).stdout).toBe('45\n');
 
     forgetKeptSnapshots();
@@ -96,6 +98,49 @@ describe('python workers from a Pyodide snapshot', () => {
     expect(broken.stats().snapshotError).toMatch(/could not start from the Pyodide snapshot .*load Pyodide from scratch/);
     expect(existsSync(file), 'the broken file is removed').toBe(false);
     expect((await broken.run('print(sum(range(10)))')).stdout).toBe('45\n');
+  });
+
+  it('a store whose lasting copy loads asynchronously (as Cache Storage does): served from it, made and saved without it, removed when bad; peek never makes or waits', async () => {
+    // A copy in memory behind promises, as browser-snapshot-cache.ts is (the e2e tools test runs that one).
+    const image = new Uint8Array(2 << 20).fill(3);
+    let copy: Uint8Array | null = image;
+    const calls: string[] = [];
+    const lasting: SnapshotFile = {
+      load: async () => { calls.push('load'); await new Promise((r) => setTimeout(r, 5)); return copy; },
+      save: (bytes) => { calls.push('save'); copy = bytes; },
+      remove: () => { calls.push('remove'); copy = null; },
+    };
+    let makes = 0;
+    const make = async () => { makes++; return new Uint8Array(2 << 20).fill(9); };
+    forgetKeptSnapshots();
+    const store = snapshotStore('async-test', lasting);
+    const [a, b] = await Promise.all([store.get(make), store.get(make)]);
+    expect(a).toBe(image);
+    expect(b).toBe(image);
+    expect([makes, store.source(), calls]).toEqual([0, 'stored', ['load']]);
+
+    store.discard(image, 'bad magic');
+    await expect.poll(() => copy).toBeNull();
+    await expect(store.get(make)).rejects.toThrow(/could not start from the Pyodide snapshot \(bad magic\)/);
+
+    forgetKeptSnapshots(); // a later page: nothing stored; peek makes none and does not wait for a maker
+    const later = snapshotStore('async-test', lasting);
+    expect(await later.peek()).toBeNull();
+    let release = () => {};
+    const making = later.get(() => new Promise<Uint8Array>((resolve) => { release = () => resolve(new Uint8Array(2 << 20).fill(9)); }));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await later.peek(), 'a maker is running: not waited for').toBeNull();
+    release();
+    const made = await making;
+    expect(await later.peek()).toBe(made);
+    expect([made[0], copy?.[0], later.source()]).toEqual([9, 9, 'made']);
+    expect(calls).toEqual(['load', 'remove', 'load', 'save']);
+
+    forgetKeptSnapshots(); // the next page peeks the saved copy
+    const next = snapshotStore('async-test', lasting);
+    expect(await next.peek()).toBe(copy);
+    expect(next.source()).toBe('stored');
+    forgetKeptSnapshots();
   });
 
   it('a worker that made a snapshot serves nothing else', async () => {

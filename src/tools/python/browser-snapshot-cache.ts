@@ -1,0 +1,53 @@
+// The browser's lasting copy of the Pyodide snapshot (snapshot-store.ts): one Cache Storage entry
+// per origin, keyed by the Pyodide build and the browser (a new version of either makes a new
+// image), so that a page's first Python pool starts its workers from the image a maker worker of
+// an earlier page made, instead of loading Pyodide. Only the pool's own realm (the page or the
+// engine worker) reads and writes it: the sandbox workers have no `caches` (js-hygiene.ts removes
+// it, and their CSP allows no request but Pyodide's files). A copy a worker could not start from
+// is removed, and the next page makes a new one. Other images (older builds) are deleted when
+// one is saved. Used by browser-pool.ts; tests/e2e/tools.spec.ts.
+import pyodidePackage from 'pyodide/package.json';
+import { MIN_SNAPSHOT_BYTES, type SnapshotFile } from './snapshot-store';
+
+export const SNAPSHOT_CACHE = 'rl-studio-pyodide-snapshot';
+
+/** A short hash of a string (FNV-1a, 32 bits) for the entry's key. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The key of the image for Pyodide served at `base` in this browser (a URL that is never fetched). */
+export function snapshotCacheKey(base: string, browser = navigator.userAgent): string {
+  return new URL(`snapshot-${pyodidePackage.version}-${hash(browser)}.bin`, base).href;
+}
+
+/** The Cache Storage copy for Pyodide at `base`, or undefined where the page has no Cache Storage (not a secure context). */
+export function browserSnapshotFile(base: string): SnapshotFile | undefined {
+  if (typeof caches === 'undefined') return undefined;
+  const key = snapshotCacheKey(base);
+  const open = () => caches.open(SNAPSHOT_CACHE);
+  return {
+    async load() {
+      try {
+        const hit = await (await open()).match(key);
+        if (!hit) return null;
+        const bytes = new Uint8Array(await hit.arrayBuffer());
+        return bytes.length >= MIN_SNAPSHOT_BYTES ? bytes : null;
+      } catch {
+        return null; // storage refused or evicted meanwhile: make one
+      }
+    },
+    save(bytes) {
+      void (async () => {
+        const cache = await open();
+        for (const old of await cache.keys()) if (old.url !== key) await cache.delete(old);
+        await cache.put(key, new Response(bytes.slice(), { headers: { 'content-type': 'application/octet-stream' } }));
+      })().catch(() => { /* over quota or storage off: the image still serves this realm */ });
+    },
+    remove() {
+      void open().then((cache) => cache.delete(key)).catch(() => {});
+    },
+  };
+}
