@@ -51,3 +51,33 @@ export function browserSnapshotFile(base: string): SnapshotFile | undefined {
     },
   };
 }
+
+/** An image kept in Cache Storage: its size and whether this page's pools would start from it. */
+export interface StoredSnapshot {
+  key: string;
+  bytes: number;
+  /** Made for this Pyodide build and browser; otherwise the next image made replaces it. */
+  current: boolean;
+}
+
+/** The images kept in Cache Storage (null where the page has none: not a secure context). */
+export async function listStoredSnapshots(base: string): Promise<StoredSnapshot[] | null> {
+  if (typeof caches === 'undefined') return null;
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  const key = snapshotCacheKey(base);
+  const out: StoredSnapshot[] = [];
+  for (const req of await cache.keys()) {
+    const hit = await cache.match(req);
+    out.push({ key: req.url, bytes: hit ? (await hit.blob()).size : 0, current: req.url === key });
+  }
+  return out;
+}
+
+/** Deletes every kept image; returns how many there were. Pools already running keep theirs in memory. */
+export async function deleteStoredSnapshots(): Promise<number> {
+  if (typeof caches === 'undefined') return 0;
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  const keys = await cache.keys();
+  for (const req of keys) await cache.delete(req);
+  return keys.length;
+}

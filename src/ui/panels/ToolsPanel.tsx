@@ -6,6 +6,7 @@ import { useStudio } from '../../store/store';
 import { CORPUS_FILE } from '../../store/tools-slice';
 import { defaultPoolConfig } from '../../tools/python/types';
 import { formatBytes } from '../../gpu/errors';
+import { SnapshotRow } from '../tools/SnapshotRow';
 
 export function ToolsPanel() {
   const mode = useStudio((s) => s.searchMode);
@@ -30,6 +31,7 @@ export function ToolsPanel() {
           <h2>Python sandbox (code_exec, python tool)</h2>
           <dl data-testid="sandbox-limits">
             <dt>Runtime</dt><dd>Pyodide (Python, stdlib only) in dedicated Web Workers</dd>
+            <SnapshotRow />
             <dt>Workers</dt><dd>{c.workers} warm</dd>
             <dt>Time per run</dt><dd>{(c.timeoutMs / 1000).toFixed(0)} s (then interrupted; after {c.interruptGraceMs} ms the worker is restarted)</dd>
             <dt>Output per run</dt><dd>{formatBytes(c.maxOutputBytes)} (stdout + stderr)</dd>
