@@ -22,6 +22,7 @@ import type { MetricsRow, RunEmit } from './events';
 import { failureMessage } from './failure';
 import { checkpointPath } from './layout';
 import { captureTrainState, restoreTrainState, trainerParamsOf } from '../train/trainer-state';
+import { FNV_OFFSET, fnvMix, hex32 } from '../util/fnv';
 
 export interface SftConfig {
   /** 'lora': an adapter over the frozen base (f32 or NF4); 'full': every weight (f32 model). */
@@ -107,14 +108,14 @@ export function resolveSftConfig(c: SftConfigInput, ctx: { examples: number; cfg
 
 /** A fingerprint of the tokenized data (FNV-1a over ids and masks), so a resume can check it sees the same examples. */
 export function dataHash(ds: SftDataset): string {
-  let h = 0x811c9dc5;
-  const mix = (x: number) => { h = Math.imul(h ^ (x & 0xffff), 0x01000193) >>> 0; h = Math.imul(h ^ (x >>> 16), 0x01000193) >>> 0; };
+  let h = FNV_OFFSET;
+  const mix = (x: number) => { h = fnvMix(fnvMix(h, x & 0xffff), x >>> 16); };
   for (const e of ds.examples) {
     mix(e.ids.length);
     for (const id of e.ids) mix(id);
     for (const m of e.mask) mix(m);
   }
-  return h.toString(16).padStart(8, '0');
+  return hex32(h);
 }
 
 /** One logged update: the step and metric values under their vocabulary names. */

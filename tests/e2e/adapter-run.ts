@@ -1,31 +1,39 @@
-// Helper of the Playground and Eval browser tests: a 1-step GRPO run of the agent preset on
-// agent-tiny through the test page (harness.html, same origin as the studio, so its OPFS run folder
-// runs/<id>/ with adapter/ is the studio's). Used by studio-playground.spec.ts and studio-eval.spec.ts.
+// Helper of the Playground and Eval browser tests: a run folder with an adapter for agent-tiny put in
+// the studio's OPFS (runs/<id>/: config.yaml, the agent preset naming public/models/agent-tiny, and
+// adapter/ as our PEFT export writes it), which is all those panels read (src/run/opfs-runs.ts).
+// The adapter is a small synthetic LoRA (tests/fixtures/interop-models.ts), not trained here: that
+// a GRPO run of the agent preset writes such a folder is run-worker.spec.ts's and
+// studio-first-run.spec.ts's business, and training it took about half a minute of each test.
+// Used by studio-playground.spec.ts and studio-eval.spec.ts.
 import { readFileSync } from 'node:fs';
-import { expect, type Page } from '@playwright/test';
-import { parse, stringify } from 'yaml';
+import type { Page } from '@playwright/test';
+import { AGENT_DIR, syntheticLora } from '../fixtures/interop-models';
+import { loadModelFiles } from '../../src/model/io/loader';
+import { openNodeModelSource } from '../../src/model/io/node-source';
+import { exportPeftAdapter } from '../../src/train/peft-export';
 
-type H = Record<string, (...a: unknown[]) => Promise<unknown>>;
-export const callHarness = <T>(page: Page, name: string, ...args: unknown[]) =>
-  page.evaluate(([n, a]) => (window as unknown as { __harness: H }).__harness[n as string](...(a as unknown[])), [name, args] as const) as Promise<T>;
-
-/** One GRPO step of the agent preset (2 tasks x 4 episodes): enough to write an adapter. */
-function oneStep(): string {
-  const c = parse(readFileSync('configs/agent_grpo.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
-  c.rollout = { ...c.rollout, batch_size: 2, group_size: 4, temperature: 0.3 };
-  c.train = { ...c.train, steps: 1, seed: 3 };
-  c.log = { ...c.log, checkpoint_every: 0, print_examples: 0 };
-  return stringify(c);
-}
-
-/** Trains the run and returns its id once its adapter is in OPFS. */
-export async function makeAdapterRun(page: Page, prefix: string): Promise<string> {
-  await page.goto('/harness.html');
-  await expect(page.locator('#status')).toContainText('engineLoad');
-  const info = await callHarness<{ modelId: string }>(page, 'engineLoad', '/models/agent-tiny');
+/** Writes runs/<prefix>-<time>/ with the agent preset's config.yaml and a synthetic adapter; returns its id. */
+export async function storeAdapterRun(page: Page, prefix: string): Promise<string> {
+  const { config } = await loadModelFiles(await openNodeModelSource(AGENT_DIR));
+  // Rank 4 at scale 0.25: answers that differ from the base's without leaving its vocabulary of habits.
+  const files = exportPeftAdapter(syntheticLora(config, 4, 1, 11), config, { baseModelName: 'public/models/agent-tiny' });
   const runId = `${prefix}-${Date.now()}`;
-  await callHarness(page, 'engineStart', info.modelId, oneStep(), runId);
-  await expect.poll(async () => (await callHarness<{ phase: string }>(page, 'engineState', runId)).phase, { timeout: 10 * 60_000, intervals: [1000] }).toBe('finished');
-  expect(await callHarness<string[]>(page, 'engineList', runId)).toContain('adapter/adapter_model.safetensors');
+  const entries: [string, string][] = [
+    ['config.yaml', Buffer.from(readFileSync('configs/agent_grpo.yaml')).toString('base64')],
+    ...[...files].map(([name, bytes]): [string, string] => [`adapter/${name}`, Buffer.from(bytes).toString('base64')]),
+  ];
+  if (!page.url().startsWith('http')) await page.goto('/');
+  await page.evaluate(async ([id, list]) => {
+    const runs = await (await navigator.storage.getDirectory()).getDirectoryHandle('runs', { create: true });
+    const run = await runs.getDirectoryHandle(id, { create: true });
+    for (const [path, b64] of list) {
+      const parts = path.split('/');
+      let dir = run;
+      for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
+      const w = await (await dir.getFileHandle(parts.at(-1)!, { create: true })).createWritable();
+      await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+      await w.close();
+    }
+  }, [runId, entries] as const);
   return runId;
 }

@@ -1,13 +1,13 @@
 // Browser tests of the Eval panel: the agent preset's held-out split (4 tasks) scored for agent-tiny
-// and the adapter of a 1-step GRPO run made here, through the engine worker with the tools run
-// there; the base figures equal `npm run cli -- eval` on the same tasks (greedy, run here in a
-// child process, not a fixture); progress is shown; the report is saved as the run's eval.json and
+// and for the adapter of a run folder put in OPFS (tests/e2e/adapter-run.ts: a synthetic LoRA),
+// through the engine worker with the tools run there; the base figures equal `npm run cli -- eval`
+// on the same tasks (greedy, run here in a child process, not a fixture); progress is shown; the report is saved as the run's eval.json and
 // listed again after a reload; a picked task file is scored instead of the split. axe clean,
 // nothing clipped at 1280x800 and 1920x1080.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { makeAdapterRun } from './adapter-run';
+import { storeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
 import { cliCommand } from '../fixtures/cli-command';
 
@@ -19,7 +19,7 @@ test('base and adapter on the held-out split: the CLI\'s figures, progress, save
   expect(cli.status, cli.stderr).toBe(0);
   const want = JSON.parse(cli.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
   console.log(`CLI eval: ${JSON.stringify(want)}`);
-  const runId = await makeAdapterRun(page, 'eval');
+  const runId = await storeAdapterRun(page, 'eval');
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/');

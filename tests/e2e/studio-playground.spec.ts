@@ -1,12 +1,12 @@
 // Browser tests of the Playground panel: the default agent (agent-tiny) answers a calculator
 // question through the engine worker with its tools run there (the python call's JSON shown and its
 // response equal to the printed expression's value: the sandbox ran it), then the same prompt and
-// seed go to the base and to the adapter of a 1-step GRPO run made here (through the test page,
-// same origin, so its OPFS run folder is the studio's), side by side; a config that does not
+// seed go to the base and to the adapter of a run folder put in the studio's OPFS
+// (tests/e2e/adapter-run.ts: a synthetic LoRA), side by side; a config that does not
 // validate is named in the panel. axe finds no serious or critical violations and no text is
 // clipped at 1280x800 and 1920x1080.
 import { expect, test, type Page } from '@playwright/test';
-import { makeAdapterRun } from './adapter-run';
+import { storeAdapterRun } from './adapter-run';
 import { clippedText, openPanel, seriousViolations, shot } from './studio-helpers';
 
 /** A training-set phrasing the under-trained agent answers with a python call when greedy. */
@@ -25,7 +25,7 @@ async function pythonPrints(col: ReturnType<Page['getByTestId']>): Promise<{ exp
 
 test('the default agent answers with a real tool call; base and adapter side by side', async ({ page }, testInfo) => {
   test.setTimeout(20 * 60_000);
-  const runId = await makeAdapterRun(page, 'play');
+  const runId = await storeAdapterRun(page, 'play');
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/');
@@ -57,7 +57,7 @@ test('the default agent answers with a real tool call; base and adapter side by 
   expect(await seriousViolations(page)).toEqual([]);
   expect(await clippedText(page)).toEqual([]);
 
-  // Side by side: the same prompt and seed to the base and to the 1-step run's adapter.
+  // Side by side: the same prompt and seed to the base and to the stored run's adapter.
   await page.getByTestId('play-adapter').selectOption(runId);
   await expect(page.getByTestId('play-send')).toHaveText('Send to base and adapter');
   await page.getByTestId('play-send').click();

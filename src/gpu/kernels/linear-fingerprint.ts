@@ -1,4 +1,5 @@
 // The fingerprint of the linear kernels' code that keys their remembered tuning choices.
+import { FNV_OFFSET, fnvText, hex32 } from '../../util/fnv';
 
 /**
  * Fingerprint of the forward linear kernels and their tuner (LINEAR_KERNEL_FILES: the WGSL, the
@@ -19,12 +20,7 @@ export const LINEAR_KERNEL_FILES = [
 
 /** FNV-1a (32 bits, hex) of the texts in order, each preceded by its name: LINEAR_KERNELS_FINGERPRINT's function. */
 export function fingerprint(files: readonly { name: string; text: string }[]): string {
-  let h = 0x811c9dc5;
-  for (const { name, text } of files) {
-    for (const ch of `${name}\n${text}\n`) {
-      h ^= ch.codePointAt(0)!;
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  }
-  return h.toString(16).padStart(8, '0');
+  let h = FNV_OFFSET;
+  for (const { name, text } of files) h = fnvText(`${name}\n${text}\n`, h);
+  return hex32(h);
 }

@@ -8,19 +8,13 @@
 // one is saved. Used by browser-pool.ts; tests/e2e/tools.spec.ts.
 import pyodidePackage from 'pyodide/package.json';
 import { MIN_SNAPSHOT_BYTES, type SnapshotFile } from './snapshot-store';
+import { fnvText, hex32 } from '../../util/fnv';
 
 export const SNAPSHOT_CACHE = 'rl-studio-pyodide-snapshot';
 
-/** A short hash of a string (FNV-1a, 32 bits) for the entry's key. */
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
-}
-
 /** The key of the image for Pyodide served at `base` in this browser (a URL that is never fetched). */
 export function snapshotCacheKey(base: string, browser = navigator.userAgent): string {
-  return new URL(`snapshot-${pyodidePackage.version}-${hash(browser)}.bin`, base).href;
+  return new URL(`snapshot-${pyodidePackage.version}-${hex32(fnvText(browser))}.bin`, base).href;
 }
 
 /** The Cache Storage copy for Pyodide at `base`, or undefined where the page has no Cache Storage (not a secure context). */

@@ -9,6 +9,7 @@ import type { Check, CheckResult, InitInfo, RunOutcome, SandboxReply, SandboxReq
 import type { PyValue } from './py-value';
 import { PRELUDE_PY } from './prelude';
 import { capWasmMemory } from './js-hygiene';
+import { fnvText } from '../../util/fnv';
 
 /**
  * Run first in a worker started from a snapshot: `random`, which Pyodide imports and seeds while it
@@ -388,11 +389,5 @@ export function createSandboxCore(env: CoreEnv): (req: SandboxRequest) => void {
 }
 
 function episodeKey(episode: string): string {
-  return `ep-${episode.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${hash(episode)}`;
-}
-
-function hash(s: string): string {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return (h >>> 0).toString(36);
+  return `ep-${episode.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${fnvText(episode).toString(36)}`;
 }

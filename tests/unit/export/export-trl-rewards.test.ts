@@ -1,5 +1,5 @@
 // The bundle's Python reward files against our environments: for each shipped environment, 500
-// episodes run through the real agent loop (Qwen2.5 tokenizer and chat template, the real Pyodide
+// episodes (code_exec 150) run through the real agent loop (Qwen2.5 tokenizer and chat template, the real Pyodide
 // pool, the real corpus search; only the sampler is scripted) with right, wrong and malformed
 // answers and tool calls; exportRollout writes them as TRL rows, one /usr/bin/python3 process per
 // environment scores them with reward_<env>.py, and every part and the total must be identical.
@@ -33,6 +33,11 @@ const DIR = sharedPath('models/qwen2.5-tokenizer');
 const PYTHON = '/usr/bin/python3';
 const END = '<|im_end|>';
 const N = 500;
+/**
+ * code_exec grades each episode by running MBPP's tests, in Pyodide and in a python3 process (about
+ * 75 ms a rollout): 150 rollouts still give each of its 15 answer cases 10 tasks.
+ */
+const N_CODE = 150;
 
 const call = (name: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 
@@ -216,7 +221,7 @@ function preset(file: string, sets: string[] = []): { cfg: RlConfig; env: Enviro
   return { cfg, env: buildEnvironment(cfg, services), tasks: loadTasksFor(cfg, 'train', () => {}) };
 }
 
-describe.skipIf(!existsSync(DIR) || !existsSync(PYTHON))('TRL bundle reward files = our environments (500 rollouts each)', () => {
+describe.skipIf(!existsSync(DIR) || !existsSync(PYTHON))('TRL bundle reward files = our environments (500 rollouts each, code_exec 150)', () => {
   beforeAll(async () => {
     tok = await loadTokenizer(new NodeDirSource(DIR));
     template = readFileSync(`${DIR}/chat_template.jinja`, 'utf8');
@@ -239,7 +244,7 @@ describe.skipIf(!existsSync(DIR) || !existsSync(PYTHON))('TRL bundle reward file
   it('code_exec (MBPP, graded in Pyodide vs forked python3 processes)', async () => {
     const p = preset('configs/code_exec_grpo.yaml');
     const all = p.tasks as CodeTask[];
-    const tasks = Array.from({ length: N }, (_, i) => all[i % all.length]);
+    const tasks = Array.from({ length: N_CODE }, (_, i) => all[i % all.length]);
     const { rows, scored } = await roundTrip('code_exec', p.cfg, p.env, tasks, (i) => codeTurns(tasks[i], i, all[(i + 7) % all.length]));
     compare('code_exec', rows, scored);
   }, 120_000);
