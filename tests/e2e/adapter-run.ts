@@ -8,13 +8,14 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { AGENT_DIR, syntheticLora } from '../fixtures/interop-models';
-import { loadModelFiles } from '../../src/model/io/loader';
-import { openNodeModelSource } from '../../src/model/io/node-source';
+import { join } from 'node:path';
+import { parseModelConfig } from '../../src/model/hf-config';
 import { exportPeftAdapter } from '../../src/train/peft-export';
 
 /** Writes runs/<prefix>-<time>/ with the agent preset's config.yaml and a synthetic adapter; returns its id. */
 export async function storeAdapterRun(page: Page, prefix: string): Promise<string> {
-  const { config } = await loadModelFiles(await openNodeModelSource(AGENT_DIR));
+  // The adapter's shapes need only config.json, not the weights.
+  const config = parseModelConfig(JSON.parse(readFileSync(join(AGENT_DIR, 'config.json'), 'utf8')));
   // Rank 4 at scale 0.25: answers that differ from the base's without leaving its vocabulary of habits.
   const files = exportPeftAdapter(syntheticLora(config, 4, 1, 11), config, { baseModelName: 'public/models/agent-tiny' });
   const runId = `${prefix}-${Date.now()}`;
