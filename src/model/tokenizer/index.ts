@@ -10,6 +10,7 @@ import {
   type AddedTokenJson, type TokenizerJson,
 } from './json';
 import { checkTokenizerJson, checkVocabMap } from './validate';
+import { pieceBytes } from './token-bytes';
 import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from './llama2c';
 
 export type TokenizerConfigJson = Record<string, unknown>;
@@ -82,6 +83,19 @@ export class Tokenizer {
 
   idToToken(id: number): string | undefined {
     return this.hf.id_to_token(id);
+  }
+
+  /**
+   * The bytes token `id` adds in the middle of a text (a SentencePiece `▁` as its space, a
+   * byte-level piece's raw bytes even when they are part of a UTF-8 character; an added token's
+   * content): OpenAI's `logprobs` `bytes`. Decodes the token alone for a decoder it does not model.
+   */
+  tokenBytes(id: number): Uint8Array {
+    const added = this.json.added_tokens.find((t) => t.id === id);
+    if (added) return new TextEncoder().encode(added.content);
+    const piece = this.idToToken(id);
+    if (piece === undefined) return new Uint8Array(0);
+    return pieceBytes(this.json.decoder, piece) ?? new TextEncoder().encode(this.decode([id]));
   }
 }
 

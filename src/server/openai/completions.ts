@@ -159,9 +159,10 @@ function chatMessageOf(content: string, calls: WireToolCall[] | undefined): Chat
   return m;
 }
 
+/** A logprobs entry: the token's bytes in the middle of a text, and their text (U+FFFD for part of a character). */
 function tokenEntry(tok: Tokenizer, id: number, logprob: number): { token: string; logprob: number; bytes: number[] } {
-  const token = tok.decode([id]);
-  return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
+  const bytes = tok.tokenBytes(id);
+  return { token: new TextDecoder().decode(bytes), logprob, bytes: [...bytes] };
 }
 
 /** logprobs.content: every sampled token but a final stop token, with its top alternatives. */
