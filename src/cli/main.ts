@@ -1,56 +1,10 @@
-// The CLI: `npm run cli -- <command> [options]`. Commands live in src/cli/commands/*.ts, each
-// exporting `command: CliCommand`; this file finds them, prints help, and runs one.
+// The CLI: `npm run cli -- <command> [options]` (src/cli/run-cli.ts finds and runs the command).
 // Exercised by tests/unit/cli/cli-model.test.ts and every command's own tests.
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parseArgs, type CliCommand } from '../util/args';
+import { runCli } from './run-cli';
 import { settleGpuWork } from '../gpu/runtime';
 
-async function loadCommands(): Promise<CliCommand[]> {
-  const dir = fileURLToPath(new URL('./commands/', import.meta.url));
-  const files = readdirSync(dir).filter((f) => /\.ts$/.test(f) && !f.endsWith('.test.ts')).sort();
-  const cmds: CliCommand[] = [];
-  for (const f of files) {
-    const mod = (await import(new URL(`./commands/${f}`, import.meta.url).href)) as { command?: CliCommand };
-    if (mod.command) cmds.push(mod.command);
-  }
-  return cmds;
-}
-
-function help(cmds: CliCommand[]): string {
-  const lines = ['Usage: npm run cli -- <command> [options]', '', 'Commands:'];
-  for (const c of cmds) lines.push(`  ${c.name.padEnd(10)} ${c.summary}`);
-  lines.push('', 'Run `npm run cli -- <command> --help` for the options of one command.');
-  return lines.join('\n');
-}
-
-async function main(argv: string[]): Promise<number> {
-  const cmds = await loadCommands();
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(help(cmds));
-    return name ? 0 : 1;
-  }
-  const cmd = cmds.find((c) => c.name === name);
-  if (!cmd) {
-    console.error(`Unknown command "${name}".\n\n${help(cmds)}`);
-    return 2;
-  }
-  const args = parseArgs(rest);
-  if (args.flags.help) {
-    console.log(cmd.usage);
-    return 0;
-  }
-  try {
-    return await cmd.run(args);
-  } catch (e) {
-    console.error(`${cmd.name}: ${(e as Error).message}`);
-    return 1;
-  }
-}
-
 // Nothing may still run on the GPU when the process exits (settleGpuWork).
-main(process.argv.slice(2)).then(async (code) => {
+runCli(process.argv.slice(2)).then(async (code) => {
   await settleGpuWork();
   process.exit(code);
 });

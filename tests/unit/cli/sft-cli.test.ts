@@ -1,11 +1,10 @@
-// `npm run cli -- sft` end to end in a child process on stories260K: a small JSONL of story
+// `npm run cli -- sft` end to end (in the test's process: tests/fixtures/cli-in-process.ts) on stories260K: a small JSONL of story
 // sentences ({"text"} lines plus one bad line), 5 LoRA updates with a checkpoint every 2: one
 // progress line per update with a falling loss, the skipped line reported, the memory plan
 // printed, metrics.jsonl with the vocabulary's names, checkpoints/step-N/ loadable by loadTrainState,
 // adapter/ in PEFT format loadable by `generate --adapter`; then --resume to step 6 (keep 2:
 // the last two step folders stay, the setting taken from the run's config.yaml, not passed again),
 // after which config.yaml still holds the run's own settings with the new step count.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,14 +15,11 @@ import { NodeDirSource } from '../../../src/model/io/node-source';
 import { readJson } from '../../../src/model/io/source';
 import { loadTrainState } from '../../../src/train/checkpoint';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
-import { cliCommand } from '../../fixtures/cli-command';
+import { cliInProcess } from '../../fixtures/cli-in-process';
 
 const MODEL = join(STORIES_DIR, 'stories260K.bin');
 
-function cli(...args: string[]) {
-  const r = spawnSync(...cliCommand(...args), { encoding: 'utf8', timeout: 120_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cli = (...args: string[]) => cliInProcess(args);
 
 const losses = (out: string) => [...out.matchAll(/^step (\d+)\/\d+ +loss ([\d.]+) +grad_norm [\d.]+ +learning_rate \S+ +tokens\/s [\d.]+$/gm)].map((m) => Number(m[2]));
 
@@ -34,7 +30,7 @@ describe('cli sft', () => {
     const sentences = ['Lily saw a big red ball in the park.', 'Tom wanted to fly his blue kite with his dad.', 'The cat sat on the warm mat and fell asleep.', 'Sue found a little bird under the tree.'];
     writeFileSync(data, [...sentences.map((text) => JSON.stringify({ text })), '{"text": 42}'].join('\n') + '\n');
     const t0 = performance.now();
-    const r = cli('sft', '--model', MODEL, '--data', data, '--out', out, '--steps', '5', '--rank', '4', '--lr', '1e-2', '--batch-size', '4',
+    const r = await cli('sft', '--model', MODEL, '--data', data, '--out', out, '--steps', '5', '--rank', '4', '--lr', '1e-2', '--batch-size', '4',
       '--schedule', 'constant', '--save-every', '2', '--seed', '1', '--set', 'log.keep_checkpoints=2');
     const secs = (performance.now() - t0) / 1000;
     if (r.code !== 0) console.log(r.err);
@@ -61,14 +57,14 @@ describe('cli sft', () => {
     expect(await readJson(new NodeDirSource(join(out, 'adapter')), 'adapter_config.json')).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8, task_type: 'CAUSAL_LM' });
     expect(JSON.parse(readFileSync(join(out, 'status.json'), 'utf8'))).toMatchObject({ state: 'finished', step: 5 });
 
-    const g = cli('generate', '--model', MODEL, '--adapter', join(out, 'adapter'), '--prompt', 'Lily saw', '--temperature', '0', '--max-new-tokens', '12');
+    const g = await cli('generate', '--model', MODEL, '--adapter', join(out, 'adapter'), '--prompt', 'Lily saw', '--temperature', '0', '--max-new-tokens', '12');
     console.log(`generate --adapter: ${JSON.stringify(g.out.trim())}`);
     expect(g.code).toBe(0);
     expect(g.err).toContain('adapter r=4');
     expect(g.out).toContain('a big red ball'); // the trained sentence
 
     // keep 2 is not passed again: the resumed run keeps its config.yaml's log.keep_checkpoints.
-    const res = cli('sft', '--model', MODEL, '--resume', out, '--steps', '6');
+    const res = await cli('sft', '--model', MODEL, '--resume', out, '--steps', '6');
     expect(res.code).toBe(0);
     const l2 = losses(res.out);
     console.log(`resume: step 6 loss ${l2[0]?.toFixed(3)}`);
