@@ -1,17 +1,18 @@
-// The `eval` command's policy and load options, run as the CLI (tsx) on the shipped stories260K:
-// a config naming model.adapter is evaluated with that adapter (the stderr header and the model
-// line say so), --adapter overrides it, and --tune false skips kernel timing (the tuning file the
-// run points at, RL_STUDIO_TUNING_FILE, stays unwritten) while the default times and writes it;
+// The `eval` command's policy and load options, run as the CLI in the test's process
+// (tests/fixtures/cli-in-process.ts) on the shipped stories260K: a config naming model.adapter is
+// evaluated with that adapter (the stderr header and the model line say so), --adapter overrides
+// it, and --tune false skips kernel timing (the tuning store, a test's own, gets no choice) while
+// the default times the kernels and remembers its choices there;
 // --episodes writes each episode (task, grade, conversation) as a JSON line.
 // Run: npx vitest run tests/unit/cli/eval-cli.test.ts
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { command as sftCommand } from '../../../src/cli/commands/sft';
 import { parseArgs } from '../../../src/util/args';
-import { cliCommand } from '../../fixtures/cli-command';
+import { cliInProcess } from '../../fixtures/cli-in-process';
+import { useTestTuningStore } from '../helpers/tuning-store';
 
 const ROOT = resolve(__dirname, '../../..');
 const MODEL = join(ROOT, 'public/models/stories260K');
@@ -33,13 +34,14 @@ async function sftAdapter(dir: string, rank: number): Promise<string> {
   return join(out, 'adapter');
 }
 
-function evalCli(tuningFile: string, ...args: string[]) {
-  const r = spawnSync(...cliCommand('eval', ...args,
-    '--tasks', '1', '--samples', '1', '--set', 'rollout.max_new_tokens=4'), {
-    cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, RL_STUDIO_TUNING_FILE: tuningFile },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+/** `eval` in the test's process, the kernel choices it times remembered in `tuning` only. */
+function evalCli(tuning: Map<string, string>, ...args: string[]) {
+  current = tuning;
+  return cliInProcess(['eval', ...args, '--tasks', '1', '--samples', '1', '--set', 'rollout.max_new_tokens=4']);
 }
+
+/** The tuning store of the call under way (through useTestTuningStore, which starts with no choice in memory). */
+let current = new Map<string, string>();
 
 describe('cli eval', () => {
   it('uses the config\'s model.adapter unless --adapter overrides; honours --tune', async () => {
@@ -49,15 +51,16 @@ describe('cli eval', () => {
     writeFileSync(config, `model: {path: ${JSON.stringify(MODEL)}, quant: none, template: plain, adapter: ${JSON.stringify(a4)}}\n`
       + 'data: {env: story, story_words: [girl]}\nenv: {system_prompt: "Write a story about {word}."}\nlora: {mode: lora}\n');
 
-    const untuned = join(dir, 'tuning-a.json');
+    useTestTuningStore({ getItem: (k) => current.get(k) ?? null, setItem: (k, v) => void current.set(k, v) });
+    const untuned = new Map<string, string>();
     const episodes = join(dir, 'episodes.jsonl');
-    const fromConfig = evalCli(untuned, '--config', config, '--tune', 'false', '--episodes', episodes);
+    const fromConfig = await evalCli(untuned, '--config', config, '--tune', 'false', '--episodes', episodes);
     console.log(`eval (model.adapter, --tune false) stderr:\n${fromConfig.err}`);
     expect(fromConfig.code, fromConfig.err).toBe(0);
     expect(fromConfig.err).toContain('adapter r=4');
     expect(fromConfig.err).toContain(`eval: adapter ${a4} (model.adapter in the config)`);
     expect(JSON.parse(fromConfig.out.trim()).tasks).toBe(1);
-    expect(existsSync(untuned)).toBe(false);   // no kernel was timed
+    expect(untuned.size).toBe(0);   // no kernel was timed
     // --episodes: one JSON line per episode, with the task, the grade and the conversation.
     const lines = readFileSync(episodes, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
@@ -66,16 +69,16 @@ describe('cli eval', () => {
     expect((lines[0].messages as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(fromConfig.err).toContain(`episodes: 1 written to ${episodes}`);
 
-    const tuned = join(dir, 'tuning-b.json');
-    const overridden = evalCli(tuned, '--config', config, '--adapter', a2);
+    const tuned = new Map<string, string>();
+    const overridden = await evalCli(tuned, '--config', config, '--adapter', a2);
     console.log(`eval (--adapter, tuned) stderr:\n${overridden.err}`);
     expect(overridden.code, overridden.err).toBe(0);
     expect(overridden.err).toContain('adapter r=2');
     expect(overridden.err).not.toContain('adapter r=4');
     expect(overridden.err).toContain(`eval: adapter ${a2} (--adapter)`);
-    expect(existsSync(tuned)).toBe(true);      // the default times the kernels and remembers them
+    expect(tuned.size).toBeGreaterThan(0);      // the default times the kernels and remembers them
 
-    const base = evalCli(untuned, '--config', config, '--set', 'model.adapter=null', '--tune', 'false');
+    const base = await evalCli(untuned, '--config', config, '--set', 'model.adapter=null', '--tune', 'false');
     expect(base.code, base.err).toBe(0);
     expect(base.err).toContain('eval: base model, no adapter');
     expect(base.err).not.toMatch(/adapter r=\d/);
