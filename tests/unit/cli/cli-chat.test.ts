@@ -1,22 +1,17 @@
-// The `chat` command end to end with piped stdin, and `generate` with no --model, both run from a
+// The `chat` command end to end with piped stdin (in the test's process: tests/fixtures/cli-in-process.ts), and `generate` with no --model, both run from a
 // folder outside the repo (the defaults resolve from the repo root): an eval-split question gets
 // a streamed assistant turn (and, when the model calls a tool, the tool's response); a prefilled
 // python call runs in the sandboxed pool and the model's next turn follows; /reset and /exit.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliCommand } from '../../fixtures/cli-command';
+import { cliInProcess } from '../../fixtures/cli-in-process';
 
 const ROOT = resolve(__dirname, '../../..');
 
-function cli(input: string, ...args: string[]) {
-  const r = spawnSync(...cliCommand(...args), {
-    cwd: tmpdir(), input, encoding: 'utf8', timeout: 240_000,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** The CLI in the test's process (tests/fixtures/cli-in-process.ts), `input` piped to stdin, from a folder outside the repo. */
+const cli = (input: string, ...args: string[]) => cliInProcess(args, { stdin: input, cwd: tmpdir() });
 
 /** The nth task (0-based) of a family in the shipped eval split. */
 function evalQuestion(family: 'calculator' | 'lookup', nth = 0): string {
@@ -24,11 +19,11 @@ function evalQuestion(family: 'calculator' | 'lookup', nth = 0): string {
   return rows.filter((r) => r.family === family)[nth].question;
 }
 
-describe('cli chat (the default agent)', () => {
-  it('answers an eval question with a streamed turn; a tool call it makes runs; /reset, /exit', () => {
+describe('cli chat (the default agent)', async () => {
+  it('answers an eval question with a streamed turn; a tool call it makes runs; /reset, /exit', async () => {
     // The shipped agent-tiny (greedy) calls python on this one, unforced, then answers.
     const q = evalQuestion('calculator', 1);
-    const r = cli(`${q}\n/reset\n/exit\nnever read\n`, 'chat', '--tune', 'false', '--max-new-tokens', '64');
+    const r = await cli(`${q}\n/reset\n/exit\nnever read\n`, 'chat', '--tune', 'false', '--max-new-tokens', '64');
     console.log(`chat (greedy, no prefill):\n${r.out}`);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain('agent-tiny');
@@ -45,10 +40,10 @@ describe('cli chat (the default agent)', () => {
     expect(r.out).not.toContain('never read');
   });
 
-  it('a prefilled python call runs in the sandbox and the model takes the next turn', () => {
+  it('a prefilled python call runs in the sandbox and the model takes the next turn', async () => {
     const q = evalQuestion('calculator');
     const call = '<tool_call>\n{"name": "python", "arguments": {"code": "print(6 * 7)"}}\n</tool_call><|im_end|>';
-    const r = cli(`${q}\n`, 'chat', '--tune', 'false', '--max-new-tokens', '32', '--prefill', call);
+    const r = await cli(`${q}\n`, 'chat', '--tune', 'false', '--max-new-tokens', '32', '--prefill', call);
     console.log(`chat (prefilled call):\n${r.out}`);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain(`you> ${q}\nagent> <tool_call>\n{"name": "python", "arguments": {"code": "print(6 * 7)"}}\n</tool_call>\n`);
@@ -57,15 +52,15 @@ describe('cli chat (the default agent)', () => {
     expect(r.out.split('agent> ').length).toBe(3);
   });
 
-  it('generate with no --model runs the default agent on --prompt as a chat turn', () => {
+  it('generate with no --model runs the default agent on --prompt as a chat turn', async () => {
     const gen = (...more: string[]) => cli('', 'generate', '--prompt', evalQuestion('calculator'), '--temperature', '0', '--tune', 'false', ...more);
     const promptTokens = (err: string) => Number(/prompt (\d+) tokens/.exec(err)?.[1]);
-    const r = gen('--max-new-tokens', '8');
+    const r = await gen('--max-new-tokens', '8');
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain('model: qwen2 L=4 C=64 V=1024, quant none');
     expect(r.out.trim().length).toBeGreaterThan(0);
     // rendered with the template (<|im_start|>system ... user ... assistant) vs the bare text
-    const bare = gen('--max-new-tokens', '1', '--chat', 'false');
+    const bare = await gen('--max-new-tokens', '1', '--chat', 'false');
     expect(bare.code, bare.err).toBe(0);
     console.log(`generate (default agent): ${JSON.stringify(r.out.trim())}; prompt ${promptTokens(r.err)} tokens as a chat, ${promptTokens(bare.err)} bare`);
     expect(promptTokens(r.err)).toBeGreaterThan(promptTokens(bare.err) + 4);
