@@ -10,7 +10,7 @@ import {
   type AddedTokenJson, type TokenizerJson,
 } from './json';
 import { checkTokenizerJson, checkVocabMap } from './validate';
-import { pieceBytes } from './token-bytes';
+import { pieceBytes, utf8 } from './token-bytes';
 import { llama2cTokenizerConfig, llama2cTokenizerJson, parseLlama2cTokenizer } from './llama2c';
 
 export type TokenizerConfigJson = Record<string, unknown>;
@@ -92,10 +92,10 @@ export class Tokenizer {
    */
   tokenBytes(id: number): Uint8Array {
     const added = this.json.added_tokens.find((t) => t.id === id);
-    if (added) return new TextEncoder().encode(added.content);
+    if (added) return utf8.encode(added.content);
     const piece = this.idToToken(id);
     if (piece === undefined) return new Uint8Array(0);
-    return pieceBytes(this.json.decoder, piece) ?? new TextEncoder().encode(this.decode([id]));
+    return pieceBytes(this.json.decoder, piece) ?? utf8.encode(this.decode([id]));
   }
 }
 

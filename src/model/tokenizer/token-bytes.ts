@@ -17,7 +17,8 @@ const BYTE_OF_CHAR: ReadonlyMap<string, number> = (() => {
   return out;
 })();
 
-const utf8 = new TextEncoder();
+/** UTF-8 encoder shared by the tokenizer's token bytes. */
+export const utf8 = new TextEncoder();
 
 /** The decoder steps, a Sequence flattened. */
 function steps(decoder: unknown): DecoderSpec[] {

@@ -159,10 +159,12 @@ function chatMessageOf(content: string, calls: WireToolCall[] | undefined): Chat
   return m;
 }
 
+const utf8Text = new TextDecoder();
+
 /** A logprobs entry: the token's bytes in the middle of a text, and their text (U+FFFD for part of a character). */
 function tokenEntry(tok: Tokenizer, id: number, logprob: number): { token: string; logprob: number; bytes: number[] } {
   const bytes = tok.tokenBytes(id);
-  return { token: new TextDecoder().decode(bytes), logprob, bytes: [...bytes] };
+  return { token: utf8Text.decode(bytes), logprob, bytes: [...bytes] };
 }
 
 /** logprobs.content: every sampled token but a final stop token, with its top alternatives. */
