@@ -1,9 +1,11 @@
 // `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--group G] [--share on|off] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time, its share
 // of the peak measured first and of the peak sampled again just before and after the timed updates,
 // `--loss-rows F`: the last F of each sequence's rows in the loss mask (a prompt masked; the LM
-// head runs on the masked rows only: TrainBatch.lossRows, as sftStep and GRPO pass it),
+// head runs on the masked rows only: TrainBatch.lossRows, as sftStep and GRPO pass it);
+// `--group G`: each run of G sequences has the same tokens before its loss rows (a GRPO group's
+// prompt), which the step then runs once (`--share off`: every sequence's rows; TrainStep.sharePrefixes),
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections;
 // `--only agent`: the shipped default agent (agent-tiny, heads of 16) in full mode.
@@ -32,6 +34,9 @@ const lossFraction = getNumber(args, 'loss-rows', 1);
 if (!(lossFraction > 0 && lossFraction <= 1)) throw new Error(`--loss-rows ${lossFraction}: give the fraction of each sequence's rows in the loss, in (0, 1]`);
 const recomputeArg = getString(args, 'recompute', 'both');
 const profile = getBool(args, 'profile', false);
+const group = getNumber(args, 'group', 1);
+if (!(Number.isInteger(group) && group >= 1)) throw new Error(`--group ${group}: give the sequences per shared prompt, an integer >= 1`);
+const share = getBool(args, 'share', true);
 let limits: AdapterLimits | null = null;
 // The peak sampled again just before and after each timed case (on the limits' own device): on a
 // shared machine it moves by tens of per cent within minutes, so the case's share of those two
@@ -72,20 +77,22 @@ async function bench(c: Case): Promise<void> {
     `${c.params.mode}${'config' in c.params ? ` r=${c.params.config.rank}` : ''}; weights ${formatBytes(model.weightBytes)}, load ${((performance.now() - t0) / 1000).toFixed(1)} s; batch ${B} x ${T} tokens`);
   const V = c.cfg.vocabSize;
   const batch = Array.from({ length: B }, (_, b) => {
-    const ids = Array.from({ length: T }, (_, i) => (i * 7919 + b * 104729 + 3) % V);
     const first = Math.round((1 - lossFraction) * (T - 1));
+    // Tokens up to the first loss row's are the group's (its prompt), the others the sequence's own.
+    const ids = Array.from({ length: T }, (_, i) => (i * 7919 + (i <= first ? Math.floor(b / group) * 7 : b) * 104729 + 3) % V);
     return { ids, mask: ids.slice(1).map((_, t) => (t >= first ? 1 : 0)) };
   });
   const lossRows = batch.reduce((n, e) => n + e.mask.filter((m) => m === 1).length, 0);
   for (const recompute of modes) {
     const trainer = await Trainer.create(rt, model, { params: c.params, optimizer: { schedule: { kind: 'constant', lr: 1e-4 } }, recompute });
+    trainer.step.sharePrefixes = share;
     // pipelines are built at their first dispatch: one untimed step at the timed shapes builds them all
     const tc = performance.now();
     if (c.warmup) await trainer.sftStep(batch);
     const compileS = (performance.now() - tc) / 1000;
     rt.pool.resetPeak();
     let fb = 0, opt = 0, loss = 0, gradNorm = 0;
-    const d0 = rt.dispatchCount;
+    const d0 = rt.dispatchCount, shared0 = trainer.step.rowsShared, passes0 = trainer.step.passes;
     const peakBefore = probe ? await probe.sample() : 0;
     if (profile) rt.profiler = new DispatchProfiler(rt.device);
     for (let s = 0; s < c.steps; s++) {
@@ -111,7 +118,7 @@ async function bench(c: Case): Promise<void> {
     }
     const gflops = trainFlops(c.cfg, T, c.params.mode === 'full', B * T, lossRows) / (per * 1e9);
     console.log(`recompute ${recompute ? 'on ' : 'off'}: ${((B * T) / per).toFixed(1)} tokens/s, ${limits ? `${ofPeak(gflops, limits.peakGflops, 'GFLOPS')}, ${((200 * gflops) / (peakBefore + peakAfter)).toFixed(0)}% of the peak sampled before and after it (${peakBefore.toFixed(2)}, ${peakAfter.toFixed(2)} GFLOPS)` : `${gflops.toFixed(2)} GFLOPS`} of useful work (${per.toFixed(2)} s per update: forward+backward ${(fb / c.steps / 1000).toFixed(2)} s, ` +
-      `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); LM head on ${lossRows} of ${B * T} rows; ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
+      `optimizer ${(opt / c.steps / 1000).toFixed(3)} s); LM head on ${lossRows} of ${B * T} rows; ${(trainer.step.rowsShared - shared0) / c.steps} rows shared in ${(trainer.step.passes - passes0) / c.steps} pass(es); ${((rt.dispatchCount - d0) / c.steps).toFixed(0)} dispatches per update; peak GPU ${formatBytes(rt.memory().peak)} ` +
       `(activations ${formatBytes(trainer.step.activationBytes)}, in use ${formatBytes(rt.memory().inUse)}); loss ${loss.toFixed(3)}, grad_norm ${gradNorm.toFixed(3)}; ` +
       `${c.warmup ? `untimed first step (pipelines built) ${compileS.toFixed(1)} s` : 'pipeline building included'}; linear variants for M >= 256 (gate|up): ${rememberedVariants(rt, c.quant === 'nf4' ? 'nf4' : 'f32', c.cfg.hiddenSize, 2 * c.cfg.intermediateSize, true).large}`);
     await trainer.dispose();

@@ -18,6 +18,7 @@ import { STEP_ACTS, stepActRows, stepActWidths } from '../model/gpu/step-acts';
 import type { ModelConfig, Projection } from '../model/types';
 import { PoolSim, POOL_FREE_ROW, type SimBuffer } from './pool-sim';
 import { LAYER_ACTS, layerRowSizes, stepRowSizes, trainChunkRows } from './train-acts';
+import { SHARE_MAX_TOKENS } from './prefix-share';
 
 export interface PlanRow {
   name: string;
@@ -320,7 +321,7 @@ const TROW = {
   bwd: 'backward scratch (one layer at a time)',
   loraBwd: 'LoRA backward scratch dY B (and X A^T when recomputing) per Linear',
   lmChunk: 'LM-head chunks of the step (train-acts.ts trainChunkRows): H rows [chunkRows, C], logits/dlogits [chunkRows, V], dH rows',
-  stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [maxRows, NH, 2]',
+  stepTables: 'TrainStep tables: RoPE cos/sin forward + backward [min(maxPositions, maxRows), HS], attention backward (LSE, D) [SHARE_MAX_TOKENS maxRows, NH, 2]',
   scores: 'attention backward scratch (thread variant, grown to the largest pass): dQ partials [ceil(T / 16), M, NH, HS] f32 at HS 8, P/dS [n, NH, T^2, 2] at HS 16, 16 x 16 tile planes [n, NH, 2, T, T] f32 at HS 32-128',
   lpB: 'log-probs backward placeholders [1, C] + [1, V]',
   merged: 'LoRA merged into f32 copies of the adapted weights for a training call (TrainStep.merge)',
@@ -425,7 +426,7 @@ export function planTraining(cfg: ModelConfig, o: TrainingPlanOptions): MemoryPl
   const Tmax = Math.min(cfg.maxPositions, maxRows);
   sim.acquire(Tmax * d.HS * 4, 'storage', TROW.stepTables);
   sim.acquire(Tmax * d.HS * 4, 'storage', TROW.stepTables);
-  sim.acquire(maxRows * d.NH * 8, 'storage', TROW.stepTables);
+  sim.acquire(SHARE_MAX_TOKENS * maxRows * d.NH * 8, 'storage', TROW.stepTables);   // a pass's token rows: SHARE_MAX_TOKENS x maxRows with shared rows
   sim.acquire(16, 'storage', ROW.dummy); // lm_head LinearBackward
   sim.acquire(d.C * 4, 'storage', TROW.lpB);
   sim.acquire(d.V * 4, 'storage', TROW.lpB);

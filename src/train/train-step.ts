@@ -22,7 +22,9 @@ import { Attention, defaultAttentionVariant, tileSide } from '../gpu/kernels/att
 import { AttentionBackward, sequenceTable, type AttentionBackwardForm } from '../gpu/kernels/attention-backward';
 import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
 import { GatherRows } from '../gpu/kernels/rows';
+import { KvShare, type KvSharePlan } from '../gpu/kernels/kv-share';
 import { inverseRows } from '../reference/rows';
+import { SHARE_MAX_TOKENS, passEnd, planPrefixShare, type PrefixShare } from './prefix-share';
 import { LoraMerge } from '../gpu/kernels/lora-merge';
 import type { GpuModel } from '../model/gpu/model';
 import type { LinearGroup } from '../model/gpu/lora-upload';
@@ -47,6 +49,12 @@ export interface TrainStepOptions {
    * fit in MERGE_MAX_BYTES (default true). Log-prob passes keep the separate path.
    */
   merge?: boolean;
+  /**
+   * Rows that several sequences of a pass start with (a GRPO group's prompt) run once when that
+   * saves enough of the pass (prefix-share.ts; needs lossRows, no HiddenHook, HS divisible by 4);
+   * default true.
+   */
+  sharePrefixes?: boolean;
 }
 
 /**
@@ -146,21 +154,54 @@ interface LayerOps {
 
 /**
  * The rows a pass's LM head runs on: all M rows (sel null: the pass's own targets, log-probs and
- * entropies), or the loss rows gathered from them (sel [n] packed row of each, inv [M] its
- * position or NO_ROW) with compact targets, log-probs and entropies [n].
+ * entropies), or the loss rows gathered from them with compact targets, log-probs and entropies
+ * [n]: sel [n] the trunk row of each (the final hidden states' row), inv [M] each trunk row's
+ * position or NO_ROW; rowSel / rowInv the same over the pass's token rows (the per-token
+ * log-probs and upstream gradients), the same buffers unless rows are shared.
  */
 interface HeadRows {
   n: number;
   sel: GPUBuffer | null;
   inv: GPUBuffer | null;
+  rowSel: GPUBuffer | null;
+  rowInv: GPUBuffer | null;
   targets: GPUBuffer;
   logp: GPUBuffer;
   entropy: GPUBuffer;
 }
 
+/**
+ * A pass's shared rows on the GPU (prefix-share.ts): the attention runs on every token row (its
+ * queries gathered from the trunk's, its output gathered back), the cache's sharer slots copied
+ * from their roots and the roots' key / value gradients summed from their sharers.
+ */
+interface SharedRows {
+  /** Token rows (the attention's rows). */
+  M: number;
+  kv: KvSharePlan;
+  /** [M, 2] (slot, position) of every token row. */
+  table: GPUBuffer;
+  /** [M] the trunk row each token row reads; [M] its own trunk row or NO_ROW; [trunk rows] the token row of each. */
+  toTrunk: GPUBuffer;
+  toOwn: GPUBuffer;
+  toRows: GPUBuffer;
+  /** Per kept layer, at the token rows: rotated queries, attention output, log-sum-exp. */
+  q: GPUBuffer[];
+  o: GPUBuffer[];
+  lse: GPUBuffer[];
+  /** Backward scratch at the token rows: dO, dQ. */
+  dO: GPUBuffer;
+  dQ: GPUBuffer;
+}
+
 /** One pass: a group of sequences that fits in maxRows, with its per-pass GPU buffers. */
 interface Pass {
+  /** Rows the trunk computes (token rows less the shared ones). */
   M: number;
+  /** Token rows: every sequence's T_b rows packed (the per-token log-probs' and gradients' layout). */
+  tokens: number;
+  /** Rows shared between sequences, or null. */
+  share: SharedRows | null;
   /** Rows of the whole batch (TrainStep.run's call): the attention kernels pick their form by it, so every pass of a batch runs the same one. */
   batchRows: number;
   B: number;
@@ -173,7 +214,7 @@ interface Pass {
   targets: GPUBuffer;
   logp: GPUBuffer;
   entropy: GPUBuffer;
-  /** The slot table [B, 2] (first row, length) of the packed rows (sequenceTable). */
+  /** The slot table [B, 2] (first row, length) of the packed token rows (sequenceTable). */
   seqs: GPUBuffer;
   temperature: number;
   head: HeadRows;
@@ -192,6 +233,12 @@ export class TrainStep {
   recompute: boolean;
   /** Training calls run the adapted linears on merged weights (TrainStepOptions.merge; switchable between calls). */
   merge: boolean;
+  /** Shared prefixes run once (TrainStepOptions.sharePrefixes; switchable between calls). */
+  sharePrefixes: boolean;
+  /** Token rows not computed by the trunk because another sequence's were read (benchmarks, tests). */
+  rowsShared = 0;
+  /** Passes run (benchmarks, tests: shared rows let a pass hold more sequences). */
+  passes = 0;
   private acts: TrainActs | null = null;
   private merger: LoraMerge | null = null;
 
@@ -205,13 +252,15 @@ export class TrainStep {
     private readonly k: {
       embed: Embedding; embedB: EmbeddingBackward | null; norm: RmsNorm; normB: RmsNormBackward; swiglu: SwiGlu; swigluB: SwiGluBackward;
       rope: QkvRope; ropeB: QkvRopeBackward; attn: Attention; attnB: AttentionBackward; lmHeadB: LinearBackward; lpB: ChunkedLogprobsBackward;
-      rows: GatherRows;
+      rows: GatherRows; kvShare: KvShare;
     },
     recompute: boolean,
     merge: boolean,
+    sharePrefixes: boolean,
   ) {
     this.recompute = recompute;
     this.merge = merge;
+    this.sharePrefixes = sharePrefixes;
   }
 
   /**
@@ -264,12 +313,14 @@ export class TrainStep {
       rope: await QkvRope.create(rt, { NH, KVH, HS, theta: cfg.ropeTheta, Tmax }),
       ropeB: await QkvRopeBackward.create(rt, { NH, KVH, HS, theta: cfg.ropeTheta, Tmax }),
       attn: await Attention.create(rt, { NH, KVH, HS, variant, lse: true }),
-      attnB: await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows }),
+      // Its (LSE, D) scratch holds a pass's token rows: more than maxRows when rows are shared.
+      attnB: await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: SHARE_MAX_TOKENS * maxRows }),
       lmHeadB: await LinearBackward.create(rt, { label: 'lm_head', K: C, N: cfg.vocabSize, weight: w.lmHead }),
       lpB: await ChunkedLogprobsBackward.create(rt, { V: cfg.vocabSize, C, chunkRows: 1 }), // dlogitsInPlace only: no chunk scratch of its own
       rows: await GatherRows.create(rt),
+      kvShare: await KvShare.create(rt),
     };
-    return new TrainStep(rt, model, trainable, maxRows, opts.chunkRows, layers, k, opts.recompute ?? false, opts.merge ?? true);
+    return new TrainStep(rt, model, trainable, maxRows, opts.chunkRows, layers, k, opts.recompute ?? false, opts.merge ?? true, opts.sharePrefixes ?? true);
   }
 
   /**
@@ -305,11 +356,13 @@ export class TrainStep {
     try {
       let start = 0, row0 = 0;
       const batchRows = packedRows(seqs);
+      // With shared rows a pass holds as many sequences as its computed rows allow.
+      const share = this.sharePrefixes && !batch.hidden && this.model.cfg.headDim % 4 === 0 ? batch.lossRows ?? null : null;
       while (start < seqs.length) {
-        let end = start, rows = 0;
-        while (end < seqs.length && rows + seqs[end].length <= this.maxRows) rows += seqs[end++].length;
-        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows);
-        row0 += rows;
+        const end = passEnd(seqs, share, start, this.maxRows);
+        this.passes++;
+        const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows, share !== null);
+        row0 += packedRows(seqs.slice(start, end));
         out.logprobs.push(...r.logprobs);
         out.entropy.push(...r.entropy);
         start = end;
@@ -366,9 +419,9 @@ export class TrainStep {
     this.acts = null;
   }
 
-  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number, batchRows: number): Promise<StepResult> {
+  private async pass(seqs: number[][], first: number, batch: TrainBatch, train: boolean, row0: number, batchRows: number, share: boolean): Promise<StepResult> {
     const rt = this.rt;
-    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null, train, batchRows);
+    const p = this.begin(seqs, batch.temperature ?? 1, batch.lossRows?.slice(first, first + seqs.length) ?? null, train, batchRows, share);
     const gpuUp = isGpuUpstream(batch.dlogp) ? batch.dlogp : null;
     try {
       const a = this.activations(p.M);
@@ -385,7 +438,7 @@ export class TrainStep {
         this.forwardLogprobs(p, a);
         if (gpuUp) result = { logprobs: [], entropy: [] };
         else if (batch.logprobsTo) {
-          rt.copy(p.logp, 0, batch.logprobsTo, row0 * 4, p.M * 4);
+          rt.copy(p.logp, 0, batch.logprobsTo, row0 * 4, p.tokens * 4);
           rt.phase(null);
           result = { logprobs: [], entropy: [] };
         } else {
@@ -397,10 +450,10 @@ export class TrainStep {
       let dl: GPUBuffer, de: GPUBuffer | null;
       if (gpuUp) {
         rt.phase('loss');
-        dl = rt.storage(p.M * 4, 'train dlogp');
-        const deBuf = rt.storage(p.M * 4, 'train dentropy');
+        dl = rt.storage(p.tokens * 4, 'train dlogp');
+        const deBuf = rt.storage(p.tokens * 4, 'train dentropy');
         p.owned.push(dl, deBuf);
-        const r = gpuUp.record({ first, lens: p.lens, M: p.M, logp: p.logp, entropy: p.entropy, dlogp: dl, dentropy: deBuf, own: (...b) => { p.owned.push(...b); } });
+        const r = gpuUp.record({ first, lens: p.lens, M: p.tokens, logp: p.logp, entropy: p.entropy, dlogp: dl, dentropy: deBuf, own: (...b) => { p.owned.push(...b); } });
         de = r.dentropy ? deBuf : null;
       } else {
         let dlogp = Array.isArray(batch.dlogp) ? batch.dlogp.slice(first, first + seqs.length) : null;
@@ -433,28 +486,36 @@ export class TrainStep {
     }
   }
 
-  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null, train: boolean, batchRows: number): Pass {
+  private begin(seqs: number[][], temperature: number, lossRows: ArrayLike<number>[] | null, train: boolean, batchRows: number, mayShare: boolean): Pass {
     const rt = this.rt, cfg = this.model.cfg;
     const lens = seqs.map((s) => s.length);
     const kept = this.recompute ? 1 : cfg.numLayers, Tmax = Math.max(...lens);
     const cache = new KvCache(rt, { numLayers: kept, B: seqs.length, KVH: cfg.numKvHeads, HS: cfg.headDim, Tmax });
     const step = cache.append(lens);
-    const M = step.M;
+    const tokens = step.M;
+    const plan = mayShare && lossRows ? planPrefixShare(seqs, lossRows) : null;
+    const M = plan ? plan.rows : tokens;
+    if (M > this.maxRows) throw new Error(`TrainStep: a pass of ${M} computed rows exceeds maxRows ${this.maxRows} (pass packing and sharing disagree)`);
     // A pass that runs the backward keeps the attention scores where the forward can and they fit.
-    const plane = train && this.k.attn.keepsScores ? this.k.attnB.keptScoresBytes(seqs.length, Tmax, M, kept) : 0;
+    const plane = train && this.k.attn.keepsScores ? this.k.attnB.keptScoresBytes(seqs.length, Tmax, tokens, kept) : 0;
     const side = tileSide(Tmax);
     const scores = plane > 0 ? Array.from({ length: kept }, (_, l) => rt.storage(plane, `train attention scores ${l} [${seqs.length}, ${cfg.numHeads}, ${side}, ${side}]`)) : [];
-    const ids = seqs.flat();
-    const targets = new Uint32Array(M);
+    const flat = seqs.flat();
+    const ids = plan ? Array.from(plan.trunkToPass, (r) => flat[r]) : flat;
+    const trunkTable = plan ? new Uint32Array(2 * M) : step.rows;
+    if (plan) plan.trunkToPass.forEach((r, c) => { trunkTable[2 * c] = step.rows[2 * r]; trunkTable[2 * c + 1] = step.rows[2 * r + 1]; });
+    const targets = new Uint32Array(tokens);
     let r = 0;
     for (const s of seqs) for (let t = 0; t < s.length; t++, r++) targets[r] = t + 1 < s.length ? s[t + 1] : 0;
     const owned = [
-      rt.upload(Uint32Array.from(ids), 'train ids'), rt.upload(step.rows, 'train row table'), rt.upload(targets, 'train targets'),
-      rt.storage(M * 4, 'train logp'), rt.storage(M * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length), 'train sequence table'),
+      rt.upload(Uint32Array.from(ids), 'train ids'), rt.upload(trunkTable, 'train row table'), rt.upload(targets, 'train targets'),
+      rt.storage(tokens * 4, 'train logp'), rt.storage(tokens * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length), 'train sequence table'),
     ];
     const [idsBuf, table, tBuf, logp, entropy, seqTable] = owned;
+    const share = plan ? this.sharedRowBuffers(plan, step.rows, kept, owned) : null;
+    if (plan) this.rowsShared += tokens - M;
     const recompute = this.recompute;
-    let head: HeadRows = { n: M, sel: null, inv: null, targets: tBuf, logp, entropy };
+    let head: HeadRows = { n: tokens, sel: null, inv: null, rowSel: null, rowInv: null, targets: tBuf, logp, entropy };
     if (lossRows) {
       const picked: number[] = [];
       let o = 0;
@@ -463,13 +524,42 @@ export class TrainStep {
         o += lens[b];
       });
       const n = picked.length, bytes = Math.max(16, n * 4);
-      const sel = Uint32Array.from(picked);
-      const bufs = [rt.upload(sel, 'train loss rows'), rt.upload(inverseRows(picked, M), 'train loss rows inverse'), rt.upload(sel.map((r) => targets[r]), 'train loss-row targets'),
+      const rowSel = Uint32Array.from(picked);
+      const bufs = [rt.upload(rowSel, 'train loss rows'), rt.upload(inverseRows(picked, tokens), 'train loss rows inverse'), rt.upload(rowSel.map((r) => targets[r]), 'train loss-row targets'),
         rt.storage(bytes, 'train loss-row logp'), rt.storage(bytes, 'train loss-row entropy')];
       owned.push(...bufs);
-      head = { n, sel: bufs[0], inv: bufs[1], targets: bufs[2], logp: bufs[3], entropy: bufs[4] };
+      head = { n, sel: bufs[0], inv: bufs[1], rowSel: bufs[0], rowInv: bufs[1], targets: bufs[2], logp: bufs[3], entropy: bufs[4] };
+      if (plan) {
+        // The loss rows are never shared: each has its own trunk row.
+        const trunkSel = rowSel.map((r) => plan.passToOwn[r]);
+        const hfBufs = [rt.upload(trunkSel, 'train loss rows (trunk)'), rt.upload(inverseRows(trunkSel, M), 'train loss rows inverse (trunk)')];
+        owned.push(...hfBufs);
+        head = { ...head, sel: hfBufs[0], inv: hfBufs[1] };
+      }
     }
-    return { M, batchRows, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
+    return { M, tokens, share, batchRows, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
+  }
+
+  /** The GPU side of a pass's shared rows (SharedRows), its buffers added to `owned`. */
+  private sharedRowBuffers(plan: PrefixShare, rows: Uint32Array, kept: number, owned: GPUBuffer[]): SharedRows {
+    const rt = this.rt, cfg = this.model.cfg, tokens = plan.passToTrunk.length;
+    const NQ = cfg.numHeads * cfg.headDim;
+    const up = (a: Uint32Array, label: string) => { const b = rt.upload(a, `train shared rows: ${label}`); owned.push(b); return b; };
+    const st = (floats: number, label: string) => { const b = rt.storage(Math.max(16, tokens * floats * 4), `train shared rows: ${label} [${tokens}, ${floats}]`); owned.push(b); return b; };
+    const layers = Array.from({ length: kept }, (_, l) => l);
+    return {
+      M: tokens,
+      kv: { table: up(plan.table, 'share table'), maxN: plan.maxShared },
+      table: up(rows, 'row table'),
+      toTrunk: up(plan.passToTrunk, 'token row -> trunk row'),
+      toOwn: up(plan.passToOwn, 'token row -> own trunk row'),
+      toRows: up(plan.trunkToPass, 'trunk row -> token row'),
+      q: layers.map((l) => st(NQ, `layer ${l} q`)),
+      o: layers.map((l) => st(NQ, `layer ${l} attn out`)),
+      lse: layers.map((l) => st(cfg.numHeads, `layer ${l} lse`)),
+      dO: st(NQ, 'd attn out'),
+      dQ: st(NQ, 'd q'),
+    };
   }
 
   /** Records hChunk [n, C] = the head rows r0..r0+n-1 of hf (a copy, or a gather of loss rows). */
@@ -482,9 +572,9 @@ export class TrainStep {
   /** Records the pass's log-probs / entropies [M] from the head rows' (0 on the other rows). */
   private spreadLogprobs(p: Pass): void {
     const h = p.head;
-    if (!h.inv) return;
-    this.k.rows.run(h.logp, h.inv, 0, p.M, 1, p.logp, 'loss-row logp');
-    this.k.rows.run(h.entropy, h.inv, 0, p.M, 1, p.entropy, 'loss-row entropy');
+    if (!h.rowInv) return;
+    this.k.rows.run(h.logp, h.rowInv, 0, p.tokens, 1, p.logp, 'loss-row logp');
+    this.k.rows.run(h.entropy, h.rowInv, 0, p.tokens, 1, p.entropy, 'loss-row entropy');
   }
 
   /**
@@ -521,7 +611,16 @@ export class TrainStep {
     k.rope.run(a.qkv, p.table, la.q, p.cache, cl, M);
     // The score plane: every forward when keeping all layers, the backward's (xOut null) when recomputing.
     const S = p.scores.length > 0 && (xOut === null || !this.recompute) ? p.scores[cl] : undefined;
-    k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S, p.batchRows);
+    const sh = p.share;
+    if (sh) {
+      // Every token row's attention: the sharers' cached prefix from their roots, the queries
+      // gathered from the trunk's rows, the output gathered back to them.
+      const NQ = this.model.cfg.numHeads * this.model.cfg.headDim;
+      k.kvShare.copy(p.cache.k[cl], p.cache.v[cl], sh.kv, p.cache.cfg);
+      k.rows.run(la.q, sh.toTrunk, 0, sh.M, NQ, sh.q[cl], 'shared rows q');
+      k.attn.run(sh.q[cl], sh.table, p.cache, cl, sh.o[cl], sh.M, sh.lse[cl], p.seqs, S, p.batchRows);
+      k.rows.run(sh.o[cl], sh.toRows, 0, M, NQ, la.o, 'shared rows attn out');
+    } else k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S, p.batchRows);
     this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
     f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
     k.norm.run(la.xMid, w.postAttnNorm, la.h2, M);
@@ -554,7 +653,7 @@ export class TrainStep {
       const c = (src: GPUBuffer, label: string) => {
         const b = rt.storage(Math.max(16, h.n * 4), `train loss-row ${label}`);
         p.owned.push(b);
-        k.rows.run(src, h.sel as GPUBuffer, 0, h.n, 1, b, `loss-row ${label}`);
+        k.rows.run(src, h.rowSel as GPUBuffer, 0, h.n, 1, b, `loss-row ${label}`);
         return b;
       };
       dlH = c(dlogp, 'dlogp');
@@ -594,7 +693,16 @@ export class TrainStep {
       k.normB.run(a.dN, la.xMid, lw.postAttnNorm, a.dRes, M, { accumulate: true, dw: fg?.postAttnNorm });
       // attention block: xMid = xIn + o(attn(rope(q(h)), rope(k(h)), v(h))), h = rmsnorm(xIn)
       b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
-      k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, batchRows: p.batchRows, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...(p.scores.length > 0 ? { S: p.scores[cl] } : {}) });
+      const S = p.scores.length > 0 ? { S: p.scores[cl] } : {}, sh = p.share;
+      if (sh) {
+        // On every token row (a shared row's copies other than its own get dO = 0, so dQ = 0 there);
+        // the sharers' dK / dV on the shared positions then summed into their roots'.
+        const NQ = cfg.numHeads * cfg.headDim;
+        k.rows.run(a.dO, sh.toOwn, 0, sh.M, NQ, sh.dO, 'shared rows d attn out');
+        k.attnB.run({ Q: sh.q[cl], O: sh.o[cl], dO: sh.dO, LSE: sh.lse[cl], rows: sh.table, seqs: p.seqs, cache: p.cache, layer: cl, M: sh.M, batchRows: p.batchRows, dQ: sh.dQ, dK: kv.dK, dV: kv.dV, ...S });
+        k.rows.run(sh.dQ, sh.toRows, 0, M, NQ, a.dQ, 'shared rows d q');
+        k.kvShare.sum(kv.dK, kv.dV, sh.kv, p.cache.cfg);
+      } else k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, batchRows: p.batchRows, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...S });
       k.ropeB.run(a.dQ, p.table, kv.dK, kv.dV, p.cache.cfg, a.dQKV, M);
       b.qkv.run(a.dQKV, la.h, M, { dX: a.dN, lora: lg('qkv'), full: fg ? { dW: fg.qkv, dbias: fg.qkvBias } : null, xa: la.xa.qkv });
       k.normB.run(a.dN, a.resid[l], lw.inputNorm, a.dRes, M, { accumulate: true, dw: fg?.inputNorm });
@@ -621,7 +729,7 @@ export class TrainStep {
   }
 
   private async readResult(p: Pass): Promise<StepResult> {
-    const lp = await this.rt.readF32(p.logp, p.M), ent = await this.rt.readF32(p.entropy, p.M);
+    const lp = await this.rt.readF32(p.logp, p.tokens), ent = await this.rt.readF32(p.entropy, p.tokens);
     const res: StepResult = { logprobs: [], entropy: [] };
     let o = 0;
     for (const n of p.lens) {
@@ -634,7 +742,7 @@ export class TrainStep {
 
   /** Per-sequence [T_b - 1] values as [M] rows (0 on each sequence's last row). */
   private flatRows(v: Float32Array[], p: Pass): Float32Array {
-    const out = new Float32Array(p.M);
+    const out = new Float32Array(p.tokens);
     let o = 0;
     p.lens.forEach((n, b) => {
       out.set(v[b], o);

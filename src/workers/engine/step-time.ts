@@ -53,10 +53,21 @@ export type Progress = (done: number, total: number, stage: string) => void;
 /** Decode steps timed per repeat (after one warm-up step). */
 const DECODE_STEPS = 4;
 
-/** Deterministic synthetic token ids in [0, V) (no tokenizer: the ids only set the shapes). */
-function syntheticSeqs(rows: number, len: number, V: number, salt: number): number[][] {
+/**
+ * Deterministic synthetic token ids in [0, V) (no tokenizer: the ids only set the shapes). With
+ * `prompt` > 0, each run of `group` sequences starts with the same `prompt` tokens, as a GRPO
+ * step's episodes of one task do (the training step runs those rows once: TrainStep's shared rows).
+ */
+function syntheticSeqs(rows: number, len: number, V: number, salt: number, prompt = 0, group = 1): number[][] {
   const next = mulberry32(salt);
-  return Array.from({ length: rows }, () => Array.from({ length: len }, () => Math.floor(next() * V)));
+  const seqs = Array.from({ length: rows }, () => Array.from({ length: len }, () => Math.floor(next() * V)));
+  seqs.forEach((s, i) => { if (i % group) s.splice(0, prompt, ...seqs[i - (i % group)].slice(0, prompt)); });
+  return seqs;
+}
+
+/** An episode's token mask [T]: the completion's tokens (from `prompt` on) in the loss, not the prompt's (the rows a group shares). */
+function lossMask(T: number, prompt: number): Float32Array {
+  return new Float32Array(T).fill(1).fill(0, 0, Math.max(1, prompt));
 }
 
 /** Mean wall time (ms) of `repeats` awaited runs of `fn`, after one untimed warm-up run of `warm`. */
@@ -124,7 +135,8 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
   const lengths = typical
     ? `at ${prompt} prompt + ${typical.completion === null ? 'up to ' : ''}${completion} completion tokens (${typical.from}${typical.completion === null ? '; completion at max_new_tokens x max_turns' : ''}${typical.decoded !== null ? `; ${typicalDecoded} sampled by a step's longest episode` : ''})`
     : sft ? `at data.max_length ${maxT} tokens (upper bound)` : `upper bound at rollout.max_tokens ${maxT}`;
-  const seqs = syntheticSeqs(rows, T, V, 2);
+  // A group's episodes share their prompt when it is known (the training step runs it once).
+  const seqs = syntheticSeqs(rows, T, V, 2, sft ? 0 : prompt ?? 0, cfg.rollout.group_size);
   const parts: StepPart[] = [];
   let decodeMsPerToken: number | null = null;
   const stages = sft ? 1 : 3;
@@ -157,18 +169,21 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
       const g = cfg.grpo;
       const oldPass = cfg.trainer === 'ppo' || ((cfg.trainer === 'grpo') && (g.num_iterations > 1 || cfg.rollout.top_k > 0 || cfg.rollout.top_p < 1));
       const refPass = (cfg.trainer === 'grpo' || cfg.trainer === 'ppo') && g.beta > 0;
+      // As a run: left on the GPU, the LM head on the loss rows (the masks: completion tokens).
+      const masks = seqs.map(() => lossMask(T, prompt ?? 1).subarray(1));
+      const logprobs = async (adapter: boolean) => rt.release(await trainer.logprobsOnGpu(seqs, adapter, temperature, 'step-time log-probs', masks));
       if (oldPass) {
-        const ms = await timed(repeats, () => trainer.logprobs(seqs, true, temperature));
+        const ms = await timed(repeats, () => logprobs(true));
         parts.push({ name: 'old log-probs', ms, repeats, what: `a policy log-prob pass over ${rows} x ${T} tokens (${cfg.trainer === 'ppo' ? 'PPO\'s old log-probs and values' : 'num_iterations > 1 or top_k / top_p set'})` });
       }
       if (refPass) {
         // LoRA without a starting adapter: the base with the adapter off; else a frozen copy of the same shape.
         const adapter = trainer.trainable.mode === 'full' || cfg.model.adapter !== null;
-        const ms = await timed(repeats, () => trainer.logprobs(seqs, adapter, temperature));
+        const ms = await timed(repeats, () => logprobs(adapter));
         parts.push({ name: 'reference', ms, repeats, what: `the KL reference's log-prob pass over ${rows} x ${T} tokens (grpo.beta ${g.beta})` });
       }
       progress(2, stages, 'train');
-      parts.push(await timeGrpoTrain(rt, trainer, cfg, seqs, mb, repeats));
+      parts.push(await timeGrpoTrain(rt, trainer, cfg, seqs, mb, repeats, prompt ?? 1));
     } else {
       progress(0, stages, 'train');
       const examples = seqs.map((ids) => ({ ids, mask: new Float32Array(T - 1).fill(1) }));
@@ -187,10 +202,9 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
 }
 
 /** RL training: rejection / reward-weighted run sftStep; GRPO and PPO the GPU GRPO loss per micro-batch, num_iterations updates. */
-async function timeGrpoTrain(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, seqs: number[][], mb: number, repeats: number): Promise<StepPart> {
+async function timeGrpoTrain(rt: GpuRuntime, trainer: Trainer, cfg: RlConfig, seqs: number[][], mb: number, repeats: number, prompt: number): Promise<StepPart> {
   const rows = seqs.length, T = seqs[0].length;
-  const mask = new Float32Array(T).fill(1);
-  mask[0] = 0;
+  const mask = lossMask(T, prompt);
   if (cfg.trainer !== 'grpo' && cfg.trainer !== 'ppo') {
     const examples = seqs.map((ids) => ({ ids, mask: mask.subarray(1) }));
     const ms = await timed(repeats, () => trainer.sftStep(examples, mb), () => trainer.sftStep(examples.slice(0, mb), mb));
