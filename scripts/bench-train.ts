@@ -1,11 +1,11 @@
 // `npm run bench -- train [--only stories|qwen|agent] [--layers N] [--batch B] [--seq T] [--steps N]
-//  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--group G] [--share on|off] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
+//  [--recompute on|off|both] [--rank R] [--warmup] [--loss-rows F] [--group G] [--share true|false] [--profile] [--profile-rows 20] [--limits false]`: training throughput of the GPU engine: tokens/s of one
 // SFT update (forward + backward + AdamW), split into forward+backward and optimizer time, its share
 // of the peak measured first and of the peak sampled again just before and after the timed updates,
 // `--loss-rows F`: the last F of each sequence's rows in the loss mask (a prompt masked; the LM
 // head runs on the masked rows only: TrainBatch.lossRows, as sftStep and GRPO pass it);
 // `--group G`: each run of G sequences has the same tokens before its loss rows (a GRPO group's
-// prompt), which the step then runs once (`--share off`: every sequence's rows; TrainStep.sharePrefixes),
+// prompt), which the step then runs once (`--share false`: every sequence's rows; TrainStep.sharePrefixes),
 // dispatches per update and peak GPU bytes. Default: stories260K in full mode, then a
 // Qwen2.5-0.5B-shaped model (random weights, 2 layers) in NF4 + LoRA r=16 on all seven projections;
 // `--only agent`: the shipped default agent (agent-tiny, heads of 16) in full mode.
