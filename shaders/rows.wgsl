@@ -5,8 +5,8 @@
 // Spreading compact rows back to every row is the same gather with the inverse index (NONE on
 // the rows that were not picked). CPU twin: gatherRows (src/reference/rows.ts). Launcher:
 // src/gpu/kernels/rows.ts. Tested by tests/unit/gpu/rows.test.ts.
-// Write contract: dst rows 0..n-1 are overwritten (=). One invocation per element: the copies
-// are a few rows of C floats per training pass, far below a linear's cost.
+// Write contract: dst rows 0..n-1 are overwritten (=). One invocation per element, or per vec4
+// with W % 4 == 0 (gather_rows4: SwiftShader spends about a load's time per invocation).
 
 struct Params {
   n: u32,       // rows written
@@ -30,4 +30,17 @@ fn gather_rows(@builtin(global_invocation_id) gid: vec3<u32>) {
   let i = e / p.W;
   let r = idx[p.i0 + i];
   dst[e] = select(0.0, src[min(r, arrayLength(&src) / p.W - 1u) * p.W + e % p.W], r != NONE);
+}
+
+// The same on vec4s: W4 = W / 4 vec4s per row (W % 4 == 0).
+@group(0) @binding(0) var<storage, read> src4: array<vec4<f32>>;        // [*, W4]
+@group(0) @binding(2) var<storage, read_write> dst4: array<vec4<f32>>;  // [n, W4] (=)
+
+@compute @workgroup_size(WG)
+fn gather_rows4(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let e = gid.y * p.stride + gid.x;
+  if (e >= p.n * p.W) { return; }
+  let i = e / p.W;
+  let r = idx[p.i0 + i];
+  dst4[e] = select(vec4<f32>(0.0), src4[min(r, arrayLength(&src4) / p.W - 1u) * p.W + e % p.W], r != NONE);
 }

@@ -1,7 +1,8 @@
 // Launcher for shaders/rows.wgsl: rows of a [*, W] f32 matrix gathered by an index list (NO_ROW:
 // zeros). TrainStep runs the LM head on a pass's loss rows only: it gathers them from the final
 // hidden states and spreads the log-probs and dH back with the inverse index. CPU twin:
-// gatherRows (src/reference/rows.ts). Tested by tests/unit/gpu/rows.test.ts.
+// gatherRows (src/reference/rows.ts). Tested by tests/unit/gpu/rows.test.ts. Rows of a multiple
+// of 4 floats run the vec4 entry.
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
 import { ShapeError } from '../errors';
@@ -12,10 +13,11 @@ const WG = 64;
 export class GatherRows {
   private readonly uniforms = new Uint32Array(4);
 
-  private constructor(private readonly rt: GpuRuntime, private readonly pipeline: Kernel) {}
+  private constructor(private readonly rt: GpuRuntime, private readonly scalar: Kernel, private readonly vec4: Kernel) {}
 
   static async create(rt: GpuRuntime): Promise<GatherRows> {
-    return new GatherRows(rt, await rt.kernel({ shader: 'rows', entry: 'gather_rows', overrides: { WG } }));
+    const [scalar, vec4] = await Promise.all(['gather_rows', 'gather_rows4'].map((entry) => rt.kernel({ shader: 'rows', entry, overrides: { WG } })));
+    return new GatherRows(rt, scalar, vec4);
   }
 
   /**
@@ -32,8 +34,10 @@ export class GatherRows {
     if (idx.size < (i0 + n) * 4) throw new ShapeError(op, `idx of [${i0 + n}] u32 (${(i0 + n) * 4} bytes)`, `${idx.size} bytes (${idx.label})`);
     if (dst.size < n * W * 4) throw new ShapeError(op, `dst of [${n}, ${W}] f32 (${n * W * 4} bytes)`, `${dst.size} bytes (${dst.label})`);
     if (n === 0) return;
-    const g = flatGrid(n * W, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.uniforms.set([n, W, i0, g.x * WG]);
-    this.rt.dispatch(this.pipeline, [src, idx, dst], this.uniforms, g);
+    // Rows of whole vec4s on the vec4 entry (W counted in vec4s there).
+    const w = W % 4 === 0 ? W / 4 : W;
+    const g = flatGrid(n * w, WG, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
+    this.uniforms.set([n, w, i0, g.x * WG]);
+    this.rt.dispatch(w === W ? this.scalar : this.vec4, [src, idx, dst], this.uniforms, g);
   }
 }

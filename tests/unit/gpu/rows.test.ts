@@ -13,7 +13,7 @@ describe('GatherRows', () => {
   it('gathers picked rows (offset into the index list, NO_ROW as zeros) and spreads them back with the inverse index', async () => {
     const rt = await nodeRuntime();
     const g = await GatherRows.create(rt);
-    for (const W of [1, 7, 64]) {
+    for (const W of [1, 7, 4, 12, 64]) {   // W % 4 == 0: the vec4 entry
       const M = 37;
       const src = randomArray(M * W, W);
       const picked = [3, 0, 36, 17, 18, 5, 30];
