@@ -130,12 +130,25 @@ export function planPrefixShare(seqs: number[][], lossRows: ArrayLike<number>[],
 export const SHARE_MAX_TOKENS = 4;
 
 /**
+ * What a pass costs in memory per computed row and per token row (floats), and the most it may
+ * cost: TrainStep's kept activations are per computed row, the shared rows' attention inputs and
+ * outputs and the KV cache per token row; `budget` is what a pass of maxRows unshared rows holds.
+ */
+export interface PassCost {
+  trunk: number;
+  token: number;
+  budget: number;
+}
+
+/**
  * The end (exclusive) of the pass that starts at sequence `start`: as many whole sequences as
  * `maxRows` token rows hold, or, with loss rows (sharing allowed), as many as maxRows computed
- * rows hold (at most SHARE_MAX_TOKENS x maxRows token rows) when that pass then shares at least
- * `minFraction` of its rows (planPrefixShare gives it a plan: its trunk fits maxRows).
+ * rows hold (at most SHARE_MAX_TOKENS x maxRows token rows, and within `cost`'s budget when
+ * given) when that pass then shares at least `minFraction` of its rows (planPrefixShare gives it
+ * a plan: its trunk fits maxRows).
  */
-export function passEnd(seqs: number[][], lossRows: ArrayLike<number>[] | null, start: number, maxRows: number, minFraction = SHARE_MIN_FRACTION): number {
+export function passEnd(seqs: number[][], lossRows: ArrayLike<number>[] | null, start: number, maxRows: number, cost: PassCost | null = null,
+  minFraction = SHARE_MIN_FRACTION): number {
   let end = start, rows = 0;
   while (end < seqs.length && rows + seqs[end].length <= maxRows) rows += seqs[end++].length;
   if (!lossRows) return end;
@@ -143,7 +156,9 @@ export function passEnd(seqs: number[][], lossRows: ArrayLike<number>[] | null, 
   let e = start;
   for (; e < seqs.length; e++) {
     const { shared } = sharer.peek(seqs[e], lossRows[e]);
-    if (sharer.tokens - sharer.saved + seqs[e].length - shared > maxRows || sharer.tokens + seqs[e].length > SHARE_MAX_TOKENS * maxRows) break;
+    const trunk = sharer.tokens - sharer.saved + seqs[e].length - shared, tokens = sharer.tokens + seqs[e].length;
+    if (trunk > maxRows || tokens > SHARE_MAX_TOKENS * maxRows) break;
+    if (cost && trunk * cost.trunk + tokens * cost.token > cost.budget) break;
     sharer.add(seqs[e], lossRows[e]);
   }
   return e > end && sharer.saved >= minFraction * sharer.tokens ? e : end;

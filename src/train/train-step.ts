@@ -24,14 +24,14 @@ import { ChunkedLogprobsBackward } from '../gpu/kernels/logprobs-backward';
 import { GatherRows } from '../gpu/kernels/rows';
 import { KvShare, type KvSharePlan } from '../gpu/kernels/kv-share';
 import { inverseRows } from '../reference/rows';
-import { SHARE_MAX_TOKENS, passEnd, planPrefixShare, type PrefixShare } from './prefix-share';
+import { SHARE_MAX_TOKENS, passEnd, planPrefixShare, type PassCost, type PrefixShare } from './prefix-share';
 import { LoraMerge } from '../gpu/kernels/lora-merge';
 import type { GpuModel } from '../model/gpu/model';
 import type { LinearGroup } from '../model/gpu/lora-upload';
 import type { GpuLoraParams } from './lora-params';
 import { GROUP_NAMES } from './lora-params';
 import type { GpuFullParams } from './full-params';
-import { allocTrainActs, releaseTrainActs, trainChunkRows, type LayerActs, type TrainActs } from './train-acts';
+import { allocTrainActs, layerRowSizes, releaseTrainActs, stepRowSizes, trainChunkRows, type LayerActs, type TrainActs } from './train-acts';
 
 /** What the step trains: a LoRA adapter (base frozen, f32 or NF4) or every weight (f32 model). */
 export type Trainable = { mode: 'lora'; params: GpuLoraParams } | { mode: 'full'; params: GpuFullParams };
@@ -172,8 +172,11 @@ interface HeadRows {
 
 /**
  * A pass's shared rows on the GPU (prefix-share.ts): the attention runs on every token row (its
- * queries gathered from the trunk's, its output gathered back), the cache's sharer slots copied
- * from their roots and the roots' key / value gradients summed from their sharers.
+ * queries gathered from the trunk's, its output and log-sum-exp gathered back), the cache's
+ * sharer slots copied from their roots and the roots' key / value gradients summed from their
+ * sharers. A shared row's queries, output and log-sum-exp are its root row's (the same inputs
+ * give the same values), so the backward gathers them again from the trunk's kept ones: nothing
+ * per layer is kept at the token rows.
  */
 interface SharedRows {
   /** Token rows (the attention's rows). */
@@ -185,10 +188,10 @@ interface SharedRows {
   toTrunk: GPUBuffer;
   toOwn: GPUBuffer;
   toRows: GPUBuffer;
-  /** Per kept layer, at the token rows: rotated queries, attention output, log-sum-exp. */
-  q: GPUBuffer[];
-  o: GPUBuffer[];
-  lse: GPUBuffer[];
+  /** Scratch at the token rows: rotated queries, attention output, log-sum-exp. */
+  q: GPUBuffer;
+  o: GPUBuffer;
+  lse: GPUBuffer;
   /** Backward scratch at the token rows: dO, dQ. */
   dO: GPUBuffer;
   dQ: GPUBuffer;
@@ -359,7 +362,7 @@ export class TrainStep {
       // With shared rows a pass holds as many sequences as its computed rows allow.
       const share = this.sharePrefixes && !batch.hidden && this.model.cfg.headDim % 4 === 0 ? batch.lossRows ?? null : null;
       while (start < seqs.length) {
-        const end = passEnd(seqs, share, start, this.maxRows);
+        const end = passEnd(seqs, share, start, this.maxRows, share ? this.passCost() : null);
         this.passes++;
         const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows, share !== null);
         row0 += packedRows(seqs.slice(start, end));
@@ -512,7 +515,7 @@ export class TrainStep {
       rt.storage(tokens * 4, 'train logp'), rt.storage(tokens * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length), 'train sequence table'),
     ];
     const [idsBuf, table, tBuf, logp, entropy, seqTable] = owned;
-    const share = plan ? this.sharedRowBuffers(plan, step.rows, kept, owned) : null;
+    const share = plan ? this.sharedRowBuffers(plan, step.rows, owned) : null;
     if (plan) this.rowsShared += tokens - M;
     const recompute = this.recompute;
     let head: HeadRows = { n: tokens, sel: null, inv: null, rowSel: null, rowInv: null, targets: tBuf, logp, entropy };
@@ -540,13 +543,29 @@ export class TrainStep {
     return { M, tokens, share, batchRows, B: seqs.length, ids, lens, cache, layerOf: (l) => (recompute ? 0 : l), idsBuf, table, targets: tBuf, logp, entropy, seqs: seqTable, temperature, head, owned, plans: [], scores };
   }
 
+  /**
+   * A pass's memory in floats per computed row (the kept activations, the residuals, the
+   * backward's scratch, X A^T) and per token row (the shared rows' attention buffers, the KV cache
+   * and its gradients, per-token data), and the budget of an unshared pass of maxRows rows: a
+   * pass that shares rows holds more sequences only within it (passEnd), so the memory plan's
+   * figure holds.
+   */
+  private passCost(): PassCost {
+    const cfg = this.model.cfg, kept = this.recompute ? 1 : cfg.numLayers;
+    const NQ = cfg.numHeads * cfg.headDim, kv = 2 * cfg.numKvHeads * cfg.headDim;
+    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+    const xa = GROUP_NAMES.reduce((n, g) => n + this.xaWidth(g), 0);
+    const trunk = kept * (sum(layerRowSizes(cfg)) + xa) + (cfg.numLayers + 1) * cfg.hiddenSize + sum(stepRowSizes(cfg));
+    const perToken = (kept + 1) * kv + 8;   // the cache (kept layers) and dK / dV; ids, tables, targets, log-probs, gradients
+    return { trunk, token: perToken + 4 * NQ + cfg.numHeads, budget: this.maxRows * (trunk + perToken) };
+  }
+
   /** The GPU side of a pass's shared rows (SharedRows), its buffers added to `owned`. */
-  private sharedRowBuffers(plan: PrefixShare, rows: Uint32Array, kept: number, owned: GPUBuffer[]): SharedRows {
+  private sharedRowBuffers(plan: PrefixShare, rows: Uint32Array, owned: GPUBuffer[]): SharedRows {
     const rt = this.rt, cfg = this.model.cfg, tokens = plan.passToTrunk.length;
     const NQ = cfg.numHeads * cfg.headDim;
     const up = (a: Uint32Array, label: string) => { const b = rt.upload(a, `train shared rows: ${label}`); owned.push(b); return b; };
     const st = (floats: number, label: string) => { const b = rt.storage(Math.max(16, tokens * floats * 4), `train shared rows: ${label} [${tokens}, ${floats}]`); owned.push(b); return b; };
-    const layers = Array.from({ length: kept }, (_, l) => l);
     return {
       M: tokens,
       kv: { table: up(plan.table, 'share table'), maxN: plan.maxShared },
@@ -554,9 +573,9 @@ export class TrainStep {
       toTrunk: up(plan.passToTrunk, 'token row -> trunk row'),
       toOwn: up(plan.passToOwn, 'token row -> own trunk row'),
       toRows: up(plan.trunkToPass, 'trunk row -> token row'),
-      q: layers.map((l) => st(NQ, `layer ${l} q`)),
-      o: layers.map((l) => st(NQ, `layer ${l} attn out`)),
-      lse: layers.map((l) => st(cfg.numHeads, `layer ${l} lse`)),
+      q: st(NQ, 'q'),
+      o: st(NQ, 'attn out'),
+      lse: st(cfg.numHeads, 'lse'),
       dO: st(NQ, 'd attn out'),
       dQ: st(NQ, 'd q'),
     };
@@ -617,9 +636,10 @@ export class TrainStep {
       // gathered from the trunk's rows, the output gathered back to them.
       const NQ = this.model.cfg.numHeads * this.model.cfg.headDim;
       k.kvShare.copy(p.cache.k[cl], p.cache.v[cl], sh.kv, p.cache.cfg);
-      k.rows.run(la.q, sh.toTrunk, 0, sh.M, NQ, sh.q[cl], 'shared rows q');
-      k.attn.run(sh.q[cl], sh.table, p.cache, cl, sh.o[cl], sh.M, sh.lse[cl], p.seqs, S, p.batchRows);
-      k.rows.run(sh.o[cl], sh.toRows, 0, M, NQ, la.o, 'shared rows attn out');
+      k.rows.run(la.q, sh.toTrunk, 0, sh.M, NQ, sh.q, 'shared rows q');
+      k.attn.run(sh.q, sh.table, p.cache, cl, sh.o, sh.M, sh.lse, p.seqs, S, p.batchRows);
+      k.rows.run(sh.o, sh.toRows, 0, M, NQ, la.o, 'shared rows attn out');
+      k.rows.run(sh.lse, sh.toRows, 0, M, this.model.cfg.numHeads, la.lse, 'shared rows lse');
     } else k.attn.run(la.q, p.table, p.cache, cl, la.o, M, la.lse, p.seqs, S, p.batchRows);
     this.rt.copy(xIn, 0, la.xMid, 0, M * C * 4);
     f.o.run(la.o, la.xMid, M, { accumulate: true, xa: la.xa.o });
@@ -695,11 +715,15 @@ export class TrainStep {
       b.o.run(a.dRes, la.o, M, { dX: a.dO, lora: lg('o'), full: fg ? { dW: fg.o } : null, xa: la.xa.o });
       const S = p.scores.length > 0 ? { S: p.scores[cl] } : {}, sh = p.share;
       if (sh) {
-        // On every token row (a shared row's copies other than its own get dO = 0, so dQ = 0 there);
-        // the sharers' dK / dV on the shared positions then summed into their roots'.
+        // On every token row, Q, O and LSE gathered from the trunk's (a shared row's copies other
+        // than its own get dO = 0, so dQ = 0 there); the sharers' dK / dV on the shared positions
+        // then summed into their roots'.
         const NQ = cfg.numHeads * cfg.headDim;
+        k.rows.run(la.q, sh.toTrunk, 0, sh.M, NQ, sh.q, 'shared rows q');
+        k.rows.run(la.o, sh.toTrunk, 0, sh.M, NQ, sh.o, 'shared rows attn out');
+        k.rows.run(la.lse, sh.toTrunk, 0, sh.M, cfg.numHeads, sh.lse, 'shared rows lse');
         k.rows.run(a.dO, sh.toOwn, 0, sh.M, NQ, sh.dO, 'shared rows d attn out');
-        k.attnB.run({ Q: sh.q[cl], O: sh.o[cl], dO: sh.dO, LSE: sh.lse[cl], rows: sh.table, seqs: p.seqs, cache: p.cache, layer: cl, M: sh.M, batchRows: p.batchRows, dQ: sh.dQ, dK: kv.dK, dV: kv.dV, ...S });
+        k.attnB.run({ Q: sh.q, O: sh.o, dO: sh.dO, LSE: sh.lse, rows: sh.table, seqs: p.seqs, cache: p.cache, layer: cl, M: sh.M, batchRows: p.batchRows, dQ: sh.dQ, dK: kv.dK, dV: kv.dV, ...S });
         k.rows.run(sh.dQ, sh.toRows, 0, M, NQ, a.dQ, 'shared rows d q');
         k.kvShare.sum(kv.dK, kv.dV, sh.kv, p.cache.cfg);
       } else k.attnB.run({ Q: la.q, O: la.o, dO: a.dO, LSE: la.lse, rows: p.table, seqs: p.seqs, cache: p.cache, layer: cl, M, batchRows: p.batchRows, dQ: a.dQ, dK: kv.dK, dV: kv.dV, ...S });
@@ -719,13 +743,14 @@ export class TrainStep {
     if (this.acts && this.acts.rows >= M && this.acts.layersKept === kept) return this.acts;
     const rows = Math.min(this.maxRows, Math.max(M, this.acts && this.acts.layersKept === kept ? this.acts.rows * 2 : 8));
     if (this.acts) releaseTrainActs(this.rt, this.acts);
-    const lora = this.trainable.mode === 'lora' ? this.trainable.params : null;
-    const width = (g: LinearGroup) => {
-      const lin = lora?.group(0, g);
-      return lin ? (1 + (lin.segmentStarts?.length ?? 0)) * lin.R : 0;
-    };
-    this.acts = allocTrainActs(this.rt, this.model.cfg, rows, kept, this.chunkRows, width);
+    this.acts = allocTrainActs(this.rt, this.model.cfg, rows, kept, this.chunkRows, (g) => this.xaWidth(g));
     return this.acts;
+  }
+
+  /** Floats per row of LoRA group g's X A^T (S * R; 0 without LoRA on the group). */
+  private xaWidth(g: LinearGroup): number {
+    const lin = this.trainable.mode === 'lora' ? this.trainable.params.group(0, g) : null;
+    return lin ? (1 + (lin.segmentStarts?.length ?? 0)) * lin.R : 0;
   }
 
   private async readResult(p: Pass): Promise<StepResult> {

@@ -64,6 +64,9 @@ describe('planPrefixShare', () => {
     const short = [0, 1, 2, 3, 4, 5, 6, 7].map((e) => [...P, 90 + e, 91 + e]);
     expect(passEnd(short, short.map((s) => lossFrom(s.length, 29)), 0, 60)).toBe(7);
     // Sharing too little (under the minimum fraction): by token rows.
-    expect(passEnd(seqs, loss, 0, 100, 0.9)).toBe(2);
+    expect(passEnd(seqs, loss, 0, 100, null, 0.9)).toBe(2);
+    // Within a memory budget: 100 unshared rows at 3 floats each; a computed row costs 2, a token row 1.
+    const cost = { trunk: 2, token: 1, budget: 300 };
+    expect(passEnd(seqs, loss, 0, 100, cost)).toBe(3);         // 62 x 2 + 120 = 244; a fourth: 73 x 2 + 160 = 306
   });
 });

@@ -1,5 +1,6 @@
 // TrainStep with shared prefixes (src/train/prefix-share.ts) against the same batch with sharing
-// off, on the shipped default agent (agent-tiny: heads of 16, 4 layers): GRPO-shaped groups of
+// off, on the shipped default agent (agent-tiny: heads of 16, 4 layers) and stories260K (heads of
+// 8, the fused attention backward): GRPO-shaped groups of
 // episodes on the same prompt, loss rows on the completions only. The log-probs (returned, and
 // left on the GPU by logprobsTo) and every parameter gradient (full mode; LoRA with recompute on
 // and off) match within rounding while the trunk skips the shared rows. Prints maxdiff.
@@ -8,6 +9,8 @@ import { nodeRuntime } from '../helpers/gpu-helpers';
 import type { GpuRuntime } from '../../../src/gpu/runtime';
 import { NodeDirSource } from '../../../src/model/io/node-source';
 import { loadModelFiles } from '../../../src/model/io/loader';
+import { openNodeModelSource } from '../../../src/model/io/node-source';
+import { STORIES_DIR } from '../../fixtures/io/stories260k';
 import { GpuModel } from '../../../src/model/gpu/model';
 import { PROJECTIONS, type LoraWeights, type ModelConfig, type TensorMap } from '../../../src/model/types';
 import { lora_init } from '../../../src/reference/lora';
@@ -17,9 +20,10 @@ import { GpuFullParams } from '../../../src/train/full-params';
 import { GpuLoraParams } from '../../../src/train/lora-params';
 import { TrainStep, packedRows, type TrainBatch, type Trainable } from '../../../src/train/train-step';
 
-const V = 1024;
-/** Deterministic tokens in [3, V). */
-const toks = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 3 + ((seed * 131 + i * 37 + i * i * 7) % (V - 3)));
+const STORIES = `${STORIES_DIR}/stories260K.bin`;
+
+/** Deterministic tokens in [3, 512) (both models' vocabularies). */
+const toks = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 3 + ((seed * 131 + i * 37 + i * i * 7) % 509));
 
 /** Three prompts (40, 25, 33 tokens) with 4, 3 and 1 episodes; each episode: a call, a tool output (not in the loss), an answer. */
 function batch(): { seqs: number[][]; lossRows: Float32Array[]; shared: number } {
@@ -44,18 +48,21 @@ function batch(): { seqs: number[][]; lossRows: Float32Array[]; shared: number }
   return { seqs, lossRows, shared };
 }
 
-describe('TrainStep: shared prefixes run once (agent-tiny)', () => {
+describe('TrainStep: shared prefixes run once', () => {
   let rt: GpuRuntime;
   let cfg: ModelConfig;
   let weights: TensorMap;
+  const models = new Map<string, { cfg: ModelConfig; weights: TensorMap }>();
   const { seqs, lossRows, shared } = batch();
   const dlogp = seqs.map((s, b) => Float32Array.from(randomArray(s.length - 1, 60 + b), (x, t) => 0.3 * x * lossRows[b][t]));
 
   beforeAll(async () => {
     rt = await nodeRuntime();
-    const m = await loadModelFiles(new NodeDirSource('public/models/agent-tiny'));
-    cfg = m.config;
-    weights = new Map(await Promise.all([...m.weights.tensors.keys()].map(async (n) => [n, await m.weights.read(n)] as const)));
+    for (const [name, src] of [['agent-tiny', new NodeDirSource('public/models/agent-tiny')], ['stories260K', await openNodeModelSource(STORIES)]] as const) {
+      const m = await loadModelFiles(src);
+      models.set(name, { cfg: m.config, weights: new Map(await Promise.all([...m.weights.tensors.keys()].map(async (n) => [n, await m.weights.read(n)] as const))) });
+    }
+    ({ cfg, weights } = models.get('agent-tiny')!);
   });
 
   /** A PEFT-initialised adapter on every projection with B made nonzero (dA is then nonzero too). */
@@ -84,6 +91,24 @@ describe('TrainStep: shared prefixes run once (agent-tiny)', () => {
     step.dispose(); full?.dispose(); lora?.dispose(); model.dispose();
     return { res, onGpu, grads, rowsShared, passes };
   }
+
+  it('stories260K (heads of 8, the fused backward), full mode: log-probs and gradients as without sharing', async () => {
+    ({ cfg, weights } = models.get('stories260K')!);
+    try {
+      const off = await run('full', false, false), on = await run('full', true, false);
+      expect(on.rowsShared).toBe(2 * shared);
+      const dLp = Math.max(...seqs.map((_, b) => maxAbsDiff(on.res.logprobs[b], off.res.logprobs[b])));
+      const mag = off.grads.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      const dG = maxAbsDiff(Float32Array.from(on.grads), Float32Array.from(off.grads));
+      console.log(`stories260K full: log-probs maxdiff=${dLp.toExponential(2)}, logprobsTo ${maxAbsDiff(on.onGpu, off.onGpu).toExponential(2)}; grads maxdiff=${dG.toExponential(2)} (max |grad| ${mag.toExponential(2)})`);
+      expect(dLp).toBeLessThan(1e-5);
+      expect(maxAbsDiff(on.onGpu, off.onGpu)).toBeLessThan(1e-5);
+      expect(mag).toBeGreaterThan(1e-4);
+      expect(dG).toBeLessThan(1e-4 * mag);
+    } finally {
+      ({ cfg, weights } = models.get('agent-tiny')!);
+    }
+  }, 120_000);
 
   for (const [mode, recompute] of [['full', false], ['lora', false], ['lora', true]] as const) {
     it(`${mode} mode${recompute ? ', recompute on' : ''}: log-probs and gradients as without sharing`, async () => {
