@@ -5,7 +5,7 @@
 // Exercised by tests/e2e/studio-runs.spec.ts.
 import type { StateCreator } from 'zustand';
 import type { MetricsRow } from '../run/events';
-import type { StoredRun } from '../workers/engine/protocol';
+import { TRAINING_ELSEWHERE, type StoredRun } from '../workers/engine/protocol';
 import { runFolderFromFiles, zipRunFolder } from '../ui/runs/run-zip';
 import { engine, onRunEvent } from './engine';
 import type { Quant } from './models-slice';
@@ -58,6 +58,14 @@ export function parseRows(text: string): RunRows {
 }
 
 let listening = false;
+
+/**
+ * While a listed run trains in another tab (its worker holds the run's lock), the list is read
+ * again this often: the row changes when that run ends, or when the worker of an engine just
+ * replaced here lets its locks go (they outlive terminate() by a moment).
+ */
+export const ELSEWHERE_RELIST_MS = 2000;
+let relist: ReturnType<typeof setTimeout> | null = null;
 /** runsBusy / runsErrorAt of the import card. */
 export const IMPORT = '(import)';
 
@@ -109,6 +117,9 @@ export const createRunsSlice: StateCreator<StudioState, [], [], RunsSlice> = (se
         const runs = await engine().listRuns();
         runs.sort((a, b) => (b.endedAt ?? '').localeCompare(a.endedAt ?? '') || a.runId.localeCompare(b.runId));
         set({ storedRuns: runs, runsLoaded: true });
+        if (relist !== null) clearTimeout(relist);
+        relist = runs.some((r) => r.state === 'live' && r.message === TRAINING_ELSEWHERE)
+          ? setTimeout(() => { relist = null; void get().refreshRuns(); }, ELSEWHERE_RELIST_MS) : null;
       } catch (e) {
         // A crashed engine worker cannot list: start a new one (which lists again) instead of failing.
         if (get().engineDown !== null && !get().engineRestarting) return get().ensureEngine();

@@ -102,6 +102,9 @@ export type EngineRequest =
 /** How a stored run stands: training in this worker, ended (status.json), or cut off (no end record). */
 export type StoredRunState = 'live' | 'finished' | 'cancelled' | 'failed' | 'cut-off';
 
+/** StoredRun.message of a run another tab's worker trains (it holds the run's lock). */
+export const TRAINING_ELSEWHERE = 'training in another tab';
+
 /** One run folder of OPFS runs/, summarised for the Runs panel. */
 export interface StoredRun {
   runId: string;

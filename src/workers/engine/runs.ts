@@ -9,7 +9,7 @@ import { OpfsStorage } from '../../run/opfs-storage';
 import { CHECKPOINTS_DIR, CONFIG_FILE, LEGACY_SFT_CHECKPOINT, METRICS_FILE, SOURCE_FILE, STATUS_FILE, checkpointPath } from '../../run/layout';
 import { readText, splitPath, type RunStorage } from '../../run/storage';
 import { parseConfig, type RunConfig } from '../../run/config';
-import type { DatasetSource, RunStatus, StoredRun } from './protocol';
+import { TRAINING_ELSEWHERE, type DatasetSource, type RunStatus, type StoredRun } from './protocol';
 
 export const RUNS_ROOT = 'runs';
 
@@ -103,7 +103,7 @@ export async function summarize(runId: string, s: RunStorage, live: RunStatus | 
     runId, trainer, env: trainer === 'sft' ? null : resolved?.data.env ?? str(cfg.data?.env), model: resolved?.model.path ?? str(cfg.model?.path),
     quant: resolved?.model.quant ?? str(cfg.model?.quant), quantEmbeddings: resolved?.model.quant_embeddings ?? false,
     steps: live && state === 'live' ? Math.max(steps, live.step) : steps, totalSteps: live?.total || total, lastCheckpoint,
-    state, message: configError ?? (elsewhere ? 'training in another tab' : end?.message ?? (live && state === 'live' ? live.phase : null)), endedAt: end?.at ?? null,
+    state, message: configError ?? (elsewhere ? TRAINING_ELSEWHERE : end?.message ?? (live && state === 'live' ? live.phase : null)), endedAt: end?.at ?? null,
   };
 }
 
