@@ -3,7 +3,9 @@
 // layer at a time), the per-token log-probs/entropies through the chunked LM head, and the
 // backward from per-token upstream gradients dlogp (and dentropy) to the trainable parameters:
 // LoRA A/B over an f32 or NF4 frozen base, or every weight (full mode). Parameter gradients
-// accumulate (+=) across calls (micro-batches); activation gradients are overwritten.
+// accumulate (+=) across calls (micro-batches); activation gradients are overwritten. Rows that
+// sequences of a pass start with in common before their loss rows (a GRPO group's prompt) are
+// computed once (prefix-share.ts: SharedRows below); the attention still sees every token row.
 // CPU twin: src/reference/model_backward.ts. Tested by tests/unit/train/train-step-*.test.ts.
 import type { GpuRuntime } from '../gpu/runtime';
 import { KvCache } from '../gpu/kv-cache';
