@@ -88,6 +88,7 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   else if (!anySignal) note = `loss 0, no update: every group had zero reward variance (frac_reward_zero_std=${adv.fracRewardZeroStd.toFixed(2)}), so every advantage is 0; raise group_size or temperature, or make the reward denser`;
 
   let trainMs = 0, trainRows = 0, updated = false;
+  const shared0 = trainer.step.rowsShared, tokens0 = trainer.step.tokenRows;
   if (!note) {
     const t1 = performance.now(), readback0 = rt.readbackCount;
     // Old (mu > 1, truncated sampler) and reference (beta > 0) log-probs stay on the GPU: the
@@ -150,6 +151,8 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   Object.assign(metrics, {
     ...stepCost(rt, start, trainMs, trainRows),
     'perf/train_readbacks': trainReadbacks,
+    // Of the update's token rows (log-prob passes included), those a group's earlier episode computed.
+    'perf/train_shared_rows_frac': (trainer.step.rowsShared - shared0) / Math.max(1, trainer.step.tokenRows - tokens0),
     ...rolloutSplit(metrics['perf/rollout_time'] ?? 0, metrics['perf/gpu_idle_waiting_tools_frac'] ?? 0),
   });
   return { metrics, rollout, advantages, updated, note };

@@ -244,6 +244,8 @@ export class TrainStep {
   rowsShared = 0;
   /** Passes run (benchmarks, tests: shared rows let a pass hold more sequences). */
   passes = 0;
+  /** Token rows of every pass run (rowsShared of them not computed by the trunk). */
+  tokenRows = 0;
   private acts: TrainActs | null = null;
   private merger: LoraMerge | null = null;
 
@@ -367,7 +369,9 @@ export class TrainStep {
         const end = passEnd(seqs, share, start, this.maxRows, share ? this.passCost() : null);
         this.passes++;
         const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows, share !== null);
-        row0 += packedRows(seqs.slice(start, end));
+        const rows = packedRows(seqs.slice(start, end));
+        row0 += rows;
+        this.tokenRows += rows;
         out.logprobs.push(...r.logprobs);
         out.entropy.push(...r.entropy);
         start = end;

@@ -66,7 +66,7 @@ describe('GRPO end to end on stories260K with the python tool', () => {
       'completions/mean_length', 'completions/max_length', 'completions/clipped_ratio', 'loss', 'policy_loss', 'entropy',
       'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'grad_norm', 'learning_rate',
       'tools/call_frequency', 'tools/failure_frequency', 'num_turns/mean', 'num_turns/max', 'step_time', 'num_tokens',
-      'perf/tokens_per_s', 'perf/rollout_time', 'perf/train_time', 'perf/dispatches_per_step', 'gpu/bytes_in_use', 'gpu/peak_bytes'];
+      'perf/tokens_per_s', 'perf/rollout_time', 'perf/train_time', 'perf/dispatches_per_step', 'perf/train_shared_rows_frac', 'gpu/bytes_in_use', 'gpu/peak_bytes'];
     for (const row of result.history) {
       console.log(`step ${row.step}: reward ${row.reward.toFixed(4)} loss ${row.loss.toExponential(3)} grad_norm ${row.grad_norm.toFixed(4)} entropy ${row.entropy.toFixed(3)} tools/call_frequency ${row['tools/call_frequency']} step_time ${row.step_time.toFixed(1)} s`);
       for (const k of want) expect(Number.isFinite(row[k]), k).toBe(true);
@@ -75,6 +75,10 @@ describe('GRPO end to end on stories260K with the python tool', () => {
       expect(row['tools/failure_frequency']).toBe(0);
       expect(row.grad_norm).toBeGreaterThan(0);
       expect(row[METRIC.learning_rate.name]).toBeCloseTo(0.01);
+      // Each pair's prompt runs once in the micro-batch holding both episodes.
+      console.log(`step ${row.step}: perf/train_shared_rows_frac ${row['perf/train_shared_rows_frac'].toFixed(3)}`);
+      expect(row['perf/train_shared_rows_frac']).toBeGreaterThan(0);
+      expect(row['perf/train_shared_rows_frac']).toBeLessThan(0.5);
     }
     expect(result.history[1].num_tokens).toBeGreaterThan(result.history[0].num_tokens);
   });
