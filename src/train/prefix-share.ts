@@ -73,8 +73,9 @@ export class PrefixSharer {
     return { root, shared };
   }
 
-  add(seq: number[], loss: ArrayLike<number>): void {
-    const { root, shared } = this.peek(seq, loss);
+  /** Adds `seq` with what peek gave it (`at`, when the caller peeked already). */
+  add(seq: number[], loss: ArrayLike<number>, at = this.peek(seq, loss)): void {
+    const { root, shared } = at;
     const b = this.seqs.length;
     this.seqs.push(seq);
     this.root.push(root);
@@ -155,11 +156,11 @@ export function passEnd(seqs: number[][], lossRows: ArrayLike<number>[] | null, 
   const sharer = new PrefixSharer();
   let e = start;
   for (; e < seqs.length; e++) {
-    const { shared } = sharer.peek(seqs[e], lossRows[e]);
+    const at = sharer.peek(seqs[e], lossRows[e]), { shared } = at;
     const trunk = sharer.tokens - sharer.saved + seqs[e].length - shared, tokens = sharer.tokens + seqs[e].length;
     if (trunk > maxRows || tokens > SHARE_MAX_TOKENS * maxRows) break;
     if (cost && trunk * cost.trunk + tokens * cost.token > cost.budget) break;
-    sharer.add(seqs[e], lossRows[e]);
+    sharer.add(seqs[e], lossRows[e], at);
   }
   return e > end && sharer.saved >= minFraction * sharer.tokens ? e : end;
 }

@@ -365,8 +365,9 @@ export class TrainStep {
       const batchRows = packedRows(seqs);
       // With shared rows a pass holds as many sequences as its computed rows allow.
       const share = this.sharePrefixes && !batch.hidden && this.model.cfg.headDim % 4 === 0 ? batch.lossRows ?? null : null;
+      const cost = share ? this.passCost() : null;
       while (start < seqs.length) {
-        const end = passEnd(seqs, share, start, this.maxRows, share ? this.passCost() : null);
+        const end = passEnd(seqs, share, start, this.maxRows, cost);
         this.passes++;
         const r = await this.pass(seqs.slice(start, end), start, batch, train, row0, batchRows, share !== null);
         const rows = packedRows(seqs.slice(start, end));

@@ -19,6 +19,9 @@ export interface KvSharePlan {
   maxN: number;
 }
 
+/** The cache shape the kernels index ([B, KVH, Tmax, HS] per K or V buffer). */
+type KvShape = Pick<KvCacheConfig, 'B' | 'KVH' | 'HS' | 'Tmax'>;
+
 export class KvShare {
   private readonly uniforms = new Uint32Array(8);
 
@@ -30,16 +33,16 @@ export class KvShare {
   }
 
   /** Records K[b, :, t] = K[root_b, :, t] and the same for V, for every sharer b and t below its shared positions. */
-  copy(k: GPUBuffer, v: GPUBuffer, plan: KvSharePlan, cfg: Pick<KvCacheConfig, 'B' | 'KVH' | 'HS' | 'Tmax'>): void {
+  copy(k: GPUBuffer, v: GPUBuffer, plan: KvSharePlan, cfg: KvShape): void {
     this.record(this.copyK, 'kv_share_copy', k, v, plan, cfg);
   }
 
   /** Records dK[a, :, t] += the sharers' dK[b, :, t] (b with root a, t below b's shared positions), and the same for dV. */
-  sum(dK: GPUBuffer, dV: GPUBuffer, plan: KvSharePlan, cfg: Pick<KvCacheConfig, 'B' | 'KVH' | 'HS' | 'Tmax'>): void {
+  sum(dK: GPUBuffer, dV: GPUBuffer, plan: KvSharePlan, cfg: KvShape): void {
     this.record(this.sumK, 'kv_share_sum', dK, dV, plan, cfg);
   }
 
-  private record(kernel: Kernel, op: string, k: GPUBuffer, v: GPUBuffer, plan: KvSharePlan, cfg: Pick<KvCacheConfig, 'B' | 'KVH' | 'HS' | 'Tmax'>): void {
+  private record(kernel: Kernel, op: string, k: GPUBuffer, v: GPUBuffer, plan: KvSharePlan, cfg: KvShape): void {
     const { B, KVH, HS, Tmax } = cfg;
     if (HS % 4 !== 0) throw new ShapeError(op, 'a head size HS divisible by 4', `HS=${HS}`);
     if (!(Number.isInteger(plan.maxN) && plan.maxN >= 0 && plan.maxN <= Tmax)) throw new ShapeError(op, `maxN in [0, Tmax = ${Tmax}]`, `maxN=${plan.maxN}`);

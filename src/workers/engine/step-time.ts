@@ -170,7 +170,7 @@ export async function measureStepTime(rt: GpuRuntime, model: GpuModel, cfg: RlCo
       const oldPass = cfg.trainer === 'ppo' || ((cfg.trainer === 'grpo') && (g.num_iterations > 1 || cfg.rollout.top_k > 0 || cfg.rollout.top_p < 1));
       const refPass = (cfg.trainer === 'grpo' || cfg.trainer === 'ppo') && g.beta > 0;
       // As a run: left on the GPU, the LM head on the loss rows (the masks: completion tokens).
-      const masks = seqs.map(() => lossMask(T, prompt ?? 1).subarray(1));
+      const mask = lossMask(T, prompt ?? 1).subarray(1), masks = seqs.map(() => mask);
       const logprobs = async (adapter: boolean) => rt.release(await trainer.logprobsOnGpu(seqs, adapter, temperature, 'step-time log-probs', masks));
       if (oldPass) {
         const ms = await timed(repeats, () => logprobs(true));

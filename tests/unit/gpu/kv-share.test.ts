@@ -22,12 +22,16 @@ describe('KvShare', () => {
       const k0 = randomArray(n, 11 + HS), v0 = randomArray(n, 12 + HS);
       const table = rt.upload(share, 'share table'), k = rt.upload(k0, 'K'), v = rt.upload(v0, 'V');
       const plan = { table, maxN: 7 };
-      op.copy(k, v, plan, s);
-      const kWant = k0.slice(), vWant = v0.slice();
-      kvShareCopy(kWant, share, s);
-      kvShareCopy(vWant, share, s);
-      const kGot = await rt.readF32(k, n), vGot = await rt.readF32(v, n);
-      const dCopy = Math.max(maxAbsDiff(kGot, kWant), maxAbsDiff(vGot, vWant));
+      /** K and V through `gpu` against the twin on copies of their values: the larger maxdiff. */
+      const check = async (gpu: () => void, twin: (buf: Float32Array) => void, kIn: Float32Array, vIn: Float32Array) => {
+        gpu();
+        const kWant = kIn.slice(), vWant = vIn.slice();
+        twin(kWant);
+        twin(vWant);
+        const d = Math.max(maxAbsDiff(await rt.readF32(k, n), kWant), maxAbsDiff(await rt.readF32(v, n), vWant));
+        return { d, kWant };
+      };
+      const { d: dCopy, kWant } = await check(() => op.copy(k, v, plan, s), (b) => kvShareCopy(b, share, s), k0, v0);
       // The twin itself: slot 2 position 6 is slot 0's; position 7 kept; slot 5 untouched.
       const row = (b: number, h: number, t: number) => ((b * KVH + h) * s.Tmax + t) * HS;
       expect(Array.from(kWant.subarray(row(2, KVH - 1, 6), row(2, KVH - 1, 6) + HS))).toEqual(Array.from(k0.subarray(row(0, KVH - 1, 6), row(0, KVH - 1, 6) + HS)));
@@ -37,12 +41,7 @@ describe('KvShare', () => {
       const dk0 = randomArray(n, 21 + HS), dv0 = randomArray(n, 22 + HS);
       rt.write(k, dk0);
       rt.write(v, dv0);
-      op.sum(k, v, plan, s);
-      const dkWant = dk0.slice(), dvWant = dv0.slice();
-      kvShareSum(dkWant, share, s);
-      kvShareSum(dvWant, share, s);
-      const dkGot = await rt.readF32(k, n), dvGot = await rt.readF32(v, n);
-      const dSum = Math.max(maxAbsDiff(dkGot, dkWant), maxAbsDiff(dvGot, dvWant));
+      const { d: dSum, kWant: dkWant } = await check(() => op.sum(k, v, plan, s), (b) => kvShareSum(b, share, s), dk0, dv0);
       // By hand: root 0 at position 6 gains slot 2's only; at position 2 slots 1 and 2; root 3 at 5 nothing.
       const i6 = row(0, 0, 6) + 1, i2 = row(0, 0, 2) + 3;
       expect(dkWant[i6]).toBeCloseTo(dk0[i6] + dk0[row(2, 0, 6) + 1], 6);
