@@ -4,10 +4,14 @@
 // values (kv_share_copy, after RoPE wrote them), and in the backward the sharers' key / value
 // gradients on those positions are added into the root's (kv_share_sum, before the RoPE
 // backward reads the root's rows).
-//   share[b] = (root slot, shared positions n): slot b's positions [0, n) are root's (n = 0: none)
-//   copy: K[b, h, t, :] = K[root, h, t, :]  and the same for V, for t < n_b (root != b)
-//   sum:  dK[a, h, t, :] += sum over b with root_b = a, b != a, t < n_b of dK[b, h, t, :]; dV too
-// A root is never a sharer and a sharer never a root, so no invocation reads what another writes.
+//   share[b] = (root slot, shared positions n): slot b's positions [0, n) are root's (n = 0: none).
+//   A root may share a shorter prefix of its own (a group's first episode shares the system prompt
+//   with an earlier group's): the owner of (b, t) follows the roots while t is shared; roots come
+//   before their sharers, so the walk ends.
+//   copy: K[b, h, t, :] = K[owner(b, t), h, t, :] and the same for V, where owner(b, t) != b
+//   sum:  dK[a, h, t, :] += sum over b != a with owner(b, t) = a of dK[b, h, t, :]; dV too
+// The copy reads only owned positions and writes only shared ones; the sum reads the sharers' and
+// writes the owners', so no invocation reads what another writes.
 // CPU twins: kvShareCopy / kvShareSum (src/reference/kv-share.ts). Launcher: src/gpu/kernels/kv-share.ts.
 // Tested by tests/unit/gpu/kv-share.test.ts. One invocation per vec4 of a slot's first maxN
 // positions: a few hundred KiB per layer and pass, far below the layer's linears.
@@ -57,27 +61,38 @@ fn position(off: u32) -> u32 {
   return (off / p.HS4) % p.Tmax;
 }
 
+/** The slot whose rows computed position t of slot b (b itself when t is not shared). */
+fn owner(b: u32, t: u32) -> u32 {
+  var r = b;
+  for (var i = 0u; i < p.B; i++) {
+    let s = share[r];
+    if (s.x == r || t >= s.y) { break; }
+    r = s.x;
+  }
+  return r;
+}
+
 @compute @workgroup_size(WG)
 fn kv_share_copy(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cell(gid);
   if (!c.ok) { return; }
-  let s = share[c.b];
-  if (s.x == c.b || position(c.off) >= s.y) { return; }
-  k[slotBase(c.b) + c.off] = k[slotBase(s.x) + c.off];
-  v[slotBase(c.b) + c.off] = v[slotBase(s.x) + c.off];
+  let o = owner(c.b, position(c.off));
+  if (o == c.b) { return; }
+  k[slotBase(c.b) + c.off] = k[slotBase(o) + c.off];
+  v[slotBase(c.b) + c.off] = v[slotBase(o) + c.off];
 }
 
 @compute @workgroup_size(WG)
 fn kv_share_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cell(gid);
-  if (!c.ok || share[c.b].x != c.b) { return; }
+  if (!c.ok) { return; }
   let t = position(c.off);
+  if (owner(c.b, t) != c.b) { return; }
   var dk = k[slotBase(c.b) + c.off];
   var dv = v[slotBase(c.b) + c.off];
   var any = false;
   for (var b = 0u; b < p.B; b++) {
-    let s = share[b];
-    if (b == c.b || s.x != c.b || t >= s.y) { continue; }
+    if (b == c.b || owner(b, t) != c.b) { continue; }
     dk += k[slotBase(b) + c.off];
     dv += v[slotBase(b) + c.off];
     any = true;

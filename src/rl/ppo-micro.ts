@@ -9,7 +9,7 @@ import type { GpuRuntime } from '../gpu/runtime';
 import type { GrpoLoss } from '../gpu/kernels/grpo';
 import type { ValueHead } from '../gpu/kernels/value-head';
 import { VALUE_METRICS_BYTES, type ValueLoss } from '../gpu/kernels/value-loss';
-import type { DlogpFn, GpuUpstream, HiddenHook, UpstreamPass } from '../train/train-step';
+import type { DlogpFn, GpuUpstream, HiddenHook, HiddenRows, UpstreamPass } from '../train/train-step';
 import type { ValueHeadParams } from '../train/value-head-params';
 import type { GrpoLossConfig, GrpoSums, LossNormaliser } from '../reference/grpo_loss';
 import { value_loss_backward, value_loss_forward } from '../reference/ppo';
@@ -46,30 +46,43 @@ export class ValueHeadHook implements HiddenHook {
   constructor(private readonly rt: GpuRuntime, private readonly kernel: ValueHead, private readonly params: ValueHeadParams,
     private readonly read = true) {}
 
-  async forward(hf: GPUBuffer, M: number, lens: number[], first: number): Promise<void> {
+  async forward(hf: GPUBuffer, rows: HiddenRows): Promise<void> {
     this.releaseHeld();   // the previous pass was submitted (TrainStep.pass submits in its finally)
-    const v = this.hold(this.rt.storage(M * 4, 'value head v'));
-    this.kernel.forward(hf, this.params.w, this.params.b, v, M);
+    const { M, tokens } = rows;
+    // v on the trunk's rows, then at every token row (a shared row's value is its root's).
+    const vTrunk = this.hold(this.rt.storage(M * 4, 'value head v (trunk rows)'));
+    this.kernel.forward(hf, this.params.w, this.params.b, vTrunk, M);
+    let v = vTrunk;
+    if (rows.shared) {
+      v = this.hold(this.rt.storage(tokens * 4, 'value head v'));
+      rows.toTokens(vTrunk, 1, v);
+    }
     this.v = v;
     this.dv = null;
     this.dvBuf = null;
     if (!this.read) return;
-    const all = await this.rt.readF32(v, M);
+    const all = await this.rt.readF32(v, tokens);
     let o = 0;
-    lens.forEach((n, s) => {
-      this.values.set(first + s, all.slice(o, o + n - 1));
+    rows.lens.forEach((n, s) => {
+      this.values.set(rows.first + s, all.slice(o, o + n - 1));
       o += n;
     });
   }
 
-  backward(hf: GPUBuffer, dN: GPUBuffer, M: number): void {
+  backward(hf: GPUBuffer, dN: GPUBuffer, rows: HiddenRows): void {
     let dv = this.dvBuf;
     if (!dv) {
       if (!this.dv) return;
-      if (this.dv.length !== M) throw new Error(`value head: dv has ${this.dv.length} rows for a pass of M=${M}`);
+      if (this.dv.length !== rows.tokens) throw new Error(`value head: dv has ${this.dv.length} rows for a pass of ${rows.tokens} token rows`);
       dv = this.hold(this.rt.upload(this.dv, 'value head dv'));
     }
-    this.kernel.backward(dv, hf, this.params.w, dN, this.params.dw, this.params.db, M, { accumulate: true });
+    if (rows.shared) {
+      // dv is 0 off the loss rows (the value loss's mask), which have their own trunk rows.
+      const dvTrunk = this.hold(this.rt.storage(rows.M * 4, 'value head dv (trunk rows)'));
+      rows.toTrunk(dv, 1, dvTrunk);
+      dv = dvTrunk;
+    }
+    this.kernel.backward(dv, hf, this.params.w, dN, this.params.dw, this.params.db, rows.M, { accumulate: true });
   }
 
   /** Releases the last pass's buffers (call after the step's work was submitted). */

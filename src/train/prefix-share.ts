@@ -1,7 +1,7 @@
 // Which rows of a training pass are computed once for several sequences: sequences that start
 // with the same tokens (a GRPO group's prompt, an SFT set's system prompt) have the same hidden
 // states, keys and values on those rows, so a later sequence (a sharer) takes them from an
-// earlier one that computes all its rows (its root) instead of running them again. A shared row
+// earlier one (its root, which may share a shorter prefix in turn) instead of running them again. A shared row
 // must not be a loss row of the sharer (its LM head runs on its own rows only), so sharing stops
 // at the sharer's first loss row (the last prompt token, which predicts its first sampled token).
 // TrainStep runs every per-row op on the computed (trunk) rows and the attention on every row;
@@ -48,9 +48,12 @@ function commonPrefix(a: number[], b: number[], cap: number): number {
 }
 
 /**
- * Sequences added one at a time, each reading from the earlier root with which it shares the
- * most rows (up to its first loss row, never its last row); planPrefixShare and TrainStep's pass
- * packing both use it, so they agree on every sequence's shared rows.
+ * Sequences added one at a time, each reading from the earlier sequence with which it shares the
+ * most rows (up to its first loss row, never its last row; the earliest such one); planPrefixShare
+ * and TrainStep's pass packing both use it, so they agree on every sequence's shared rows. A
+ * sequence that shares rows is a root too: a group's first episode may share only the system
+ * prompt with an earlier group's, and its group's other episodes the whole prompt with it; a
+ * shared row then resolves through the roots to the sequence that computed it.
  */
 export class PrefixSharer {
   readonly seqs: number[][] = [];
@@ -82,19 +85,17 @@ export class PrefixSharer {
     this.shared.push(shared);
     this.tokens += seq.length;
     this.saved += shared;
-    if (shared === 0) {
-      const roots = this.rootsByFirst.get(seq[0]) ?? [];
-      roots.push(b);
-      this.rootsByFirst.set(seq[0], roots);
-    }
+    const roots = this.rootsByFirst.get(seq[0]) ?? [];
+    roots.push(b);
+    this.rootsByFirst.set(seq[0], roots);
   }
 }
 
 /**
  * The shared rows of a pass of `seqs` whose loss rows are `lossRows` (per sequence [T_b - 1],
  * nonzero: in the loss), or null when sharing would save less than `minFraction` of the rows.
- * Each sequence reads from the earlier root with which it shares the most rows; a sequence keeps
- * at least its last row.
+ * Each sequence reads from the earlier sequence with which it shares the most rows (PrefixSharer);
+ * a sequence keeps at least its last row.
  */
 export function planPrefixShare(seqs: number[][], lossRows: ArrayLike<number>[], minFraction = SHARE_MIN_FRACTION): PrefixShare | null {
   const sharer = new PrefixSharer();
@@ -104,13 +105,13 @@ export function planPrefixShare(seqs: number[][], lossRows: ArrayLike<number>[],
   const B = seqs.length, root = Int32Array.from(sharer.root), shared = Int32Array.from(sharer.shared);
   const rows = total - saved;
   const trunkToPass = new Uint32Array(rows), passToTrunk = new Uint32Array(total), passToOwn = new Uint32Array(total).fill(NO_ROW);
-  const firstTrunk = new Int32Array(B);   // the trunk row of each sequence's row 0 (roots only hold it)
+  const firstRow = new Int32Array(B);   // the token row of each sequence's row 0
   let r = 0, c = 0;
   for (let b = 0; b < B; b++) {
-    firstTrunk[b] = c;
+    firstRow[b] = r;
     for (let t = 0; t < seqs[b].length; t++, r++) {
       if (t < shared[b]) {
-        passToTrunk[r] = firstTrunk[root[b]] + t;   // a root's rows are all computed, in order
+        passToTrunk[r] = passToTrunk[firstRow[root[b]] + t];   // the root (earlier) resolved it already
         continue;
       }
       trunkToPass[c] = r;

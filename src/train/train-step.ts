@@ -53,7 +53,8 @@ export interface TrainStepOptions {
   merge?: boolean;
   /**
    * Rows that several sequences of a pass start with (a GRPO group's prompt) run once when that
-   * saves enough of the pass (prefix-share.ts; needs lossRows, no HiddenHook, HS divisible by 4);
+   * saves enough of the pass (prefix-share.ts; needs lossRows and HS divisible by 4; a HiddenHook
+   * sees the trunk's rows and maps its per-token rows through HiddenRows);
    * default true.
    */
   sharePrefixes?: boolean;
@@ -98,13 +99,34 @@ function isGpuUpstream(d: TrainBatch['dlogp']): d is GpuUpstream {
 }
 
 /**
+ * The rows of a pass a HiddenHook sees. hf and dN hold the trunk's M computed rows; a head's
+ * per-token outputs and gradients are laid out as the pass's token rows (every sequence's T_b
+ * rows packed, sequences first..first+lens.length-1 of the call). Without shared rows the two
+ * layouts are the same (`shared` false, the maps plain copies).
+ */
+export interface HiddenRows {
+  M: number;
+  tokens: number;
+  lens: number[];
+  first: number;
+  shared: boolean;
+  /** Records dst [tokens, W] = src [M, W] at each token row's trunk row (a shared row reads its root's: the same hidden state). */
+  toTokens(src: GPUBuffer, W: number, dst: GPUBuffer): void;
+  /**
+   * Records dst [M, W] = src [tokens, W] at each trunk row's own token row. A shared row's copy
+   * is dropped, so a head's gradient must be 0 off the batch's loss rows (those are never shared).
+   */
+  toTrunk(src: GPUBuffer, W: number, dst: GPUBuffer): void;
+}
+
+/**
  * A head on the final-norm hidden state hf [M, C] of each pass (PPO's value head): `forward`
  * right after the trunk's forward (before the DlogpFn), `backward` after the LM head wrote its
  * dH into dN [M, C] and before the final norm's backward; it adds (+=) its own dH into dN.
  */
 export interface HiddenHook {
-  forward(hf: GPUBuffer, M: number, lens: number[], first: number): void | Promise<void>;
-  backward?(hf: GPUBuffer, dN: GPUBuffer, M: number, first: number): void;
+  forward(hf: GPUBuffer, rows: HiddenRows): void | Promise<void>;
+  backward?(hf: GPUBuffer, dN: GPUBuffer, rows: HiddenRows): void;
 }
 
 export interface TrainBatch {
@@ -364,7 +386,7 @@ export class TrainStep {
       let start = 0, row0 = 0;
       const batchRows = packedRows(seqs);
       // With shared rows a pass holds as many sequences as its computed rows allow.
-      const share = this.sharePrefixes && !batch.hidden && this.model.cfg.headDim % 4 === 0 ? batch.lossRows ?? null : null;
+      const share = this.sharePrefixes && this.model.cfg.headDim % 4 === 0 ? batch.lossRows ?? null : null;
       const cost = share ? this.passCost() : null;
       while (start < seqs.length) {
         const end = passEnd(seqs, share, start, this.maxRows, cost);
@@ -437,7 +459,8 @@ export class TrainStep {
       const a = this.activations(p.M);
       rt.phase('forward');
       this.forward(p, a);
-      if (batch.hidden) await batch.hidden.forward(a.hf, p.M, p.lens, first);
+      const hidden = batch.hidden ? this.hiddenRows(p, first) : null;
+      if (hidden) await batch.hidden?.forward(a.hf, hidden);
       // With dlogp known up front, the log-probs come from the backward's LM-head chunks (one
       // LM-head matmul fewer); a DlogpFn, a GpuUpstream or a log-prob pass needs them first.
       const early = !train || typeof batch.dlogp === 'function' || gpuUp !== null;
@@ -484,7 +507,7 @@ export class TrainStep {
       const kvBytes = p.cache.layerBytes;
       const dK = rt.storage(kvBytes, 'train dK'), dV = rt.storage(kvBytes, 'train dV');
       p.owned.push(dK, dV);
-      this.backward(p, a, dl, de, { dK, dV }, !early, logitsKept, batch.hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, p.M, first) : null);
+      this.backward(p, a, dl, de, { dK, dV }, !early, logitsKept, hidden ? (dN) => batch.hidden?.backward?.(a.hf, dN, hidden) : null);
       rt.phase(null);
       return result ?? (await this.readResult(p));
     } finally {
@@ -565,6 +588,17 @@ export class TrainStep {
     const trunk = kept * (sum(layerRowSizes(cfg)) + xa) + (cfg.numLayers + 1) * cfg.hiddenSize + sum(stepRowSizes(cfg));
     const perToken = (kept + 1) * kv + 8;   // the cache (kept layers) and dK / dV; ids, tables, targets, log-probs, gradients
     return { trunk, token: perToken + 4 * NQ + cfg.numHeads, budget: this.maxRows * (trunk + perToken) };
+  }
+
+  /** The pass's rows as a HiddenHook sees them (HiddenRows). */
+  private hiddenRows(p: Pass, first: number): HiddenRows {
+    const rt = this.rt, rows = this.k.rows, sh = p.share;
+    const copy = (n: number) => (src: GPUBuffer, W: number, dst: GPUBuffer) => rt.copy(src, 0, dst, 0, n * W * 4);
+    return {
+      M: p.M, tokens: p.tokens, lens: p.lens, first, shared: sh !== null,
+      toTokens: sh ? (src, W, dst) => rows.run(src, sh.toTrunk, 0, p.tokens, W, dst, 'hidden head to token rows') : copy(p.tokens),
+      toTrunk: sh ? (src, W, dst) => rows.run(src, sh.toRows, 0, p.M, W, dst, 'hidden head to trunk rows') : copy(p.M),
+    };
   }
 
   /** The GPU side of a pass's shared rows (SharedRows), its buffers added to `owned`. */

@@ -1,7 +1,8 @@
 // KvShare (shaders/kv_share.wgsl) against its CPU twins kvShareCopy / kvShareSum: a pass's shared
 // prefixes copied from root slots to sharer slots in K and V, and the sharers' gradients on those
 // positions added into the roots'; slots outside any share, and positions past a slot's shared
-// count, untouched. Prints maxdiff per case.
+// count, untouched; a root that shares a shorter prefix of its own root (a chain). Prints maxdiff
+// per case.
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { KvShare } from '../../../src/gpu/kernels/kv-share';
@@ -16,8 +17,9 @@ describe('KvShare', () => {
     const op = await KvShare.create(rt);
     for (const [KVH, HS] of [[2, 8], [1, 16]]) {
       const s = { B: 6, KVH, Tmax: 9, HS };
-      // Slots 1 and 2 share 5 and 7 positions of root 0; slot 4 shares 4 of root 3; slot 5 alone.
-      const share = Uint32Array.from([0, 0, 0, 5, 0, 7, 3, 0, 3, 4, 5, 0]);
+      // Slots 1 and 2 share 5 and 7 positions of root 0; slot 3 shares 2 of root 0 and slot 4 shares
+      // 4 of slot 3 (positions 0-1 then slot 0's: a chain); slot 5 alone.
+      const share = Uint32Array.from([0, 0, 0, 5, 0, 7, 0, 2, 3, 4, 5, 0]);
       const n = s.B * KVH * s.Tmax * HS;
       const k0 = randomArray(n, 11 + HS), v0 = randomArray(n, 12 + HS);
       const table = rt.upload(share, 'share table'), k = rt.upload(k0, 'K'), v = rt.upload(v0, 'V');
@@ -37,6 +39,9 @@ describe('KvShare', () => {
       expect(Array.from(kWant.subarray(row(2, KVH - 1, 6), row(2, KVH - 1, 6) + HS))).toEqual(Array.from(k0.subarray(row(0, KVH - 1, 6), row(0, KVH - 1, 6) + HS)));
       expect(kWant[row(2, 0, 7)]).toBe(k0[row(2, 0, 7)]);
       expect(maxAbsDiff(kWant.subarray(row(5, 0, 0)), k0.subarray(row(5, 0, 0)))).toBe(0);
+      // The chain: slot 4 position 1 is slot 0's, position 3 slot 3's own.
+      expect(kWant[row(4, 0, 1) + 2]).toBe(k0[row(0, 0, 1) + 2]);
+      expect(kWant[row(4, 0, 3) + 2]).toBe(k0[row(3, 0, 3) + 2]);
 
       const dk0 = randomArray(n, 21 + HS), dv0 = randomArray(n, 22 + HS);
       rt.write(k, dk0);
@@ -47,6 +52,11 @@ describe('KvShare', () => {
       expect(dkWant[i6]).toBeCloseTo(dk0[i6] + dk0[row(2, 0, 6) + 1], 6);
       expect(dkWant[i2]).toBeCloseTo(dk0[i2] + dk0[row(1, 0, 2) + 3] + dk0[row(2, 0, 2) + 3], 6);
       expect(dkWant[row(3, 0, 5)]).toBe(dk0[row(3, 0, 5)]);
+      // The chain: root 0 at position 1 gains slots 1-4's; slot 3 at 3 gains slot 4's, at 1 keeps its own.
+      const j1 = row(0, 0, 1);
+      expect(dkWant[j1]).toBeCloseTo(dk0[j1] + dk0[row(1, 0, 1)] + dk0[row(2, 0, 1)] + dk0[row(3, 0, 1)] + dk0[row(4, 0, 1)], 5);
+      expect(dkWant[row(3, 0, 3)]).toBeCloseTo(dk0[row(3, 0, 3)] + dk0[row(4, 0, 3)], 6);
+      expect(dkWant[row(3, 0, 1)]).toBe(dk0[row(3, 0, 1)]);
       expect(maxAbsDiff(dkWant.subarray(row(1, 0, 0), row(3, 0, 0)), dk0.subarray(row(1, 0, 0), row(3, 0, 0)))).toBe(0);   // sharers keep theirs
       console.log(`kv_share KVH=${KVH} HS=${HS}: copy maxdiff=${dCopy}, sum maxdiff=${dSum}`);
       expect(dCopy).toBe(0);

@@ -18,14 +18,14 @@ import { value_head_backward, value_head_forward } from '../../../src/reference/
 import { randomArray } from '../../../src/gpu/selftest';
 import { resolveConfig } from '../../../src/rl/config-validate';
 import { lossConfig } from '../../../src/rl/grpo-trainer';
-import { episodeRows } from '../../../src/rl/grpo-micro';
+import { episodeRows, type SeqRows } from '../../../src/rl/grpo-micro';
 import { openRun, type OpenRun } from '../../../src/run/rl-node-run';
 import { ppoGpuDlogp, ppoGpuUpstream, ValueHeadHook, ValueStepSums, type PpoRows, type ValueSums } from '../../../src/rl/ppo-micro';
 import { ValueLoss, VALUE_METRICS_BYTES } from '../../../src/gpu/kernels/value-loss';
 import { GRPO_METRICS_BYTES } from '../../../src/gpu/kernels/grpo';
 import { GrpoStepSums } from '../../../src/rl/grpo-micro';
 import { ppoTargets, turnRewards } from '../../../src/rl/ppo-targets';
-import type { HiddenHook } from '../../../src/train/train-step';
+import type { HiddenHook, HiddenRows } from '../../../src/train/train-step';
 import type { GpuLoraParams } from '../../../src/train/lora-params';
 import { STORIES_DIR } from '../../fixtures/io/stories260k';
 
@@ -46,13 +46,14 @@ afterAll(async () => { await run?.close(); });
 class Capture implements HiddenHook {
   readonly hf = new Map<number, Float32Array>();
   constructor(readonly inner: ValueHeadHook, private readonly C: number) {}
-  async forward(hf: GPUBuffer, M: number, lens: number[], first: number): Promise<void> {
-    const all = await run.ctx.rt.readF32(hf, M * this.C);
+  async forward(hf: GPUBuffer, rows: HiddenRows): Promise<void> {
+    if (rows.shared) throw new Error('Capture: the batches here share no rows (no lossRows)');
+    const all = await run.ctx.rt.readF32(hf, rows.M * this.C);
     let o = 0;
-    lens.forEach((n, s) => { this.hf.set(first + s, all.slice(o * this.C, (o + n) * this.C)); o += n; });
-    await this.inner.forward(hf, M, lens, first);
+    rows.lens.forEach((n, s) => { this.hf.set(rows.first + s, all.slice(o * this.C, (o + n) * this.C)); o += n; });
+    await this.inner.forward(hf, rows);
   }
-  backward(hf: GPUBuffer, dN: GPUBuffer, M: number, first: number): void { this.inner.backward(hf, dN, M); void first; }
+  backward(hf: GPUBuffer, dN: GPUBuffer, rows: HiddenRows): void { this.inner.backward(hf, dN, rows); }
 }
 
 const maxdiff = (a: ArrayLike<number>, b: ArrayLike<number>) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
@@ -261,5 +262,88 @@ describe('one PPO update: GPU path vs the CPU references', () => {
     expect(gVs.clipped).toBe(hostVs.clipped);
     expect(gVs.rows).toBe(hostVs.rows);
     expect(Math.abs(gSums.loss - hostSums.loss)).toBeLessThan(1e-5);
+  }, 300_000);
+
+  it.skipIf(!existsSync(MODEL))('groups on one prompt: with shared prefixes the values, losses and gradients are those without', async () => {
+    const { rt, trainer, loss, cfg } = run.ctx;
+    const head = trainer.valueHead!;
+    const kernel = await ValueHead.create(rt, head.C);
+    const valueKernel = await ValueLoss.create(rt);
+    const lora = (trainer.trainable as { mode: 'lora'; params: GpuLoraParams }).params;
+    // Two prompts (24 and 18 tokens, the first 4 a common system prompt) with 3 and 2 episodes;
+    // the loss rows are the completions'.
+    const seqs: number[][] = [], base: SeqRows[] = [];
+    const system = [11, 12, 13, 14];
+    [[24, 3], [18, 2]].forEach(([P, G], g) => {
+      const prompt = [...system, ...Array.from({ length: P - 4 }, (_, i) => 20 + 200 * g + i)];
+      for (let e = 0; e < G; e++) {
+        const s = [...prompt, ...Array.from(randomArray(6 + 2 * e, 210 + 10 * g + e), (u) => 1 + Math.floor(Math.abs(u) * 500) % 500)];
+        seqs.push(s);
+        base.push(episodeRows(s.map((_, t) => (t >= P ? 1 : 0)), null, 0));
+      }
+    });
+    const masks = base.map((r) => r.mask);
+    const lcfg = lossConfig(cfg);
+    const norm = { tokens: masks.reduce((a, m) => a + m.reduce((b, x) => b + x, 0), 0), sequences: seqs.length };
+    const vcfg = { vfCoef: 0.5, clip: 0.2 };
+    const step = trainer.step;
+    const once = async (share: boolean) => {
+      step.sharePrefixes = share;
+      const shared0 = step.rowsShared;
+      rt.submit();
+      trainer.optimizer.zeroGrads();
+      // The rollout pass (old values and log-probs), then one GPU-resident update.
+      const probe = new ValueHeadHook(rt, kernel, head);
+      const old = await trainer.accumulate({ seqs, dlogp: null, hidden: probe, lossRows: masks });
+      probe.dispose();
+      const values = seqs.map((_, i) => probe.values.get(i)!);
+      const u = (i: number, k: number) => randomArray(seqs[i].length - 1, 300 + 7 * i + k);
+      const rows: PpoRows[] = masks.map((m, i) => ({
+        ...base[i],
+        old: old.logprobs[i].map((v, t) => (m[t] ? v + 0.3 * u(i, 0)[t] : 0)),
+        rowAdvantages: u(i, 1).map((x, t) => (m[t] ? x : 0)), returns: u(i, 2).map((x, t) => (m[t] ? x : 0)),
+        oldValues: values[i].map((v, t) => (m[t] ? v + 0.3 * u(i, 3)[t] : 0)),
+      }));
+      const ps = new GrpoStepSums(rt), vsums = new ValueStepSums(rt);
+      const hook = new ValueHeadHook(rt, kernel, head, false);
+      await trainer.accumulate({ seqs, dlogp: ppoGpuUpstream(rt, loss, valueKernel, hook, rows, lcfg, norm, vcfg, ps, vsums), hidden: hook, lossRows: masks });
+      hook.dispose();
+      const read = await rt.readParts([{ buf: ps.buf, bytes: GRPO_METRICS_BYTES }, { buf: vsums.buf, bytes: VALUE_METRICS_BYTES }]);
+      const sums = ps.parse(read.parts[0]), vs = vsums.parse(read.parts[1]);
+      ps.release();
+      vsums.release();
+      const g = await lora.gradsToHost();
+      const out = { values, old: old.logprobs, sums, vs, dw: await rt.readF32(head.dw, head.C), db: (await rt.readF32(head.db, 1))[0],
+        lora: [...g.values()].flatMap((x) => [...x.dA, ...x.dB]), shared: step.rowsShared - shared0 };
+      trainer.optimizer.zeroGrads();
+      return out;
+    };
+    let off, on;
+    try {
+      off = await once(false);
+      on = await once(true);
+    } finally {
+      step.sharePrefixes = true;
+    }
+    const scale = (a: ArrayLike<number>) => Math.max(1e-30, ...Array.from(a, Math.abs));
+    const dVal = Math.max(...seqs.map((_, i) => maxdiff(on.values[i], off.values[i])));
+    const dOld = Math.max(...seqs.map((_, i) => maxdiff(on.old[i], off.old[i])));
+    const dW = maxdiff(on.dw, off.dw), dL = maxdiff(on.lora, off.lora);
+    console.log(`ppo shared prefixes: ${on.shared} rows shared over two passes; values maxdiff ${dVal.toExponential(2)} (every row), old log-probs ${dOld.toExponential(2)}; ` +
+      `dw ${dW.toExponential(2)} (|dw|max ${scale(off.dw).toExponential(2)}) db ${on.db.toExponential(4)} vs ${off.db.toExponential(4)} LoRA ${dL.toExponential(2)} (|g|max ${scale(off.lora).toExponential(2)}); ` +
+      `value loss ${on.vs.loss.toFixed(6)} vs ${off.vs.loss.toFixed(6)}, policy loss ${on.sums.loss.toFixed(6)} vs ${off.sums.loss.toFixed(6)}`);
+    // Both passes share the later episodes' prompt rows (23 and 17 each: the last prompt row is a
+    // loss row) and the second prompt's first episode the system prompt (4).
+    expect(on.shared).toBe(2 * (2 * 23 + 4 + 17));
+    expect(off.shared).toBe(0);
+    expect(dVal).toBeLessThan(1e-5);
+    expect(dOld).toBeLessThan(1e-5);
+    expect(scale(off.dw)).toBeGreaterThan(1e-6);
+    expect(dW / scale(off.dw)).toBeLessThan(1e-4);
+    expect(Math.abs(on.db - off.db)).toBeLessThan(1e-4 * Math.max(1, Math.abs(off.db)));
+    expect(dL / scale(off.lora)).toBeLessThan(1e-4);
+    expect(Math.abs(on.vs.loss - off.vs.loss)).toBeLessThan(1e-5 * Math.max(1, off.vs.loss));
+    expect(on.vs.rows).toBe(off.vs.rows);
+    expect(Math.abs(on.sums.loss - off.sums.loss)).toBeLessThan(1e-5);
   }, 300_000);
 });

@@ -33,13 +33,33 @@ describe('planPrefixShare', () => {
     expect(Array.from(s.passToOwn).filter((v) => v === NO_ROW).length).toBe(6);
   });
 
-  it('keeps every sequence\'s last row, reads from roots only, and gives null below the minimum saving or without a common first token', () => {
+  it('lets a sequence that shares a system prompt be the root of its own group\'s whole prompt', () => {
+    const S = [5, 6, 7];                      // a system prompt, then each group's question
+    const q1 = [...S, 20, 21, 22], q2 = [...S, 30, 31];
+    const seqs = [[...q1, 1, 2], [...q1, 3], [...q2, 4, 5], [...q2, 6], [...q2, 7, 8]];
+    const loss = seqs.map((s, b) => lossFrom(s.length, (b < 2 ? q1 : q2).length - 1));
+    const s = planPrefixShare(seqs, loss, 0)!;
+    // Sequence 2 shares the system prompt with 0; 3 and 4 share their prompt's 4 rows with 2.
+    expect(Array.from(s.root)).toEqual([0, 0, 0, 2, 2]);
+    expect(Array.from(s.shared)).toEqual([0, 5, 3, 4, 4]);
+    // Token rows: sequence 0 at 0..7, 1 at 8..14, 2 at 15..21, 3 at 22..27, 4 at 28..34. Sequence
+    // 2's row 3 (token row 18) is its first computed row; 3 and 4 read it and 0's rows 0..2.
+    const own2 = s.passToOwn[18];
+    expect(own2).not.toBe(NO_ROW);
+    expect(Array.from(s.passToTrunk.subarray(22, 27))).toEqual([0, 1, 2, own2, s.passToOwn[26]]);
+    expect(Array.from(s.passToTrunk.subarray(28, 33))).toEqual([0, 1, 2, own2, s.passToOwn[32]]);
+    expect(Array.from(s.passToOwn.subarray(22, 26))).toEqual([NO_ROW, NO_ROW, NO_ROW, NO_ROW]);
+    expect(s.rows).toBe(seqs.reduce((n, q) => n + q.length, 0) - (5 + 3 + 4 + 4));
+    s.trunkToPass.forEach((r, c) => expect(s.passToOwn[r]).toBe(c));
+  });
+
+  it('keeps every sequence\'s last row, reads from the earliest best match, and gives null below the minimum saving or without a common first token', () => {
     // No loss rows at all: sequence 1 equals sequence 0 yet keeps its last row.
     const same = [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4, 5]];
     const none = same.map((q) => new Float32Array(q.length - 1));
     const s = planPrefixShare(same, none, 0)!;
     expect(Array.from(s.shared)).toEqual([0, 3, 4]);
-    expect(Array.from(s.root)).toEqual([0, 0, 0]);   // not sequence 1, a sharer
+    expect(Array.from(s.root)).toEqual([0, 0, 0]);   // sequence 0, the earliest of the two that share 4
     // A saving under the fraction: null.
     expect(planPrefixShare(same, none, 0.6)).toBeNull();
     expect(planPrefixShare(same, none, 0.5)).not.toBeNull();

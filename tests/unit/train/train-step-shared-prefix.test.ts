@@ -1,7 +1,8 @@
 // TrainStep with shared prefixes (src/train/prefix-share.ts) against the same batch with sharing
 // off, on the shipped default agent (agent-tiny: heads of 16, 4 layers) and stories260K (heads of
 // 8, the fused attention backward): GRPO-shaped groups of
-// episodes on the same prompt, loss rows on the completions only. The log-probs (returned, and
+// episodes on the same prompt (and a system prompt common to all), loss rows on the completions
+// only, roots that share a shorter prefix of their own. The log-probs (returned, and
 // left on the GPU by logprobsTo) and every parameter gradient (full mode; LoRA with recompute on
 // and off) match within rounding while the trunk skips the shared rows. Prints maxdiff.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,12 +26,17 @@ const STORIES = `${STORIES_DIR}/stories260K.bin`;
 /** Deterministic tokens in [3, 512) (both models' vocabularies). */
 const toks = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 3 + ((seed * 131 + i * 37 + i * i * 7) % 509));
 
-/** Three prompts (40, 25, 33 tokens) with 4, 3 and 1 episodes; each episode: a call, a tool output (not in the loss), an answer. */
+/**
+ * Three prompts (40, 25, 33 tokens, the first 6 a common system prompt) with 4, 3 and 1 episodes;
+ * each episode: a call, a tool output (not in the loss), an answer. A later prompt's first episode
+ * shares the system prompt with the first's root and is the root of its own group's prompt.
+ */
 function batch(): { seqs: number[][]; lossRows: Float32Array[]; shared: number } {
   const seqs: number[][] = [], lossRows: Float32Array[] = [];
+  const system = toks(6, 99);
   let shared = 0;
   [[40, 4], [25, 3], [33, 1]].forEach(([P, G], g) => {
-    const prompt = toks(P, 100 + g);
+    const prompt = [...system, ...toks(P - system.length, 100 + g)];
     for (let e = 0; e < G; e++) {
       // The first two episodes of the first prompt start with the same call token.
       const call = e < 2 && g === 0 ? [7, ...toks(6 + e, 200 + e)] : toks(5 + 2 * e, 300 + 10 * g + e);
@@ -42,7 +48,7 @@ function batch(): { seqs: number[][]; lossRows: Float32Array[]; shared: number }
       for (let t = P - 1 + call.length + tool.length; t < s.length - 1; t++) m[t] = 1;
       seqs.push(s);
       lossRows.push(m);
-      if (e > 0) shared += P - 1;
+      shared += e > 0 ? P - 1 : g > 0 ? system.length : 0;
     }
   });
   return { seqs, lossRows, shared };
