@@ -11,7 +11,7 @@ import { GRPO_METRICS_BYTES, type GrpoLoss } from '../gpu/kernels/grpo';
 import type { Trainer } from '../train/trainer';
 import type { RlConfig } from './config-validate';
 import { episodeRows, grpoGpuUpstream, GrpoStepSums, rowStarts, type ResidentLogprobs, type SeqRows } from './grpo-micro';
-import { gpuPhaseMetrics, rolloutSplit, stepCost, stepPhaseTimer, stepStart } from './step-phases';
+import { gpuPhaseMetrics, stepCost, stepPhaseTimer, stepStart } from './step-phases';
 import { collectRollouts, partsByName, rolloutMetrics, type RolloutContext, type ScoredRollout } from './rollouts';
 import type { ReferencePolicy } from './reference-policy';
 
@@ -64,7 +64,7 @@ export function lossConfig(cfg: RlConfig): GrpoLossConfig {
 export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): Promise<StepOutput> {
   const { cfg, rt, trainer } = ctx;
   const g = cfg.grpo, G = cfg.rollout.group_size, temperature = cfg.rollout.temperature;
-  const start = stepStart(rt);
+  const start = stepStart(rt, trainer.step);
   let trainReadbacks = 0;
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
@@ -88,7 +88,6 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   else if (!anySignal) note = `loss 0, no update: every group had zero reward variance (frac_reward_zero_std=${adv.fracRewardZeroStd.toFixed(2)}), so every advantage is 0; raise group_size or temperature, or make the reward denser`;
 
   let trainMs = 0, trainRows = 0, updated = false;
-  const shared0 = trainer.step.rowsShared, tokens0 = trainer.step.tokenRows;
   if (!note) {
     const t1 = performance.now(), readback0 = rt.readbackCount;
     // Old (mu > 1, truncated sampler) and reference (beta > 0) log-probs stay on the GPU: the
@@ -148,12 +147,6 @@ export async function grpoStep(ctx: GrpoContext, tasks: Task[], step: number): P
   } else {
     Object.assign(metrics, { loss: 0, policy_loss: 0, grad_norm: 0, learning_rate: trainer.optimizer.lr });
   }
-  Object.assign(metrics, {
-    ...stepCost(rt, start, trainMs, trainRows),
-    'perf/train_readbacks': trainReadbacks,
-    // Of the update's token rows (log-prob passes included), those a group's earlier episode computed.
-    'perf/train_shared_rows_frac': (trainer.step.rowsShared - shared0) / Math.max(1, trainer.step.tokenRows - tokens0),
-    ...rolloutSplit(metrics['perf/rollout_time'] ?? 0, metrics['perf/gpu_idle_waiting_tools_frac'] ?? 0),
-  });
+  Object.assign(metrics, stepCost(rt, start, trainer.step, trainMs, trainRows, metrics), { 'perf/train_readbacks': trainReadbacks });
   return { metrics, rollout, advantages, updated, note };
 }

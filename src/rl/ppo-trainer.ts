@@ -16,7 +16,7 @@ import { lossConfig, referenceLogprobs, type GrpoContext, type StepOutput } from
 import { ppoGpuUpstream, ValueHeadHook, ValueStepSums, type PpoRows, type ValueSums } from './ppo-micro';
 import { ppoTargets } from './ppo-targets';
 import { collectRollouts, partsByName, rolloutMetrics } from './rollouts';
-import { stepCost, stepStart } from './step-phases';
+import { gpuPhaseMetrics, stepCost, stepPhaseTimer, stepStart } from './step-phases';
 
 const meanOver = (xs: Float32Array[], masks: Float32Array[]) => {
   let s = 0, n = 0;
@@ -40,7 +40,7 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
   if (!head) throw new Error('ppoStep: the trainer has no value head; build it with TrainerConfig.valueHeadSeed (rlTrainerConfigOf does for trainer: ppo)');
   const kernel = await ValueHead.create(rt, head.C);
   const valueKernel = await ValueLoss.create(rt);
-  const start = stepStart(rt);
+  const start = stepStart(rt, trainer.step);
   const rollout = await collectRollouts(ctx, tasks, step);
   const totals = rollout.rewards.map((r) => r.return);
   // Reward metrics as GRPO logs them (group statistics); the advantages PPO uses are per token.
@@ -83,6 +83,9 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     // backward and add their sums into step buffers; sums and grad norms come back in ONE readback.
     const stepSums = new GrpoStepSums(rt), valueSums = new ValueStepSums(rt);
     const norms = rt.storage(4 * mu, 'ppo step grad norms');
+    // Marks as GRPO's: 4 per training pass, 2 per update (the rollout's value pass is not stamped).
+    const timer = stepPhaseTimer(rt, 4 * rows.length * mu + 2 * mu + 8);
+    rt.phases = timer;
     let sums: GrpoSums, vs: ValueSums, gradNorm: number, lr = 0;
     try {
       for (let it = 0; it < mu; it++) {
@@ -97,15 +100,19 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
           }
           trainRows += mbRows.reduce((a, r) => a + r.mask.length, 0);
         }
+        rt.phase('optimizer');
         const u = trainer.optimizer.record();
+        rt.phase(null);
         rt.copy(u.gradNorm, 0, norms, 4 * it, 4);
         lr = u.lr;
       }
-      const read = await rt.readParts([{ buf: stepSums.buf, bytes: GRPO_METRICS_BYTES }, { buf: valueSums.buf, bytes: VALUE_METRICS_BYTES }, { buf: norms, bytes: 4 * mu }]);
+      const read = await rt.readParts([{ buf: stepSums.buf, bytes: GRPO_METRICS_BYTES }, { buf: valueSums.buf, bytes: VALUE_METRICS_BYTES }, { buf: norms, bytes: 4 * mu }], timer !== null);
+      if (read.phaseMs) Object.assign(metrics, gpuPhaseMetrics(read.phaseMs));
       sums = stepSums.parse(read.parts[0]);
       vs = valueSums.parse(read.parts[1]);
       gradNorm = new Float32Array(read.parts[2]).reduce((a, v) => a + v, 0) / mu;
     } finally {
+      rt.phases = null;
       stepSums.release();
       valueSums.release();
       rt.release(norms);
@@ -124,6 +131,6 @@ export async function ppoStep(ctx: GrpoContext, tasks: Task[], step: number): Pr
     trainMs = performance.now() - t1;
     updated = true;
   }
-  Object.assign(metrics, stepCost(rt, start, trainMs, trainRows), { 'perf/train_readbacks': trainReadbacks });
+  Object.assign(metrics, stepCost(rt, start, trainer.step, trainMs, trainRows, metrics), { 'perf/train_readbacks': trainReadbacks });
   return { metrics, rollout, advantages, updated, note };
 }

@@ -1,4 +1,4 @@
-// The GRPO step's time split as perf/ metrics: generation vs tool wait from the rollout's wall
+// An RL step's (GRPO, PPO) time split as perf/ metrics: generation vs tool wait from the rollout's wall
 // time and GPU idle share; forward, loss, backward and optimizer from GPU timestamps (PhaseTimer
 // marks recorded by TrainStep and the trainer, read back with the step's one metrics readback).
 // Without the timestamp-query feature only the rollout split is reported. stepCost: the wall time,
@@ -37,15 +37,23 @@ export function gpuPhaseMetrics(ms: Record<string, number>): Record<string, numb
   return { 'perf/forward_time': s('forward'), 'perf/loss_time': s('loss'), 'perf/backward_time': s('backward'), 'perf/optimizer_time': s('optimizer') };
 }
 
-/** Where a step started: wall clock (performance.now()) and the runtime's dispatch count. */
-export interface StepStart { t0: number; dispatch0: number }
+/** TrainStep's running counts of token rows and of the rows sharing let it skip. */
+export interface RowCounts { rowsShared: number; tokenRows: number }
 
-export function stepStart(rt: GpuRuntime): StepStart {
-  return { t0: performance.now(), dispatch0: rt.dispatchCount };
+/** Where a step started: wall clock (performance.now()), the runtime's dispatch count, the TrainStep's row counts. */
+export interface StepStart { t0: number; dispatch0: number; shared0: number; tokens0: number }
+
+export function stepStart(rt: GpuRuntime, rows: RowCounts): StepStart {
+  return { t0: performance.now(), dispatch0: rt.dispatchCount, shared0: rows.rowsShared, tokens0: rows.tokenRows };
 }
 
-/** step_time, perf/train_time, perf/train_tokens_per_s, perf/dispatches_per_step, gpu/bytes_in_use, gpu/peak_bytes. */
-export function stepCost(rt: GpuRuntime, start: StepStart, trainMs: number, trainRows: number): Record<string, number> {
+/**
+ * Every RL step's closing figures: step_time, perf/train_time, perf/train_tokens_per_s,
+ * perf/dispatches_per_step, gpu/bytes_in_use, gpu/peak_bytes; perf/train_shared_rows_frac (of
+ * the update's token rows, log-prob passes included, those a group's earlier episode computed);
+ * the rollout split (rolloutSplit) from the step's perf/rollout_time and idle share in `metrics`.
+ */
+export function stepCost(rt: GpuRuntime, start: StepStart, rows: RowCounts, trainMs: number, trainRows: number, metrics: Record<string, number>): Record<string, number> {
   const mem = rt.memory();
   return {
     step_time: (performance.now() - start.t0) / 1000,
@@ -54,5 +62,7 @@ export function stepCost(rt: GpuRuntime, start: StepStart, trainMs: number, trai
     'perf/dispatches_per_step': rt.dispatchCount - start.dispatch0,
     'gpu/bytes_in_use': mem.inUse,
     'gpu/peak_bytes': mem.peak,
+    'perf/train_shared_rows_frac': (rows.rowsShared - start.shared0) / Math.max(1, rows.tokenRows - start.tokens0),
+    ...rolloutSplit(metrics['perf/rollout_time'] ?? 0, metrics['perf/gpu_idle_waiting_tools_frac'] ?? 0),
   };
 }

@@ -68,6 +68,12 @@ describe('trainer: ppo', () => {
       expect(r.value_loss).toBeGreaterThan(0);
       expect(Math.abs(r['advantages/mean'])).toBeLessThan(1e-5);   // whitened
       expect(r.grad_norm).toBeGreaterThan(0);
+      // The step's split as GRPO reports it, and the prompt rows a group's first episode computed.
+      console.log(`step ${r.step}: generation ${r['perf/generation_time'].toFixed(3)} s, GPU forward / loss / backward / optimizer ${['forward', 'loss', 'backward', 'optimizer'].map((k) => r[`perf/${k}_time`].toFixed(4)).join(' / ')} s, shared rows ${r['perf/train_shared_rows_frac'].toFixed(3)}`);
+      for (const k of ['perf/generation_time', 'perf/forward_time', 'perf/loss_time', 'perf/backward_time', 'perf/optimizer_time']) expect(r[k], k).toBeGreaterThan(0);
+      expect(r['perf/tool_wait_time']).toBeGreaterThanOrEqual(0);
+      expect(r['perf/train_shared_rows_frac']).toBeGreaterThan(0);
+      expect(r['perf/train_shared_rows_frac']).toBeLessThan(0.5);
     }
     // The head was trained: its first update moved the values of the second step's rollouts' pass.
     const ck = (cfg: RlConfig, n: number): Promise<TrainState> => loadTrainState(new NodeDirSource(join(cfg.log.out_dir, 'checkpoints', `step-${n}`)));
