@@ -254,13 +254,13 @@ function backwardDq(ps: boolean): string[] {
 }
 
 /**
- * dK/dV: the (query position, head) item n of the key quad (n = (i - j0) G + head), its Q and dO
- * rows named x<c><suffix>, g<c><suffix>, and per key its P e<t><suffix> (0 before the key) and
- * dS d<t><suffix>.
+ * dK/dV: the (query position, head) item n of the key quad (n = (i - q0) G + head, q0 = max(j0,
+ * the slot's start)), its Q and dO rows named x<c><suffix>, g<c><suffix>, and per key its P
+ * e<t><suffix> (0 before the key) and dS d<t><suffix>.
  */
 function dkvItem(n: string, suffix: string): string[] {
   const L = [
-    `let i${suffix} = kq.j0 + (${n}) / kq.G;`,
+    `let i${suffix} = q0 + (${n}) / kq.G;`,
     `let qi${suffix} = (kq.first + i${suffix}) * pk.NH + kq.h0 + (${n}) % kq.G;`,
     `let st${suffix} = ST[qi${suffix}];`,
     ...C.map((c) => `let x${c}${suffix} = Q[qi${suffix} * 16u + ${c}u]; let g${c}${suffix} = dO[qi${suffix} * 16u + ${c}u];`),
@@ -288,7 +288,9 @@ function backwardDkv(): string[] {
   L.push(
     '  // Items (query position from j0, head of the group) two at a time: each sum is read and',
     '  // written once per two terms (added in item order).',
-    '  let items = select(0u, (kq.len - kq.j0) * kq.G, kq.len > kq.j0);',
+    '  // From the slot\'s start on (attention_params.wgsl slot_start): the queries below it are skipped.',
+    '  let q0 = max(kq.j0, kq.start);',
+    '  let items = select(0u, (kq.len - q0) * kq.G, kq.len > q0);',
     '  var n = 0u;',
     '  for (; n + 1u < items; n += 2u) {',
     ...indent(4, dkvItem('n', 'a')),
@@ -337,7 +339,7 @@ function backwardDkvPs(quads: 1 | 2): string[] {
   for (const k of K) L.push('  ' + C.map((c) => `var dk${k}_${c} = vec4<f32>(); var dv${k}_${c} = vec4<f32>();`).join(' '));
   L.push(
     '  for (var h = kq.h0; h < kq.h0 + kq.G; h++) {',
-    '    for (var u = u0; u * 4u < kq.len; u++) {',
+    '    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {',
     '      let pb = ps_cell(pl, kq, h, u);',
     '      let r = quad_rows(pl, kq, h, u) * 16u;',
   );

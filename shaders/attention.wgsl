@@ -236,10 +236,12 @@ fn quad_at(pp: Params, line: u32, t: u32) -> QueryQuad {
   let h = line % pp.NH;
   let seq = line / pp.NH;
   let first = seqs[2u * seq];
-  let len = min(seqs[2u * seq + 1u], pp.Tmax);
+  let len = min(slot_len(seqs[2u * seq + 1u]), pp.Tmax);
   let i0 = t * 4u;
   let pos = min(vec4<u32>(i0, i0 + 1u, i0 + 2u, i0 + 3u), vec4<u32>(max(len, 1u) - 1u));
-  let ok = t < quads && i0 < len;
+  // Quads below the slot's start are skipped (the start is a multiple of 16: whole octets and
+  // sixteen-position groups with them).
+  let ok = t < quads && i0 < len && i0 >= slot_start(seqs[2u * seq + 1u]);
   let live = vec4<u32>(i0) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(len);
   return QueryQuad(ok, i0, len, cache_base(pp, seq, h / (pp.NH / pp.KVH)), (vec4<u32>(first) + pos) * pp.NH + h, line * quads + t, live);
 }
@@ -803,7 +805,8 @@ fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   let HS4 = HS / 4u;
   let G = pk.NH / pk.KVH;
   let first = seqs[2u * seq];
-  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let len = min(slot_len(seqs[2u * seq + 1u]), pk.Tmax);
+  let q0 = max(j, slot_start(seqs[2u * seq + 1u]));   // the first query read
   let ko = idx * HS4;   // (seq, kh, j) in the cache layout
   var k: array<vec4<f32>, HS4_MAX>;
   var v: array<vec4<f32>, HS4_MAX>;
@@ -815,8 +818,8 @@ fn attn_bwd_dkv_thread(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     dk[d] = vec4<f32>(0.0);
     dv[d] = vec4<f32>(0.0);
   }
-  // Query rows first + i, i in [j, len): empty when j >= len, leaving zeros.
-  for (var i = j; i < len; i++) {
+  // Query rows first + i, i in [max(j, start), len): empty when j >= len, leaving zeros.
+  for (var i = q0; i < len; i++) {
     for (var hg = 0u; hg < G; hg++) {
       let qi = (first + i) * pk.NH + kh * G + hg;
       let qo = qi * HS4;
@@ -958,7 +961,7 @@ fn attn_bwd_dkv_thread_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @built
   var dk3b = vec4<f32>(0.0);
   var dv3a = vec4<f32>(0.0);
   var dv3b = vec4<f32>(0.0);
-  for (var i = kq.j0; i < kq.len; i++) {
+  for (var i = max(kq.j0, kq.start); i < kq.len; i++) {
     for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
       let qi = (kq.first + i) * pk.NH + h;
       let qo = qi * 2u;
@@ -1132,7 +1135,7 @@ fn attn_bwd_dkv_thread_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @buil
   var a1 = a0;
   var a2 = a0;
   var a3 = a0;
-  for (var i = kq.j0; i < kq.len; i++) {
+  for (var i = max(kq.j0, kq.start); i < kq.len; i++) {
     for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
       let qi = (kq.first + i) * pk.NH + h;
       let x = Q16(Q[qi * 4u], Q[qi * 4u + 1u], Q[qi * 4u + 2u], Q[qi * 4u + 3u]);
@@ -1274,7 +1277,7 @@ fn attn_bwd_dkv_ps_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   if (!kq.ok) { return; }
   var a = dkv8_quad_zero();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+    for (var u = max(kq.j0, kq.start) / 4u; u * 4u < kq.len; u++) {
       let r = quad_rows(pl, kq, h, u);
       a = dkv8_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, quad_queries(r, 1.0), quad_grads8o(r));
     }
@@ -1294,7 +1297,7 @@ fn attn_bwd_dkv_ps8_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   var b = a;
   let u0 = kq.j0 / 4u;
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
+    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u);
       let x = quad_queries(r, 1.0);
@@ -1342,7 +1345,7 @@ fn store_dkv8_quad(line: u32, j0: u32, a: DkvQuad8) {
 // The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the four-key dK/dV
 // kernels, in query_quad's order (t-major): line = slot * KVH + kv head, its query heads h0 ..
 // h0 + G - 1, the slot's first row and length, and the four key positions (past Tmax the last).
-struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, pos: vec4<u32> }
+struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, pos: vec4<u32>, start: u32 }
 
 fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   let lines = pp.B * pp.KVH;
@@ -1351,7 +1354,8 @@ fn key_quad(pp: Params, idx: u32) -> KeyQuad {
   let seq = line / pp.KVH;
   let G = pp.NH / pp.KVH;
   let pos = min(vec4<u32>(j0) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(pp.Tmax - 1u));
-  return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(seqs[2u * seq + 1u], pp.Tmax), pos);
+  let w = seqs[2u * seq + 1u];
+  return KeyQuad(j0 < pp.Tmax, j0, line, seq, (line % pp.KVH) * G, G, seqs[2u * seq], min(slot_len(w), pp.Tmax), pos, slot_start(w));
 }
 
 // The first of the n key quads (nt .. nt + n - 1) of invocation idx in the eight- (n = 2) and
@@ -1493,7 +1497,7 @@ fn attn_bwd_dkv_ps_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   if (!kq.ok) { return; }
   var a = dkv16_quad_zero();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = kq.j0 / 4u; u * 4u < kq.len; u++) {
+    for (var u = max(kq.j0, kq.start) / 4u; u * 4u < kq.len; u++) {
       let r = quad_rows(pl, kq, h, u);
       a = dkv16_ps_quad(a, ps_cell(pl, kq, h, u), kq.pos, quad_rows16(r), quad_grads16o(r));
     }
@@ -1542,7 +1546,7 @@ fn attn_bwd_dkv_ps8_hs16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
   var b = a;
   let u0 = kq.j0 / 4u;
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
+    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u);
       let x = quad_rows16(r);
@@ -1662,7 +1666,8 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
   let HS4 = HS / 4u;
   let G = pk.NH / pk.KVH;
   let first = seqs[2u * seq];
-  let len = min(seqs[2u * seq + 1u], pk.Tmax);
+  let len = min(slot_len(seqs[2u * seq + 1u]), pk.Tmax);
+  let q0 = max(j, slot_start(seqs[2u * seq + 1u]));   // the first query read
   let ko = (wid.y * pk.Tmax + j) * HS4;
   for (var d = lid; d < HS4; d += WG) {
     bq[d] = Kc[ko + d];
@@ -1674,14 +1679,14 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
   let slices = WG / HS4;
   let dd = lid % HS4;
   let ks = lid / HS4;
-  // Pair t = (i - j) * G + hg: query row first + i, head kh * G + hg; none when j >= len.
-  let pairs = select(0u, (len - j) * G, j < len);
+  // Pair t = (i - q0) * G + hg: query row first + i, head kh * G + hg; none when q0 >= len.
+  let pairs = select(0u, (len - q0) * G, q0 < len);
   for (var t0 = 0u; t0 < pairs; t0 += WG) {
     let t = t0 + lid;
     var pr = 0.0;
     var ds = 0.0;
     if (t < pairs) {
-      let qi = (first + j + t / G) * pk.NH + kh * G + t % G;
+      let qi = (first + q0 + t / G) * pk.NH + kh * G + t % G;
       let qo = qi * HS4;
       var s = 0.0;
       var dp = 0.0;
@@ -1702,7 +1707,7 @@ fn attn_bwd_dkv_wg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     if (ks < slices) {
       for (var k = ks; k < n; k += slices) {
         let tk = t0 + k;
-        let qo = ((first + j + tk / G) * pk.NH + kh * G + tk % G) * HS4 + dd;
+        let qo = ((first + q0 + tk / G) * pk.NH + kh * G + tk % G) * HS4 + dd;
         ak += bw2[k] * Q[qo];
         av += bw1[k] * dO[qo];
       }
@@ -1832,7 +1837,7 @@ fn attn_bwd_fused16_hs8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   var aD = aA;
   let u0 = kq.j0 / 4u;
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
+    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {
       let r = quad_rows(pf, kq, h, u);
       let qpos = vec4<u32>(4u * u) + vec4<u32>(0u, 1u, 2u, 3u);
       let live = qpos < vec4<u32>(kq.len);
@@ -5100,10 +5105,12 @@ fn attn_bwd_dkv_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @buil
   let k3_15 = Kc[o.w + 15u] * sc; let v3_15 = Vc[o.w + 15u]; var dk3_15 = vec4<f32>(); var dv3_15 = vec4<f32>();
   // Items (query position from j0, head of the group) two at a time: each sum is read and
   // written once per two terms (added in item order).
-  let items = select(0u, (kq.len - kq.j0) * kq.G, kq.len > kq.j0);
+  // From the slot's start on (attention_params.wgsl slot_start): the queries below it are skipped.
+  let q0 = max(kq.j0, kq.start);
+  let items = select(0u, (kq.len - q0) * kq.G, kq.len > q0);
   var n = 0u;
   for (; n + 1u < items; n += 2u) {
-    let ia = kq.j0 + (n) / kq.G;
+    let ia = q0 + (n) / kq.G;
     let qia = (kq.first + ia) * pk.NH + kq.h0 + (n) % kq.G;
     let sta = ST[qia];
     let x0a = Q[qia * 16u + 0u]; let g0a = dO[qia * 16u + 0u];
@@ -5130,7 +5137,7 @@ fn attn_bwd_dkv_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @buil
     let d2a = e2a * (hsum4(((((g0a * v2_0 + g1a * v2_1) + (g2a * v2_2 + g3a * v2_3)) + ((g4a * v2_4 + g5a * v2_5) + (g6a * v2_6 + g7a * v2_7))) + (((g8a * v2_8 + g9a * v2_9) + (g10a * v2_10 + g11a * v2_11)) + ((g12a * v2_12 + g13a * v2_13) + (g14a * v2_14 + g15a * v2_15))))) - sta.y);
     let e3a = select(0.0, exp(hsum4(((((x0a * k3_0 + x1a * k3_1) + (x2a * k3_2 + x3a * k3_3)) + ((x4a * k3_4 + x5a * k3_5) + (x6a * k3_6 + x7a * k3_7))) + (((x8a * k3_8 + x9a * k3_9) + (x10a * k3_10 + x11a * k3_11)) + ((x12a * k3_12 + x13a * k3_13) + (x14a * k3_14 + x15a * k3_15))))) - sta.x), ia >= kq.j0 + 3u);
     let d3a = e3a * (hsum4(((((g0a * v3_0 + g1a * v3_1) + (g2a * v3_2 + g3a * v3_3)) + ((g4a * v3_4 + g5a * v3_5) + (g6a * v3_6 + g7a * v3_7))) + (((g8a * v3_8 + g9a * v3_9) + (g10a * v3_10 + g11a * v3_11)) + ((g12a * v3_12 + g13a * v3_13) + (g14a * v3_14 + g15a * v3_15))))) - sta.y);
-    let ib = kq.j0 + (n + 1u) / kq.G;
+    let ib = q0 + (n + 1u) / kq.G;
     let qib = (kq.first + ib) * pk.NH + kq.h0 + (n + 1u) % kq.G;
     let stb = ST[qib];
     let x0b = Q[qib * 16u + 0u]; let g0b = dO[qib * 16u + 0u];
@@ -5167,7 +5174,7 @@ fn attn_bwd_dkv_thread_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @buil
     dv3_0 = dv3_0 + e3a * g0a + e3b * g0b; dv3_1 = dv3_1 + e3a * g1a + e3b * g1b; dv3_2 = dv3_2 + e3a * g2a + e3b * g2b; dv3_3 = dv3_3 + e3a * g3a + e3b * g3b; dv3_4 = dv3_4 + e3a * g4a + e3b * g4b; dv3_5 = dv3_5 + e3a * g5a + e3b * g5b; dv3_6 = dv3_6 + e3a * g6a + e3b * g6b; dv3_7 = dv3_7 + e3a * g7a + e3b * g7b; dv3_8 = dv3_8 + e3a * g8a + e3b * g8b; dv3_9 = dv3_9 + e3a * g9a + e3b * g9b; dv3_10 = dv3_10 + e3a * g10a + e3b * g10b; dv3_11 = dv3_11 + e3a * g11a + e3b * g11b; dv3_12 = dv3_12 + e3a * g12a + e3b * g12b; dv3_13 = dv3_13 + e3a * g13a + e3b * g13b; dv3_14 = dv3_14 + e3a * g14a + e3b * g14b; dv3_15 = dv3_15 + e3a * g15a + e3b * g15b;
   }
   if (n < items) {
-    let ia = kq.j0 + (n) / kq.G;
+    let ia = q0 + (n) / kq.G;
     let qia = (kq.first + ia) * pk.NH + kq.h0 + (n) % kq.G;
     let sta = ST[qia];
     let x0a = Q[qia * 16u + 0u]; let g0a = dO[qia * 16u + 0u];
@@ -5470,7 +5477,7 @@ fn attn_bwd_dkv_ps_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   var dk2_0 = vec4<f32>(); var dv2_0 = vec4<f32>(); var dk2_1 = vec4<f32>(); var dv2_1 = vec4<f32>(); var dk2_2 = vec4<f32>(); var dv2_2 = vec4<f32>(); var dk2_3 = vec4<f32>(); var dv2_3 = vec4<f32>(); var dk2_4 = vec4<f32>(); var dv2_4 = vec4<f32>(); var dk2_5 = vec4<f32>(); var dv2_5 = vec4<f32>(); var dk2_6 = vec4<f32>(); var dv2_6 = vec4<f32>(); var dk2_7 = vec4<f32>(); var dv2_7 = vec4<f32>(); var dk2_8 = vec4<f32>(); var dv2_8 = vec4<f32>(); var dk2_9 = vec4<f32>(); var dv2_9 = vec4<f32>(); var dk2_10 = vec4<f32>(); var dv2_10 = vec4<f32>(); var dk2_11 = vec4<f32>(); var dv2_11 = vec4<f32>(); var dk2_12 = vec4<f32>(); var dv2_12 = vec4<f32>(); var dk2_13 = vec4<f32>(); var dv2_13 = vec4<f32>(); var dk2_14 = vec4<f32>(); var dv2_14 = vec4<f32>(); var dk2_15 = vec4<f32>(); var dv2_15 = vec4<f32>();
   var dk3_0 = vec4<f32>(); var dv3_0 = vec4<f32>(); var dk3_1 = vec4<f32>(); var dv3_1 = vec4<f32>(); var dk3_2 = vec4<f32>(); var dv3_2 = vec4<f32>(); var dk3_3 = vec4<f32>(); var dv3_3 = vec4<f32>(); var dk3_4 = vec4<f32>(); var dv3_4 = vec4<f32>(); var dk3_5 = vec4<f32>(); var dv3_5 = vec4<f32>(); var dk3_6 = vec4<f32>(); var dv3_6 = vec4<f32>(); var dk3_7 = vec4<f32>(); var dv3_7 = vec4<f32>(); var dk3_8 = vec4<f32>(); var dv3_8 = vec4<f32>(); var dk3_9 = vec4<f32>(); var dv3_9 = vec4<f32>(); var dk3_10 = vec4<f32>(); var dv3_10 = vec4<f32>(); var dk3_11 = vec4<f32>(); var dv3_11 = vec4<f32>(); var dk3_12 = vec4<f32>(); var dv3_12 = vec4<f32>(); var dk3_13 = vec4<f32>(); var dv3_13 = vec4<f32>(); var dk3_14 = vec4<f32>(); var dv3_14 = vec4<f32>(); var dk3_15 = vec4<f32>(); var dv3_15 = vec4<f32>();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
+    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u) * 16u;
       let p0 = PSr[pb + kq.pos.x * 2u]; let s0 = PSr[pb + kq.pos.x * 2u + 1u];
@@ -5745,7 +5752,7 @@ fn attn_bwd_dkv_ps8_hs64(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
   var dk6_0 = vec4<f32>(); var dv6_0 = vec4<f32>(); var dk6_1 = vec4<f32>(); var dv6_1 = vec4<f32>(); var dk6_2 = vec4<f32>(); var dv6_2 = vec4<f32>(); var dk6_3 = vec4<f32>(); var dv6_3 = vec4<f32>(); var dk6_4 = vec4<f32>(); var dv6_4 = vec4<f32>(); var dk6_5 = vec4<f32>(); var dv6_5 = vec4<f32>(); var dk6_6 = vec4<f32>(); var dv6_6 = vec4<f32>(); var dk6_7 = vec4<f32>(); var dv6_7 = vec4<f32>(); var dk6_8 = vec4<f32>(); var dv6_8 = vec4<f32>(); var dk6_9 = vec4<f32>(); var dv6_9 = vec4<f32>(); var dk6_10 = vec4<f32>(); var dv6_10 = vec4<f32>(); var dk6_11 = vec4<f32>(); var dv6_11 = vec4<f32>(); var dk6_12 = vec4<f32>(); var dv6_12 = vec4<f32>(); var dk6_13 = vec4<f32>(); var dv6_13 = vec4<f32>(); var dk6_14 = vec4<f32>(); var dv6_14 = vec4<f32>(); var dk6_15 = vec4<f32>(); var dv6_15 = vec4<f32>();
   var dk7_0 = vec4<f32>(); var dv7_0 = vec4<f32>(); var dk7_1 = vec4<f32>(); var dv7_1 = vec4<f32>(); var dk7_2 = vec4<f32>(); var dv7_2 = vec4<f32>(); var dk7_3 = vec4<f32>(); var dv7_3 = vec4<f32>(); var dk7_4 = vec4<f32>(); var dv7_4 = vec4<f32>(); var dk7_5 = vec4<f32>(); var dv7_5 = vec4<f32>(); var dk7_6 = vec4<f32>(); var dv7_6 = vec4<f32>(); var dk7_7 = vec4<f32>(); var dv7_7 = vec4<f32>(); var dk7_8 = vec4<f32>(); var dv7_8 = vec4<f32>(); var dk7_9 = vec4<f32>(); var dv7_9 = vec4<f32>(); var dk7_10 = vec4<f32>(); var dv7_10 = vec4<f32>(); var dk7_11 = vec4<f32>(); var dv7_11 = vec4<f32>(); var dk7_12 = vec4<f32>(); var dv7_12 = vec4<f32>(); var dk7_13 = vec4<f32>(); var dv7_13 = vec4<f32>(); var dk7_14 = vec4<f32>(); var dv7_14 = vec4<f32>(); var dk7_15 = vec4<f32>(); var dv7_15 = vec4<f32>();
   for (var h = kq.h0; h < kq.h0 + kq.G; h++) {
-    for (var u = u0; u * 4u < kq.len; u++) {
+    for (var u = max(u0, kq.start / 4u); u * 4u < kq.len; u++) {
       let pb = ps_cell(pl, kq, h, u);
       let r = quad_rows(pl, kq, h, u) * 16u;
       let p0 = PSr[pb + kq.pos.x * 2u]; let s0 = PSr[pb + kq.pos.x * 2u + 1u];

@@ -10,3 +10,11 @@ struct Params {
   scale: f32,   // softmax scale, 1/sqrt(HS)
   plane: u32,   // attn_bwd_tile_dkv: 1 dK (dS, Q), 2 dV (P, dO); 0 elsewhere
 }
+
+// A slot table's length word (training: seqs [B, 2] (first row, length word)): the slot's length
+// in the low 16 bits, and in the high 16 the first query position whose results are read, a
+// multiple of 16 (0 unless TrainStep shares rows: the query rows below it copy another slot's
+// rows, their outputs are not read and their upstream gradients are 0, so the kernels skip the
+// query quads, octets and tiles below it, forward and backward alike).
+fn slot_len(w: u32) -> u32 { return w & 0xFFFFu; }
+fn slot_start(w: u32) -> u32 { return w >> 16u; }

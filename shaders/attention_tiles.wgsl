@@ -89,8 +89,9 @@ fn attn_bwd_tile_sdp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let tile = tri_tile(idx % ntri);
   let qt = tile.x; let kt = tile.y;
   let s = bh / pt.NH; let h = bh % pt.NH;
-  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
-  if (qt * 16u >= len) { return; }
+  let first = seqs[2u * s]; let len = slot_len(seqs[2u * s + 1u]); let start = slot_start(seqs[2u * s + 1u]);
+  // Query tiles below the slot's start are skipped (attention_params.wgsl slot_start).
+  if (qt * 16u >= len || qt * 16u < start) { return; }
   let kb = (s * pt.KVH + h / (pt.NH / pt.KVH)) * pt.Tmax;
   let q0 = qt * 16u; let k0 = kt * 16u;
   let tp4 = 4u * nt;
@@ -649,8 +650,9 @@ fn attn_bwd_tile_sdp_s(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   let tile = tri_tile(idx % ntri);
   let qt = tile.x; let kt = tile.y;
   let s = bh / pk.NH; let h = bh % pk.NH;
-  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
-  if (qt * 16u >= len) { return; }
+  let first = seqs[2u * s]; let len = slot_len(seqs[2u * s + 1u]); let start = slot_start(seqs[2u * s + 1u]);
+  // Query tiles below the slot's start are skipped (attention_params.wgsl slot_start).
+  if (qt * 16u >= len || qt * 16u < start) { return; }
   let kb = (s * pk.KVH + h / (pk.NH / pk.KVH)) * pk.Tmax;
   let q0 = qt * 16u; let k0 = kt * 16u;
   let tp4 = 4u * nt;
@@ -1222,9 +1224,9 @@ fn attn_bwd_tile_dq(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
   let bh = (idx / ndt) % (pm.B * pm.NH);
   let qt = nt - 1u - idx / (ndt * pm.B * pm.NH);
   let s = bh / pm.NH; let h = bh % pm.NH;
-  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
+  let first = seqs[2u * s]; let len = slot_len(seqs[2u * s + 1u]); let start = slot_start(seqs[2u * s + 1u]);
   let q0 = qt * 16u;
-  if (q0 >= len) { return; }
+  if (q0 >= len || q0 < start) { return; }
   let tp4 = 4u * nt;
   let yb = plane_base(pm, s, h, 0u) + qt * 4u;
   let kb = (s * pm.KVH + h / (pm.NH / pm.KVH)) * pm.Tmax;
@@ -1453,7 +1455,7 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   let bk = (idx / ndt) % (pm.B * pm.KVH);
   let kt = idx / (ndt * pm.B * pm.KVH);
   let s = bk / pm.KVH; let kh = bk % pm.KVH;
-  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
+  let first = seqs[2u * s]; let len = slot_len(seqs[2u * s + 1u]); let start = slot_start(seqs[2u * s + 1u]);
   let k0 = kt * 16u;
   let tp4 = 4u * nt;
   let G = pm.NH / pm.KVH;
@@ -1525,7 +1527,7 @@ fn attn_bwd_tile_dkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
   // diagonal and past the length; queries past the length read the last row).
   for (var h = kh * G; h < kh * G + G; h++) {
     let yb = plane_base(pm, s, h, pm.plane - 1u) + k0 * tp4;
-    for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {
+    for (var q4 = max(kt * 4u, start / 4u); q4 < (len + 3u) / 4u; q4++) {
       let wo0 = ((first + min(4u * q4 + 0u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
       let wo1 = ((first + min(4u * q4 + 1u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
       let wo2 = ((first + min(4u * q4 + 2u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
@@ -1669,7 +1671,7 @@ fn attn_bwd_tile_dkv_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   let bk = (idx / ndt) % (pm.B * pm.KVH);
   let kt = idx / (ndt * pm.B * pm.KVH);
   let s = bk / pm.KVH; let kh = bk % pm.KVH;
-  let first = seqs[2u * s]; let len = seqs[2u * s + 1u];
+  let first = seqs[2u * s]; let len = slot_len(seqs[2u * s + 1u]); let start = slot_start(seqs[2u * s + 1u]);
   let k0 = kt * 16u;
   let G = pm.NH / pm.KVH;
   var a0_0 = vec4<f32>();
@@ -1757,7 +1759,7 @@ fn attn_bwd_tile_dkv_ps(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(
   let ko15 = min(k0 + 15u, pm.Tmax - 1u) * 2u + 2u - pm.plane;
   for (var h = kh * G; h < kh * G + G; h++) {
     let pb = (s * pm.NH + h) * ((pm.Tmax + 3u) / 4u) * pm.Tmax * 2u;
-    for (var q4 = kt * 4u; q4 < (len + 3u) / 4u; q4++) {
+    for (var q4 = max(kt * 4u, start / 4u); q4 < (len + 3u) / 4u; q4++) {
       let qb = pb + q4 * pm.Tmax * 2u;
       let wo0 = ((first + min(4u * q4 + 0u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;
       let wo1 = ((first + min(4u * q4 + 1u, len - 1u)) * pm.NH + h) * HS4 + dt * 4u;

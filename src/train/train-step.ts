@@ -241,7 +241,10 @@ interface Pass {
   targets: GPUBuffer;
   logp: GPUBuffer;
   entropy: GPUBuffer;
-  /** The slot table [B, 2] (first row, length) of the packed token rows (sequenceTable). */
+  /**
+   * The slot table [B, 2] (first row, length word) of the packed token rows (sequenceTable); with
+   * shared rows each sharer's start, so the attention skips the query quads below it.
+   */
   seqs: GPUBuffer;
   temperature: number;
   head: HeadRows;
@@ -542,7 +545,7 @@ export class TrainStep {
     for (const s of seqs) for (let t = 0; t < s.length; t++, r++) targets[r] = t + 1 < s.length ? s[t + 1] : 0;
     const owned = [
       rt.upload(Uint32Array.from(ids), 'train ids'), rt.upload(trunkTable, 'train row table'), rt.upload(targets, 'train targets'),
-      rt.storage(tokens * 4, 'train logp'), rt.storage(tokens * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length), 'train sequence table'),
+      rt.storage(tokens * 4, 'train logp'), rt.storage(tokens * 4, 'train entropy'), rt.upload(sequenceTable(step.rows, seqs.length, plan?.shared), 'train sequence table'),
     ];
     const [idsBuf, table, tBuf, logp, entropy, seqTable] = owned;
     const share = plan ? this.sharedRowBuffers(plan, step.rows, owned) : null;

@@ -270,11 +270,18 @@ export interface AttentionBackwardArgs {
   S?: GPUBuffer;
 }
 
+/** Query positions the attention kernels skip come in whole multiples of this (sequenceTable's starts). */
+export const SLOT_START_ALIGN = 16;
+
 /**
- * The slot table [B, 2] (first row, length) of a packed training batch, checking that every
- * slot's rows are contiguous with positions 0..T-1 (what the dK/dV kernel assumes).
+ * The slot table [B, 2] (first row, length word) of a packed training batch, checking that every
+ * slot's rows are contiguous with positions 0..T-1 (what the dK/dV kernel assumes). `starts`
+ * (TrainStep's shared rows): per slot, the query positions below which no result is read and the
+ * upstream gradient is 0; rounded down to a multiple of SLOT_START_ALIGN, it goes in the length
+ * word's high 16 bits and the training attention kernels, forward and backward, skip those
+ * queries (attention_params.wgsl slot_start).
  */
-export function sequenceTable(rows: Uint32Array, B: number): Uint32Array {
+export function sequenceTable(rows: Uint32Array, B: number, starts?: ArrayLike<number>): Uint32Array {
   const M = rows.length / 2;
   const seqs = new Uint32Array(2 * B);
   const seen = new Uint8Array(B);
@@ -290,8 +297,10 @@ export function sequenceTable(rows: Uint32Array, B: number): Uint32Array {
       }
       n++;
     }
+    if (n > 0xFFFF) throw new ShapeError('attention_backward', 'slots of at most 65535 positions', `${n} positions in slot ${s}`);
+    const start = starts ? Math.floor(Math.min(starts[s], n) / SLOT_START_ALIGN) * SLOT_START_ALIGN : 0;
     seqs[2 * s] = r;
-    seqs[2 * s + 1] = n;
+    seqs[2 * s + 1] = (n | (start << 16)) >>> 0;
     r += n;
   }
   return seqs;

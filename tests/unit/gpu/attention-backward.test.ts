@@ -6,6 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 import { caseInputs, gpuGrads, referenceGrads, type AttnCase } from './backward-helpers';
+
+const packedLen = (c: AttnCase) => c.lengths.reduce((a, b) => a + b, 0);
+/** The AttentionBackward options of a gpuGrads form (without the forward's). */
+const backwardOnly = (f: Parameters<typeof gpuGrads>[6] = {}) => {
+  const { trainPositions: _t, sixteenMinRows: _s, keepScores: _k, starts: _st, poisonO: _p, ...b } = f;
+  return b;
+};
 import { ATTENTION_VARIANTS, Attention, SIXTEEN_MIN_ROWS, TRAIN_REGISTER_HEAD_SIZES } from '../../../src/gpu/kernels/attention';
 import { AttentionBackward, DQ8_HEAD_SIZES, FUSED_STORAGE_BUFFERS, attentionBackwardDispatches, PS_HEAD_SIZES, PS_MIN_ROWS, sequenceTable, tiledHeadSize } from '../../../src/gpu/kernels/attention-backward';
 import { GpuRuntime } from '../../../src/gpu/runtime';
@@ -349,9 +356,71 @@ describe('attention backward', () => {
     expect([g64.dqQueries, g64.form]).toEqual([4, 'kept']);
   });
 
+  // TrainStep's shared rows: the query rows below a slot's start copy another slot's, their
+  // outputs are not read and their dO is 0. With the starts in the slot table every training form
+  // skips the query quads / tiles below the start (rounded down to 16), forward and backward;
+  // dK, dV and the read rows' O, LSE and dQ stay those of the run without starts bit for bit
+  // (the skipped terms were exact zeros; the wg form regroups its sums), and match the reference. The kept-P/dS forms run on a
+  // scratch that a full run with another dO filled first: a dK/dV kernel that read a skipped
+  // quad's stale P/dS would differ.
+  it('thread and wg, HS = 8, 16, 32 and 64: slot starts skip the queries below them, every form', async () => {
+    const rt = await nodeRuntime();
+    const shapes = [[8, 4, 2], [16, 4, 2], [32, 4, 2], [64, 14, 2]] as const;
+    const raw = [20, 35, 0, 40];   // rows shared per slot (slot 3's start past its length: all skipped but the last quad's tile)
+    for (const [HS, NH, KVH] of shapes) {
+      const c: AttnCase & { name: string } = { name: `starts HS=${HS}`, NH, KVH, HS, lengths: [37, 50, 21, 44], Tmax: 50, theta: 10000 };
+      const { QKV, dO: dOFull } = caseInputs(c, 31 + HS);
+      const rowStart: number[] = [];
+      c.lengths.reduce((r, n) => { rowStart.push(r); return r + n; }, 0);
+      const dO = dOFull.slice();
+      const W = NH * HS;
+      c.lengths.forEach((n, b) => dO.fill(0, rowStart[b] * W, (rowStart[b] + Math.min(raw[b], n)) * W));
+      const ref = referenceGrads(c, QKV, dO);
+      // Rows at or past each slot's start rounded down to 16 (the rows whose results are read, and more).
+      const read = (x: Float32Array, width: number) => Float32Array.from(c.lengths.flatMap((n, b) => {
+        const a = Math.floor(Math.min(raw[b], n) / 16) * 16;
+        return Array.from(x.subarray((rowStart[b] + a) * width, (rowStart[b] + n) * width));
+      }));
+      type Form = Parameters<typeof gpuGrads>[6];
+      const forms: [string, 'thread' | 'wg', Form][] = [
+        ['default', 'thread', {}], ['recomputed', 'thread', { psBudgetBytes: 0 }], ['wg', 'wg', {}],
+        ...(HS === 8 ? [['kept', 'thread', { fused: false }]] as [string, 'thread', Form][] : []),
+        ...(HS === 16 ? [['sixteen positions, kept ps (4 queries, 4 keys)', 'thread', { trainPositions: 16, dqQueries: 4, dkvKeys: 4 }], ['eight keys', 'thread', { dkvKeys: 8 }]] as [string, 'thread', Form][] : []),
+        ...(HS >= 32 ? [['kept scores', 'thread', { keepScores: true }]] as [string, 'thread', Form][] : []),
+        ...(HS === 64 ? [['kept P/dS', 'thread', { tiled: false }]] as [string, 'thread', Form][] : []),
+      ];
+      for (const [name, variant, form] of forms) {
+        const packed = variant === 'thread';
+        const bwd = await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: packedLen(c), psMinRows: 0, ...backwardOnly(form) });
+        const plain = await gpuGrads(rt, c, variant, QKV, dO, packed, form, bwd);
+        await gpuGrads(rt, c, variant, QKV, dOFull, packed, form, bwd);   // fills the P/dS scratch with another dO's values
+        const skip = await gpuGrads(rt, c, variant, QKV, dO, packed, { ...form, starts: raw, poisonO: true }, bwd);
+        bwd.destroy();
+        const dRef = [maxAbsDiff(read(skip.dQ, W), read(ref.dQ, W)), maxAbsDiff(skip.dK, ref.dK), maxAbsDiff(skip.dV, ref.dV), maxAbsDiff(read(skip.O, W), read(ref.O, W))];
+        console.log(`attention starts HS=${HS} ${name} (${skip.form}): vs reference dQ=${dRef[0].toExponential(2)} dK=${dRef[1].toExponential(2)} dV=${dRef[2].toExponential(2)} O=${dRef[3].toExponential(2)}`);
+        for (const x of dRef) expect(x, `${name} HS=${HS}`).toBeLessThan(2e-5);
+        expect(skip.form, name).toBe(plain.form);
+        if (packed && TRAIN_REGISTER_HEAD_SIZES.includes(HS)) {
+          // The slot-table forward skipped the rows below slot 1's start (32): its O stayed NaN there.
+          const below = (g: { O: Float32Array }) => g.O.subarray(rowStart[1] * W, (rowStart[1] + 32) * W);
+          expect(below(skip).every((x) => Number.isNaN(x)), `${name} HS=${HS}: O below the start`).toBe(true);
+          expect(below(plain).some((x) => Number.isNaN(x))).toBe(false);
+        }
+        for (const [k, a, b] of [['dK', skip.dK, plain.dK], ['dV', skip.dV, plain.dV], ['dQ', read(skip.dQ, W), read(plain.dQ, W)], ['O', read(skip.O, W), read(plain.O, W)], ['LSE', read(skip.LSE, NH), read(plain.LSE, NH)]] as const) {
+          // The wg form sums its pairs in workgroup-sized chunks, which now start elsewhere: rounding only.
+          expect(maxAbsDiff(a, b), `${k}: ${name} HS=${HS} with starts vs without`).toBeLessThanOrEqual(variant === 'wg' ? 2e-6 : 0);
+        }
+      }
+    }
+  }, 300_000);
+
   it('sequenceTable: first row and length per slot; rejects non-training row tables', () => {
     const rows = Uint32Array.from([0, 0, 0, 1, 2, 0, 2, 1, 2, 2]);
     expect(Array.from(sequenceTable(rows, 3))).toEqual([0, 2, 0, 0, 2, 3]);
+    // Starts rounded down to 16 in the length word's high bits (and never past the length).
+    const long = Uint32Array.from(Array.from({ length: 40 }, (_, i) => [i < 20 ? 0 : 1, i % 20]).flat());
+    expect(Array.from(sequenceTable(long, 2, [17, 31]))).toEqual([0, 20 | (16 << 16), 20, 20 | (16 << 16)]);
+    expect(Array.from(sequenceTable(long, 2, [15, 0]))).toEqual([0, 20, 20, 20]);
     expect(() => sequenceTable(Uint32Array.from([0, 1, 0, 2]), 1)).toThrow(/positions 0..T-1/);
     expect(() => sequenceTable(Uint32Array.from([0, 0, 1, 0, 0, 1]), 2)).toThrow(/contiguous/);
     expect(() => sequenceTable(Uint32Array.from([3, 0]), 2)).toThrow(ShapeError);

@@ -116,12 +116,14 @@ export function caseInputs(c: AttnCase, seed: number): { QKV: Float32Array; dO: 
  * `form` goes to AttentionBackward (psBudgetBytes 0: the recomputing dK/dV kernels); `keptScores`
  * in the result says which ran. The size thresholds (psMinRows, sixteenMinRows) default to 0 here,
  * so that these small cases run the wide forms; pass them to test the defaults. `reuse`: run this (caller-owned) instance instead of a new one,
- * so its P/dS scratch holds what an earlier call left there. `keepScores`: the forward keeps its
+ * so its P/dS scratch holds what an earlier call left there. `starts`: per slot, the query
+ * positions the kernels skip (sequenceTable); `poisonO`: O starts as NaN (rows the forward skips
+ * stay NaN). `keepScores`: the forward keeps its
  * scores in a plane (filled with NaN first: cells it does not write must never reach a result)
  * that the backward reads; `S` in the result is that plane.
  */
 export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVariant, QKV: Float32Array, dO: Float32Array, packed = false,
-  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'foldStats' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> & { keepScores?: boolean } = {},
+  form: Pick<AttentionBackwardOptions, 'psBudgetBytes' | 'dkvKeys' | 'dqQueries' | 'foldStats' | 'fused' | 'tiled' | 'psMinRows'> & Pick<AttentionOptions, 'trainPositions' | 'sixteenMinRows'> & { keepScores?: boolean; starts?: number[]; poisonO?: boolean } = {},
   reuse?: AttentionBackward): Promise<AttnGrads & { keptScores: boolean; form: AttentionBackwardForm; dkvKeys: number; dqQueries: number; statsFolded: boolean;
     dispatches: number; trainPositions: number; S: Float32Array | null }> {
   const { NH, KVH, HS, lengths, Tmax, theta } = c;
@@ -131,12 +133,12 @@ export async function gpuGrads(rt: GpuRuntime, c: AttnCase, variant: AttentionVa
   const M = step.M;
   const rope = await QkvRope.create(rt, { NH, KVH, HS, theta, Tmax });
   const ropeB = await QkvRopeBackward.create(rt, { NH, KVH, HS, theta, Tmax });
-  const { trainPositions, sixteenMinRows = 0, keepScores = false, ...bwdForm } = form;
+  const { trainPositions, sixteenMinRows = 0, keepScores = false, starts, poisonO = false, ...bwdForm } = form;
   const attn = await Attention.create(rt, { NH, KVH, HS, variant, lse: true, sixteenMinRows, ...(trainPositions ? { trainPositions } : {}) });
   const bwd = reuse ?? await AttentionBackward.create(rt, { NH, KVH, HS, variant, maxRows: M, psMinRows: 0, ...bwdForm });
   const act = M * NH * HS * 4;
-  const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B), 'seqs');
-  const Q = rt.storage(act, 'Q'), O = rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
+  const qkvb = rt.upload(QKV, 'QKV'), rows = rt.upload(step.rows, 'rows'), seqs = rt.upload(sequenceTable(step.rows, B, starts), 'seqs');
+  const Q = rt.storage(act, 'Q'), O = poisonO ? rt.upload(new Float32Array(act / 4).fill(NaN), 'O') : rt.storage(act, 'O'), LSE = rt.storage(M * NH * 4, 'LSE');
   const dOb = rt.upload(dO, 'dO'), dQ = rt.storage(act, 'dQ'), dQKV = rt.storage(M * F * 4, 'dQKV');
   const dK = rt.upload(randomArray(cache.layerBytes / 4, 77), 'dK'), dV = rt.upload(randomArray(cache.layerBytes / 4, 78), 'dV');
   rope.run(qkvb, rows, Q, cache, 0, M);
