@@ -213,7 +213,7 @@ fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
 
 // The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training kernels (HS = 8
 // and 16; grid B * NH * ceil(Tmax / 4), slot table seqs at binding 1): ok when i0 is inside the
-// slot; rows[q] = the (row, head) index of position i0 + q, past the length the last one's;
+// slot and at or past its start (slot_start); rows[q] = the (row, head) index of position i0 + q, past the length the last one's;
 // cell = (slot * NH + head) * ceil(Tmax / 4) + i0 / 4 (the PS layout). Adjacent invocations take
 // the same positions of different (slot, head) lines, and so loops of the same length: a CPU
 // adapter runs them as the lanes of one SIMD group, which waits for its longest lane (the
@@ -1344,7 +1344,8 @@ fn store_dkv8_quad(line: u32, j0: u32, a: DkvQuad8) {
 
 // The (slot, kv head, four keys j0 = 4t .. 4t + 3) of invocation idx in the four-key dK/dV
 // kernels, in query_quad's order (t-major): line = slot * KVH + kv head, its query heads h0 ..
-// h0 + G - 1, the slot's first row and length, and the four key positions (past Tmax the last).
+// h0 + G - 1, the slot's first row and length, the four key positions (past Tmax the last), and
+// the slot's start (slot_start: the kernels' query loops begin at max(j0, start)).
 struct KeyQuad { ok: bool, j0: u32, line: u32, seq: u32, h0: u32, G: u32, first: u32, len: u32, pos: vec4<u32>, start: u32 }
 
 fn key_quad(pp: Params, idx: u32) -> KeyQuad {

@@ -61,7 +61,7 @@ export const METRIC = {
   'perf/tool_time': m('perf/tool_time', 's', 'Wall time spent waiting on tool calls.'),
   'perf/gpu_idle_waiting_tools_frac': m('perf/gpu_idle_waiting_tools_frac', 'fraction', 'Share of rollout time the GPU sat idle waiting for tool results.'),
   'perf/dispatches_per_step': m('perf/dispatches_per_step', 'count', 'GPU compute dispatches recorded in the step.'),
-  'perf/train_shared_rows_frac': m('perf/train_shared_rows_frac', 'fraction', 'Share of the update\'s token rows run once for several episodes (a group\'s prompt), not per episode.'),
+  'perf/train_shared_rows_frac': m('perf/train_shared_rows_frac', 'fraction', 'Share of the update\'s token rows run once for several episodes (a group\'s prompt, a common system prompt), not per episode.'),
   'perf/train_readbacks': m('perf/train_readbacks', 'count', 'GPU -> host round trips during the update (old / reference log-prob passes, metrics).'),
   'perf/generation_time': m('perf/generation_time', 's', 'Rollout wall time the GPU spent generating (rollout time minus the tool wait).'),
   'perf/tool_wait_time': m('perf/tool_wait_time', 's', 'Rollout wall time the GPU sat idle waiting for tool results.'),
