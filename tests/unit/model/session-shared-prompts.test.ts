@@ -89,7 +89,8 @@ describe('DecodeSession shared prompts (tiny Qwen2)', () => {
     ...Array.from({ length: 5 }, () => ({ plan: next })),
   ];
 
-  async function run(model: GpuModel, share: boolean, base: Omit<SamplingParams, 'step'>) {
+  async function run(model: GpuModel, share: boolean, base: Omit<SamplingParams, 'step'>, groupKeys = true) {
+    model.groupSharedKeys = groupKeys;
     const session = new DecodeSession(rt, model, 5, 40);
     session.sharePrompts = share;
     const ids: number[][] = [], logprobs: number[][] = [], shared: number[] = [];
@@ -108,6 +109,24 @@ describe('DecodeSession shared prompts (tiny Qwen2)', () => {
       session.free();
     }
   }
+
+  // The rows of slots holding a root's prompt keys read them once per chunk of rows
+  // (attn_group_hs16_h2): every row takes the per-row kernel's steps on the same values, so the
+  // same tokens and log-probs bit for bit, also after the resets (slot 1 becomes q's root).
+  it('shared prompt keys read once per chunk: the same tokens and log-probs bit for bit as every row reading its copy', async () => {
+    const model = await load();
+    for (const base of [{ temperature: 0, topK: 0, topP: 1, seed: 0 }, { temperature: 1, topK: 0, topP: 1, seed: 11 }]) {
+      const before = model.sharedKeyForwards;
+      const grouped = await run(model, true, base, true);
+      const forwards = model.sharedKeyForwards - before;
+      const own = await run(model, true, base, false);
+      expect(model.sharedKeyForwards - before).toBe(forwards);
+      console.log(`shared prompt keys, temperature ${base.temperature}: ${forwards} forward passes read them once per chunk`);
+      expect(forwards).toBeGreaterThanOrEqual(8);
+      expect(grouped.ids).toEqual(own.ids);
+      expect(grouped.logprobs).toEqual(own.logprobs);
+    }
+  });
 
   for (const maxRows of [undefined, 4]) {
     for (const [label, base] of [
