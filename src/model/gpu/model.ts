@@ -298,7 +298,8 @@ export class GpuModel {
     else this.rt.write(a.ids, Uint32Array.from(ids));
     this.rt.write(a.table, step.rows);
     // Rows of slots that hold a root slot's keys (shared prompts) read those keys once per chunk.
-    const groups = this.groupSharedKeys && this.attention.groupsRows ? cache.shared.table(step.rows, M, groupKeyStep(this.cfg.headDim)) : null;
+    const table = this.groupSharedKeys ? cache.shared.table(step.rows, M, groupKeyStep(this.cfg.headDim)) : null;
+    const groups = table && this.attention.groupsChunks(table[0]) ? table : null;
     if (groups) {
       this.rt.write(a.groups, groups);
       this.sharedKeyForwards++;

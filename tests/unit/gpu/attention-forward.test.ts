@@ -154,7 +154,8 @@ describe('attention over the KV cache', () => {
       const rt = await nodeRuntime();
       const B = 7, Tmax = 48, P = 21, root = 0, sharers = [1, 2, 4, 5, 6];
       const cache = new KvCache(rt, { numLayers: 1, B, KVH, HS, Tmax });
-      const attn = await Attention.create(rt, { NH, KVH, HS, variant: 'thread' });
+      // Every table of these steps runs the grouped form (by default a call needs two workgroups' worth).
+      const attn = await Attention.create(rt, { NH, KVH, HS, variant: 'thread', groupMinInvocations: 1 });
       const line = Tmax * HS, k = randomArray(cache.layerBytes / 4, 7), v = randomArray(cache.layerBytes / 4, 8);
       for (const s of sharers) {
         for (let h = 0; h < KVH; h++) {
@@ -180,6 +181,7 @@ describe('attention over the KV cache', () => {
         const table = cache.shared.table(step.rows, M, groupKeyStep(HS));
         expect(table).not.toBeNull();
         const W = table![0];
+        expect(attn.groupsChunks(W)).toBe(true);
         const Q = randomArray(M * NH * HS, 60 + si);
         const q = rt.upload(Q, 'Q'), rows = rt.upload(step.rows, 'rows'), groups = rt.upload(table!, 'groups');
         const oa = rt.storage(M * NH * HS * 4, 'O per row'), ob = rt.storage(M * NH * HS * 4, 'O grouped');
