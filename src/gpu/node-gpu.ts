@@ -1,6 +1,7 @@
 // WebGPU for Node (CLI, vitest, benchmarks) through the `webgpu` npm package (Dawn).
-// Finds a Vulkan driver by itself: a real GPU's ICD if one is installed, else the SwiftShader
-// ICD that ships inside Chromium. Override with RL_STUDIO_VK_ICD (or VK_ICD_FILENAMES).
+// Finds a Vulkan driver by itself: a real GPU's ICD if one is installed and opens an adapter,
+// else the SwiftShader ICD that ships inside Chromium (Mesa's drivers installed on a machine
+// without that GPU offer none). Override with RL_STUDIO_VK_ICD (or VK_ICD_FILENAMES).
 // RL_STUDIO_GPU_ROBUSTNESS=off turns Dawn's bounds checks off (opt-in: faster kernels, and an
 // out-of-bounds access in a kernel is then undefined behaviour in this process).
 // Exercised by every Node test that touches the GPU (tests/unit/gpu/gpu-*.test.ts).
@@ -13,6 +14,12 @@ import { ZERO_INIT_EXTENSION_TOGGLE } from './device';
 
 const SWIFTSHADER_DIRS = ['/usr/lib/chromium', '/usr/lib/chromium-browser', '/opt/google/chrome', '/snap/chromium/current/usr/lib/chromium-browser'];
 const SYSTEM_ICD_DIRS = ['/etc/vulkan/icd.d', '/usr/share/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
+
+/** Where installed drivers' ICD files are looked for: RL_STUDIO_VK_ICD_DIRS (colon-separated; tests) or the loader's standard directories. */
+function systemIcdDirs(): string[] {
+  const dirs = process.env.RL_STUDIO_VK_ICD_DIRS;
+  return dirs ? dirs.split(':').filter(Boolean) : SYSTEM_ICD_DIRS;
+}
 const SYSTEM_LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu'];
 
 export const NODE_GPU_HELP = [
@@ -71,7 +78,7 @@ function swiftShaderIcd(): string | undefined {
 
 /** True when some non-software Vulkan ICD (a real GPU driver) is installed system-wide. */
 function hasHardwareIcd(): boolean {
-  for (const dir of SYSTEM_ICD_DIRS) {
+  for (const dir of systemIcdDirs()) {
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir)) {
       // lavapipe (lvp) is Mesa's CPU driver: too old on Debian 12 for Dawn; prefer SwiftShader.
@@ -144,12 +151,21 @@ function installTuningFile(): void {
 /** Returns Dawn's GPU object for this process (created once), with WebGPU globals installed. */
 export async function getNodeGpu(): Promise<{ gpu: GPU; setup: NodeGpuSetup }> {
   if (cached) return cached;
-  const icd = process.platform === 'linux' ? chooseIcd() : 'system';
+  let icd = process.platform === 'linux' ? chooseIcd() : 'system';
   const loader = process.platform === 'linux' ? ensureVulkanLoader(icd) : 'system';
   const robustness = robustnessFromEnv();
   const dawn = await import('webgpu');
   Object.assign(globalThis, dawn.globals);
-  const gpu = dawn.create(dawnFlags(icd, robustness));
+  let gpu = dawn.create(dawnFlags(icd, robustness));
+  // Installed drivers that open no adapter (Mesa's Intel / Radeon ICDs on a machine without that
+  // GPU, which libvulkan1 pulls in): SwiftShader in a new Dawn instance (the Vulkan loader reads
+  // its driver list, VK_DRIVER_FILES before VK_ICD_FILENAMES, again when one is created).
+  const ss = icd === 'system' && process.platform === 'linux' ? swiftShaderIcd() : undefined;
+  if (ss && !(await gpu.requestAdapter())) {
+    process.stderr.write(`gpu: the installed Vulkan drivers offer no adapter; using SwiftShader (${ss})\n`);
+    process.env.VK_ICD_FILENAMES = process.env.VK_DRIVER_FILES = icd = ss;
+    gpu = dawn.create(dawnFlags(icd, robustness));
+  }
   if (!robustness) process.stderr.write('gpu: robustness off (RL_STUDIO_GPU_ROBUSTNESS=off): an out-of-bounds access in a kernel is undefined behaviour\n');
   installTuningFile();
   cached = { gpu, setup: { icd, loader, robustness } };

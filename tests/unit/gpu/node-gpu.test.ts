@@ -4,6 +4,9 @@
 // device it opens (on SwiftShader Tint fills it, not the Vulkan extension: dawnFlags).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dawnFlags } from '../../../src/gpu/node-gpu';
 import { Kernel } from '../../../src/gpu/pipelines';
 import { SWIFTSHADER_CHROME_SWITCH } from '../../../src/gpu/device';
@@ -22,6 +25,25 @@ describe('getNodeGpu', () => {
     expect(out).toContain('WebGpuUnavailableError');
     expect(out).toContain('/nonexistent/icd.json');
     expect(out).toMatch(/apt-get install chromium/);
+  });
+
+  // A machine with Mesa's GPU drivers installed but none of their GPUs (libvulkan1 pulls them in):
+  // an installed ICD file is found, the loader opens no adapter through it, and the provider falls
+  // back to SwiftShader. The fake ICD names a library that does not exist.
+  it('falls back to SwiftShader when the installed drivers open no adapter', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rl-icd-'));
+    writeFileSync(join(dir, 'fake_gpu_icd.x86_64.json'), JSON.stringify({ file_format_version: '1.0.0', ICD: { library_path: '/nonexistent/libvulkan_fake_gpu.so', api_version: '1.3.0' } }));
+    const script = "import('./src/gpu/node-gpu.ts').then(async (m) => { const { gpu, setup } = await m.getNodeGpu(); const a = await gpu.requestAdapter(); console.log('icd=' + setup.icd + ' adapter=' + (a ? a.info.architecture || 'yes' : 'none')); process.exit(0); }, (e) => { console.log(e.name + ': ' + e.message); process.exit(0); })";
+    const r = spawnSync('npx', ['tsx', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, RL_STUDIO_VK_ICD: '', VK_ICD_FILENAMES: '', VK_DRIVER_FILES: join(dir, 'fake_gpu_icd.x86_64.json'), RL_STUDIO_VK_ICD_DIRS: dir },
+      timeout: 60_000,
+    });
+    rmSync(dir, { recursive: true, force: true });
+    const out = r.stdout + r.stderr;
+    console.log(`no adapter from the installed drivers: ${out.split('\n').filter((l) => /icd=|gpu:/.test(l)).join(' | ')}`);
+    expect(out).toContain('offer no adapter; using SwiftShader');
+    expect(out).toMatch(/icd=\S*vk_swiftshader_icd\.json adapter=swiftshader/);
   });
 
   it('dawnFlags: SwiftShader zero-fills workgroup memory through Tint; robustness off only when asked', () => {
