@@ -71,13 +71,14 @@ export class SharedKeys {
   table(rows: Uint32Array, M: number, align: number): Uint32Array | null {
     const byRoot = new Map<number, number[]>();
     const alone: number[] = [];
-    const sharers = new Set<number>();
-    for (let s = 0; s < this.B; s++) if (this.root[s] >= 0) sharers.add(this.root[s]);
+    const roots = new Set<number>();
+    for (let s = 0; s < this.B; s++) if (this.root[s] >= 0) roots.add(this.root[s]);
     for (let m = 0; m < M; m++) {
       const s = rows[2 * m];
-      const r = this.root[s] >= 0 ? this.root[s] : sharers.has(s) ? s : -1;
+      const r = this.root[s] >= 0 ? this.root[s] : roots.has(s) ? s : -1;
       if (r < 0) alone.push(m);
-      else byRoot.set(r, [...(byRoot.get(r) ?? []), m]);
+      else if (byRoot.has(r)) byRoot.get(r)!.push(m);
+      else byRoot.set(r, [m]);
     }
     const chunks: { rows: number[]; S: number; root: number }[] = [];
     for (const [r, ms] of byRoot) {
