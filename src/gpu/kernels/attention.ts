@@ -279,7 +279,7 @@ export class Attention {
     if (groups.size < 16 + 32 * chunks) throw new ShapeError('attention', `a group table of ${chunks} chunks (${16 + 32 * chunks} bytes)`, `${groups.size} bytes (${groups.label})`);
     if (chunks > M) throw new ShapeError('attention', `at most one chunk per row (M=${M})`, `${chunks} chunks`);
     this.checkRun(Q, rows, cache, layer, O, M);
-    this.u32.set([M, NH, cache.cfg.KVH, HS, c.Tmax, c.B]);
+    this.u32.set([M, NH, c.KVH, HS, c.Tmax, c.B]);
     this.f32[6] = 1 / Math.sqrt(HS);
     this.u32[7] = 0;
     this.lastTrainPositions = 0;
