@@ -16,14 +16,11 @@
 // `--decode 1,8,32`: instead, the row-table forward of one decode row per sequence at position
 // T - 1 (as generation runs it) for those batch sizes, the thread variant with two query heads per
 // invocation (attn_thread_hs*_h2, where NH / KVH is even) and with one, and the wg variant.
-// `--group G [--shared S]` with it: every G sequences share their first S keys (default 3/4 of T;
-// GRPO's samples of one prompt, KvCache.shared), also timed as the grouped form reads them
-// (attn_group_hs*_h2: once per chunk of four rows).
 // Random inputs: only the timing matters here (tests/unit/gpu/attention-backward.test.ts checks values).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { GpuRuntime } from '../src/gpu/runtime';
 import { KvCache } from '../src/gpu/kv-cache';
-import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, groupKeyStep, scorePlaneBytes, type AttentionVariant } from '../src/gpu/kernels/attention';
+import { Attention, ATTENTION_VARIANTS, REGISTER_HEAD_SIZES, scorePlaneBytes, type AttentionVariant } from '../src/gpu/kernels/attention';
 import { AttentionBackward, PS_HEAD_SIZES, defaultDkvKeys, sequenceTable, tiledHeadSize, type AttentionBackwardOptions } from '../src/gpu/kernels/attention-backward';
 import { timeRuns } from '../src/gpu/kernels/linear-tune';
 import { randomArray } from '../src/gpu/selftest';
@@ -136,19 +133,6 @@ async function benchDecode(batches: number[]): Promise<void> {
     const Q = rt.upload(randomArray(b * NH * HS, 3), 'Q'), O = rt.storage(b * NH * HS * 4, 'O');
     const rows = rt.upload(step.rows, 'rows');
     const line: string[] = [];
-    const G = getNumber(args, 'group', 1), S = getNumber(args, 'shared', Math.floor((3 * T) / 4));
-    for (let r = 0; G > 1 && r < b; r += G) cache.shared.copied(r, Array.from({ length: Math.min(G, b - r) - 1 }, (_, i) => r + 1 + i), S);
-    const table = cache.shared.table(step.rows, b, groupKeyStep(HS));
-    if (table && variants.includes('thread')) {
-      const attn = await Attention.create(rt, { NH, KVH, HS, variant: 'thread' });
-      const groups = rt.upload(table, 'groups');
-      const run = () => attn.runGrouped(Q, rows, groups, table[0], cache, 0, O, b);
-      run();
-      await rt.sync();
-      const ms = await timeRuns(rt, run, budget);
-      line.push(`thread, 2 heads, groups of ${G} sharing ${S} keys ${ms.toFixed(3)} ms (${gf(4 * HS * b * NH * T, ms)})`);
-      rt.release(groups);
-    }
     for (const f of forms) {
       const attn = await Attention.create(rt, { NH, KVH, HS, variant: f.variant, pairHeads: f.pairHeads });
       if (f.pairHeads && attn.headsPerInvocation(b) !== 2) continue;

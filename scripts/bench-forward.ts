@@ -1,6 +1,6 @@
 // `npm run bench -- forward [--model PATH] [--layers N] [--quant nf4|none] [--quant-embeddings]
 //  [--prompt-tokens N] [--new-tokens N] [--batches 1,8] [--tune false] [--fuse-sampling false] [--look-ahead false] [--rounds 3] [--profile]
-//  [--group G] [--group-keys false]`: inference figures of the GPU engine:
+//  [--group G]`: inference figures of the GPU engine:
 // prefill tokens/s, decode tokens/s at batch 1 and 8 (or --batches), the batch-8 / batch-1 decode
 // step ratio, dispatches per decoded token (and per layer), GPU bytes (weights, KV cache, peak).
 // Default: stories260K, then a Qwen2.5-0.5B-shaped model with random weights and fewer layers
@@ -9,8 +9,7 @@
 // --fuse-sampling false: logits, then the sampler, where the LM head would fuse sampling (GpuModel.fusedHead).
 // --look-ahead false: each decode step waits for the one before's samples (GpuModel.lookAhead).
 // --group G: every G sequences of a batch start with the same prompt (GRPO's samples of a task:
-// the session computes it once, DecodeSession's shared prompts); --group-keys false: their rows
-// then read their own copies of its keys, not the root's once per chunk (GpuModel.groupSharedKeys).
+// the session computes it once and copies its keys and values, DecodeSession's shared prompts).
 import { getNodeGpu } from '../src/gpu/node-gpu';
 import { DispatchProfiler } from '../src/gpu/profiler';
 import { GpuRuntime } from '../src/gpu/runtime';
@@ -38,14 +37,13 @@ async function bench(name: string, cfg: ModelConfig, reader: TensorReader, fullL
   const model = await GpuModel.load(rt, cfg, reader, { quant, quantEmbeddings, tune: getBool(args, 'tune', true) });
   model.fuseSampling = getBool(args, 'fuse-sampling', true);
   model.lookAhead = getBool(args, 'look-ahead', true);
-  model.groupSharedKeys = getBool(args, 'group-keys', true);
   const G = Math.max(1, getNumber(args, 'group', 1));
   const loadS = (performance.now() - t0) / 1000;
   const P = getNumber(args, 'prompt-tokens', 64), N = getNumber(args, 'new-tokens', 16);
   const V = cfg.vocabSize;
   const prompt = (b: number) => Array.from({ length: P }, (_, i) => (i * 7 + Math.floor(b / G) * 13 + 3) % V);
   console.log(`\n== ${name}: L=${cfg.numLayers} C=${cfg.hiddenSize} I=${cfg.intermediateSize} V=${V}, quant ${quant}${quantEmbeddings ? ' + embeddings' : ''}, load ${loadS.toFixed(1)} s` +
-    (G > 1 ? `; prompts shared by groups of ${G}, their keys read ${model.groupSharedKeys ? 'once per chunk of rows' : 'by every row'}` : ''));
+    (G > 1 ? `; prompts shared by groups of ${G}` : ''));
   const weights = model.weightBytes;
   const perLayer = model.weights.layers.length ? (weights - nonLayerBytes(model)) / cfg.numLayers : 0;
   console.log(`weights on GPU: ${formatBytes(weights)}${fullLayers !== cfg.numLayers ? `; at ${fullLayers} layers: ${formatBytes(weights + perLayer * (fullLayers - cfg.numLayers))} (${formatBytes(perLayer)} per layer)` : ''}`);

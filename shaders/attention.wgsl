@@ -20,9 +20,6 @@
 //   attn_thread_hs8_h2, attn_thread_hs16_h2  two query heads of one kv head per invocation (NH /
 //                KVH even), each key and value loaded once for both; O equals the one-head
 //                forms' bit for bit (decode and inference prefill on CPU adapters).
-//   attn_group_hs8_h2, attn_group_hs16_h2  the _h2 forms for rows of slots that hold a root slot's
-//                first keys (shared prompts): up to four rows per invocation read those keys once
-//                from the root (the chunk table at binding 6); O bit-identical to the _h2 forms'.
 //   attn_train_hs8_lse  the _lse form for packed training rows given as the slot table (binding
 //                1), four query positions per invocation (HS = 8, thread variant; HS = 16, and
 //                32, 48 and 64 in the generated section below).
@@ -187,28 +184,22 @@ fn attn_thread_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(nu
   let hp = head_pair(gid.x + gid.y * nwg.x * WG);
   if (!hp.ok) { return; }
   let r = hp.r;
-  let z = soft8_quad_zero().s0;
-  let qa = Q[2u * r] * p.scale;
-  let qb = Q[2u * r + 1u] * p.scale;
-  pair_tail8(z, z, qa, qb, Q[2u * r + 2u] * p.scale, Q[2u * r + 3u] * p.scale, r, hp.base, hp.last, 0u);
-}
-
-// Heads r (query (qa0, qb0), state s0) and r + 1 ((qa1, qb1), s1) after keys 0 .. j0 - 1 (j0 a
-// multiple of 4): attend_thread_hs8's steps over keys j0 .. last of the cache line at `base`
-// (blocks of four, then single keys), then O.
-fn pair_tail8(s0i: Soft8, s1i: Soft8, qa0: vec4<f32>, qb0: vec4<f32>, qa1: vec4<f32>, qb1: vec4<f32>, r: u32, base: u32, last: u32, j0: u32) {
-  var s0 = s0i;
-  var s1 = s1i;
-  var j = j0;
-  for (; j + 3u <= last; j += 4u) {
-    let ko = base + j * 2u;
+  let qa0 = Q[2u * r] * p.scale;
+  let qb0 = Q[2u * r + 1u] * p.scale;
+  let qa1 = Q[2u * r + 2u] * p.scale;
+  let qb1 = Q[2u * r + 3u] * p.scale;
+  var s0 = Soft8(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0));
+  var s1 = s0;
+  var j = 0u;
+  for (; j + 3u <= hp.last; j += 4u) {
+    let ko = hp.base + j * 2u;
     let k = key_block8(ko);
     let v = value_block8(ko);
     s0 = soft8_block_sv(s0, scores8(qa0, qb0, k), v);
     s1 = soft8_block_sv(s1, scores8(qa1, qb1, k), v);
   }
-  for (; j <= last; j++) {
-    let ko = base + j * 2u;
+  for (; j <= hp.last; j++) {
+    let ko = hp.base + j * 2u;
     let ka = Kc[ko];
     let kb = Kc[ko + 1u];
     let va = Vc[ko];
@@ -218,30 +209,6 @@ fn pair_tail8(s0i: Soft8, s1i: Soft8, qa0: vec4<f32>, qb0: vec4<f32>, qa1: vec4<
   }
   store_o8(r, s0);
   store_o8(r + 1u, s1);
-}
-
-// attn_group_hs16_h2 (below) for 8-wide heads (stories260K): each shared key block is loaded once
-// for 4 rows x 2 heads (the rows' first heads in sa, their second in sb); S is a multiple of 4 (the
-// key block), so every row takes attn_thread_hs8_h2's steps and O is bit-identical to it.
-@compute @workgroup_size(WG)
-fn attn_group_hs8_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let g = group_chunk(gid.x + gid.y * nwg.x * WG);
-  if (!g.ok) { return; }
-  let xa = quad_queries(g.r, p.scale);
-  let xb = quad_queries(g.r + vec4<u32>(1u), p.scale);
-  var sa = soft8_quad_zero();
-  var sb = sa;
-  for (var j = 0u; j < g.S; j += 4u) {
-    let ko = g.root + j * 2u;
-    let k = key_block8(ko);
-    let v = value_block8(ko);
-    sa = soft8_quad_kv(sa, xa, k, v);
-    sb = soft8_quad_kv(sb, xb, k, v);
-  }
-  pair_tail8(sa.s0, sb.s0, xa.a0, xa.b0, xb.a0, xb.b0, g.r.x, group_line(g, g.m.x), group_last(g.m.x), g.S);
-  if (g.count > 1u) { pair_tail8(sa.s1, sb.s1, xa.a1, xa.b1, xb.a1, xb.b1, g.r.y, group_line(g, g.m.y), group_last(g.m.y), g.S); }
-  if (g.count > 2u) { pair_tail8(sa.s2, sb.s2, xa.a2, xa.b2, xb.a2, xb.b2, g.r.z, group_line(g, g.m.z), group_last(g.m.z), g.S); }
-  if (g.count > 3u) { pair_tail8(sa.s3, sb.s3, xa.a3, xa.b3, xb.a3, xb.b3, g.r.w, group_line(g, g.m.w), group_last(g.m.w), g.S); }
 }
 
 // The (slot, head, four positions i0 .. i0 + 3) of invocation idx in the training kernels (HS = 8
@@ -493,18 +460,13 @@ fn attn_thread_hs16_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
   let hp = head_pair(gid.x + gid.y * nwg.x * WG);
   if (!hp.ok) { return; }
   let r = hp.r;
-  let z = soft16_quad_zero().a;
-  pair_tail16(z, z, query16(r, p.scale), query16(r + 1u, p.scale), r, hp.base, hp.last, 0u);
-}
-
-// Heads (r, r + 1) from states (sa, sb) after keys 0 .. j0 - 1 (j0 even): attend_thread_hs16's
-// steps over keys j0 .. last of the cache line at `base` (pairs, then a single key), then O.
-fn pair_tail16(sa0: Soft16, sb0: Soft16, qa: Q16, qb: Q16, r: u32, base: u32, last: u32, j0: u32) {
-  var sa = sa0;
-  var sb = sb0;
-  var j = j0;
-  for (; j + 1u <= last; j += 2u) {
-    let k0 = base + j * 4u;
+  let qa = query16(r, p.scale);
+  let qb = query16(r + 1u, p.scale);
+  var sa = Soft16(NEG_BIG, 0.0, vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  var sb = sa;
+  var j = 0u;
+  for (; j + 1u <= hp.last; j += 2u) {
+    let k0 = hp.base + j * 4u;
     let ka = kc16(k0);
     let kb = kc16(k0 + 4u);
     let v0 = vc16(k0);
@@ -512,8 +474,8 @@ fn pair_tail16(sa0: Soft16, sb0: Soft16, qa: Q16, qb: Q16, r: u32, base: u32, la
     sa = soft16_pair_sv(sa, vec2<f32>(dot16(qa, ka), dot16(qa, kb)), v0, v1);
     sb = soft16_pair_sv(sb, vec2<f32>(dot16(qb, ka), dot16(qb, kb)), v0, v1);
   }
-  if (j <= last) {
-    let ko = base + j * 4u;
+  if (j <= hp.last) {
+    let ko = hp.base + j * 4u;
     let k = kc16(ko);
     let v = vc16(ko);
     sa = soft16_key_sv(sa, dot16(qa, k), v);
@@ -521,55 +483,6 @@ fn pair_tail16(sa0: Soft16, sb0: Soft16, qa: Q16, qb: Q16, r: u32, base: u32, la
   }
   store_o16(r, sa);
   store_o16(r + 1u, sb);
-}
-
-// ---- rows whose sequences share a prompt, HS = 16: four rows and two heads per invocation ----
-// GRPO samples a task's prompt G times: DecodeSession computes it once and copies its keys and
-// values to the other slots (KvCache.copySlot), which then hold the same keys 0 .. S - 1 as their
-// root slot. Each chunk of the table (binding 6, SharedKeys.table in src/gpu/shared-keys.ts)
-// names up to four rows of such slots, S and the root: the invocation of (chunk, head pair) loads
-// each shared key pair once from the root for 4 rows x 2 heads (attn_thread_hs16_h2 loads it once
-// per row), then finishes each row over its own keys S .. last with pair_tail16. S is even, so
-// every row takes attn_thread_hs16_h2's steps in its order on the same values: O is bit-identical.
-// A chunk of fewer than four rows repeats its first row (computed, not stored).
-// Grid: chunks * NH / 2 (invocation i: chunk i / (NH / 2), heads 2 (i % (NH / 2)) and + 1).
-@group(0) @binding(6) var<storage, read> groups: array<vec4<u32>>;  // [1 + 2 W]: (W, 0, 0, 0), per chunk (rows), (S, root, count, 0)
-
-// Chunk i / (NH / 2) of the table for invocation i: its rows m, their (row, head) indices r of
-// the first head of the pair, the root's cache line (the pair's kv head), S and the row count.
-struct GroupChunk { ok: bool, m: vec4<u32>, r: vec4<u32>, kh: u32, root: u32, S: u32, count: u32 }
-
-fn group_chunk(idx: u32) -> GroupChunk {
-  let pairs = p.NH / 2u;
-  let w = idx / pairs;
-  let m = min(groups[1u + 2u * min(w, groups[0].x - 1u)], vec4<u32>(p.M - 1u));
-  let e = groups[2u + 2u * min(w, groups[0].x - 1u)];
-  let h = 2u * (idx % pairs);
-  let kh = h / (p.NH / p.KVH);
-  return GroupChunk(w < groups[0].x, m, m * p.NH + vec4<u32>(h), kh, cache_base(p, min(e.y, p.B - 1u), kh), e.x, e.z);
-}
-
-// Row m's own cache line (the chunk's kv head) and last key position.
-fn group_line(g: GroupChunk, m: u32) -> u32 { return cache_base(p, min(rows[2u * m], p.B - 1u), g.kh); }
-fn group_last(m: u32) -> u32 { return min(rows[2u * m + 1u], p.Tmax - 1u); }
-
-@compute @workgroup_size(WG)
-fn attn_group_hs16_h2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let g = group_chunk(gid.x + gid.y * nwg.x * WG);
-  if (!g.ok) { return; }
-  let xa = quad_queries16(g.r, p.scale);
-  let xb = quad_queries16(g.r + vec4<u32>(1u), p.scale);
-  var sa = soft16_quad_zero();
-  var sb = sa;
-  for (var j = 0u; j < g.S; j += 2u) {
-    let kp = key_pair16(g.root + j * 4u);
-    sa = soft16_quad_kv(sa, xa, kp);
-    sb = soft16_quad_kv(sb, xb, kp);
-  }
-  pair_tail16(sa.a, sb.a, xa.a, xb.a, g.r.x, group_line(g, g.m.x), group_last(g.m.x), g.S);
-  if (g.count > 1u) { pair_tail16(sa.b, sb.b, xa.b, xb.b, g.r.y, group_line(g, g.m.y), group_last(g.m.y), g.S); }
-  if (g.count > 2u) { pair_tail16(sa.c, sb.c, xa.c, xb.c, g.r.z, group_line(g, g.m.z), group_last(g.m.z), g.S); }
-  if (g.count > 3u) { pair_tail16(sa.d, sb.d, xa.d, xb.d, g.r.w, group_line(g, g.m.w), group_last(g.m.w), g.S); }
 }
 
 // O of (row, head) index r from its final state, as attend_thread_hs16 writes it.

@@ -5,7 +5,6 @@
 // when the device has `shader-f16`; `dtype` is where it will show.
 import type { GpuRuntime } from './runtime';
 import { ShapeError, formatBytes } from './errors';
-import { SharedKeys } from './shared-keys';
 
 export interface KvCacheConfig {
   /** L */
@@ -38,8 +37,6 @@ export class KvCache {
   readonly v: GPUBuffer[] = [];
   /** Tokens held per sequence slot. */
   readonly lengths: Int32Array;
-  /** Which slots hold another slot's keys at their first positions (copySlot), for the attention. */
-  readonly shared: SharedKeys;
   private freed = false;
 
   constructor(private readonly rt: GpuRuntime, readonly cfg: KvCacheConfig) {
@@ -58,7 +55,6 @@ export class KvCache {
       this.v.push(rt.storage(bytes, `kv-cache V layer ${l}`));
     }
     this.lengths = new Int32Array(B);
-    this.shared = new SharedKeys(B);
   }
 
   /** Bytes of one K (or V) buffer. */
@@ -130,19 +126,16 @@ export class KvCache {
       this.rt.release(staging); // commands run in order: a later reuse comes after these copies
     }
     for (const d of to) this.lengths[d] = n;
-    this.shared.copied(src, to, n);
   }
 
   /** Empties one sequence slot for reuse (its old keys are never read again). */
   reset(seq: number): void {
     if (!(seq >= 0 && seq < this.cfg.B)) throw new ShapeError('KvCache.reset', `a slot in [0, ${this.cfg.B})`, `${seq}`);
     this.lengths[seq] = 0;
-    this.shared.emptied(seq);
   }
 
   resetAll(): void {
     this.lengths.fill(0);
-    this.shared.clear();
   }
 
   /** Returns every buffer to the pool; the cache is unusable afterwards. */

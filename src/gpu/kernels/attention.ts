@@ -1,8 +1,7 @@
 // Launcher for shaders/attention.wgsl: causal GQA attention of packed rows over the KV cache,
 // O [M, NH*HS] from Q [M, NH, HS] and the (sequence, position) row table; prefill and decode
 // alike; optionally also LSE [M, NH] and (training, tiledHeadSize) the scaled scores for the
-// backward; runGrouped for rows whose slots share a root slot's first keys (shared prompts).
-// CPU twin: src/reference/attention.ts.
+// backward. CPU twin: src/reference/attention.ts.
 // Tested by tests/unit/gpu/attention-forward.test.ts (LSE: attention-backward.test.ts).
 import type { Kernel } from '../pipelines';
 import type { GpuRuntime } from '../runtime';
@@ -40,12 +39,6 @@ export interface AttentionOptions {
   /** Run two query heads per invocation where headPairs allows it (default true; false to time
    * or test the one-head form). */
   pairHeads?: boolean;
-  /** Read keys that rows' slots share with a root slot once for several rows (runGrouped; default
-   * true where headPairs allows it; false to time or test the per-row form). */
-  groupRows?: boolean;
-  /** Fewest invocations (chunks x NH / 2) of a runGrouped call that runs the grouped form
-   * (default two workgroups: groupsChunks); fewer run the per-row form. */
-  groupMinInvocations?: number;
   /**
    * Query positions per invocation of the packed-training form (thread, lse, HS = 8 / 16 / 64): 16
    * (attn_train_hs{8,16}_lse16, each key block loaded once for sixteen queries; the default at
@@ -130,15 +123,6 @@ export function headPairs(o: AttentionOptions): boolean {
   return o.pairHeads !== false && o.variant === 'thread' && !o.lse && ROW_REGISTER_HEAD_SIZES.includes(o.HS) && (o.NH / o.KVH) % 2 === 0;
 }
 
-/**
- * Keys per step of the grouped forms' shared loop (attn_group_hs{8,16}_h2), the multiple the
- * shared key count is rounded down to: their one-row twins' key step (blocks of four at HS = 8,
- * pairs at 16), so every row takes the same steps either way.
- */
-export function groupKeyStep(HS: number): number {
-  return HS === 8 ? 4 : 2;
-}
-
 /** Largest head size the shader's register arrays hold (HS4_MAX * 4). */
 export const ATTENTION_MAX_HS = 128;
 
@@ -188,8 +172,6 @@ export class Attention {
     private readonly single: RowForm,
     /** attn_thread_hs{8,16}_h2 where headPairs allows it. */
     private readonly paired: RowForm | null,
-    /** attn_group_hs{8,16}_h2 where headPairs and groupRows allow it (runGrouped). */
-    private readonly grouped: Kernel | null,
     /** Invocations per workgroup of both row-table forms. */
     private readonly rowWg: number,
     /** attn_train_hs{8,16}_lse{16,} (thread, lse): packed training rows by the slot table, `positions` per invocation in workgroups of `wg`. */
@@ -218,7 +200,7 @@ export class Attention {
   }
 
   static async create(rt: GpuRuntime, opts: AttentionOptions): Promise<Attention> {
-    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, groupRows: true, groupMinInvocations: 0, sixteenMinRows: SIXTEEN_MIN_ROWS, ...opts, trainPositions: opts.trainPositions ?? (opts.HS === 8 ? 16 : 4) };
+    const o: Required<AttentionOptions> = { wg: 64, lse: false, pairHeads: true, sixteenMinRows: SIXTEEN_MIN_ROWS, ...opts, trainPositions: opts.trainPositions ?? (opts.HS === 8 ? 16 : 4) };
     const { NH, KVH, HS, wg } = o;
     if (HS % 4 !== 0 || HS > ATTENTION_MAX_HS) throw new ShapeError('attention', `HS a multiple of 4 and <= ${ATTENTION_MAX_HS}`, `HS=${HS}`);
     if (KVH <= 0 || NH % KVH !== 0) throw new ShapeError('attention', 'NH a multiple of KVH', `NH=${NH}, KVH=${KVH}`);
@@ -240,10 +222,9 @@ export class Attention {
     // training form, the other multiples of 16 in the row-table twin.
     const keepsScores = o.variant === 'thread' && o.lse && tiledHeadSize(HS) && (!train || positions === 4);
     // Kernels are built at their first dispatch: asking for both training forms compiles only those a run uses.
-    const [single, paired, grouped, trainPipeline, fourPipeline, scoresPipeline] = await Promise.all([
+    const [single, paired, trainPipeline, fourPipeline, scoresPipeline] = await Promise.all([
       rt.kernel({ shader: 'attention', entry, overrides: { WG: rowWg, HS } }),
       headPairs(o) ? rt.kernel({ shader: 'attention', entry: `attn_thread_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
-      headPairs(o) && o.groupRows ? rt.kernel({ shader: 'attention', entry: `attn_group_hs${HS}_h2`, overrides: { WG: rowWg, HS } }) : null,
       train ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse${positions === 16 ? '16' : ''}`, overrides: { WG: trainWg, HS } }) : null,
       train && positions === 16 ? rt.kernel({ shader: 'attention', entry: `attn_train_hs${HS}_lse`, overrides: { WG: wg, HS } }) : null,
       keepsScores ? rt.kernel({ shader: 'attention', entry: train ? `attn_train_hs${HS}_lse_s` : 'attn_thread_lse_s', overrides: { WG: train ? wg : rowWg, HS } }) : null,
@@ -251,52 +232,7 @@ export class Attention {
     const trainForm = trainPipeline && { pipeline: trainPipeline, positions, wg: trainWg };
     const smallForm = fourPipeline && { pipeline: fourPipeline, positions: 4 as const, wg };
     const scoresForm = scoresPipeline && { pipeline: scoresPipeline, train };
-    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, grouped, rowWg, trainForm, smallForm, scoresForm, o);
-  }
-
-  /**
-   * Whether runGrouped() reads shared keys once per chunk for a table of `chunks` chunks (else it
-   * runs run()): at least groupMinInvocations invocations, by default two workgroups. A CPU
-   * adapter runs a workgroup on one thread: at the default agent's batch of 8 (two chunks, one
-   * workgroup) the per-row form's four workgroups measured 0.22-0.35 ms against 0.28-0.34 ms.
-   */
-  groupsChunks(chunks: number): boolean {
-    return this.grouped !== null && chunks * this.opts.NH / 2 >= (this.opts.groupMinInvocations || 2 * this.rowWg);
-  }
-
-  /**
-   * run() for rows of which some slots hold a root slot's keys (SharedKeys): `groups` is the
-   * step's chunk table (SharedKeys.table with groupKeyStep(HS), `chunks` chunks; null: none), and
-   * each chunk's shared keys are read once for its rows. O is bit-identical to run()'s.
-   */
-  runGrouped(Q: GPUBuffer, rows: GPUBuffer, groups: GPUBuffer | null, chunks: number, cache: KvCache, layer: number, O: GPUBuffer, M: number): void {
-    if (!this.grouped || !groups || !this.groupsChunks(chunks)) {
-      this.run(Q, rows, cache, layer, O, M);
-      return;
-    }
-    const { NH, HS } = this.opts;
-    const c = cache.cfg;
-    if (groups.size < 16 + 32 * chunks) throw new ShapeError('attention', `a group table of ${chunks} chunks (${16 + 32 * chunks} bytes)`, `${groups.size} bytes (${groups.label})`);
-    if (chunks > M) throw new ShapeError('attention', `at most one chunk per row (M=${M})`, `${chunks} chunks`);
-    this.checkRun(Q, rows, cache, layer, O, M);
-    this.u32.set([M, NH, c.KVH, HS, c.Tmax, c.B]);
-    this.f32[6] = 1 / Math.sqrt(HS);
-    this.u32[7] = 0;
-    this.lastTrainPositions = 0;
-    const wgs = flatGrid(chunks * NH / 2, this.rowWg, this.rt.device.limits.maxComputeWorkgroupsPerDimension);
-    this.rt.dispatch(this.grouped, [Q, rows, cache.k[layer], cache.v[layer], O], new Uint8Array(this.uniforms), wgs, [groups]);
-  }
-
-  /** The checks run() and runGrouped() share: the cache's shape, the layer, Q, rows and O. */
-  private checkRun(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number): void {
-    const { NH, KVH, HS } = this.opts;
-    const c = cache.cfg;
-    if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
-    if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError('attention', `layer in [0, ${c.numLayers})`, `${layer}`);
-    const bytes = M * NH * HS * 4;
-    if (Q.size < bytes) throw new ShapeError('attention', `Q of [${M}, ${NH}, ${HS}] f32 (${bytes} bytes)`, `${Q.size} bytes (${Q.label})`);
-    if (rows.size < M * 8) throw new ShapeError('attention', `rows of [${M}, 2] u32 (${M * 8} bytes)`, `${rows.size} bytes (${rows.label})`);
-    if (O.size < bytes) throw new ShapeError('attention', `O of [${M}, ${NH * HS}] f32 (${bytes} bytes)`, `${O.size} bytes (${O.label})`);
+    return new Attention(rt, { pipeline: single, heads: 1 }, paired && { pipeline: paired, heads: 2 }, rowWg, trainForm, smallForm, scoresForm, o);
   }
 
   /** Whether run() can keep the scores (a `scores` plane; thread variant, lse, tiledHeadSize). */
@@ -317,7 +253,12 @@ export class Attention {
   run(Q: GPUBuffer, rows: GPUBuffer, cache: KvCache, layer: number, O: GPUBuffer, M: number, LSE?: GPUBuffer, seqs?: GPUBuffer, scores?: GPUBuffer, batchRows = M): void {
     const { NH, KVH, HS, variant, lse } = this.opts;
     const c = cache.cfg;
-    this.checkRun(Q, rows, cache, layer, O, M);
+    if (c.KVH !== KVH || c.HS !== HS) throw new ShapeError('attention', `a cache with KVH=${KVH}, HS=${HS}`, `KVH=${c.KVH}, HS=${c.HS}`);
+    if (!(layer >= 0 && layer < c.numLayers)) throw new ShapeError('attention', `layer in [0, ${c.numLayers})`, `${layer}`);
+    const bytes = M * NH * HS * 4;
+    if (Q.size < bytes) throw new ShapeError('attention', `Q of [${M}, ${NH}, ${HS}] f32 (${bytes} bytes)`, `${Q.size} bytes (${Q.label})`);
+    if (rows.size < M * 8) throw new ShapeError('attention', `rows of [${M}, 2] u32 (${M * 8} bytes)`, `${rows.size} bytes (${rows.label})`);
+    if (O.size < bytes) throw new ShapeError('attention', `O of [${M}, ${NH * HS}] f32 (${bytes} bytes)`, `${O.size} bytes (${O.label})`);
     if (lse && (!LSE || LSE.size < M * NH * 4)) throw new ShapeError('attention', `LSE of [${M}, ${NH}] f32 (${M * NH * 4} bytes)`, LSE ? `${LSE.size} bytes (${LSE.label})` : 'none');
     if (!lse && LSE) throw new ShapeError('attention', 'no LSE buffer (create with lse: true to write one)', `${LSE.label}`);
     if (seqs && seqs.size < c.B * 8) throw new ShapeError('attention', `seqs of [${c.B}, 2] u32 (${c.B * 8} bytes)`, `${seqs.size} bytes (${seqs.label})`);

@@ -10,7 +10,7 @@ import { TUNE_SLICE_ROWS, firstRows, isTuned, rememberedVariants, tuneLinear } f
 import { Embedding } from '../../gpu/kernels/embedding';
 import { RmsNorm } from '../../gpu/kernels/rmsnorm';
 import { QkvRope } from '../../gpu/kernels/rope';
-import { Attention, defaultAttentionVariant, groupKeyStep } from '../../gpu/kernels/attention';
+import { Attention, defaultAttentionVariant } from '../../gpu/kernels/attention';
 import { ChunkedLogprobs, LOGPROB_CHUNK_ROWS, type LogitsFn } from '../../gpu/kernels/logprobs';
 import { Sampler, type SamplingParams } from '../../gpu/kernels/sampling';
 import { KvCache, type StepRows } from '../../gpu/kv-cache';
@@ -54,7 +54,6 @@ interface Activations {
   rows: number;
   ids: GPUBuffer;   // [M] u32
   table: GPUBuffer; // [M, 2] u32 (sequence slot, position)
-  groups: GPUBuffer; // shared-key chunk table (SharedKeys.table), 4 + 8 W u32
   x: GPUBuffer;     // [M, C] residual stream
   h: GPUBuffer;     // [M, C] normed
   qkv: GPUBuffer;   // [M, (NH + 2 KVH) HS]
@@ -101,11 +100,6 @@ export class GpuModel {
   fuseSampling = true;
   /** Decode sessions record the next step while a step's samples are read back (DecodeSession); false: never. */
   lookAhead = true;
-  /** Rows of slots that hold a root slot's keys (KvCache.shared) read them once per chunk of rows
-   * (Attention.runGrouped, the same O bit for bit); false: each row reads its own copy. */
-  groupSharedKeys = true;
-  /** Forward passes whose attention read shared keys once per chunk of rows (groupSharedKeys). */
-  sharedKeyForwards = 0;
   readonly maxRows: number;
   private acts: Activations | null = null;
   private readonly loraBuffers: GPUBuffer[] = [];
@@ -297,13 +291,6 @@ export class GpuModel {
     if (onGpu) this.rt.copy(ids.gpu, 0, a.ids, 0, M * 4);
     else this.rt.write(a.ids, Uint32Array.from(ids));
     this.rt.write(a.table, step.rows);
-    // Rows of slots that hold a root slot's keys (shared prompts) read those keys once per chunk.
-    const table = this.groupSharedKeys ? cache.shared.table(step.rows, M, groupKeyStep(this.cfg.headDim)) : null;
-    const groups = table && this.attention.groupsChunks(table[0]) ? table : null;
-    if (groups) {
-      this.rt.write(a.groups, groups);
-      this.sharedKeyForwards++;
-    }
     this.embedding.run(a.ids, a.x, M);
     const L = this.cfg.numLayers;
     this.norm.run(a.x, this.weights.layers[0].inputNorm, a.h, M);
@@ -311,7 +298,7 @@ export class GpuModel {
       const op = this.layers[l], w = this.weights.layers[l];
       op.qkv.run(a.h, a.qkv, M);
       this.rope.run(a.qkv, a.table, a.q, cache, l, M);
-      this.attention.runGrouped(a.q, a.table, groups && a.groups, groups ? groups[0] : 0, cache, l, a.o, M);
+      this.attention.run(a.q, a.table, cache, l, a.o, M);
       op.o.run(a.o, a.x, M, { accumulate: true });
       this.norm.run(a.x, w.postAttnNorm, a.h, M);
       op.gateUp.run(a.h, a.g, M);
@@ -398,13 +385,13 @@ export class GpuModel {
     // In STEP_ACTS order (the memory planner replays it).
     this.acts = {
       rows,
-      ids: s('ids', 'ids'), table: s('table', 'row table'), groups: s('groups', 'shared-key chunks'), x: s('x', 'residual'), h: s('h', 'normed'),
+      ids: s('ids', 'ids'), table: s('table', 'row table'), x: s('x', 'residual'), h: s('h', 'normed'),
       qkv: s('qkv', 'qkv'), q: s('q', 'q'), o: s('o', 'attn out'), g: s('g', 'swiglu'),
     };
     return this.acts;
   }
 
   private releaseActs(a: Activations): void {
-    this.rt.release(a.ids, a.table, a.groups, a.x, a.h, a.qkv, a.q, a.o, a.g);
+    this.rt.release(a.ids, a.table, a.x, a.h, a.qkv, a.q, a.o, a.g);
   }
 }

@@ -5,7 +5,7 @@
 import type { ModelConfig } from '../types';
 
 /** Step activation buffers in allocation order. */
-export const STEP_ACTS = ['ids', 'table', 'groups', 'x', 'h', 'qkv', 'q', 'o', 'g'] as const;
+export const STEP_ACTS = ['ids', 'table', 'x', 'h', 'qkv', 'q', 'o', 'g'] as const;
 export type StepAct = (typeof STEP_ACTS)[number];
 
 /** Floats (u32 or f32 words) per row of each buffer. */
@@ -14,7 +14,6 @@ export function stepActWidths(cfg: ModelConfig): Record<StepAct, number> {
   return {
     ids: 1,                  // [M] u32 token ids
     table: 2,                // [M, 2] u32 (sequence slot, position)
-    groups: 9,               // shared-key chunk table: 4 + 8 W u32, W <= M chunks (SharedKeys.table)
     x: C,                    // [M, C] residual stream
     h: C,                    // [M, C] normed
     qkv: (NH + 2 * KVH) * HS, // [M, F] fused q|k|v before RoPE
