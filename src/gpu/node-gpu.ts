@@ -14,12 +14,6 @@ import { ZERO_INIT_EXTENSION_TOGGLE } from './device';
 
 const SWIFTSHADER_DIRS = ['/usr/lib/chromium', '/usr/lib/chromium-browser', '/opt/google/chrome', '/snap/chromium/current/usr/lib/chromium-browser'];
 const SYSTEM_ICD_DIRS = ['/etc/vulkan/icd.d', '/usr/share/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
-
-/** Where installed drivers' ICD files are looked for: RL_STUDIO_VK_ICD_DIRS (colon-separated; tests) or the loader's standard directories. */
-function systemIcdDirs(): string[] {
-  const dirs = process.env.RL_STUDIO_VK_ICD_DIRS;
-  return dirs ? dirs.split(':').filter(Boolean) : SYSTEM_ICD_DIRS;
-}
 const SYSTEM_LIB_DIRS = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu'];
 
 export const NODE_GPU_HELP = [
@@ -74,6 +68,12 @@ function swiftShaderIcd(): string | undefined {
     if (existsSync(p)) return p;
   }
   return undefined;
+}
+
+/** Where installed drivers' ICD files are looked for: RL_STUDIO_VK_ICD_DIRS (colon-separated; tests) or the loader's standard directories. */
+function systemIcdDirs(): string[] {
+  const dirs = process.env.RL_STUDIO_VK_ICD_DIRS;
+  return dirs ? dirs.split(':').filter(Boolean) : SYSTEM_ICD_DIRS;
 }
 
 /** True when some non-software Vulkan ICD (a real GPU driver) is installed system-wide. */

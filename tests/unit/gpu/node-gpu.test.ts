@@ -13,15 +13,16 @@ import { SWIFTSHADER_CHROME_SWITCH } from '../../../src/gpu/device';
 import { SWIFTSHADER_FAST_COMPILE } from '../../../scripts/find-chrome.mjs';
 import { nodeRuntime } from '../helpers/gpu-helpers';
 
+/** Runs `script` in a fresh Node process (the provider caches Dawn once per process) with `env` added; its stdout and stderr. */
+function inChild(script: string, env: Record<string, string>): string {
+  const r = spawnSync('npx', ['tsx', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return r.stdout + r.stderr;
+}
+
 describe('getNodeGpu', () => {
   it('names the bad RL_STUDIO_VK_ICD file and what to install', () => {
     const script = "import('./src/gpu/node-gpu.ts').then(m => m.getNodeGpu()).then(() => console.log('opened'), e => { console.log(e.name + ': ' + e.message); })";
-    const r = spawnSync('npx', ['tsx', '-e', script], {
-      encoding: 'utf8',
-      env: { ...process.env, RL_STUDIO_VK_ICD: '/nonexistent/icd.json', VK_ICD_FILENAMES: '' },
-      timeout: 60_000,
-    });
-    const out = r.stdout + r.stderr;
+    const out = inChild(script, { RL_STUDIO_VK_ICD: '/nonexistent/icd.json', VK_ICD_FILENAMES: '' });
     expect(out).toContain('WebGpuUnavailableError');
     expect(out).toContain('/nonexistent/icd.json');
     expect(out).toMatch(/apt-get install chromium/);
@@ -34,13 +35,8 @@ describe('getNodeGpu', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rl-icd-'));
     writeFileSync(join(dir, 'fake_gpu_icd.x86_64.json'), JSON.stringify({ file_format_version: '1.0.0', ICD: { library_path: '/nonexistent/libvulkan_fake_gpu.so', api_version: '1.3.0' } }));
     const script = "import('./src/gpu/node-gpu.ts').then(async (m) => { const { gpu, setup } = await m.getNodeGpu(); const a = await gpu.requestAdapter(); console.log('icd=' + setup.icd + ' adapter=' + (a ? a.info.architecture || 'yes' : 'none')); process.exit(0); }, (e) => { console.log(e.name + ': ' + e.message); process.exit(0); })";
-    const r = spawnSync('npx', ['tsx', '-e', script], {
-      encoding: 'utf8',
-      env: { ...process.env, RL_STUDIO_VK_ICD: '', VK_ICD_FILENAMES: '', VK_DRIVER_FILES: join(dir, 'fake_gpu_icd.x86_64.json'), RL_STUDIO_VK_ICD_DIRS: dir },
-      timeout: 60_000,
-    });
+    const out = inChild(script, { RL_STUDIO_VK_ICD: '', VK_ICD_FILENAMES: '', VK_DRIVER_FILES: join(dir, 'fake_gpu_icd.x86_64.json'), RL_STUDIO_VK_ICD_DIRS: dir });
     rmSync(dir, { recursive: true, force: true });
-    const out = r.stdout + r.stderr;
     console.log(`no adapter from the installed drivers: ${out.split('\n').filter((l) => /icd=|gpu:/.test(l)).join(' | ')}`);
     expect(out).toContain('offer no adapter; using SwiftShader');
     expect(out).toMatch(/icd=\S*vk_swiftshader_icd\.json adapter=swiftshader/);
